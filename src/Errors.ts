@@ -1,0 +1,314 @@
+/**
+ * The tagged errors of effect-kube. Every failure an operation can produce is one of
+ * these (or `@effect/platform`'s `HttpClientError` for transport failures), so callers
+ * branch with `Effect.catchTag` instead of parsing strings.
+ *
+ * No error here ever holds a token, a password, a client key or Secret data: errors
+ * carry identities (kind, name, namespace, path) and the server's own Status message.
+ *
+ * @since 0.1.0
+ */
+import * as Data from "effect/Data"
+import * as Predicate from "effect/Predicate"
+
+/**
+ * The server's `Status` object, as sent with every non-2xx answer.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Status {
+  readonly kind?: "Status" | undefined
+  readonly apiVersion?: string | undefined
+  readonly metadata?: { readonly resourceVersion?: string | undefined } | undefined
+  readonly status?: "Success" | "Failure" | (string & {}) | undefined
+  readonly message?: string | undefined
+  readonly reason?: string | undefined
+  readonly details?: {
+    readonly name?: string | undefined
+    readonly group?: string | undefined
+    readonly kind?: string | undefined
+    readonly uid?: string | undefined
+    readonly causes?: ReadonlyArray<{
+      readonly reason?: string | undefined
+      readonly message?: string | undefined
+      readonly field?: string | undefined
+    }> | undefined
+    readonly retryAfterSeconds?: number | undefined
+  } | undefined
+  readonly code?: number | undefined
+}
+
+/**
+ * Input or an object does not fit: a bad name, a missing namespace, an empty selector
+ * for `deleteAll`, a manifest or a response that fails its Schema. Raised before any
+ * request is sent when the input is at fault.
+ *
+ * @example
+ * ```ts
+ * Effect.catchTag("ValidationError", (e) => Console.error(e.message))
+ * ```
+ * @since 0.1.0
+ * @category errors
+ */
+export class ValidationError extends Data.TaggedError("ValidationError")<{
+  /** What was being checked, e.g. `"metadata.name"` or `"Pod default/web"`. */
+  readonly subject: string
+  /** What is wrong with it, for a person. */
+  readonly detail: string
+  /** The underlying error (a Schema ParseError, a YAML error), when there is one. */
+  readonly cause?: unknown
+}> {
+  override get message(): string {
+    return `${this.subject}: ${this.detail}`
+  }
+}
+
+/**
+ * The reasons the Kubernetes API gives in a Status, plus `Unknown` for anything else.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ApiErrorReason =
+  | "BadRequest"
+  | "Unauthorized"
+  | "Forbidden"
+  | "NotFound"
+  | "MethodNotAllowed"
+  | "NotAcceptable"
+  | "AlreadyExists"
+  | "Conflict"
+  | "Gone"
+  | "Invalid"
+  | "RequestEntityTooLarge"
+  | "UnsupportedMediaType"
+  | "TooManyRequests"
+  | "InternalError"
+  | "ServiceUnavailable"
+  | "Timeout"
+  | "ServerTimeout"
+  | "Expired"
+  | "Unknown"
+
+const reasonsByCode: Record<number, ApiErrorReason> = {
+  400: "BadRequest",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "NotFound",
+  405: "MethodNotAllowed",
+  406: "NotAcceptable",
+  409: "Conflict",
+  410: "Gone",
+  413: "RequestEntityTooLarge",
+  415: "UnsupportedMediaType",
+  422: "Invalid",
+  429: "TooManyRequests",
+  500: "InternalError",
+  503: "ServiceUnavailable",
+  504: "Timeout"
+}
+
+const knownReasons: ReadonlySet<string> = new Set<ApiErrorReason>([
+  ...Object.values(reasonsByCode),
+  "AlreadyExists",
+  "ServerTimeout",
+  "Expired",
+  "Unknown"
+])
+
+/**
+ * The reason for an answer: the Status's own `reason` when it names one, otherwise the
+ * one its HTTP code stands for.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const reasonFor = (code: number, status?: Status | undefined): ApiErrorReason => {
+  const given = status?.reason
+  if (given !== undefined && knownReasons.has(given)) return given as ApiErrorReason
+  return reasonsByCode[code] ?? "Unknown"
+}
+
+/**
+ * The server answered with a non-2xx code (or a watch sent an `ERROR` event).
+ * Carries the server's own `Status` when it sent one, and `retryAfter` (seconds) when
+ * it asked the client to wait.
+ *
+ * Its message is exactly `k8s: <METHOD> <path>: <code> <reason>: <message>`.
+ *
+ * @example
+ * ```ts
+ * pods.create(pod).pipe(
+ *   Effect.catchIf(ApiError.isAlreadyExists, () => pods.replace(pod.metadata.name, pod))
+ * )
+ * ```
+ * @since 0.1.0
+ * @category errors
+ */
+export class ApiError extends Data.TaggedError("ApiError")<{
+  readonly method: string
+  readonly path: string
+  readonly code: number
+  readonly reason: ApiErrorReason
+  /** The server's own message (the Status's `message`), or a summary of the body. */
+  readonly statusMessage: string
+  /** The decoded Status, when the body was one. */
+  readonly status?: Status | undefined
+  /** The raw body, when it was not a Status (cut to a few hundred characters). */
+  readonly body?: string | undefined
+  /** Seconds the server asked to wait before retrying (`Retry-After` or `retryAfterSeconds`). */
+  readonly retryAfter?: number | undefined
+}> {
+  override get message(): string {
+    return `k8s: ${this.method} ${this.path}: ${this.code} ${this.reason}: ${this.statusMessage}`
+  }
+
+  /** @since 0.1.0 */
+  static is(u: unknown): u is ApiError {
+    return u instanceof ApiError
+  }
+  /** A 404: the object or collection does not exist. @since 0.1.0 */
+  static isNotFound(u: unknown): u is ApiError {
+    return hasReason(u, "NotFound")
+  }
+  /** A 409 that is not AlreadyExists: usually a stale resourceVersion or a failed precondition. @since 0.1.0 */
+  static isConflict(u: unknown): u is ApiError {
+    return hasReason(u, "Conflict")
+  }
+  /** A 409 AlreadyExists: create of a name that is taken. @since 0.1.0 */
+  static isAlreadyExists(u: unknown): u is ApiError {
+    return hasReason(u, "AlreadyExists")
+  }
+  /** A 410: the resourceVersion asked for is too old (watch) or the continue token expired. @since 0.1.0 */
+  static isGone(u: unknown): u is ApiError {
+    return hasReason(u, "Gone") || hasReason(u, "Expired")
+  }
+  /** A 403. @since 0.1.0 */
+  static isForbidden(u: unknown): u is ApiError {
+    return hasReason(u, "Forbidden")
+  }
+  /** A 401. @since 0.1.0 */
+  static isUnauthorized(u: unknown): u is ApiError {
+    return hasReason(u, "Unauthorized")
+  }
+  /** A 422: the object failed the server's validation. @since 0.1.0 */
+  static isInvalid(u: unknown): u is ApiError {
+    return hasReason(u, "Invalid")
+  }
+  /** A 429: the server throttled the request; it did not act on it. @since 0.1.0 */
+  static isTooManyRequests(u: unknown): u is ApiError {
+    return hasReason(u, "TooManyRequests")
+  }
+}
+
+const hasReason = (u: unknown, reason: ApiErrorReason): u is ApiError => u instanceof ApiError && u.reason === reason
+
+/**
+ * The identity of one object in a manifest set; never its body.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ObjectRef {
+  readonly apiVersion: string
+  readonly kind: string
+  readonly name: string
+  readonly namespace?: string | undefined
+  readonly uid?: string | undefined
+}
+
+/**
+ * Formats a reference as `Kind namespace/name` (or `Kind name` when cluster-scoped).
+ *
+ * @since 0.1.0
+ */
+export const formatRef = (ref: ObjectRef): string =>
+  `${ref.kind} ${ref.namespace !== undefined && ref.namespace !== "" ? `${ref.namespace}/` : ""}${ref.name}`
+
+/**
+ * A failure of one object inside a multi-object operation.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RefFailure {
+  readonly ref: ObjectRef
+  readonly error: ApiError | ValidationError | KubeConfigError | { readonly _tag: string; readonly message: string }
+}
+
+/**
+ * A multi-object apply stopped at its first failure. Objects applied before it stay
+ * applied (nothing is rolled back); none after it was attempted.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ApplyFailed extends Data.TaggedError("ApplyFailed")<{
+  readonly applied: ReadonlyArray<ObjectRef>
+  readonly failed: RefFailure
+}> {
+  override get message(): string {
+    return `apply stopped at ${formatRef(this.failed.ref)} after ${this.applied.length} applied: ${this.failed.error.message}`
+  }
+}
+
+/**
+ * A multi-object delete finished, and some objects could not be deleted.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class DeleteFailed extends Data.TaggedError("DeleteFailed")<{
+  readonly deleted: ReadonlyArray<ObjectRef>
+  readonly failures: ReadonlyArray<RefFailure>
+}> {
+  override get message(): string {
+    const first = this.failures.map((f) => `${formatRef(f.ref)}: ${f.error.message}`).join("; ")
+    return `delete failed for ${this.failures.length} object(s) (${this.deleted.length} deleted): ${first}`
+  }
+}
+
+/**
+ * Configuration could not be loaded, or credentials could not be obtained. Names the
+ * file, the context and the field at fault; never contains a token, password or key.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class KubeConfigError extends Data.TaggedError("KubeConfigError")<{
+  /** The kubeconfig file (or `"<string>"`, `"<in-cluster>"`, `"<explicit>"`). */
+  readonly source: string
+  readonly context?: string | undefined
+  /** The field at fault, e.g. `users[admin].user.exec`. */
+  readonly field?: string | undefined
+  readonly detail: string
+  readonly cause?: unknown
+}> {
+  override get message(): string {
+    const where = [
+      this.source,
+      this.context !== undefined ? `context ${this.context}` : undefined,
+      this.field
+    ].filter(Predicate.isNotUndefined).join(", ")
+    return `kubeconfig (${where}): ${this.detail}`
+  }
+}
+
+/**
+ * Waiting for a condition on an object ran out of time.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class WaitTimeout extends Data.TaggedError("WaitTimeout")<{
+  readonly kind: string
+  readonly name: string
+  readonly namespace?: string | undefined
+  readonly condition: string
+  readonly timeout: string
+}> {
+  override get message(): string {
+    return `timed out after ${this.timeout} waiting for ${this.kind} ${this.namespace !== undefined ? `${this.namespace}/` : ""}${this.name} to be ${this.condition}`
+  }
+}
