@@ -55,6 +55,15 @@ export interface Resource<A, I = A> {
 }
 
 /**
+ * What a resource says about where it lives, without its Schema: enough to build paths
+ * and name objects, for any resource whatever its object type.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Info = Omit<Resource<unknown>, "schema" | typeof TypeId>
+
+/**
  * The decoded object type of a resource.
  *
  * @since 0.1.0
@@ -94,7 +103,7 @@ export const make = <A, I>(options: {
  * @since 0.1.0
  * @category paths
  */
-export const apiPrefix = (resource: Pick<Resource<unknown>, "group" | "version">): string =>
+export const apiPrefix = (resource: Pick<Info, "group" | "version">): string =>
   resource.group === "" ? `/api/${resource.version}` : `/apis/${resource.group}/${resource.version}`
 
 /**
@@ -105,7 +114,7 @@ export const apiPrefix = (resource: Pick<Resource<unknown>, "group" | "version">
  * @category paths
  */
 export const collectionPath = (
-  resource: Pick<Resource<unknown>, "group" | "version" | "plural">,
+  resource: Pick<Info, "group" | "version" | "plural">,
   namespace?: string | undefined
 ): string =>
   namespace === undefined
@@ -119,7 +128,7 @@ export const collectionPath = (
  * @category paths
  */
 export const objectPath = (
-  resource: Pick<Resource<unknown>, "group" | "version" | "plural">,
+  resource: Pick<Info, "group" | "version" | "plural">,
   namespace: string | undefined,
   name: string,
   subresource?: string | undefined

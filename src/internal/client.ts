@@ -1,0 +1,212 @@
+/**
+ * The request path shared by every operation: build a request from a pure description,
+ * add the server URL, headers and credentials, send it through the user's HttpClient,
+ * and turn non-2xx answers into ApiError. A 401 makes the auth provider forget cached
+ * credentials and the request is sent once more, because exec plugins and rotated token
+ * files can go stale between two refreshes; any other failure is returned as it is.
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Effect from "effect/Effect"
+import * as Encoding from "effect/Encoding"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
+import { ApiError, type KubeConfigError, reasonFor, type Status, ValidationError } from "../Errors.js"
+import { KubeConfig, type Credentials, type Service as KubeConfigService } from "../KubeConfig.js"
+import { userAgent } from "./version.js"
+
+/** Query values; `undefined` ones are left out. */
+export type Query = Readonly<Record<string, string | number | boolean | undefined>>
+
+/** A request to the Kubernetes API, before it knows the server or the credentials. */
+export interface Spec {
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
+  readonly path: string
+  readonly query?: Query | undefined
+  readonly body?: { readonly contentType: string; readonly text: string } | undefined
+}
+
+/** What a failed request can fail with. */
+export type RequestError = ApiError | HttpClientError.HttpClientError | KubeConfigError | ValidationError
+
+/** Renders the query string; values are percent-encoded (`URLSearchParams` rules). */
+export const queryString = (query: Query | undefined): string => {
+  if (query === undefined) return ""
+  const params = new URLSearchParams()
+  for (const key in query) {
+    const value = query[key]
+    if (value !== undefined) params.append(key, String(value))
+  }
+  const text = params.toString()
+  return text === "" ? "" : `?${text}`
+}
+
+/** The path with its query, as it appears in errors. */
+export const pathWithQuery = (spec: Spec): string => `${spec.path}${queryString(spec.query)}`
+
+/** A pure function from a Spec and a server URL to the request to send (no credentials yet). */
+export const buildRequest = (server: string, spec: Spec): HttpClientRequest.HttpClientRequest => {
+  const request = HttpClientRequest.make(spec.method)(`${server}${pathWithQuery(spec)}`, {
+    headers: { accept: "application/json", "user-agent": userAgent }
+  })
+  return spec.body === undefined
+    ? request
+    : HttpClientRequest.bodyText(request, spec.body.text, spec.body.contentType)
+}
+
+/** A JSON body. */
+export const jsonBody = (value: unknown, contentType = "application/json"): Spec["body"] => ({
+  contentType,
+  text: JSON.stringify(value)
+})
+
+const authorize = (
+  request: HttpClientRequest.HttpClientRequest,
+  credentials: Credentials
+): HttpClientRequest.HttpClientRequest => {
+  if (credentials.token !== undefined) {
+    return HttpClientRequest.setHeader(request, "authorization", `Bearer ${Redacted.value(credentials.token)}`)
+  }
+  if (credentials.basic !== undefined) {
+    const pair = `${credentials.basic.username}:${Redacted.value(credentials.basic.password)}`
+    return HttpClientRequest.setHeader(request, "authorization", `Basic ${Encoding.encodeBase64(pair)}`)
+  }
+  return request
+}
+
+const bodySummaryLimit = 300
+
+const isStatus = (u: unknown): u is Status =>
+  typeof u === "object" && u !== null && (u as { kind?: unknown }).kind === "Status"
+
+const parseRetryAfter = (header: string | undefined, status: Status | undefined): number | undefined => {
+  if (header !== undefined) {
+    const seconds = Number(header)
+    if (Number.isFinite(seconds) && seconds >= 0) return seconds
+    const date = Date.parse(header)
+    if (!Number.isNaN(date)) return Math.max(0, Math.ceil((date - Date.now()) / 1000))
+  }
+  return status?.details?.retryAfterSeconds
+}
+
+/** Builds the ApiError for an answer from its code, headers and body text. */
+export const apiErrorFrom = (
+  spec: Pick<Spec, "method" | "path" | "query">,
+  code: number,
+  bodyText: string,
+  retryAfterHeader?: string | undefined
+): ApiError => {
+  let parsed: unknown = undefined
+  try {
+    parsed = bodyText === "" ? undefined : JSON.parse(bodyText)
+  } catch {
+    parsed = undefined
+  }
+  const status = isStatus(parsed) ? parsed : undefined
+  const body = status === undefined && bodyText !== "" ? bodyText.slice(0, bodySummaryLimit) : undefined
+  const statusMessage = status?.message ?? (body !== undefined && body.trim() !== "" ? body.trim() : httpText(code))
+  return new ApiError({
+    method: spec.method,
+    path: pathWithQuery(spec),
+    code,
+    reason: reasonFor(code, status),
+    statusMessage,
+    status,
+    body,
+    retryAfter: parseRetryAfter(retryAfterHeader, status)
+  })
+}
+
+/** An ApiError from a Status that arrived inside a 2xx answer (a watch's ERROR event). */
+export const apiErrorFromStatus = (spec: Pick<Spec, "method" | "path" | "query">, status: Status): ApiError =>
+  new ApiError({
+    method: spec.method,
+    path: pathWithQuery(spec),
+    code: status.code ?? 500,
+    reason: reasonFor(status.code ?? 500, status),
+    statusMessage: status.message ?? httpText(status.code ?? 500),
+    status,
+    retryAfter: status.details?.retryAfterSeconds
+  })
+
+const httpText = (code: number): string => (code >= 500 ? "server error" : code >= 400 ? "request failed" : "unexpected answer")
+
+const sendOnce = <R>(
+  client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
+  config: KubeConfigService,
+  request: HttpClientRequest.HttpClientRequest
+) => Effect.flatMap(config.auth.credentials, (credentials) => client.execute(authorize(request, credentials)))
+
+const failFor = (spec: Spec, response: HttpClientResponse.HttpClientResponse) =>
+  Effect.flatMap(
+    Effect.orElseSucceed(response.text, () => ""),
+    (text) => Effect.fail(apiErrorFrom(spec, response.status, text, response.headers["retry-after"]))
+  )
+
+/**
+ * Sends a request and returns the 2xx response; its body has not been read. Use
+ * `sendScoped` for streams, so that closing the scope closes the connection.
+ */
+const sendWith = <R>(
+  client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
+  spec: Spec
+): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, KubeConfig | R> =>
+  Effect.flatMap(KubeConfig, (config) => {
+    const request = buildRequest(config.server, spec)
+    return sendOnce(client, config, request).pipe(
+      Effect.flatMap((response) =>
+        response.status === 401
+          ? Effect.flatMap(
+            config.auth.invalidate,
+            (fresh) => (fresh ? sendOnce(client, config, request) : Effect.succeed(response))
+          )
+          : Effect.succeed(response)
+      ),
+      Effect.flatMap((response) =>
+        response.status >= 200 && response.status < 300 ? Effect.succeed(response) : failFor(spec, response)
+      )
+    )
+  })
+
+/** Sends a request; the answer is 2xx or the effect fails with ApiError. */
+export const send = (
+  spec: Spec
+): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, KubeConfig | HttpClient.HttpClient> =>
+  Effect.flatMap(HttpClient.HttpClient, (client) => sendWith(client, spec))
+
+/** Sends a request whose connection lives as long as the scope: for watches and log follows. */
+export const sendScoped = (
+  spec: Spec
+): Effect.Effect<
+  HttpClientResponse.HttpClientResponse,
+  RequestError,
+  KubeConfig | HttpClient.HttpClient | Scope.Scope
+> => Effect.flatMap(HttpClient.HttpClient, (client) => sendWith(HttpClient.withScope(client), spec))
+
+/** A 2xx answer that cannot be what was asked for. */
+export const malformed = (spec: Pick<Spec, "method" | "path" | "query">, detail: string): ValidationError =>
+  new ValidationError({ subject: `answer to ${spec.method} ${pathWithQuery(spec)}`, detail })
+
+/** Sends a request and parses its JSON body. */
+export const sendJson = (
+  spec: Spec
+): Effect.Effect<unknown, RequestError, KubeConfig | HttpClient.HttpClient> =>
+  Effect.flatMap(send(spec), (response) =>
+    Effect.flatMap(response.text, (text) =>
+      Effect.try({
+        try: () => JSON.parse(text) as unknown,
+        catch: () => malformed(spec, `is not JSON (${text.length} bytes)`)
+      })
+    ))
+
+/** Sends a request and returns `None` for a 404. */
+export const sendJsonOption = (
+  spec: Spec
+): Effect.Effect<Option.Option<unknown>, RequestError, KubeConfig | HttpClient.HttpClient> =>
+  sendJson(spec).pipe(
+    Effect.map(Option.some),
+    Effect.catchIf(ApiError.isNotFound, () => Effect.succeed(Option.none()))
+  )
