@@ -1,0 +1,247 @@
+/**
+ * Auth providers: static credentials, a token file that is re-read when it changes, and
+ * exec plugins whose output is cached until it expires.
+ *
+ * @internal
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs/promises"
+import { KubeConfigError } from "../../Errors.js"
+import type { AuthProvider, Credentials } from "../../KubeConfig.js"
+import type { Mapping, Where } from "./fields.js"
+import { errnoCode, fail, isMapping } from "./fields.js"
+
+/** Credentials that never change: `invalidate` says a retry would not help. @internal */
+export const fixed = (kind: string, credentials: Credentials): AuthProvider => ({
+  kind,
+  credentials: Effect.succeed(credentials),
+  invalidate: Effect.succeed(false)
+})
+
+/** No credentials at all (anonymous, or a transport that authenticates by itself). @internal */
+export const none: AuthProvider = fixed("none", {})
+
+/** Adds a client certificate from the kubeconfig, unless the provider itself gave one. @internal */
+export const withClientCertificate = (
+  provider: AuthProvider,
+  clientCertificate: NonNullable<Credentials["clientCertificate"]>
+): AuthProvider => ({
+  kind: provider.kind,
+  credentials: Effect.map(
+    provider.credentials,
+    (credentials) => credentials.clientCertificate !== undefined ? credentials : { ...credentials, clientCertificate }
+  ),
+  invalidate: provider.invalidate
+})
+
+/**
+ * A bearer token read from a file, re-read whenever the file changes (its inode, size or
+ * modification time), because projected service-account tokens are rotated in place.
+ * A `stat` per request is cheap next to the request itself.
+ *
+ * @internal
+ */
+export const tokenFile = (path: string, where: Where, field: string): Effect.Effect<AuthProvider> =>
+  Effect.sync(() => {
+    let cached: { readonly stamp: string; readonly token: Redacted.Redacted<string> } | undefined
+    const failWith = (detail: string, cause?: unknown) =>
+      new KubeConfigError({ source: where.source, context: where.context, field, detail, cause })
+    const credentials = Effect.gen(function*() {
+      const stat = yield* Effect.tryPromise({
+        try: () => Fs.stat(path, { bigint: true }),
+        catch: (cause) => failWith(`cannot read the token file ${path}: ${errnoCode(cause)}`, cause)
+      })
+      const stamp = `${stat.ino}:${stat.size}:${stat.mtimeNs}`
+      if (cached !== undefined && cached.stamp === stamp) return { token: cached.token }
+      const text = yield* Effect.tryPromise({
+        try: () => Fs.readFile(path, "utf8"),
+        catch: (cause) => failWith(`cannot read the token file ${path}: ${errnoCode(cause)}`, cause)
+      })
+      const token = text.trim()
+      if (token === "") return yield* Effect.fail(failWith(`the token file ${path} is empty`))
+      cached = { stamp, token: Redacted.make(token) }
+      return { token: cached.token }
+    })
+    return {
+      kind: "tokenFile",
+      credentials,
+      invalidate: Effect.sync(() => {
+        cached = undefined
+        return true
+      })
+    }
+  })
+
+/** The exec credential API versions this client speaks. @internal */
+export const execApiVersions = ["client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"] as const
+
+/** @internal */
+export type ExecApiVersion = (typeof execApiVersions)[number]
+
+/** A resolved `users[].user.exec` entry. @internal */
+export interface ExecSpec {
+  readonly where: Where
+  /** e.g. `users[admin].user.exec`. */
+  readonly field: string
+  readonly apiVersion: ExecApiVersion
+  /** The command as written (for messages). */
+  readonly commandName: string
+  /** The command to run: resolved against the kubeconfig's directory when it names a path. */
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly env: ReadonlyArray<readonly [string, string]>
+  /** `spec.cluster` of `KUBERNETES_EXEC_INFO`, when `provideClusterInfo` is set. */
+  readonly cluster?: Mapping | undefined
+  readonly installHint?: string | undefined
+}
+
+const maxOutput = 1024 * 1024
+
+/**
+ * Runs the plugin once. Its stdin is closed (it runs non-interactively) and its stderr
+ * goes to ours, as with kubectl, so that a plugin can tell the user why it failed.
+ * Failures name the command and the exit code only: arguments and output may hold
+ * secrets.
+ *
+ * @internal
+ */
+const run = (spec: ExecSpec): Effect.Effect<string, KubeConfigError> =>
+  Effect.async<string, KubeConfigError>((resume) => {
+    const failWith = (detail: string) => resume(Effect.fail(fail(spec.where, spec.field, detail)))
+    const execInfo = {
+      apiVersion: spec.apiVersion,
+      kind: "ExecCredential",
+      spec: spec.cluster !== undefined ? { interactive: false, cluster: spec.cluster } : { interactive: false }
+    }
+    const env: NodeJS.ProcessEnv = { ...process.env }
+    for (const [name, value] of spec.env) env[name] = value
+    env["KUBERNETES_EXEC_INFO"] = JSON.stringify(execInfo)
+    let child: ChildProcess.ChildProcess
+    try {
+      child = ChildProcess.spawn(spec.command, [...spec.args], { env, stdio: ["ignore", "pipe", "inherit"] })
+    } catch (cause) {
+      failWith(`cannot start the exec plugin ${spec.commandName}: ${errnoCode(cause)}`)
+      return
+    }
+    const chunks: Array<Buffer> = []
+    let size = 0
+    let done = false
+    child.stdout?.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size > maxOutput) {
+        done = true
+        child.kill()
+        failWith(`the exec plugin ${spec.commandName} printed more than ${maxOutput} bytes`)
+        return
+      }
+      chunks.push(chunk)
+    })
+    child.on("error", (cause) => {
+      if (done) return
+      done = true
+      const code = errnoCode(cause)
+      const hint = code === "ENOENT" && spec.installHint !== undefined ? `\n${spec.installHint.trim()}` : ""
+      failWith(
+        code === "ENOENT"
+          ? `the exec plugin ${spec.commandName} was not found${hint}`
+          : `cannot run the exec plugin ${spec.commandName}: ${code}`
+      )
+    })
+    child.on("close", (code, signal) => {
+      if (done) return
+      done = true
+      if (code === 0) resume(Effect.succeed(Buffer.concat(chunks).toString("utf8")))
+      else {
+        failWith(
+          signal !== null
+            ? `the exec plugin ${spec.commandName} was killed by ${signal}`
+            : `the exec plugin ${spec.commandName} exited with code ${code}`
+        )
+      }
+    })
+    return Effect.sync(() => {
+      done = true
+      child.kill()
+    })
+  })
+
+interface Issued {
+  readonly credentials: Credentials
+  /** Epoch milliseconds after which the credentials must not be used, if they expire. */
+  readonly expiresAt?: number | undefined
+}
+
+/** Reads an `ExecCredential`. Messages never quote the output: it holds the credential. @internal */
+export const parseExecCredential = (spec: ExecSpec, output: string): Effect.Effect<Issued, KubeConfigError> =>
+  Effect.suspend(() => {
+    const bad = (detail: string) => Effect.fail(fail(spec.where, spec.field, `the exec plugin ${spec.commandName} ${detail}`))
+    let json: unknown
+    try {
+      json = JSON.parse(output)
+    } catch {
+      return bad("printed something that is not JSON (an ExecCredential was expected)")
+    }
+    if (!isMapping(json) || json["kind"] !== "ExecCredential") return bad("did not print an ExecCredential")
+    if (json["apiVersion"] !== spec.apiVersion) {
+      return bad(`printed an ExecCredential of another apiVersion (${spec.apiVersion} was asked for)`)
+    }
+    const status = json["status"]
+    if (!isMapping(status)) return bad("printed an ExecCredential without a status")
+    const token = status["token"]
+    const cert = status["clientCertificateData"]
+    const key = status["clientKeyData"]
+    const hasToken = typeof token === "string" && token !== ""
+    const hasCert = typeof cert === "string" && cert !== ""
+    const hasKey = typeof key === "string" && key !== ""
+    if (hasCert !== hasKey) return bad("printed only one of status.clientCertificateData and status.clientKeyData")
+    if (!hasToken && !hasCert) return bad("printed neither status.token nor a client certificate")
+    let expiresAt: number | undefined
+    const expiration = status["expirationTimestamp"]
+    if (expiration !== undefined && expiration !== null && expiration !== "") {
+      expiresAt = typeof expiration === "string" ? Date.parse(expiration) : Number.NaN
+      if (Number.isNaN(expiresAt)) return bad("printed a status.expirationTimestamp that is not a RFC 3339 time")
+    }
+    const credentials: Credentials = {
+      ...(hasToken ? { token: Redacted.make(token as string) } : {}),
+      ...(hasCert ? { clientCertificate: { cert: cert as string, key: Redacted.make(key as string) } } : {})
+    }
+    return Effect.succeed({ credentials, expiresAt })
+  })
+
+/**
+ * An exec plugin. Its credentials are cached until their `expirationTimestamp` (for
+ * ever when it has none) or until `invalidate`, which the client calls after a 401.
+ * Concurrent requests with nothing cached run the plugin once, not once each.
+ *
+ * @internal
+ */
+export const exec = (spec: ExecSpec): Effect.Effect<AuthProvider> =>
+  Effect.gen(function*() {
+    const lock = yield* Effect.makeSemaphore(1)
+    let cached: Issued | undefined
+    const fresh = (now: number) =>
+      cached !== undefined && (cached.expiresAt === undefined || now < cached.expiresAt) ? cached : undefined
+    const credentials = Effect.gen(function*() {
+      const hit = fresh(yield* Clock.currentTimeMillis)
+      if (hit !== undefined) return hit.credentials
+      return yield* lock.withPermits(1)(Effect.gen(function*() {
+        // Another fiber may have refreshed while this one waited for the lock.
+        const again = fresh(yield* Clock.currentTimeMillis)
+        if (again !== undefined) return again.credentials
+        const issued = yield* Effect.flatMap(run(spec), (output) => parseExecCredential(spec, output))
+        cached = issued
+        return issued.credentials
+      }))
+    })
+    return {
+      kind: "exec",
+      credentials,
+      invalidate: Effect.sync(() => {
+        cached = undefined
+        return true
+      })
+    }
+  })
