@@ -13,8 +13,10 @@
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import type { KubeConfigError } from "./Errors.js"
+import * as internal from "./internal/kubeconfig/load.js"
 
 /**
  * Credentials to present on a request. Secrets are `Redacted`, so they print as
@@ -92,3 +94,211 @@ export interface Service {
  * @category tags
  */
 export class KubeConfig extends Context.Tag("effect-kube/KubeConfig")<KubeConfig, Service>() {}
+
+/**
+ * An explicit configuration. At most one way to authenticate (`token`, `tokenFile`,
+ * `username`/`password` or a custom `auth` provider), optionally with a client
+ * certificate. Plain strings given for secrets are wrapped in `Redacted`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MakeOptions {
+  /** `https://host:port`, optionally with a path prefix. */
+  readonly server: string
+  /** Default `"default"`. */
+  readonly namespace?: string | undefined
+  readonly tls?: {
+    /** PEM certificate authority bundle. */
+    readonly ca?: string | undefined
+    readonly insecureSkipTlsVerify?: boolean | undefined
+    readonly serverName?: string | undefined
+  } | undefined
+  readonly token?: string | Redacted.Redacted<string> | undefined
+  /** A file holding the token, re-read whenever it changes. */
+  readonly tokenFile?: string | undefined
+  readonly username?: string | undefined
+  readonly password?: string | Redacted.Redacted<string> | undefined
+  /** PEM certificate and key for client-certificate authentication. */
+  readonly clientCertificate?: {
+    readonly cert: string
+    readonly key: string | Redacted.Redacted<string>
+  } | undefined
+  /** A custom auth provider, for credentials obtained some other way. */
+  readonly auth?: AuthProvider | undefined
+}
+
+/**
+ * Builds a configuration from explicit values, checking them (the server must be an
+ * http(s) URL, PEM values must be PEM, credentials must not conflict).
+ *
+ * @example
+ * ```ts
+ * import { Redacted } from "effect"
+ * import { KubeConfig } from "effect-kube"
+ *
+ * const config = KubeConfig.make({
+ *   server: "https://10.0.0.1:6443",
+ *   namespace: "apps",
+ *   tls: { ca: caPem },
+ *   token: Redacted.make(process.env.KUBE_TOKEN ?? "")
+ * })
+ * ```
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: (options: MakeOptions) => Effect.Effect<Service, KubeConfigError> = internal.make
+
+/**
+ * A layer for an explicit configuration; see `make`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFrom = (options: MakeOptions): Layer.Layer<KubeConfig, KubeConfigError> =>
+  Layer.effect(KubeConfig, make(options))
+
+/**
+ * Where to find a kubeconfig file and which context to use.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FileOptions {
+  /**
+   * A file, or a path list like `$KUBECONFIG` (merged as kubectl merges). Default:
+   * `$KUBECONFIG`, else `~/.kube/config`.
+   */
+  readonly path?: string | undefined
+  /** The context to use instead of the file's `current-context`. */
+  readonly context?: string | undefined
+}
+
+/**
+ * Loads a context from kubeconfig files. Relative paths in a file (CA, client
+ * certificate and key, token file, exec command) are resolved against that file's
+ * directory. When several files are merged, the first to define a cluster, user or
+ * context name wins, and `current-context` comes from the first file that sets one.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromFile = (options?: FileOptions): Effect.Effect<Service, KubeConfigError> =>
+  internal.fromFile({ path: options?.path, context: options?.context })
+
+/**
+ * A layer loading a kubeconfig file; see `fromFile`.
+ *
+ * @example
+ * ```ts
+ * import { KubeConfig } from "effect-kube"
+ *
+ * const staging = KubeConfig.layerFromFile({ context: "staging" })
+ * ```
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFromFile = (options?: FileOptions): Layer.Layer<KubeConfig, KubeConfigError> =>
+  Layer.effect(KubeConfig, fromFile(options))
+
+/**
+ * Options for a kubeconfig given as text.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StringOptions {
+  /** The context to use instead of the text's `current-context`. */
+  readonly context?: string | undefined
+  /** The directory relative paths are resolved against (default: the working directory). */
+  readonly basePath?: string | undefined
+}
+
+/**
+ * Loads a context from kubeconfig text (YAML or JSON).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromString: (text: string, options?: StringOptions) => Effect.Effect<Service, KubeConfigError> =
+  internal.fromString
+
+/**
+ * A layer loading kubeconfig text; see `fromString`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFromString = (text: string, options?: StringOptions): Layer.Layer<KubeConfig, KubeConfigError> =>
+  Layer.effect(KubeConfig, fromString(text, options))
+
+/**
+ * Where a pod's service account is found. Both default to what Kubernetes provides;
+ * they are here for tests and unusual mounts.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface InClusterOptions {
+  /** The directory holding `token`, `ca.crt` and `namespace`. Default `/var/run/secrets/kubernetes.io/serviceaccount`. */
+  readonly dir?: string | undefined
+  /** The environment holding `KUBERNETES_SERVICE_HOST` and `KUBERNETES_SERVICE_PORT`. Default `process.env`. */
+  readonly env?: { readonly [name: string]: string | undefined } | undefined
+}
+
+/**
+ * The pod's own service account: the API server from `KUBERNETES_SERVICE_HOST` and
+ * `KUBERNETES_SERVICE_PORT`, the token from its file (re-read when it is rotated), the
+ * CA and the namespace from theirs.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const inCluster: (options?: InClusterOptions) => Effect.Effect<Service, KubeConfigError> = internal.inCluster
+
+/**
+ * A layer for the pod's own service account; see `inCluster`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerInCluster: Layer.Layer<KubeConfig, KubeConfigError> = Layer.effect(KubeConfig, inCluster())
+
+/**
+ * A layer for a service account found elsewhere; see `inCluster`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerInClusterFrom = (options: InClusterOptions): Layer.Layer<KubeConfig, KubeConfigError> =>
+  Layer.effect(KubeConfig, inCluster(options))
+
+/**
+ * What a program finds where it runs: in a pod (the service env vars are set and the
+ * service-account token exists) the pod's service account, otherwise the kubeconfig
+ * kubectl would use (`$KUBECONFIG` merged, else `~/.kube/config`) and its current
+ * context.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromEnvironment: Effect.Effect<Service, KubeConfigError> = internal.fromEnvironment()
+
+/**
+ * The layer for most programs; see `fromEnvironment`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { KubeConfig } from "effect-kube"
+ *
+ * const program = Effect.gen(function* () {
+ *   const config = yield* KubeConfig.KubeConfig
+ *   console.log(config.server, config.namespace)
+ * })
+ * Effect.runPromise(Effect.provide(program, KubeConfig.layer))
+ * ```
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<KubeConfig, KubeConfigError> = Layer.effect(KubeConfig, fromEnvironment)

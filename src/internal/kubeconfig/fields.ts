@@ -1,0 +1,143 @@
+/**
+ * Readers for the untyped values of a parsed kubeconfig. Every failure names the file,
+ * the context and the field; none ever quotes a value, because values may be tokens,
+ * passwords or keys.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as Fs from "node:fs/promises"
+import * as Path from "node:path"
+import { KubeConfigError } from "../../Errors.js"
+
+/** @internal */
+export interface Where {
+  readonly source: string
+  readonly context?: string | undefined
+}
+
+/** @internal */
+export type Mapping = { readonly [key: string]: unknown }
+
+/** @internal */
+export const fail = (where: Where, field: string | undefined, detail: string): KubeConfigError =>
+  new KubeConfigError({ source: where.source, context: where.context, field, detail })
+
+/** @internal */
+export const isMapping = (u: unknown): u is Mapping => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const typeName = (u: unknown): string => (u === null ? "null" : Array.isArray(u) ? "a list" : `a ${typeof u}`)
+
+/** @internal */
+export const optionalString = (
+  where: Where,
+  body: Mapping,
+  key: string,
+  field: string
+): Effect.Effect<string | undefined, KubeConfigError> => {
+  const value = body[key]
+  if (value === undefined || value === null || value === "") return Effect.succeed(undefined)
+  if (typeof value === "string") return Effect.succeed(value)
+  // Say what was found, never the value itself: it may be a numeric password.
+  return Effect.fail(fail(where, `${field}.${key}`, `must be a string, found ${typeName(value)} (quote it)`))
+}
+
+/** @internal */
+export const requiredString = (
+  where: Where,
+  body: Mapping,
+  key: string,
+  field: string
+): Effect.Effect<string, KubeConfigError> =>
+  Effect.flatMap(
+    optionalString(where, body, key, field),
+    (value) => value === undefined ? Effect.fail(fail(where, `${field}.${key}`, "is required")) : Effect.succeed(value)
+  )
+
+/** @internal */
+export const optionalBoolean = (
+  where: Where,
+  body: Mapping,
+  key: string,
+  field: string
+): Effect.Effect<boolean | undefined, KubeConfigError> => {
+  const value = body[key]
+  if (value === undefined || value === null) return Effect.succeed(undefined)
+  if (typeof value === "boolean") return Effect.succeed(value)
+  if (value === "true" || value === "false") return Effect.succeed(value === "true")
+  return Effect.fail(fail(where, `${field}.${key}`, `must be true or false, found ${typeName(value)}`))
+}
+
+/** @internal */
+export const optionalRecord = (
+  where: Where,
+  body: Mapping,
+  key: string,
+  field: string
+): Effect.Effect<Mapping | undefined, KubeConfigError> => {
+  const value = body[key]
+  if (value === undefined || value === null) return Effect.succeed(undefined)
+  if (isMapping(value)) return Effect.succeed(value)
+  return Effect.fail(fail(where, `${field}.${key}`, `must be a mapping, found ${typeName(value)}`))
+}
+
+/** @internal */
+export const optionalList = (
+  where: Where,
+  body: Mapping,
+  key: string,
+  field: string
+): Effect.Effect<ReadonlyArray<unknown>, KubeConfigError> => {
+  const value = body[key]
+  if (value === undefined || value === null) return Effect.succeed([])
+  if (Array.isArray(value)) return Effect.succeed(value)
+  return Effect.fail(fail(where, `${field}.${key}`, `must be a list, found ${typeName(value)}`))
+}
+
+const base64Pattern = /^[A-Za-z0-9+/=\s]*$/
+
+/** Decodes a `*-data` field (standard base64 of a PEM text). @internal */
+export const decodeData = (
+  where: Where,
+  value: string,
+  field: string
+): Effect.Effect<string, KubeConfigError> => {
+  if (!base64Pattern.test(value)) return Effect.fail(fail(where, field, "is not valid base64"))
+  const text = Buffer.from(value, "base64").toString("utf8")
+  return text.trim() === "" ? Effect.fail(fail(where, field, "decodes to nothing")) : Effect.succeed(text)
+}
+
+/** Checks that a text looks like PEM, so a wrong file fails here rather than deep in TLS. @internal */
+export const checkPem = (
+  where: Where,
+  text: string,
+  field: string
+): Effect.Effect<string, KubeConfigError> =>
+  text.includes("-----BEGIN ")
+    ? Effect.succeed(text)
+    : Effect.fail(fail(where, field, "is not PEM (no -----BEGIN line)"))
+
+/** Resolves a path the way kubectl does: relative to the directory of the file that named it. @internal */
+export const resolvePath = (dir: string, path: string): string => Path.resolve(dir, path)
+
+/** Reads a file named by a kubeconfig field. The cause is the fs error, which holds the path only. @internal */
+export const readFileText = (
+  where: Where,
+  path: string,
+  field: string
+): Effect.Effect<string, KubeConfigError> =>
+  Effect.tryPromise({
+    try: () => Fs.readFile(path, "utf8"),
+    catch: (cause) =>
+      new KubeConfigError({
+        source: where.source,
+        context: where.context,
+        field,
+        detail: `cannot read ${path}: ${errnoCode(cause)}`,
+        cause
+      })
+  })
+
+/** @internal */
+export const errnoCode = (cause: unknown): string =>
+  isMapping(cause) && typeof cause["code"] === "string" ? cause["code"] : "unknown error"

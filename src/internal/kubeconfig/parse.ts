@@ -1,0 +1,174 @@
+/**
+ * Parsing kubeconfig files and merging several of them the way kubectl does.
+ *
+ * Only the outline is checked here (lists of named entries); an entry's body is checked
+ * when a context that uses it is resolved, so a broken entry nobody uses does not stop
+ * the others from working, as with kubectl.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as Fs from "node:fs/promises"
+import * as Path from "node:path"
+import * as Yaml from "yaml"
+import { KubeConfigError } from "../../Errors.js"
+import type { Mapping, Where } from "./fields.js"
+import { errnoCode, fail, isMapping } from "./fields.js"
+
+/** One named cluster, user or context, with the file it came from. @internal */
+export interface Entry {
+  readonly name: string
+  readonly body: Mapping
+  /** The file (or `"<string>"`) that defined it: errors name it. */
+  readonly source: string
+  /** The directory its relative paths are resolved against. */
+  readonly dir: string
+}
+
+/** A kubeconfig, or several merged into one. @internal */
+export interface Config {
+  /** The files that were read, in order (for messages). */
+  readonly sources: ReadonlyArray<string>
+  readonly clusters: ReadonlyMap<string, Entry>
+  readonly users: ReadonlyMap<string, Entry>
+  readonly contexts: ReadonlyMap<string, Entry>
+  readonly currentContext?: { readonly name: string; readonly source: string } | undefined
+}
+
+const sections = [
+  { key: "clusters", body: "cluster" },
+  { key: "users", body: "user" },
+  { key: "contexts", body: "context" }
+] as const
+
+/** Parses one kubeconfig text. `source` names it in errors; `dir` anchors its relative paths. @internal */
+export const parse = (text: string, source: string, dir: string): Effect.Effect<Config, KubeConfigError> =>
+  Effect.suspend(() => {
+    const where: Where = { source }
+    const doc = Yaml.parseDocument(text, { uniqueKeys: false })
+    const error = doc.errors[0]
+    if (error !== undefined) {
+      // The parser's own message quotes the text around the error, which may be a
+      // token: report the position only.
+      const pos = error.linePos?.[0]
+      const at = pos !== undefined ? ` at line ${pos.line}, column ${pos.col}` : ""
+      return Effect.fail(fail(where, undefined, `invalid YAML${at} (${error.code})`))
+    }
+    let root: unknown
+    try {
+      root = doc.toJS({ maxAliasCount: 100 })
+    } catch {
+      return Effect.fail(fail(where, undefined, "invalid YAML (could not be converted to data)"))
+    }
+    if (root === null || root === undefined) root = {}
+    if (!isMapping(root)) return Effect.fail(fail(where, undefined, "is not a mapping (not a kubeconfig)"))
+
+    const maps: { [K in (typeof sections)[number]["key"]]: Map<string, Entry> } = {
+      clusters: new Map(),
+      users: new Map(),
+      contexts: new Map()
+    }
+    for (const section of sections) {
+      const list = root[section.key]
+      if (list === undefined || list === null) continue
+      if (!Array.isArray(list)) return Effect.fail(fail(where, section.key, "must be a list"))
+      for (let i = 0; i < list.length; i++) {
+        const item: unknown = list[i]
+        if (!isMapping(item) || typeof item["name"] !== "string" || item["name"] === "") {
+          return Effect.fail(fail(where, `${section.key}[${i}].name`, "must be a non-empty string"))
+        }
+        const name = item["name"]
+        const body = item[section.body] ?? {}
+        if (!isMapping(body)) {
+          return Effect.fail(fail(where, `${section.key}[${name}].${section.body}`, "must be a mapping"))
+        }
+        if (maps[section.key].has(name)) {
+          // kubectl rejects a name twice in one file (across files the first one wins).
+          return Effect.fail(fail(where, `${section.key}[${name}]`, "the same name appears twice in this file"))
+        }
+        maps[section.key].set(name, { name, body, source, dir })
+      }
+    }
+    const current = root["current-context"]
+    if (current !== undefined && current !== null && typeof current !== "string") {
+      return Effect.fail(fail(where, "current-context", "must be a string"))
+    }
+    return Effect.succeed({
+      sources: [source],
+      clusters: maps.clusters,
+      users: maps.users,
+      contexts: maps.contexts,
+      currentContext: typeof current === "string" && current !== "" ? { name: current, source } : undefined
+    })
+  })
+
+/** An empty configuration, the unit of `merge`. @internal */
+export const empty: Config = { sources: [], clusters: new Map(), users: new Map(), contexts: new Map() }
+
+const mergeMaps = (first: ReadonlyMap<string, Entry>, later: ReadonlyMap<string, Entry>) => {
+  const out = new Map(first)
+  for (const [name, entry] of later) if (!out.has(name)) out.set(name, entry)
+  return out
+}
+
+/**
+ * Merges in kubectl's order: the first file to define a name wins and later ones are
+ * ignored; the current context comes from the first file that sets one.
+ *
+ * @internal
+ */
+export const merge = (configs: ReadonlyArray<Config>): Config =>
+  configs.reduce((acc, next) => ({
+    sources: [...acc.sources, ...next.sources],
+    clusters: mergeMaps(acc.clusters, next.clusters),
+    users: mergeMaps(acc.users, next.users),
+    contexts: mergeMaps(acc.contexts, next.contexts),
+    currentContext: acc.currentContext ?? next.currentContext
+  }), empty)
+
+/** Reads and parses one file; `undefined` when it does not exist and `ignoreMissing` is set. @internal */
+export const readFile = (
+  path: string,
+  options: { readonly ignoreMissing: boolean }
+): Effect.Effect<Config | undefined, KubeConfigError> =>
+  Effect.flatMap(
+    Effect.tryPromise({
+      try: () => Fs.readFile(path, "utf8"),
+      catch: (cause) => cause
+    }).pipe(
+      Effect.map((text): string | undefined => text),
+      Effect.catchAll((cause) =>
+        options.ignoreMissing && errnoCode(cause) === "ENOENT"
+          ? Effect.succeed(undefined)
+          : Effect.fail(
+            new KubeConfigError({ source: path, detail: `cannot read the file: ${errnoCode(cause)}`, cause })
+          )
+      )
+    ),
+    (text) => text === undefined ? Effect.succeed(undefined) : parse(text, path, Path.dirname(Path.resolve(path)))
+  )
+
+/**
+ * Reads a path list as kubectl does for `$KUBECONFIG`: missing files are skipped, a
+ * path named twice is read once, and the rest are merged in order.
+ *
+ * @internal
+ */
+export const readFiles = (paths: ReadonlyArray<string>): Effect.Effect<Config, KubeConfigError> =>
+  Effect.gen(function*() {
+    const seen = new Set<string>()
+    const configs: Array<Config> = []
+    for (const path of paths) {
+      const absolute = Path.resolve(path)
+      if (path === "" || seen.has(absolute)) continue
+      seen.add(absolute)
+      const config = yield* readFile(path, { ignoreMissing: true })
+      if (config !== undefined) configs.push(config)
+    }
+    if (configs.length === 0) {
+      return yield* Effect.fail(
+        new KubeConfigError({ source: paths.join(Path.delimiter), detail: "none of these kubeconfig files exists" })
+      )
+    }
+    return merge(configs)
+  })
