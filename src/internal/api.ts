@@ -320,7 +320,7 @@ export const make = <A, I>(
     Effect.gen(function*() {
       const namespace = yield* named(name)
       yield* checkGracePeriod(deleteOptions.gracePeriodSeconds)
-      return yield* client.send({
+      return yield* client.sendJson({
         method: "DELETE",
         path: Resource.objectPath(resource, namespace, name),
         body: deleteBody(deleteOptions)

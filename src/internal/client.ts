@@ -9,6 +9,8 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as HttpClientErrors from "@effect/platform/HttpClientError"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Encoding from "effect/Encoding"
 import * as Option from "effect/Option"
@@ -16,6 +18,7 @@ import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import { ApiError, type KubeConfigError, reasonFor, type Status, ValidationError } from "../Errors.js"
 import { KubeConfig, type Credentials, type Service as KubeConfigService } from "../KubeConfig.js"
+import { type Policy, RequestPolicy } from "../RequestPolicy.js"
 import { userAgent } from "./version.js"
 
 /** Query values; `undefined` ones are left out. */
@@ -147,60 +150,114 @@ const failFor = (spec: Spec, response: HttpClientResponse.HttpClientResponse) =>
   )
 
 /**
- * Sends a request and returns the 2xx response; its body has not been read. Use
- * `sendScoped` for streams, so that closing the scope closes the connection.
+ * Sends a request and returns the 2xx response, its body unread. A 401 makes the auth
+ * provider refresh and the request goes once more when fresh credentials may differ.
  */
 const sendWith = <R>(
   client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
-  spec: Spec
-): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, KubeConfig | R> =>
-  Effect.flatMap(KubeConfig, (config) => {
-    const request = buildRequest(config.server, spec)
-    return sendOnce(client, config, request).pipe(
-      Effect.flatMap((response) =>
-        response.status === 401
-          ? Effect.flatMap(
-            config.auth.invalidate,
-            (fresh) => (fresh ? sendOnce(client, config, request) : Effect.succeed(response))
-          )
-          : Effect.succeed(response)
-      ),
-      Effect.flatMap((response) =>
-        response.status >= 200 && response.status < 300 ? Effect.succeed(response) : failFor(spec, response)
-      )
+  config: KubeConfigService,
+  spec: Spec,
+  request: HttpClientRequest.HttpClientRequest
+): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> =>
+  sendOnce(client, config, request).pipe(
+    Effect.flatMap((response) =>
+      response.status === 401
+        ? Effect.flatMap(
+          config.auth.invalidate,
+          (fresh) => (fresh ? sendOnce(client, config, request) : Effect.succeed(response))
+        )
+        : Effect.succeed(response)
+    ),
+    Effect.flatMap((response) =>
+      response.status >= 200 && response.status < 300 ? Effect.succeed(response) : failFor(spec, response)
     )
+  )
+
+/** The server said it did not act on the request: any verb may send it again. */
+const isThrottled = (error: RequestError): error is ApiError =>
+  error._tag === "ApiError" &&
+  (error.code === 429 || (error.code === 503 && error.retryAfter !== undefined))
+
+/** A read may be sent again after a transport failure, a timeout or a 5xx. */
+const isTransient = (error: RequestError): boolean =>
+  error._tag === "RequestError" || error._tag === "ResponseError" || (error._tag === "ApiError" && error.code >= 500)
+
+/**
+ * Runs one exchange (request and body) under the policy: a timeout on the whole of it,
+ * throttle retries for every verb and transient-failure retries for reads only.
+ */
+const exchange = <A>(
+  spec: Spec,
+  read: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<A, RequestError>
+): Effect.Effect<A, RequestError, KubeConfig | HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const config = yield* KubeConfig
+    const client = yield* HttpClient.HttpClient
+    const policy = yield* RequestPolicy
+    const request = buildRequest(config.server, spec)
+    const once = Effect.flatMap(sendWith(client, config, spec, request), read)
+    const timed = policy.timeout === undefined ? once : Effect.timeoutFail(once, {
+      duration: policy.timeout,
+      onTimeout: () =>
+        new HttpClientErrors.RequestError({
+          request,
+          reason: "Transport",
+          description: `no complete answer within ${Duration.format(policy.timeout!)}`
+        })
+    })
+    const throttled = retryThrottled(timed, policy)
+    return yield* spec.method === "GET"
+      ? Effect.retry(throttled, { schedule: policy.readRetries, while: isTransient })
+      : throttled
   })
 
-/** Sends a request; the answer is 2xx or the effect fails with ApiError. */
-export const send = (
-  spec: Spec
-): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, KubeConfig | HttpClient.HttpClient> =>
-  Effect.flatMap(HttpClient.HttpClient, (client) => sendWith(client, spec))
+const retryThrottled = <A, R>(
+  effect: Effect.Effect<A, RequestError, R>,
+  policy: Policy,
+  attempt = 0
+): Effect.Effect<A, RequestError, R> =>
+  Effect.catchIf(effect, (e) => isThrottled(e) && attempt < policy.throttleRetries, (error) => {
+    const asked = (error as ApiError).retryAfter
+    const wait = asked === undefined
+      ? Duration.millis(500 * 2 ** attempt)
+      : Duration.min(Duration.seconds(asked), policy.maxRetryAfter)
+    return Effect.zipRight(Effect.sleep(wait), retryThrottled(effect, policy, attempt + 1))
+  })
 
-/** Sends a request whose connection lives as long as the scope: for watches and log follows. */
+/**
+ * Sends a request whose connection lives as long as the scope: for watches and log
+ * follows, so closing the scope closes the connection. No timeout and no retry: the
+ * stream's owner decides.
+ */
 export const sendScoped = (
   spec: Spec
 ): Effect.Effect<
   HttpClientResponse.HttpClientResponse,
   RequestError,
   KubeConfig | HttpClient.HttpClient | Scope.Scope
-> => Effect.flatMap(HttpClient.HttpClient, (client) => sendWith(HttpClient.withScope(client), spec))
+> =>
+  Effect.gen(function*() {
+    const config = yield* KubeConfig
+    const client = HttpClient.withScope(yield* HttpClient.HttpClient)
+    return yield* sendWith(client, config, spec, buildRequest(config.server, spec))
+  })
 
 /** A 2xx answer that cannot be what was asked for. */
 export const malformed = (spec: Pick<Spec, "method" | "path" | "query">, detail: string): ValidationError =>
   new ValidationError({ subject: `answer to ${spec.method} ${pathWithQuery(spec)}`, detail })
 
 /** Sends a request and parses its JSON body. */
-export const sendJson = (
-  spec: Spec
-): Effect.Effect<unknown, RequestError, KubeConfig | HttpClient.HttpClient> =>
-  Effect.flatMap(send(spec), (response) =>
+export const sendJson = (spec: Spec): Effect.Effect<unknown, RequestError, KubeConfig | HttpClient.HttpClient> =>
+  exchange(spec, (response) =>
     Effect.flatMap(response.text, (text) =>
       Effect.try({
         try: () => JSON.parse(text) as unknown,
         catch: () => malformed(spec, `is not JSON (${text.length} bytes)`)
-      })
-    ))
+      })))
+
+/** Sends a request and returns its body as text (pod logs). */
+export const sendText = (spec: Spec): Effect.Effect<string, RequestError, KubeConfig | HttpClient.HttpClient> =>
+  exchange(spec, (response) => response.text)
 
 /** Sends a request and returns `None` for a 404. */
 export const sendJsonOption = (
