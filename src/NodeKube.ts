@@ -1,0 +1,105 @@
+/**
+ * Kubernetes on Node: a `KubeConfig` together with an `HttpClient` whose TLS (CA,
+ * client certificate, server name, `insecure-skip-tls-verify`) comes from that
+ * configuration, over keep-alive connections reused across requests.
+ *
+ * The layers provide both services every operation needs, `KubeConfig` and
+ * `HttpClient.HttpClient`, and need nothing themselves.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Kube, NodeKube, Pods } from "effect-kube"
+ *
+ * const program = Kube.api(Pods).list()
+ * Effect.runPromise(Effect.provide(program, NodeKube.layer))
+ * ```
+ * @since 0.1.0
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import type { KubeConfigError } from "./Errors.js"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import * as internal from "./internal/nodeTransport.js"
+import * as KubeConfig from "./KubeConfig.js"
+
+/**
+ * An `HttpClient` for the configuration in context: TLS from `KubeConfig.tls`, client
+ * certificates from the auth provider (an exec plugin's certificate included, with a
+ * fresh connection pool when it changes), keep-alive connections. The agents are
+ * destroyed when the scope closes. It adds no headers: the operations add the server
+ * URL, the Authorization header and the rest.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Effect.Effect<HttpClient.HttpClient, never, KubeConfig.KubeConfig | Scope.Scope> = Effect.flatMap(
+  KubeConfig.KubeConfig,
+  (config) => internal.make(config)
+)
+
+/**
+ * The `HttpClient` for whichever `KubeConfig` layer it is given; see `make`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const httpClientLayer: Layer.Layer<HttpClient.HttpClient, never, KubeConfig.KubeConfig> = Layer.scoped(
+  HttpClient.HttpClient,
+  make
+)
+
+/**
+ * Both services from any `KubeConfig` layer: that layer, plus the Node `HttpClient` for it.
+ *
+ * @example
+ * ```ts
+ * import { KubeConfig, NodeKube } from "effect-kube"
+ *
+ * const layer = NodeKube.layerFromKubeConfig(KubeConfig.layerFromString(text, { context: "ci" }))
+ * ```
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFromKubeConfig = <E, R>(
+  kubeConfig: Layer.Layer<KubeConfig.KubeConfig, E, R>
+): Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, E, R> =>
+  Layer.provideMerge(httpClientLayer, kubeConfig)
+
+/**
+ * The layer for most programs: in a pod its service account, elsewhere the kubeconfig
+ * kubectl would use (`$KUBECONFIG`, else `~/.kube/config`), with the Node transport.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, KubeConfigError> = layerFromKubeConfig(
+  KubeConfig.layer
+)
+
+/**
+ * A kubeconfig file (or path list) and context, with the Node transport.
+ *
+ * @example
+ * ```ts
+ * import { NodeKube } from "effect-kube"
+ *
+ * const staging = NodeKube.layerFromFile({ path: "./kubeconfig", context: "staging" })
+ * ```
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFromFile = (
+  options?: KubeConfig.FileOptions
+): Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, KubeConfigError> =>
+  layerFromKubeConfig(KubeConfig.layerFromFile(options))
+
+/**
+ * The pod's own service account, with the Node transport.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerInCluster: Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, KubeConfigError> =
+  layerFromKubeConfig(KubeConfig.layerInCluster)

@@ -1,0 +1,95 @@
+/**
+ * A throw-away PKI for TLS tests, made with the `openssl` CLI: a CA, server
+ * certificates signed by it and client certificates signed by it. Generated once per
+ * test process (key generation is the slow part) into a temp directory.
+ */
+import { execFileSync } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+
+export interface KeyPair {
+  /** PEM certificate. */
+  readonly cert: string
+  /** PEM private key. */
+  readonly key: string
+}
+
+export interface Pki {
+  /** The directory holding the files (`ca.crt`, `server.crt`, `client.key`, ...). */
+  readonly dir: string
+  readonly ca: KeyPair
+  /** For `localhost` and `127.0.0.1`. */
+  readonly server: KeyPair
+  /** For `kube.internal.test` only: checks that `tls-server-name` is used. */
+  readonly namedServer: KeyPair
+  /** The name `namedServer` is valid for. */
+  readonly serverName: string
+  /** CN=test-user. */
+  readonly client: KeyPair
+  /** CN=test-user-2. */
+  readonly client2: KeyPair
+  /** A second CA that signed nothing here: trusting it must not verify the server. */
+  readonly otherCa: KeyPair
+}
+
+const serverName = "kube.internal.test"
+
+let cached: Pki | undefined
+
+const openssl = (dir: string, args: ReadonlyArray<string>): void => {
+  execFileSync("openssl", args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] })
+}
+
+const read = (dir: string, name: string): KeyPair => ({
+  cert: Fs.readFileSync(Path.join(dir, `${name}.crt`), "utf8"),
+  key: Fs.readFileSync(Path.join(dir, `${name}.key`), "utf8")
+})
+
+const selfSigned = (dir: string, name: string, cn: string) =>
+  openssl(dir, [
+    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+    "-keyout", `${name}.key`, "-out", `${name}.crt`, "-days", "3650", "-subj", `/CN=${cn}`,
+    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"
+  ])
+
+const signed = (dir: string, name: string, cn: string, extensions: string) => {
+  openssl(dir, [
+    "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+    "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", `/CN=${cn}`
+  ])
+  Fs.writeFileSync(Path.join(dir, `${name}.ext`), extensions)
+  openssl(dir, [
+    "x509", "-req", "-in", `${name}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+    "-out", `${name}.crt`, "-days", "3650", "-extfile", `${name}.ext`
+  ])
+}
+
+/** The PKI of this test process, generated on first use. */
+export const pki = (): Pki => {
+  if (cached !== undefined) return cached
+  const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-pki-"))
+  process.once("exit", () => Fs.rmSync(dir, { recursive: true, force: true }))
+  selfSigned(dir, "ca", "effect-kube test CA")
+  selfSigned(dir, "other-ca", "effect-kube other CA")
+  signed(
+    dir,
+    "server",
+    "localhost",
+    "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n"
+  )
+  signed(dir, "named-server", serverName, `subjectAltName=DNS:${serverName}\nextendedKeyUsage=serverAuth\n`)
+  signed(dir, "client", "test-user", "extendedKeyUsage=clientAuth\n")
+  signed(dir, "client2", "test-user-2", "extendedKeyUsage=clientAuth\n")
+  cached = {
+    dir,
+    ca: read(dir, "ca"),
+    server: read(dir, "server"),
+    namedServer: read(dir, "named-server"),
+    serverName,
+    client: read(dir, "client"),
+    client2: read(dir, "client2"),
+    otherCa: read(dir, "other-ca")
+  }
+  return cached
+}
