@@ -1,0 +1,465 @@
+/**
+ * The implementation of `Manifests`. Each operation runs in three steps: checks that
+ * need no server (shapes, names, namespaces), then discovery of every kind (reads
+ * only), then the requests. So bad input fails before anything changes, and no error
+ * quotes an object's content: subjects are positions and identities.
+ */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Encoding from "effect/Encoding"
+import * as Option from "effect/Option"
+import { parseAllDocuments } from "yaml"
+import * as Discovery from "../Discovery.js"
+import { ApplyFailed, DeleteFailed, formatRef, type ObjectRef, type RefFailure, ValidationError } from "../Errors.js"
+import type * as Kube from "../Kube.js"
+import { KubeConfig } from "../KubeConfig.js"
+import type * as Manifests from "../Manifests.js"
+import * as Patch from "../Patch.js"
+import * as Resource from "../Resource.js"
+import * as api from "./api.js"
+import * as client from "./client.js"
+import * as discovery from "./discovery.js"
+import { checkNamespace, nameProblem, namespaceProblem } from "./validate.js"
+
+type JsonObject = Record<string, unknown>
+
+const isObject = (u: unknown): u is JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const describeJson = (u: unknown): string =>
+  u === null ? "null" : Array.isArray(u) ? "an array" : typeof u === "object" ? "an object" : `a ${typeof u}`
+
+// ---------------------------------------------------------------------------------------------------------------------
+// parse
+// ---------------------------------------------------------------------------------------------------------------------
+
+const lineAndColumn = (text: string, offset: number): string => {
+  const before = text.slice(0, Math.max(0, offset))
+  const line = before.split("\n").length
+  const column = offset - before.lastIndexOf("\n")
+  return `line ${line}, column ${column}`
+}
+
+/** Adds the objects a parsed document holds: itself, or the items of an array or a List. */
+const collect = (value: unknown, subject: string, into: Array<Manifests.Manifest>): ValidationError | undefined => {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const problem = collect(value[i], `${subject}[${i}]`, into)
+      if (problem !== undefined) return problem
+    }
+    return undefined
+  }
+  if (!isObject(value)) {
+    return new ValidationError({ subject, detail: `expected an object, got ${describeJson(value)}` })
+  }
+  const kind = value["kind"]
+  if (typeof kind === "string" && kind.endsWith("List") && Array.isArray(value["items"])) {
+    return collect(value["items"], `${subject}.items`, into)
+  }
+  const apiVersion = value["apiVersion"]
+  if (typeof apiVersion !== "string" || apiVersion === "") {
+    return new ValidationError({ subject, detail: "has no apiVersion (a non-empty string)" })
+  }
+  if (typeof kind !== "string" || kind === "") {
+    return new ValidationError({ subject, detail: "has no kind (a non-empty string)" })
+  }
+  into.push(value as Manifests.Manifest)
+  return undefined
+}
+
+const parseJson = (text: string): Option.Option<unknown> => {
+  const trimmed = text.trimStart()
+  if (!trimmed.startsWith("{") && !trimmed.startsWith("[")) return Option.none()
+  try {
+    return Option.some(JSON.parse(text) as unknown)
+  } catch {
+    // Not one JSON value: YAML reads it (several JSON documents, or says where it is broken).
+    return Option.none()
+  }
+}
+
+export const parse = (text: string): Effect.Effect<ReadonlyArray<Manifests.Manifest>, ValidationError> =>
+  Effect.suspend(() => {
+    if (typeof text !== "string") {
+      return Effect.fail(new ValidationError({ subject: "manifests", detail: `expected text, got ${describeJson(text)}` }))
+    }
+    const objects: Array<Manifests.Manifest> = []
+    const json = parseJson(text)
+    if (Option.isSome(json)) {
+      const problem = json.value === null ? undefined : collect(json.value, "document[0]", objects)
+      return problem === undefined ? Effect.succeed(objects) : Effect.fail(problem)
+    }
+    // prettyErrors off: the pretty form quotes the offending source line, which may be Secret data.
+    const documents = parseAllDocuments(text, { prettyErrors: false })
+    for (let i = 0; i < documents.length; i++) {
+      const document = documents[i]!
+      const subject = `document[${i}]`
+      const error = document.errors[0]
+      if (error !== undefined) {
+        return Effect.fail(
+          new ValidationError({
+            subject,
+            detail: `is not valid YAML: ${error.message.split("\n")[0]} (${error.code}, ${lineAndColumn(text, error.pos[0])})`
+          })
+        )
+      }
+      let value: unknown
+      try {
+        value = document.toJS({ maxAliasCount: 100 })
+      } catch (e) {
+        const reason = e instanceof Error ? e.message.split("\n")[0] : "cannot be read"
+        return Effect.fail(new ValidationError({ subject, detail: `cannot be read: ${reason}` }))
+      }
+      if (value === null || value === undefined) continue
+      const problem = collect(value, subject, objects)
+      if (problem !== undefined) return Effect.fail(problem)
+    }
+    return Effect.succeed(objects)
+  })
+
+// ---------------------------------------------------------------------------------------------------------------------
+// checks that need no server
+// ---------------------------------------------------------------------------------------------------------------------
+
+/** An object or reference reduced to what locates it, not yet resolved. */
+interface Located {
+  readonly index: number
+  readonly subject: string
+  readonly apiVersion: string
+  readonly kind: string
+  readonly name: string
+  /** The namespace it names, if any (`""` counts as none). */
+  readonly namespace: string | undefined
+  readonly uid: string | undefined
+  /** The object itself, for `apply`. */
+  readonly object: JsonObject | undefined
+}
+
+/** `objects[2] (Secret ns/web)`: a position, plus the identity as far as it is known. */
+const subjectFor = (list: string, index: number, item: unknown): string => {
+  const value = isObject(item) ? item : {}
+  const metadata = isObject(value["metadata"]) ? value["metadata"] : value
+  const kind = typeof value["kind"] === "string" ? value["kind"] : undefined
+  const name = typeof metadata["name"] === "string" ? metadata["name"] : undefined
+  const namespace = typeof metadata["namespace"] === "string" ? metadata["namespace"] : undefined
+  if (kind === undefined && name === undefined) return `${list}[${index}]`
+  return `${list}[${index}] (${formatRef({ apiVersion: "", kind: kind ?? "<no kind>", name: name ?? "<no name>", namespace })})`
+}
+
+const invalid = (subject: string, detail: string) => Effect.fail(new ValidationError({ subject, detail }))
+
+/**
+ * Checks what every set operation needs: apiVersion, kind, a usable name, no namespace
+ * but the target's, and a uid that is a string when there is one.
+ */
+const locate = (
+  list: string,
+  index: number,
+  item: unknown,
+  target: string,
+  form: "object" | "objectOrRef"
+): Effect.Effect<Located, ValidationError> =>
+  Effect.gen(function*() {
+    const subject = subjectFor(list, index, item)
+    if (!isObject(item)) return yield* invalid(subject, `expected an object, got ${describeJson(item)}`)
+    const apiVersion = item["apiVersion"]
+    const versionProblem = discovery.apiVersionProblem(apiVersion)
+    if (versionProblem !== undefined) return yield* invalid(subject, `apiVersion ${versionProblem}`)
+    const kind = item["kind"]
+    const kindProblem = discovery.kindProblem(kind)
+    if (kindProblem !== undefined) return yield* invalid(subject, `kind ${kindProblem}`)
+    const isRef = form === "objectOrRef" && item["metadata"] === undefined && item["name"] !== undefined
+    const metadata = isRef ? item : item["metadata"]
+    const field = isRef ? "" : "metadata."
+    if (!isObject(metadata)) return yield* invalid(subject, "has no metadata (an object with a name)")
+    if (form === "object" && metadata["generateName"] !== undefined) {
+      return yield* invalid(
+        subject,
+        "uses metadata.generateName, which gives a new name on every apply: set a stable metadata.name instead"
+      )
+    }
+    const name = metadata["name"]
+    if (name === undefined) return yield* invalid(subject, `has no ${field}name`)
+    const problem = nameProblem(name)
+    if (problem !== undefined) return yield* invalid(subject, `${field}name ${problem}`)
+    const namespace = metadata["namespace"]
+    if (namespace !== undefined && namespace !== "") {
+      const namespaceIssue = namespaceProblem(namespace)
+      if (namespaceIssue !== undefined) return yield* invalid(subject, `${field}namespace ${namespaceIssue}`)
+      if (namespace !== target) {
+        return yield* invalid(
+          subject,
+          `${field}namespace is ${JSON.stringify(namespace)} but the set acts in namespace ${JSON.stringify(target)}`
+        )
+      }
+    }
+    const uid = metadata["uid"]
+    if (uid !== undefined && (typeof uid !== "string" || uid === "")) {
+      return yield* invalid(subject, `${field}uid must be a non-empty string`)
+    }
+    return {
+      index,
+      subject,
+      apiVersion: apiVersion as string,
+      kind: kind as string,
+      name: name as string,
+      namespace: namespace === "" ? undefined : namespace as string | undefined,
+      uid: uid as string | undefined,
+      object: isRef ? undefined : item
+    }
+  })
+
+const isCoreSecret = (located: Pick<Located, "apiVersion" | "kind">) =>
+  located.apiVersion === "v1" && located.kind === "Secret"
+
+/** A Secret's `data` and `stringData` must map keys to strings; the check names keys, never values. */
+const checkSecret = (located: Located): Effect.Effect<void, ValidationError> => {
+  const object = located.object!
+  for (const field of ["data", "stringData"] as const) {
+    const map = object[field]
+    if (map === undefined || map === null) continue
+    if (!isObject(map)) return invalid(located.subject, `${field} must be an object of strings`)
+    for (const key of Object.keys(map)) {
+      if (typeof map[key] !== "string") {
+        return invalid(located.subject, `${field}.${key} must be a string (got ${describeJson(map[key])})`)
+      }
+    }
+  }
+  return Effect.void
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// discovery of every kind
+// ---------------------------------------------------------------------------------------------------------------------
+
+interface Resolved extends Located {
+  readonly resource: Resource.Resource<unknown>
+  /** The reference of the object: the namespace filled in (none for cluster-scoped kinds), the uid as given. */
+  readonly ref: ObjectRef
+}
+
+/** The Discovery in context, or one for this operation alone. */
+const discoveryService = Effect.flatMap(
+  Effect.serviceOption(Discovery.Discovery),
+  Option.match({ onNone: () => discovery.make, onSome: Effect.succeed })
+)
+
+const resolveAll = (
+  located: ReadonlyArray<Located>,
+  target: string,
+  clusterScoped: boolean
+): Effect.Effect<ReadonlyArray<Resolved>, Kube.Error, KubeConfig | HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const service = yield* discoveryService
+    const resolved: Array<Resolved> = []
+    for (const item of located) {
+      const resource = yield* service.resolve(item.apiVersion, item.kind).pipe(
+        Effect.mapError((e) =>
+          e._tag === "ValidationError" ? new ValidationError({ subject: item.subject, detail: e.message }) : e
+        )
+      )
+      if (!resource.namespaced) {
+        if (!clusterScoped) {
+          return yield* invalid(
+            item.subject,
+            `${item.kind} is cluster-scoped: pass clusterScoped: true to act on cluster-scoped objects`
+          )
+        }
+        if (item.namespace !== undefined) {
+          return yield* invalid(item.subject, `${item.kind} is cluster-scoped, so it must not name a namespace`)
+        }
+      }
+      const ref: ObjectRef = {
+        apiVersion: item.apiVersion,
+        kind: item.kind,
+        name: item.name,
+        ...(resource.namespaced ? { namespace: target } : {}),
+        ...(item.uid !== undefined ? { uid: item.uid } : {})
+      }
+      resolved.push({ ...item, resource, ref })
+    }
+    return resolved
+  })
+
+/** The namespace a set acts in: the one given (checked), else the KubeConfig's. */
+const targetNamespace = (options: Manifests.Options): Effect.Effect<string, ValidationError, KubeConfig> =>
+  options.namespace !== undefined
+    ? checkNamespace(options.namespace, "namespace")
+    : Effect.flatMap(KubeConfig, (config) => checkNamespace(config.namespace, "namespace (from the kubeconfig)"))
+
+const checkOptionalBoolean = (value: unknown, subject: string): Effect.Effect<void, ValidationError> =>
+  value === undefined || typeof value === "boolean" ? Effect.void : invalid(subject, "must be true or false")
+
+const toArray = <A>(items: Iterable<A>, subject: string): Effect.Effect<ReadonlyArray<A>, ValidationError> =>
+  items !== null && typeof items === "object" && Symbol.iterator in items
+    ? Effect.succeed(Array.from(items))
+    : invalid(subject, `expected a list, got ${describeJson(items)}`)
+
+/** Locates and resolves every reference of a get or delete, before any of them is sent. */
+const prepareRefs = (
+  refs: Iterable<ObjectRef | Manifests.Manifest>,
+  options: Manifests.Options
+) =>
+  Effect.gen(function*() {
+    yield* checkOptionalBoolean(options.clusterScoped, "clusterScoped")
+    const items = yield* toArray(refs, "refs")
+    const target = yield* targetNamespace(options)
+    const located: Array<Located> = []
+    for (let i = 0; i < items.length; i++) located.push(yield* locate("refs", i, items[i], target, "objectOrRef"))
+    return yield* resolveAll(located, target, options.clusterScoped === true)
+  })
+
+/** The namespace the Kube.api of a resolved object acts in. */
+const apiFor = (item: Resolved) => api.make(item.resource, { namespace: item.ref.namespace })
+
+// ---------------------------------------------------------------------------------------------------------------------
+// apply
+// ---------------------------------------------------------------------------------------------------------------------
+
+const serverManagedMetadata = [
+  "uid",
+  "resourceVersion",
+  "managedFields",
+  "creationTimestamp",
+  "generation",
+  "deletionTimestamp",
+  "deletionGracePeriodSeconds",
+  "selfLink"
+] as const
+
+/** The copy that is applied: no server-managed fields, the namespace filled in, a Secret's stringData as data. */
+export const applyBody = (item: Resolved): JsonObject => {
+  const { status: _status, ...object } = item.object!
+  const metadata: JsonObject = { ...(object["metadata"] as JsonObject) }
+  for (const field of serverManagedMetadata) delete metadata[field]
+  if (item.ref.namespace !== undefined) metadata["namespace"] = item.ref.namespace
+  else delete metadata["namespace"]
+  const body: JsonObject = { ...object, metadata }
+  if (isCoreSecret(item) && isObject(body["stringData"])) {
+    const data: Record<string, string> = { ...(isObject(body["data"]) ? body["data"] as Record<string, string> : {}) }
+    const stringData = body["stringData"] as Record<string, string>
+    for (const key of Object.keys(stringData)) data[key] = Encoding.encodeBase64(stringData[key]!)
+    delete body["stringData"]
+    body["data"] = data
+  }
+  return body
+}
+
+const identityKey = (item: Resolved) =>
+  `${item.resource.group}/${item.kind}/${item.ref.namespace ?? ""}/${item.name}`
+
+const uidOf = (object: unknown): string | undefined => {
+  const metadata = isObject(object) ? object["metadata"] : undefined
+  const uid = isObject(metadata) ? metadata["uid"] : undefined
+  return typeof uid === "string" && uid !== "" ? uid : undefined
+}
+
+/** A failure of one object, reduced to what RefFailure holds. */
+const asRefError = (error: Kube.Error): RefFailure["error"] => error
+
+export const apply = (
+  objects: Iterable<Manifests.Manifest>,
+  options: Manifests.ApplyOptions = {}
+): Effect.Effect<ReadonlyArray<ObjectRef>, ApplyFailed | Kube.Error, Kube.Requirements> =>
+  Effect.gen(function*() {
+    const fieldManager = options.fieldManager ?? "effect-kube"
+    if (typeof fieldManager !== "string" || fieldManager.trim() === "") {
+      return yield* invalid("fieldManager", "must be a non-empty string")
+    }
+    yield* checkOptionalBoolean(options.force, "force")
+    yield* checkOptionalBoolean(options.dryRun, "dryRun")
+    yield* checkOptionalBoolean(options.clusterScoped, "clusterScoped")
+    const items = yield* toArray(objects, "objects")
+    const target = yield* targetNamespace(options)
+    const located: Array<Located> = []
+    for (let i = 0; i < items.length; i++) {
+      const item = yield* locate("objects", i, items[i], target, "object")
+      if (isCoreSecret(item)) yield* checkSecret(item)
+      located.push(item)
+    }
+    const resolved = yield* resolveAll(located, target, options.clusterScoped === true)
+    const seen = new Map<string, string>()
+    for (const item of resolved) {
+      const key = identityKey(item)
+      const earlier = seen.get(key)
+      if (earlier !== undefined) return yield* invalid(item.subject, `is the same object as ${earlier}`)
+      seen.set(key, item.subject)
+    }
+    const bodies = resolved.map(applyBody)
+
+    const applied: Array<ObjectRef> = []
+    for (let i = 0; i < resolved.length; i++) {
+      const item = resolved[i]!
+      const { uid: _given, ...ref } = item.ref
+      const result = yield* Effect.either(
+        apiFor(item).patch(item.name, Patch.apply(bodies[i], { fieldManager, force: options.force === true }), {
+          dryRun: options.dryRun
+        })
+      )
+      if (Either.isLeft(result)) {
+        return yield* new ApplyFailed({ applied, failed: { ref, error: asRefError(result.left) } })
+      }
+      const uid = uidOf(result.right)
+      applied.push(uid === undefined ? ref : { ...ref, uid })
+    }
+    return applied
+  })
+
+// ---------------------------------------------------------------------------------------------------------------------
+// get
+// ---------------------------------------------------------------------------------------------------------------------
+
+export const get = (
+  refs: Iterable<ObjectRef | Manifests.Manifest>,
+  options: Manifests.Options = {}
+): Effect.Effect<ReadonlyArray<Manifests.Manifest>, Kube.Error, Kube.Requirements> =>
+  Effect.gen(function*() {
+    const resolved = yield* prepareRefs(refs, options)
+    return yield* Effect.forEach(resolved, (item) => {
+      const spec: client.Spec = {
+        method: "GET",
+        path: Resource.objectPath(item.resource, item.ref.namespace, item.name)
+      }
+      return Effect.flatMap(
+        client.sendJson(spec),
+        (json) => api.decodeObject(item.resource, json, spec) as Effect.Effect<Manifests.Manifest, ValidationError>
+      )
+    })
+  })
+
+// ---------------------------------------------------------------------------------------------------------------------
+// delete
+// ---------------------------------------------------------------------------------------------------------------------
+
+const propagationPolicies: ReadonlySet<unknown> = new Set(["Foreground", "Background", "Orphan"])
+
+export const del = (
+  refs: Iterable<ObjectRef | Manifests.Manifest>,
+  options: Manifests.DeleteOptions = {}
+): Effect.Effect<ReadonlyArray<ObjectRef>, DeleteFailed | Kube.Error, Kube.Requirements> =>
+  Effect.gen(function*() {
+    const propagationPolicy = options.propagationPolicy ?? "Background"
+    if (!propagationPolicies.has(propagationPolicy)) {
+      return yield* invalid("propagationPolicy", `must be Foreground, Background or Orphan (got ${String(propagationPolicy)})`)
+    }
+    yield* checkOptionalBoolean(options.dryRun, "dryRun")
+    const resolved = yield* prepareRefs(refs, options)
+
+    const deleted: Array<ObjectRef> = []
+    const failures: Array<RefFailure> = []
+    for (let i = resolved.length - 1; i >= 0; i--) {
+      const item = resolved[i]!
+      const result = yield* Effect.either(
+        apiFor(item).delete(item.name, {
+          propagationPolicy,
+          dryRun: options.dryRun,
+          ...(item.uid !== undefined ? { preconditions: { uid: item.uid } } : {})
+        })
+      )
+      // `false` (the object was already gone) counts as deleted.
+      if (Either.isLeft(result)) failures.push({ ref: item.ref, error: asRefError(result.left) })
+      else deleted.push(item.ref)
+    }
+    if (failures.length > 0) return yield* new DeleteFailed({ deleted, failures })
+    return deleted
+  })
