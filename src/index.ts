@@ -1,0 +1,57 @@
+/**
+ * effect-kube: an Effect-native Kubernetes client.
+ *
+ * Modules are namespaces (`Kube`, `KubeConfig`, `NodeKube`, ...); the built-in kinds
+ * (`Pods`, `Services`, `Jobs`, ...) and their Schemas (`Pod`, `Service`, `Job`, ...) and
+ * the tagged errors are exported by name.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as Kube from "./Kube.js"
+
+/** @since 0.1.0 */
+export * as KubeConfig from "./KubeConfig.js"
+
+/** @since 0.1.0 */
+export * as NodeKube from "./NodeKube.js"
+
+/** @since 0.1.0 */
+export * as Resource from "./Resource.js"
+
+/** @since 0.1.0 */
+export * as Patch from "./Patch.js"
+
+/** @since 0.1.0 */
+export * as RequestPolicy from "./RequestPolicy.js"
+
+/** @since 0.1.0 */
+export * as Watcher from "./Watcher.js"
+
+/** @since 0.1.0 */
+export * as Discovery from "./Discovery.js"
+
+/** @since 0.1.0 */
+export * as Manifests from "./Manifests.js"
+
+/** @since 0.1.0 */
+export * as Template from "./Template.js"
+
+/** @since 0.1.0 */
+export * as Errors from "./Errors.js"
+
+/** @since 0.1.0 */
+export {
+  ApiError,
+  type ApiErrorReason,
+  ApplyFailed,
+  DeleteFailed,
+  KubeConfigError,
+  type ObjectRef,
+  ValidationError,
+  WaitTimeout
+} from "./Errors.js"
+
+/** @since 0.1.0 */
+export * from "./resources/index.js"
