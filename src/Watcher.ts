@@ -3,10 +3,40 @@
  * loses one. It lists, then watches from the list's resourceVersion; it resumes after
  * a watch ends, re-lists after 410 Gone, and backs off on transport errors, 5xx and 429.
  *
+ * A reflector keeps a `Store` equal to the cluster's state by writing every event of a
+ * watcher into it.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Stream } from "effect"
+ * import { Kube, Pods, Watcher } from "effect-kube"
+ *
+ * const pods = Kube.api(Pods, { namespace: "default" })
+ *
+ * // every change, for ever
+ * const changes = pods.watcher({ labelSelector: "app=web" }).pipe(
+ *   Stream.runForEach((event) => Effect.log(event._tag))
+ * )
+ *
+ * // a cache of the pods, kept up to date while the scope is open
+ * const cached = Effect.scoped(Effect.gen(function* () {
+ *   const store = yield* Watcher.reflector(pods, { labelSelector: "app=web" })
+ *   yield* store.ready
+ *   return yield* store.list()
+ * }))
+ * ```
  * @since 0.1.0
  */
+import type * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
+import { dual } from "effect/Function"
+import type * as Option from "effect/Option"
 import type * as Schedule from "effect/Schedule"
-import type { Selectors } from "./Kube.js"
+import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
+import * as reflector_ from "./internal/reflector.js"
+import * as internal from "./internal/watcher.js"
+import type * as Kube from "./Kube.js"
 
 /**
  * What the watcher emits. `Init` … `InitApply`* … `InitDone` frames a full listing
@@ -28,12 +58,119 @@ export type Event<A> =
  * @since 0.1.0
  * @category models
  */
-export interface Options extends Selectors {
+export interface Options extends Kube.Selectors {
   readonly allNamespaces?: boolean | undefined
   /** Objects per page of the initial list (default 500). */
   readonly pageSize?: number | undefined
   /** The server-side timeout of each watch request (default 290 s). */
   readonly timeoutSeconds?: number | undefined
-  /** The delays between retries (default: 800 ms doubling to 30 s, with jitter). */
+  /**
+   * How long a watch may stay without receiving a byte before it is taken for a
+   * connection that died silently and resumed (default `timeoutSeconds` + 30 s).
+   */
+  readonly idleTimeout?: Duration.DurationInput | undefined
+  /**
+   * The delays between retries (default `Watcher.defaultBackoff`: 800 ms doubling to
+   * 30 s, with jitter). Its input is the failure; when it ends, the watcher fails with
+   * that failure. It starts again from its first delay after two minutes without one.
+   */
   readonly backoff?: Schedule.Schedule<unknown, unknown> | undefined
+  /**
+   * Which failures end the stream instead of being retried (default
+   * `Watcher.defaultFailOn`). 410 Gone is never a failure: it starts a new listing.
+   */
+  readonly failOn?: ((error: Kube.Error) => boolean) | undefined
 }
+
+/**
+ * The default backoff between retries: 800 ms doubling to 30 s, with jitter, as
+ * kube-rs and client-go use.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const defaultBackoff: Schedule.Schedule<unknown, unknown> = internal.defaultBackoff
+
+/**
+ * The default of `failOn`: failures that retrying cannot fix. Bad input, an object that
+ * does not fit its Schema, credentials that cannot be obtained, an invalid URL, and
+ * answers 4xx other than 408, 410 and 429 (so 401, 403 and 404 of the collection).
+ * Transport failures, 5xx, 408 and 429 are retried.
+ *
+ * @example
+ * ```ts
+ * // keep waiting while RBAC for the watcher is being set up
+ * pods.watcher({ failOn: (e) => Watcher.defaultFailOn(e) && !ApiError.isForbidden(e) })
+ * ```
+ * @since 0.1.0
+ * @category predicates
+ */
+export const defaultFailOn: (error: Kube.Error) => boolean = internal.defaultFailOn
+
+/**
+ * A read-only view of the objects a watcher has seen, keyed by namespace and name.
+ * `ready` waits until the first complete listing is in (and fails if the stream
+ * failed before that).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Store<A, E = never> {
+  /** The object with this name, in `namespace` or else the store's namespace (none for cluster-scoped kinds). */
+  readonly get: (name: string, namespace?: string | undefined) => Effect.Effect<Option.Option<A>>
+  /** Every object, in no particular order. */
+  readonly list: () => Effect.Effect<ReadonlyArray<A>>
+  /** Completes once the first `InitDone` has been written. */
+  readonly ready: Effect.Effect<void, E>
+}
+
+/**
+ * An empty store to pass to `reflect`. `namespace` is what `get` looks in when it is
+ * given none.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeStore: <A, E = never>(
+  options?: { readonly namespace?: string | undefined }
+) => Effect.Effect<Store<A, E>> = reflector_.makeStore
+
+/**
+ * Writes every event of a watcher stream into a store (made by `makeStore`) and passes
+ * it on. A listing replaces the store's contents at its `InitDone`, so objects deleted
+ * while the watch was disconnected vanish from the store.
+ *
+ * @example
+ * ```ts
+ * const store = yield* Watcher.makeStore<Pod>({ namespace: "default" })
+ * yield* pods.watcher().pipe(Watcher.reflect(store), Stream.runForEach(handle), Effect.forkScoped)
+ * yield* store.ready
+ * ```
+ * @since 0.1.0
+ * @category combinators
+ */
+export const reflect: {
+  <A, E>(store: Store<A, E>): <R>(stream: Stream.Stream<Event<A>, E, R>) => Stream.Stream<Event<A>, E, R>
+  <A, E, R>(stream: Stream.Stream<Event<A>, E, R>, store: Store<A, E>): Stream.Stream<Event<A>, E, R>
+} = dual(2, reflector_.reflect)
+
+/**
+ * A store kept equal to the cluster's state by a watcher that runs for as long as the
+ * scope is open. `get` without a namespace looks in the api's namespace.
+ *
+ * @example
+ * ```ts
+ * Effect.scoped(Effect.gen(function* () {
+ *   const store = yield* Watcher.reflector(pods)
+ *   yield* store.ready
+ *   const web = yield* store.get("web") // Option<Pod>
+ * }))
+ * ```
+ * @since 0.1.0
+ * @category constructors
+ */
+export const reflector: <A>(
+  api: Kube.Api<A>,
+  options?: Options
+) => Effect.Effect<Store<A, Kube.Error>, never, Kube.Requirements | Scope.Scope> = (api, options) =>
+  reflector_.reflector(api, options ?? {})

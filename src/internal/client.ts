@@ -30,6 +30,8 @@ export interface Spec {
   readonly path: string
   readonly query?: Query | undefined
   readonly body?: { readonly contentType: string; readonly text: string } | undefined
+  /** The accept header, when the answer is not JSON (pod logs); `application/json` otherwise. */
+  readonly accept?: string | undefined
 }
 
 /** What a failed request can fail with. */
@@ -53,7 +55,7 @@ export const pathWithQuery = (spec: Spec): string => `${spec.path}${queryString(
 /** A pure function from a Spec and a server URL to the request to send (no credentials yet). */
 export const buildRequest = (server: string, spec: Spec): HttpClientRequest.HttpClientRequest => {
   const request = HttpClientRequest.make(spec.method)(`${server}${pathWithQuery(spec)}`, {
-    headers: { accept: "application/json", "user-agent": userAgent }
+    headers: { accept: spec.accept ?? "application/json", "user-agent": userAgent }
   })
   return spec.body === undefined
     ? request

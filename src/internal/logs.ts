@@ -1,0 +1,111 @@
+/**
+ * Pod logs: the whole log as a string, or followed as a stream of lines. The log
+ * endpoint answers plain text, which is streamed as it comes; lines are cut once per
+ * chunk of bytes, not through a stream stage per line.
+ */
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import { ApiError, ValidationError } from "../Errors.js"
+import type * as Kube from "../Kube.js"
+import * as Resource from "../Resource.js"
+import { describe, resolveNamespace, type Target } from "./api.js"
+import * as client from "./client.js"
+import { splitLines } from "./lines.js"
+import { checkName } from "./validate.js"
+import { checkPositive } from "./watch.js"
+
+const rfc3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
+
+const sinceTimeText = (sinceTime: string | Date | undefined): Effect.Effect<string | undefined, ValidationError> => {
+  if (sinceTime === undefined) return Effect.succeed(undefined)
+  if (sinceTime instanceof Date) {
+    return Number.isNaN(sinceTime.getTime())
+      ? Effect.fail(new ValidationError({ subject: "sinceTime", detail: "is an invalid Date" }))
+      : Effect.succeed(sinceTime.toISOString())
+  }
+  return typeof sinceTime === "string" && rfc3339.test(sinceTime) && !Number.isNaN(Date.parse(sinceTime))
+    ? Effect.succeed(sinceTime)
+    : Effect.fail(
+      new ValidationError({
+        subject: "sinceTime",
+        detail: `must be an RFC 3339 time such as 2024-01-02T03:04:05Z, or a Date (got ${JSON.stringify(sinceTime)})`
+      })
+    )
+}
+
+/** Checks the options and builds the Spec of a log request, before any request. */
+export const logSpec = <A, I>(
+  target: Target<A, I>,
+  name: string,
+  options: Kube.LogOptions,
+  follow: boolean
+): Effect.Effect<client.Spec, ValidationError, Kube.Requirements> =>
+  Effect.gen(function*() {
+    const { resource } = target
+    if (resource.group !== "" || resource.plural !== "pods") {
+      return yield* new ValidationError({
+        subject: `logs of ${resource.kind}`,
+        detail: "logs are served for pods only (the core v1 pods resource)"
+      })
+    }
+    const namespace = yield* resolveNamespace(target)
+    yield* checkName(name, `${describe(resource, namespace, String(name))}: name`)
+    if (options.container !== undefined) yield* checkName(options.container, "container")
+    if (options.sinceSeconds !== undefined && options.sinceTime !== undefined) {
+      return yield* new ValidationError({
+        subject: "sinceSeconds",
+        detail: "sinceSeconds and sinceTime exclude each other: give one of them"
+      })
+    }
+    yield* checkPositive(options.tailLines, "tailLines", true)
+    yield* checkPositive(options.sinceSeconds, "sinceSeconds")
+    yield* checkPositive(options.limitBytes, "limitBytes")
+    const sinceTime = yield* sinceTimeText(options.sinceTime)
+    return {
+      method: "GET",
+      path: Resource.objectPath(resource, namespace, name, "log"),
+      query: {
+        container: options.container,
+        follow: follow ? true : undefined,
+        tailLines: options.tailLines,
+        sinceSeconds: options.sinceSeconds,
+        sinceTime,
+        timestamps: options.timestamps === true ? true : undefined,
+        previous: options.previous === true ? true : undefined,
+        limitBytes: options.limitBytes
+      },
+      accept: "text/plain, */*"
+    } satisfies client.Spec
+  })
+
+/** `logs` on a bound api: `""` when the pod is gone. */
+export const logs = <A, I>(
+  target: Target<A, I>,
+  name: string,
+  options: Kube.LogOptions
+): Effect.Effect<string, Kube.Error, Kube.Requirements> =>
+  Effect.gen(function*() {
+    const spec = yield* logSpec(target, name, options, false)
+    return yield* client.sendText(spec).pipe(
+      Effect.catchIf(ApiError.isNotFound, () => Effect.succeed(""))
+    )
+  })
+
+/**
+ * `logStream` on a bound api: the lines of a followed log until the server ends it
+ * (the container ended). A pod that is gone has no lines, as with `logs`.
+ */
+export const logStream = <A, I>(
+  target: Target<A, I>,
+  name: string,
+  options: Kube.LogOptions
+): Stream.Stream<string, Kube.Error, Kube.Requirements> =>
+  Stream.unwrapScoped(
+    Effect.gen(function*() {
+      const spec = yield* logSpec(target, name, options, true)
+      return yield* client.sendScoped(spec).pipe(
+        Effect.map((response) => splitLines(true)(response.stream)),
+        Effect.catchIf(ApiError.isNotFound, () => Effect.succeed(Stream.empty))
+      )
+    })
+  )

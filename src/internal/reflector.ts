@@ -1,0 +1,114 @@
+/**
+ * The reflector's store: a map of objects keyed by namespace and name, written by a
+ * pass-through tap on a watcher stream. A listing (`Init` … `InitDone`) is collected
+ * aside and swapped in at `InitDone`, so readers never see a half-listed state and
+ * objects deleted while the watch was disconnected vanish with the swap.
+ */
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import type * as Kube from "../Kube.js"
+import { KubeConfig } from "../KubeConfig.js"
+import type * as Watcher from "../Watcher.js"
+
+const keyOf = (object: unknown): string => {
+  const metadata = typeof object === "object" && object !== null
+    ? (object as { readonly metadata?: { readonly name?: unknown; readonly namespace?: unknown } }).metadata
+    : undefined
+  const namespace = typeof metadata?.namespace === "string" ? metadata.namespace : ""
+  const name = typeof metadata?.name === "string" ? metadata.name : ""
+  return `${namespace}/${name}`
+}
+
+/** The store with its writing side, which only `reflect` uses. */
+export class StoreImpl<A, E> implements Watcher.Store<A, E> {
+  private current = new Map<string, A>()
+  private listing: Map<string, A> | undefined = undefined
+
+  constructor(
+    private readonly defaultNamespace: string | undefined,
+    private readonly readyDeferred: Deferred.Deferred<void, E>
+  ) {}
+
+  readonly get = (name: string, namespace?: string | undefined): Effect.Effect<Option.Option<A>> =>
+    Effect.sync(() => Option.fromNullable(this.current.get(`${namespace ?? this.defaultNamespace ?? ""}/${name}`)))
+
+  readonly list = (): Effect.Effect<ReadonlyArray<A>> => Effect.sync(() => Array.from(this.current.values()))
+
+  get ready(): Effect.Effect<void, E> {
+    return Deferred.await(this.readyDeferred)
+  }
+
+  /** Applies one event; runs inside the stream, once per event. */
+  apply(event: Watcher.Event<A>): void {
+    switch (event._tag) {
+      case "Init":
+        this.listing = new Map()
+        return
+      case "InitApply":
+        ;(this.listing ?? this.current).set(keyOf(event.object), event.object)
+        return
+      case "InitDone":
+        if (this.listing !== undefined) this.current = this.listing
+        this.listing = undefined
+        Deferred.unsafeDone(this.readyDeferred, Exit.void)
+        return
+      case "Apply":
+        this.current.set(keyOf(event.object), event.object)
+        return
+      case "Delete":
+        this.current.delete(keyOf(event.object))
+        return
+    }
+  }
+
+  /** The stream failed: readers waiting for the first listing learn why. */
+  fail(error: E): void {
+    Deferred.unsafeDone(this.readyDeferred, Exit.fail(error))
+  }
+}
+
+/** A new, empty store. */
+export const makeStore = <A, E = never>(
+  options?: { readonly namespace?: string | undefined }
+): Effect.Effect<Watcher.Store<A, E>> =>
+  Effect.map(Deferred.make<void, E>(), (ready) => new StoreImpl<A, E>(options?.namespace, ready))
+
+/** The tap: every event is written into the store before it is passed on. */
+export const reflect = <A, E, R>(
+  stream: Stream.Stream<Watcher.Event<A>, E, R>,
+  store: Watcher.Store<A, E>
+): Stream.Stream<Watcher.Event<A>, E, R> => {
+  if (!(store instanceof StoreImpl)) return Stream.dieMessage("Watcher.reflect: the store must come from Watcher.makeStore")
+  const impl = store as StoreImpl<A, E>
+  return stream.pipe(
+    Stream.mapChunks((events) => {
+      for (const event of events) impl.apply(event)
+      return events
+    }),
+    Stream.tapError((error) => Effect.sync(() => impl.fail(error)))
+  )
+}
+
+/** A store kept up to date by a watcher running in the background of the scope. */
+export const reflector = <A>(
+  api: Kube.Api<A>,
+  options: Watcher.Options
+): Effect.Effect<Watcher.Store<A, Kube.Error>, never, Kube.Requirements | Scope.Scope> =>
+  Effect.gen(function*() {
+    const namespace = api.namespace !== undefined
+      ? api.namespace
+      : api.resource.namespaced && options.allNamespaces !== true
+      ? (yield* KubeConfig).namespace
+      : undefined
+    const store = yield* makeStore<A, Kube.Error>({ namespace })
+    yield* api.watcher(options).pipe(
+      (stream) => reflect(stream, store),
+      Stream.runDrain,
+      Effect.forkScoped
+    )
+    return store
+  })

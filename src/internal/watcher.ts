@@ -1,0 +1,222 @@
+/**
+ * The resilient watcher: a small explicit state machine unfolded into a stream, as
+ * kube-rs's watcher is. Each step runs one request (a page of the initial list, or one
+ * watch) and decides the next state from how it ended:
+ *
+ * - `Empty`: list the first page, emit `Init` and its objects;
+ * - `Listing`: list the next page (continue token), emit its objects; after the last
+ *   page emit `InitDone` and watch from the list's resourceVersion;
+ * - `Watching`: watch from a resourceVersion; when the watch ends, watch again from the
+ *   last one seen (events and bookmarks advance it); on 410 Gone list again;
+ * - `Backoff`: after a retryable failure, wait (the backoff schedule, and at least what
+ *   Retry-After asked for), then go on where the failure happened.
+ *
+ * A failure the options call fatal ends the stream with that failure.
+ */
+import * as Chunk from "effect/Chunk"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
+import { ApiError } from "../Errors.js"
+import type * as Kube from "../Kube.js"
+import type * as Resource from "../Resource.js"
+import type * as Watcher from "../Watcher.js"
+import { resolveNamespace, type Target } from "./api.js"
+import { checkPositive, defaultIdleTimeout, listPage, watchSpec, watchSpecStream } from "./watch.js"
+
+/** 800 ms doubling to 30 s, jittered (so that many clients do not reconnect in step). */
+export const defaultBackoff: Schedule.Schedule<unknown, unknown> = Schedule.exponential("800 millis", 2).pipe(
+  Schedule.union(Schedule.spaced("30 seconds")),
+  Schedule.jittered
+)
+
+/** After this long without a failure, the backoff starts again from its first delay (as kube-rs and client-go do). */
+const backoffResetAfter = Duration.toMillis(Duration.minutes(2))
+
+/**
+ * Failures that retrying cannot fix: bad input, a response that does not fit its
+ * Schema, credentials that cannot be obtained, and client errors (4xx) other than
+ * 408, 410 and 429 (401, 403 and 404 of the collection among them).
+ */
+export const defaultFailOn = (error: Kube.Error): boolean => {
+  switch (error._tag) {
+    case "ValidationError":
+    case "KubeConfigError":
+      return true
+    case "ApiError":
+      return error.code >= 400 && error.code < 500 && error.code !== 408 && error.code !== 410 && error.code !== 429
+    case "RequestError":
+      return error.reason !== "Transport"
+    case "ResponseError":
+      return false
+  }
+}
+
+type State =
+  | { readonly _tag: "Empty" }
+  | { readonly _tag: "Listing"; readonly continue: string }
+  | { readonly _tag: "Watching"; readonly resourceVersion: string }
+  | { readonly _tag: "Backoff"; readonly error: Kube.Error; readonly then: State }
+
+const Empty: State = { _tag: "Empty" }
+
+const Init: Watcher.Event<never> = { _tag: "Init" }
+const InitDone: Watcher.Event<never> = { _tag: "InitDone" }
+
+/** Where a watcher starts: from scratch, or watching from a resourceVersion already known (waitFor). */
+export interface Start {
+  readonly resourceVersion: string
+}
+
+/** The watcher over a resolved namespace. */
+export const make = <A, I>(
+  resource: Resource.Resource<A, I>,
+  namespace: string | undefined,
+  options: Watcher.Options,
+  start?: Start | undefined
+): Stream.Stream<Watcher.Event<A>, Kube.Error, Kube.Requirements> =>
+  Stream.unwrap(Effect.gen(function*() {
+    const driver = yield* Schedule.driver(options.backoff ?? defaultBackoff)
+    const failOn = options.failOn ?? defaultFailOn
+    const timeoutSeconds = options.timeoutSeconds ?? 290
+    const idleTimeout = options.idleTimeout === undefined
+      ? defaultIdleTimeout(timeoutSeconds)
+      : Duration.decode(options.idleTimeout)
+    const pageSize = options.pageSize ?? 500
+    let state: State = start === undefined ? Empty : { _tag: "Watching", resourceVersion: start.resourceVersion }
+    let lastBackoffAt = Number.NEGATIVE_INFINITY
+
+    /** Decides what comes after a failure in `current`. */
+    const onFailure = (current: State, error: Kube.Error): Stream.Stream<Watcher.Event<A>, Kube.Error> => {
+      if (ApiError.isGone(error)) {
+        state = Empty
+        return Stream.empty
+      }
+      if (failOn(error)) return Stream.fail(error)
+      state = { _tag: "Backoff", error, then: current }
+      return Stream.empty
+    }
+
+    const listing = (current: State & { readonly _tag: "Empty" | "Listing" }) =>
+      Stream.fromEffect(listPage(resource, namespace, {
+        labelSelector: options.labelSelector,
+        fieldSelector: options.fieldSelector,
+        pageSize
+      }, current._tag === "Listing" ? current.continue : undefined)).pipe(
+        Stream.mapConcatChunk((page) => {
+          const out: Array<Watcher.Event<A>> = []
+          if (current._tag === "Empty") out.push(Init)
+          for (const object of page.items) out.push({ _tag: "InitApply", object })
+          if (page.metadata.continue !== undefined) {
+            state = { _tag: "Listing", continue: page.metadata.continue }
+          } else {
+            out.push(InitDone)
+            state = { _tag: "Watching", resourceVersion: page.metadata.resourceVersion }
+          }
+          return Chunk.unsafeFromArray(out)
+        }),
+        Stream.catchAll((error) => onFailure(current, error))
+      )
+
+    const watching = (current: State & { readonly _tag: "Watching" }) =>
+      Stream.suspend(() => {
+        let resourceVersion = current.resourceVersion
+        let sawData = false
+        const spec = watchSpec(resource, namespace, {
+          labelSelector: options.labelSelector,
+          fieldSelector: options.fieldSelector,
+          resourceVersion,
+          allowWatchBookmarks: true,
+          timeoutSeconds
+        })
+        return watchSpecStream(resource, spec, {
+          idleTimeout,
+          onData: () => {
+            sawData = true
+          },
+          onResourceVersion: (rv) => {
+            resourceVersion = rv
+          }
+        }).pipe(
+          Stream.mapChunks((events) => {
+            const out: Array<Watcher.Event<A>> = []
+            for (const event of events) {
+              if (event.type === "BOOKMARK") continue
+              out.push(event.type === "DELETED"
+                ? { _tag: "Delete", object: event.object }
+                : { _tag: "Apply", object: event.object })
+            }
+            return Chunk.unsafeFromArray(out)
+          }),
+          Stream.concat(Stream.suspend(() => {
+            const next: State = { _tag: "Watching", resourceVersion }
+            // A watch that ends at once without a byte is a misbehaving server or proxy,
+            // not a quiet one (bookmarks arrive about every minute): back off, as client-go does.
+            state = sawData ? next : { _tag: "Backoff", error: emptyWatch(spec.path), then: next }
+            return Stream.empty
+          })),
+          Stream.catchAll((error) => onFailure({ _tag: "Watching", resourceVersion }, error))
+        )
+      })
+
+    const backoff = (current: State & { readonly _tag: "Backoff" }) =>
+      Stream.execute(Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        if (now - lastBackoffAt > backoffResetAfter) yield* driver.reset
+        const retryAfter = current.error._tag === "ApiError" && current.error.retryAfter !== undefined
+          ? current.error.retryAfter * 1000
+          : 0
+        const continues = yield* Effect.option(driver.next(current.error))
+        if (Option.isNone(continues)) return yield* Effect.fail(current.error)
+        const waited = (yield* Clock.currentTimeMillis) - now
+        if (retryAfter > waited) yield* Effect.sleep(Duration.millis(retryAfter - waited))
+        lastBackoffAt = yield* Clock.currentTimeMillis
+        state = current.then
+      }))
+
+    const step = (): Stream.Stream<Watcher.Event<A>, Kube.Error, Kube.Requirements> => {
+      const current = state
+      switch (current._tag) {
+        case "Empty":
+        case "Listing":
+          return listing(current)
+        case "Watching":
+          return watching(current)
+        case "Backoff":
+          return backoff(current)
+      }
+    }
+
+    return Stream.forever(Stream.suspend(step))
+  }))
+
+const emptyWatch = (path: string) =>
+  new ApiError({
+    method: "GET",
+    path,
+    code: 503,
+    reason: "ServiceUnavailable",
+    statusMessage: "the watch ended at once without sending anything"
+  })
+
+/** Checks the options of a watcher before any request. */
+export const checkOptions = (options: Watcher.Options) =>
+  Effect.all([
+    checkPositive(options.pageSize, "pageSize"),
+    checkPositive(options.timeoutSeconds, "timeoutSeconds")
+  ], { discard: true })
+
+/** `watcher` on a bound api. */
+export const watcher = <A, I>(
+  target: Target<A, I>,
+  options: Watcher.Options,
+  start?: Start | undefined
+): Stream.Stream<Watcher.Event<A>, Kube.Error, Kube.Requirements> =>
+  Stream.unwrap(Effect.gen(function*() {
+    yield* checkOptions(options)
+    const namespace = yield* resolveNamespace(target, options.allNamespaces)
+    return make(target.resource, namespace, options, start)
+  }))
