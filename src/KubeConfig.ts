@@ -240,7 +240,10 @@ export const layerFromString = (text: string, options?: StringOptions): Layer.La
  * @category models
  */
 export interface InClusterOptions {
-  /** The directory holding `token`, `ca.crt` and `namespace`. Default `/var/run/secrets/kubernetes.io/serviceaccount`. */
+  /**
+   * The directory holding `token`, `ca.crt` and `namespace`.
+   * Default `/var/run/secrets/kubernetes.io/serviceaccount`.
+   */
   readonly dir?: string | undefined
   /** The environment holding `KUBERNETES_SERVICE_HOST` and `KUBERNETES_SERVICE_PORT`. Default `process.env`. */
   readonly env?: { readonly [name: string]: string | undefined } | undefined

@@ -177,7 +177,8 @@ interface Issued {
 /** Reads an `ExecCredential`. Messages never quote the output: it holds the credential. @internal */
 export const parseExecCredential = (spec: ExecSpec, output: string): Effect.Effect<Issued, KubeConfigError> =>
   Effect.suspend(() => {
-    const bad = (detail: string) => Effect.fail(fail(spec.where, spec.field, `the exec plugin ${spec.commandName} ${detail}`))
+    const bad = (detail: string) =>
+      Effect.fail(fail(spec.where, spec.field, `the exec plugin ${spec.commandName} ${detail}`))
     let json: unknown
     try {
       json = JSON.parse(output)

@@ -16,7 +16,11 @@ import * as F from "./fields.js"
 import type { Config, Entry } from "./parse.js"
 
 /** Normalises a server URL: must be http(s), loses its trailing slashes. @internal */
-export const normaliseServer = (where: Where, field: string, server: string): Effect.Effect<string, KubeConfigError> => {
+export const normaliseServer = (
+  where: Where,
+  field: string,
+  server: string
+): Effect.Effect<string, KubeConfigError> => {
   let url: URL
   try {
     url = new URL(server)
@@ -57,11 +61,12 @@ export const resolve = (config: Config, options: ResolveOptions = {}): Effect.Ef
         ? config.currentContext.source
         : firstSource
       const known = [...config.contexts.keys()]
+      const choices = known.length === 0 ? "there are no contexts" : `known: ${known.join(", ")}`
       return yield* Effect.fail(
         F.fail(
           { source, context: contextName },
           options.context === undefined ? "current-context" : "contexts",
-          `context "${contextName}" not found (${known.length === 0 ? "there are no contexts" : `known: ${known.join(", ")}`})`
+          `context "${contextName}" not found (${choices})`
         )
       )
     }
@@ -160,7 +165,9 @@ const resolveUser = (
     const field = `users[${entry.name}].user`
     const body = entry.body
     for (const [key, why] of unsupportedUserFields) {
-      if (body[key] !== undefined && body[key] !== null) return yield* Effect.fail(F.fail(where, `${field}.${key}`, why))
+      if (body[key] !== undefined && body[key] !== null) {
+        return yield* Effect.fail(F.fail(where, `${field}.${key}`, why))
+      }
     }
 
     const clientCertificate = yield* resolveClientCertificate(entry, where, field)
@@ -226,8 +233,12 @@ const resolveClientCertificate = (
     const cert = yield* pem("client-certificate")
     const key = yield* pem("client-key")
     if (cert === undefined && key === undefined) return undefined
-    if (cert === undefined) return yield* Effect.fail(F.fail(where, `${field}.client-certificate`, "is required with client-key"))
-    if (key === undefined) return yield* Effect.fail(F.fail(where, `${field}.client-key`, "is required with client-certificate"))
+    if (cert === undefined) {
+      return yield* Effect.fail(F.fail(where, `${field}.client-certificate`, "is required with client-key"))
+    }
+    if (key === undefined) {
+      return yield* Effect.fail(F.fail(where, `${field}.client-key`, "is required with client-certificate"))
+    }
     return { cert, key: Redacted.make(key) }
   })
 
@@ -242,13 +253,19 @@ const resolveExec = (
     const apiVersion = yield* F.requiredString(where, body, "apiVersion", field)
     if (!(Auth.execApiVersions as ReadonlyArray<string>).includes(apiVersion)) {
       return yield* Effect.fail(
-        F.fail(where, `${field}.apiVersion`, `${apiVersion} is not supported (use ${Auth.execApiVersions.join(" or ")})`)
+        F.fail(
+          where,
+          `${field}.apiVersion`,
+          `${apiVersion} is not supported (use ${Auth.execApiVersions.join(" or ")})`
+        )
       )
     }
     const command = yield* F.requiredString(where, body, "command", field)
     const args = yield* F.optionalList(where, body, "args", field)
     for (let i = 0; i < args.length; i++) {
-      if (typeof args[i] !== "string") return yield* Effect.fail(F.fail(where, `${field}.args[${i}]`, "must be a string"))
+      if (typeof args[i] !== "string") {
+        return yield* Effect.fail(F.fail(where, `${field}.args[${i}]`, "must be a string"))
+      }
     }
     const envList = yield* F.optionalList(where, body, "env", field)
     const env: Array<readonly [string, string]> = []

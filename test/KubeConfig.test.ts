@@ -1,0 +1,628 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Redacted from "effect/Redacted"
+import * as TestClock from "effect/TestClock"
+import { execFileSync } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as Util from "node:util"
+import * as Yaml from "yaml"
+import { KubeConfigError } from "../src/Errors.js"
+import * as KubeConfig from "../src/KubeConfig.js"
+import * as Load from "../src/internal/kubeconfig/load.js"
+import { call, runs, writeExecPlugin } from "./util/execPlugin.js"
+import { pki } from "./util/pki.js"
+
+const tempDir = Effect.acquireRelease(
+  Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-config-"))),
+  (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+)
+
+const write = (path: string, content: string | object): string => {
+  Fs.mkdirSync(Path.dirname(path), { recursive: true })
+  Fs.writeFileSync(path, typeof content === "string" ? content : Yaml.stringify(content))
+  return path
+}
+
+const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64")
+
+const token = (service: KubeConfig.Service) =>
+  Effect.map(service.auth.credentials, (c) => (c.token === undefined ? undefined : Redacted.value(c.token)))
+
+/** A minimal one-context kubeconfig with the given user. */
+const single = (user: object, cluster: object = { server: "https://127.0.0.1:6443" }) => ({
+  apiVersion: "v1",
+  kind: "Config",
+  "current-context": "ctx",
+  clusters: [{ name: "c", cluster }],
+  users: [{ name: "u", user }],
+  contexts: [{ name: "ctx", context: { cluster: "c", user: "u" } }]
+})
+
+describe("KubeConfig", () => {
+  describe("merging a KUBECONFIG path list", () => {
+    const files = (dir: string) => {
+      const a = write(Path.join(dir, "a.yaml"), {
+        clusters: [{ name: "shared", cluster: { server: "https://a.example:6443/" } }],
+        users: [{ name: "alice", user: { token: "token-a" } }],
+        contexts: [{ name: "one", context: { cluster: "shared", user: "alice", namespace: "from-a" } }]
+      })
+      const b = write(Path.join(dir, "b.yaml"), {
+        "current-context": "two",
+        clusters: [
+          { name: "shared", cluster: { server: "https://b.example:6443" } },
+          { name: "bee", cluster: { server: "https://bee.example" } }
+        ],
+        users: [{ name: "alice", user: { token: "token-b" } }],
+        contexts: [
+          { name: "one", context: { cluster: "bee", user: "alice", namespace: "from-b" } },
+          { name: "two", context: { cluster: "shared", user: "alice" } }
+        ]
+      })
+      const c = write(Path.join(dir, "c.yaml"), {
+        "current-context": "one",
+        clusters: [{ name: "sea", cluster: { server: "https://c.example" } }],
+        contexts: [{ name: "three", context: { cluster: "sea", namespace: "from-c" } }]
+      })
+      const missing = Path.join(dir, "missing.yaml")
+      return [a, missing, b, c].join(Path.delimiter)
+    }
+
+    it.scoped("the first file to define a name wins; current-context from the first file that sets it", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const env = { KUBECONFIG: files(dir) }
+        const current = yield* Load.fromFile({ env, homeDir: dir })
+        assert.strictEqual(current.context, "two", "current-context from b.yaml, not c.yaml")
+        assert.strictEqual(current.server, "https://a.example:6443", "cluster shared from a.yaml, no trailing slash")
+        assert.strictEqual(current.namespace, "default")
+        assert.strictEqual(current.source, Path.join(dir, "b.yaml"))
+        assert.strictEqual(yield* token(current), "token-a", "user alice from a.yaml")
+
+        const one = yield* Load.fromFile({ env, homeDir: dir, context: "one" })
+        assert.strictEqual(one.namespace, "from-a", "context one from a.yaml, b.yaml's ignored")
+        assert.strictEqual(one.server, "https://a.example:6443")
+
+        const three = yield* Load.fromFile({ env, homeDir: dir, context: "three" })
+        assert.strictEqual(three.server, "https://c.example")
+        assert.strictEqual(three.namespace, "from-c")
+        assert.strictEqual(three.auth.kind, "none")
+      }))
+
+    it.scoped("agrees with kubectl on the merged context", () =>
+      Effect.gen(function*() {
+        let kubectl = true
+        try {
+          execFileSync("kubectl", ["version", "--client"], { stdio: "ignore" })
+        } catch {
+          kubectl = false
+        }
+        if (!kubectl) {
+          console.warn("skipped: kubectl is not installed, so the merge cannot be compared with it")
+          return
+        }
+        const dir = yield* tempDir
+        const list = files(dir)
+        const view = JSON.parse(
+          execFileSync("kubectl", ["config", "view", "--minify", "--raw", "-o", "json"], {
+            env: { ...process.env, KUBECONFIG: list, HOME: dir },
+            encoding: "utf8"
+          })
+        )
+        const ours = yield* Load.fromFile({ env: { KUBECONFIG: list }, homeDir: dir })
+        assert.strictEqual(ours.context, view["current-context"])
+        assert.strictEqual(`${ours.server}/`, view.clusters[0].cluster.server)
+        assert.strictEqual(yield* token(ours), view.users[0].user.token)
+      }))
+
+    it.scoped("without KUBECONFIG, ~/.kube/config is read", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        write(Path.join(dir, ".kube", "config"), single({ token: "home-token" }))
+        const service = yield* Load.fromFile({ env: {}, homeDir: dir })
+        assert.strictEqual(yield* token(service), "home-token")
+        assert.strictEqual(service.source, Path.join(dir, ".kube", "config"))
+      }))
+
+    it.scoped("no file at all is a KubeConfigError listing the paths", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const error = yield* Effect.flip(Load.fromFile({ env: { KUBECONFIG: Path.join(dir, "nope") }, homeDir: dir }))
+        assert.instanceOf(error, KubeConfigError)
+        assert.include(error.message, Path.join(dir, "nope"))
+      }))
+
+    it.scoped("a name twice in one file is an error, as in kubectl", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const path = write(Path.join(dir, "dup.yaml"), {
+          clusters: [
+            { name: "c", cluster: { server: "https://a" } },
+            { name: "c", cluster: { server: "https://b" } }
+          ]
+        })
+        const error = yield* Effect.flip(KubeConfig.fromFile({ path }))
+        assert.strictEqual(error.field, "clusters[c]")
+        assert.strictEqual(error.source, path)
+      }))
+  })
+
+  describe("paths relative to the kubeconfig file", () => {
+    it.scoped("certificate-authority, client-certificate, client-key and tokenFile", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const certs = pki()
+        write(Path.join(dir, "pki", "ca.crt"), certs.ca.cert)
+        write(Path.join(dir, "conf", "certs", "client.crt"), certs.client.cert)
+        write(Path.join(dir, "conf", "certs", "client.key"), certs.client.key)
+        write(Path.join(dir, "conf", "token"), "file-token\n")
+        const path = write(
+          Path.join(dir, "conf", "kubeconfig"),
+          single(
+            { "client-certificate": "certs/client.crt", "client-key": "certs/client.key", tokenFile: "token" },
+            { server: "https://127.0.0.1:6443", "certificate-authority": "../pki/ca.crt" }
+          )
+        )
+        const service = yield* KubeConfig.fromFile({ path })
+        assert.strictEqual(service.tls.ca, certs.ca.cert)
+        assert.isFalse(service.tls.insecureSkipTlsVerify)
+        const credentials = yield* service.auth.credentials
+        assert.strictEqual(credentials.token && Redacted.value(credentials.token), "file-token")
+        assert.strictEqual(credentials.clientCertificate?.cert, certs.client.cert)
+        const key = credentials.clientCertificate?.key
+        assert.strictEqual(key && Redacted.value(key), certs.client.key)
+      }))
+
+    it.effect("the -data forms are decoded from base64", () =>
+      Effect.gen(function*() {
+        const certs = pki()
+        const text = Yaml.stringify(single(
+          { "client-certificate-data": b64(certs.client.cert), "client-key-data": b64(certs.client.key) },
+          {
+            server: "https://127.0.0.1:6443",
+            "certificate-authority-data": b64(certs.ca.cert),
+            "tls-server-name": "kube.internal.test"
+          }
+        ))
+        const service = yield* KubeConfig.fromString(text)
+        assert.strictEqual(service.tls.ca, certs.ca.cert)
+        assert.strictEqual(service.tls.serverName, "kube.internal.test")
+        assert.strictEqual(service.auth.kind, "clientCertificate")
+        const credentials = yield* service.auth.credentials
+        assert.strictEqual(credentials.clientCertificate?.cert, certs.client.cert)
+        assert.isUndefined(credentials.token)
+      }))
+
+    it.scoped("layerFromString resolves relative paths against basePath", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        write(Path.join(dir, "tok"), "based-token")
+        const text = Yaml.stringify(single({ tokenFile: "tok" }))
+        const layer = KubeConfig.layerFromString(text, { basePath: dir })
+        const service = yield* Effect.provide(KubeConfig.KubeConfig, layer)
+        assert.strictEqual(yield* token(service), "based-token")
+        assert.strictEqual(service.source, "<string>")
+      }))
+
+    it.scoped("a missing CA file names the file, context and field", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const path = write(
+          Path.join(dir, "kubeconfig"),
+          single({}, { server: "https://127.0.0.1:6443", "certificate-authority": "nope/ca.crt" })
+        )
+        const error = yield* Effect.flip(KubeConfig.fromFile({ path }))
+        assert.strictEqual(error.source, path)
+        assert.strictEqual(error.context, "ctx")
+        assert.strictEqual(error.field, "clusters[c].cluster.certificate-authority")
+        assert.include(error.message, Path.join(dir, "nope", "ca.crt"))
+        assert.include(error.message, "ENOENT")
+      }))
+  })
+
+  describe("contexts", () => {
+    const text = Yaml.stringify({
+      "current-context": "dev",
+      clusters: [{ name: "c", cluster: { server: "https://k8s.example:443/prefix/" } }],
+      users: [{ name: "u", user: { username: "admin", password: "hunter2" } }],
+      contexts: [
+        { name: "dev", context: { cluster: "c", user: "u", namespace: "dev-ns" } },
+        { name: "bare", context: { cluster: "c" } },
+        { name: "lost", context: { cluster: "nowhere" } },
+        { name: "nobody", context: { cluster: "c", user: "ghost" } }
+      ]
+    })
+
+    it.effect("the current context, or the one asked for; namespace defaults to default", () =>
+      Effect.gen(function*() {
+        const dev = yield* KubeConfig.fromString(text)
+        assert.strictEqual(dev.context, "dev")
+        assert.strictEqual(dev.namespace, "dev-ns")
+        assert.strictEqual(dev.server, "https://k8s.example/prefix", "default port and trailing slash dropped")
+        const credentials = yield* dev.auth.credentials
+        assert.strictEqual(credentials.basic?.username, "admin")
+        assert.strictEqual(credentials.basic && Redacted.value(credentials.basic.password), "hunter2")
+        assert.isFalse(yield* dev.auth.invalidate, "static credentials: a retry would not help")
+
+        const bare = yield* KubeConfig.fromString(text, { context: "bare" })
+        assert.strictEqual(bare.namespace, "default")
+        assert.strictEqual(bare.auth.kind, "none")
+      }))
+
+    it.effect("a missing context, cluster or user is a KubeConfigError naming it", () =>
+      Effect.gen(function*() {
+        const missing = yield* Effect.flip(KubeConfig.fromString(text, { context: "prod" }))
+        assert.strictEqual(missing._tag, "KubeConfigError")
+        assert.strictEqual(missing.context, "prod")
+        assert.include(missing.message, `context "prod" not found`)
+
+        const lost = yield* Effect.flip(KubeConfig.fromString(text, { context: "lost" }))
+        assert.strictEqual(lost.field, "contexts[lost].context.cluster")
+        assert.include(lost.message, `cluster "nowhere" not found`)
+
+        const nobody = yield* Effect.flip(KubeConfig.fromString(text, { context: "nobody" }))
+        assert.strictEqual(nobody.field, "contexts[nobody].context.user")
+
+        const none = yield* Effect.flip(KubeConfig.fromString(Yaml.stringify({ clusters: [] })))
+        assert.strictEqual(none.field, "current-context")
+      }))
+  })
+
+  describe("token file", () => {
+    it.scoped("is re-read when it is rewritten or replaced", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const tokenPath = write(Path.join(dir, "token"), "first")
+        const path = write(Path.join(dir, "kubeconfig"), single({ tokenFile: "token" }))
+        const service = yield* KubeConfig.fromFile({ path })
+        assert.strictEqual(service.auth.kind, "tokenFile")
+        assert.strictEqual(yield* token(service), "first")
+        assert.strictEqual(yield* token(service), "first")
+
+        Fs.writeFileSync(tokenPath, "second-token")
+        assert.strictEqual(yield* token(service), "second-token")
+
+        // Projected volumes swap the file atomically (a new inode), as a rename does.
+        write(Path.join(dir, "token.new"), "third-token!")
+        Fs.renameSync(Path.join(dir, "token.new"), tokenPath)
+        assert.strictEqual(yield* token(service), "third-token!")
+        assert.isTrue(yield* service.auth.invalidate)
+      }))
+
+    it.scoped("a token file that disappears fails with a KubeConfigError", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const tokenPath = write(Path.join(dir, "token"), "here")
+        const path = write(Path.join(dir, "kubeconfig"), single({ tokenFile: "token" }))
+        const service = yield* KubeConfig.fromFile({ path })
+        Fs.rmSync(tokenPath)
+        const error = yield* Effect.flip(service.auth.credentials)
+        assert.strictEqual(error.field, "users[u].user.tokenFile")
+        assert.include(error.message, "ENOENT")
+      }))
+  })
+
+  describe("exec plugins", () => {
+    const execConfig = (dir: string, exec: object, cluster: object = {}) =>
+      single(
+        {
+          exec: {
+            apiVersion: "client.authentication.k8s.io/v1",
+            command: "./bin/plugin",
+            args: ["--flag", "value"],
+            interactiveMode: "Never",
+            ...exec,
+            env: [{ name: "PLUGIN_STATE_DIR", value: dir }, ...((exec as { env?: Array<object> }).env ?? [])]
+          }
+        },
+        { server: "https://127.0.0.1:6443", ...cluster }
+      )
+
+    it.scoped("runs the command relative to the kubeconfig, passes KUBERNETES_EXEC_INFO, caches until expiry", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        writeExecPlugin(Path.join(dir, "bin", "plugin"))
+        const ca = pki().ca.cert
+        const path = write(
+          Path.join(dir, "kubeconfig"),
+          execConfig(dir, {
+            provideClusterInfo: true,
+            env: [{ name: "PLUGIN_EXPIRES", value: "1970-01-01T01:00:00Z" }]
+          }, { "certificate-authority-data": b64(ca), "tls-server-name": "kube.internal.test" })
+        )
+        const service = yield* KubeConfig.fromFile({ path })
+        assert.strictEqual(service.auth.kind, "exec")
+        assert.strictEqual(runs(dir), 0, "the plugin runs on demand, not at load")
+
+        assert.strictEqual(yield* token(service), "exec-token-1")
+        const first = call(dir, 1)
+        assert.deepStrictEqual(first.args, ["--flag", "value"])
+        assert.strictEqual(first.info.apiVersion, "client.authentication.k8s.io/v1")
+        assert.strictEqual(first.info.kind, "ExecCredential")
+        assert.strictEqual(first.info.spec.interactive, false)
+        assert.strictEqual(first.info.spec.cluster.server, "https://127.0.0.1:6443")
+        assert.strictEqual(first.info.spec.cluster["tls-server-name"], "kube.internal.test")
+        assert.strictEqual(Buffer.from(first.info.spec.cluster["certificate-authority-data"], "base64").toString(), ca)
+
+        // Cached: the TestClock stands at 1970-01-01T00:00:00Z, before the expiry.
+        assert.strictEqual(yield* token(service), "exec-token-1")
+        yield* TestClock.adjust("59 minutes")
+        assert.strictEqual(yield* token(service), "exec-token-1")
+        assert.strictEqual(runs(dir), 1)
+
+        yield* TestClock.adjust("2 minutes")
+        assert.strictEqual(yield* token(service), "exec-token-2", "expired: run again")
+        assert.strictEqual(runs(dir), 2)
+      }))
+
+    it.scoped("without an expiry the output is cached until invalidate (after a 401)", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        writeExecPlugin(Path.join(dir, "bin", "plugin"))
+        const path = write(
+          Path.join(dir, "kubeconfig"),
+          execConfig(dir, { apiVersion: "client.authentication.k8s.io/v1beta1" })
+        )
+        const service = yield* KubeConfig.fromFile({ path })
+        const both = yield* Effect.all([token(service), token(service), token(service)], { concurrency: "unbounded" })
+        assert.deepStrictEqual(both, ["exec-token-1", "exec-token-1", "exec-token-1"])
+        assert.strictEqual(runs(dir), 1, "concurrent requests run the plugin once")
+        assert.isUndefined(call(dir, 1).info.spec.cluster, "no cluster info unless provideClusterInfo")
+        assert.strictEqual(call(dir, 1).info.apiVersion, "client.authentication.k8s.io/v1beta1")
+
+        assert.isTrue(yield* service.auth.invalidate)
+        assert.strictEqual(yield* token(service), "exec-token-2")
+        assert.strictEqual(yield* token(service), "exec-token-2")
+        assert.strictEqual(runs(dir), 2)
+      }))
+
+    it.scoped("a client certificate from the plugin", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const certs = pki()
+        writeExecPlugin(Path.join(dir, "bin", "plugin"))
+        const path = write(
+          Path.join(dir, "kubeconfig"),
+          execConfig(dir, {
+            env: [
+              { name: "PLUGIN_CERT_FILE", value: Path.join(certs.dir, "client.crt") },
+              { name: "PLUGIN_KEY_FILE", value: Path.join(certs.dir, "client.key") }
+            ]
+          })
+        )
+        const credentials = yield* Effect.flatMap(KubeConfig.fromFile({ path }), (s) => s.auth.credentials)
+        assert.isUndefined(credentials.token)
+        assert.strictEqual(credentials.clientCertificate?.cert, certs.client.cert)
+        const key = credentials.clientCertificate?.key
+        assert.strictEqual(key && Redacted.value(key), certs.client.key)
+      }))
+
+    it.scoped("failures name the command and exit code", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        writeExecPlugin(Path.join(dir, "bin", "plugin"))
+        const failing = yield* KubeConfig.fromFile({
+          path: write(Path.join(dir, "k1"), execConfig(dir, { env: [{ name: "PLUGIN_EXIT", value: "3" }] }))
+        })
+        const exit = yield* Effect.flip(failing.auth.credentials)
+        assert.strictEqual(exit.field, "users[u].user.exec")
+        assert.strictEqual(exit.context, "ctx")
+        assert.include(exit.message, "./bin/plugin exited with code 3")
+
+        const missing = yield* KubeConfig.fromFile({
+          path: write(
+            Path.join(dir, "k2"),
+            execConfig(dir, { command: "effect-kube-no-such-plugin", installHint: "install it from example.com" })
+          )
+        })
+        const notFound = yield* Effect.flip(missing.auth.credentials)
+        assert.include(notFound.message, "effect-kube-no-such-plugin was not found")
+        assert.include(notFound.message, "install it from example.com")
+
+        const garbage = yield* KubeConfig.fromFile({
+          path: write(Path.join(dir, "k3"), execConfig(dir, { env: [{ name: "PLUGIN_PRINT", value: "nope" }] }))
+        })
+        assert.include((yield* Effect.flip(garbage.auth.credentials)).message, "not JSON")
+
+        const oldApi = yield* Effect.flip(KubeConfig.fromFile({
+          path: write(Path.join(dir, "k4"), execConfig(dir, { apiVersion: "client.authentication.k8s.io/v1alpha1" }))
+        }))
+        assert.strictEqual(oldApi.field, "users[u].user.exec.apiVersion")
+      }))
+  })
+
+  describe("in-cluster", () => {
+    const serviceAccount = (dir: string, namespace?: string) => {
+      write(Path.join(dir, "token"), "sa-token\n")
+      write(Path.join(dir, "ca.crt"), pki().ca.cert)
+      if (namespace !== undefined) write(Path.join(dir, "namespace"), namespace)
+      return dir
+    }
+    const env = { KUBERNETES_SERVICE_HOST: "10.96.0.1", KUBERNETES_SERVICE_PORT: "443" }
+
+    it.scoped("server from the env, token, CA and namespace from the service-account directory", () =>
+      Effect.gen(function*() {
+        const dir = serviceAccount(yield* tempDir, "team-a\n")
+        const service = yield* Effect.provide(
+          KubeConfig.KubeConfig,
+          KubeConfig.layerInClusterFrom({ dir, env })
+        )
+        assert.strictEqual(service.server, "https://10.96.0.1")
+        assert.strictEqual(service.namespace, "team-a")
+        assert.strictEqual(service.tls.ca, pki().ca.cert)
+        assert.strictEqual(service.source, "<in-cluster>")
+        assert.strictEqual(yield* token(service), "sa-token")
+        Fs.writeFileSync(Path.join(dir, "token"), "rotated-token")
+        assert.strictEqual(yield* token(service), "rotated-token")
+
+        const v6 = yield* KubeConfig.inCluster({
+          dir,
+          env: { KUBERNETES_SERVICE_HOST: "fd00::1", KUBERNETES_SERVICE_PORT: "6443" }
+        })
+        assert.strictEqual(v6.server, "https://[fd00::1]:6443")
+      }))
+
+    it.scoped("the default lookup prefers in-cluster, and falls back to the kubeconfig", () =>
+      Effect.gen(function*() {
+        const dir = serviceAccount(yield* tempDir)
+        write(Path.join(dir, "home", ".kube", "config"), single({ token: "home-token" }))
+        const homeDir = Path.join(dir, "home")
+
+        const pod = yield* Load.fromEnvironment({ env, inClusterDir: dir, homeDir })
+        assert.strictEqual(pod.source, "<in-cluster>")
+        assert.strictEqual(pod.namespace, "default", "no namespace file")
+
+        const laptop = yield* Load.fromEnvironment({ env: {}, inClusterDir: dir, homeDir })
+        assert.strictEqual(yield* token(laptop), "home-token")
+
+        // The env vars alone do not make a pod: the token must be there too.
+        const noToken = yield* Load.fromEnvironment({ env, inClusterDir: Path.join(dir, "nope"), homeDir })
+        assert.strictEqual(noToken.context, "ctx")
+      }))
+
+    it.effect("outside a pod, layerInCluster says what is missing", () =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(KubeConfig.inCluster({ env: {} }))
+        assert.strictEqual(error.source, "<in-cluster>")
+        assert.strictEqual(error.field, "KUBERNETES_SERVICE_HOST")
+      }))
+  })
+
+  describe("unsupported and invalid settings", () => {
+    it.scoped("an auth-provider other than oidc is a KubeConfigError naming file, context and field", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const path = write(
+          Path.join(dir, "kubeconfig"),
+          single({ "auth-provider": { name: "gcp", config: { "access-token": "gcp-secret" } } })
+        )
+        const error = yield* Effect.flip(KubeConfig.fromFile({ path }))
+        assert.strictEqual(error.source, path)
+        assert.strictEqual(error.context, "ctx")
+        assert.strictEqual(error.field, "users[u].user.auth-provider.name")
+        assert.include(error.message, "auth-provider gcp is not supported")
+        assert.include(error.message, path)
+      }))
+
+    it.effect("an oidc id-token is used as a bearer token", () =>
+      Effect.gen(function*() {
+        const service = yield* KubeConfig.fromString(
+          Yaml.stringify(single({ "auth-provider": { name: "oidc", config: { "id-token": "oidc-id" } } }))
+        )
+        assert.strictEqual(service.auth.kind, "oidc")
+        assert.strictEqual(yield* token(service), "oidc-id")
+      }))
+
+    it.effect("impersonation, proxies and conflicting credentials are refused", () =>
+      Effect.gen(function*() {
+        const fields = yield* Effect.forEach([
+          single({ token: "t", as: "someone" }),
+          single({ token: "t" }, { server: "https://x", "proxy-url": "http://proxy:3128" }),
+          single({ token: "t", username: "a", password: "b" }),
+          single({ username: "a" }),
+          single({ "client-certificate-data": b64(pki().client.cert) }),
+          single({}, { server: "ftp://x" })
+        ], (config) => Effect.map(Effect.flip(KubeConfig.fromString(Yaml.stringify(config))), (e) => e.field))
+        assert.deepStrictEqual(fields, [
+          "users[u].user.as",
+          "clusters[c].cluster.proxy-url",
+          "users[u].user",
+          "users[u].user",
+          "users[u].user.client-key",
+          "clusters[c].cluster.server"
+        ])
+      }))
+
+    it.effect("make checks explicit values", () =>
+      Effect.gen(function*() {
+        const service = yield* KubeConfig.make({ server: "https://h:6443/", token: "explicit", namespace: "x" })
+        assert.strictEqual(service.server, "https://h:6443")
+        assert.strictEqual(service.source, "<explicit>")
+        assert.strictEqual(yield* token(service), "explicit")
+        const bad = yield* Effect.either(KubeConfig.make({ server: "h:6443:nope" }))
+        assert.isTrue(Either.isLeft(bad))
+        const both = yield* Effect.flip(
+          KubeConfig.make({ server: "https://h", token: "a", username: "u", password: "p" })
+        )
+        assert.include(both.message, "more than one way")
+        const layered = yield* Effect.provide(KubeConfig.KubeConfig, KubeConfig.layerFrom({ server: "http://h" }))
+        assert.strictEqual(layered.auth.kind, "none")
+        assert.strictEqual(layered.namespace, "default")
+      }))
+  })
+
+  describe("secrets never appear in errors", () => {
+    const secrets = ["s3cr3t-token-value", "p4ssw0rd-value", "k3y-material-value", "4815162342"]
+
+    const leaks = (error: KubeConfigError): ReadonlyArray<string> => {
+      const texts = [error.message, String(error), JSON.stringify(error), Util.inspect(error, { depth: 10 })]
+      return secrets.filter((secret) => texts.some((text) => text.includes(secret)))
+    }
+
+    it.scoped("in parse, validation, file and exec failures", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        writeExecPlugin(Path.join(dir, "bin", "plugin"))
+        write(Path.join(dir, "key.pem"), "k3y-material-value, not PEM")
+        const credential = JSON.stringify({
+          apiVersion: "client.authentication.k8s.io/v1alpha1",
+          kind: "ExecCredential",
+          status: { token: "s3cr3t-token-value" }
+        })
+        const exec = (env: Array<object>) => ({
+          exec: {
+            apiVersion: "client.authentication.k8s.io/v1",
+            command: "./bin/plugin",
+            args: ["--token", "s3cr3t-token-value", "--password", "p4ssw0rd-value"],
+            env: [{ name: "PLUGIN_STATE_DIR", value: dir }, { name: "SECRET", value: "k3y-material-value" }, ...env]
+          }
+        })
+        const cert = b64(pki().client.cert)
+        const texts: ReadonlyArray<string> = [
+          // the YAML parser's own message would quote this line
+          `users:\n- name: u\n  user:\n    token: "s3cr3t-token-value\n  password: [p4ssw0rd-value\n`,
+          Yaml.stringify(single({ token: "s3cr3t-token-value", username: "u", password: "p4ssw0rd-value" })),
+          Yaml.stringify(single({
+            "auth-provider": { name: "azure", config: { "access-token": "s3cr3t-token-value" } }
+          })),
+          Yaml.stringify(single({ username: "u", password: 4815162342 })),
+          Yaml.stringify(single({ "client-certificate-data": cert, "client-key-data": "k3y-material-value!" })),
+          Yaml.stringify(single({ "client-certificate-data": cert, "client-key": "key.pem" })),
+          Yaml.stringify(single({ "client-certificate-data": cert, "client-key-data": b64("k3y-material-value") })),
+          Yaml.stringify(single(exec([
+            { name: "PLUGIN_PRINT", value: "s3cr3t-token-value" },
+            { name: "PLUGIN_EXIT", value: "1" }
+          ]))),
+          Yaml.stringify(single(exec([{ name: "PLUGIN_PRINT", value: "{ token: s3cr3t-token-value" }]))),
+          Yaml.stringify(single(exec([{ name: "PLUGIN_PRINT", value: credential }]))),
+          Yaml.stringify(single(exec([{ name: "PLUGIN_API_VERSION", value: "s3cr3t-token-value" }])))
+        ]
+        const errors: Array<KubeConfigError> = []
+        for (const text of texts) {
+          const result = yield* Effect.either(
+            Effect.flatMap(KubeConfig.fromString(text, { basePath: dir }), (service) => service.auth.credentials)
+          )
+          assert.isTrue(Either.isLeft(result), `expected a failure for:\n${text}`)
+          if (Either.isLeft(result)) errors.push(result.left)
+        }
+        assert.strictEqual(errors.length, texts.length)
+        for (const error of errors) {
+          assert.instanceOf(error, KubeConfigError)
+          assert.deepStrictEqual(leaks(error), [], `leak in: ${error.message}`)
+        }
+      }))
+
+    it.effect("credentials print as <redacted>", () =>
+      Effect.gen(function*() {
+        const service = yield* KubeConfig.fromString(
+          Yaml.stringify(single({ token: "s3cr3t-token-value" }))
+        )
+        const credentials = yield* service.auth.credentials
+        assert.notInclude(Util.inspect(credentials), "s3cr3t-token-value")
+        assert.notInclude(JSON.stringify(credentials), "s3cr3t-token-value")
+        assert.notInclude(JSON.stringify(service), "s3cr3t-token-value")
+      }))
+  })
+})

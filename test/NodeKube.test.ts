@@ -1,0 +1,286 @@
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
+import * as Fs from "node:fs"
+import * as Http from "node:http"
+import * as Https from "node:https"
+import type * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import type * as Tls from "node:tls"
+import * as Yaml from "yaml"
+import * as KubeConfig from "../src/KubeConfig.js"
+import * as NodeKube from "../src/NodeKube.js"
+import { runs, writeExecPlugin } from "./util/execPlugin.js"
+import { pki } from "./util/pki.js"
+
+interface Seen {
+  readonly cn: string | null
+  readonly servername: string | null
+  readonly path: string
+}
+
+interface Server {
+  readonly url: string
+  /** TCP connections accepted so far. */
+  readonly connections: () => number
+  /** Resolves when every connection accepted so far has been closed. */
+  readonly allClosed: Effect.Effect<void>
+}
+
+/** A loopback server answering every request with what it saw of the client. */
+const serve = (options: Https.ServerOptions | "http"): Effect.Effect<Server, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.async<{ server: Http.Server; sockets: Set<Net.Socket>; count: { n: number }; url: string }>((resume) => {
+      const handler: Http.RequestListener = (req, res) => {
+        const socket = req.socket as Tls.TLSSocket
+        const peer = typeof socket.getPeerCertificate === "function" ? socket.getPeerCertificate() : undefined
+        const servername = (socket as { servername?: string | false }).servername
+        const seen: Seen = {
+          cn: typeof peer?.subject?.CN === "string" ? peer.subject.CN : null,
+          servername: typeof servername === "string" ? servername : null,
+          path: req.url ?? ""
+        }
+        res.setHeader("content-type", "application/json")
+        res.end(JSON.stringify(seen))
+      }
+      const server = options === "http" ? Http.createServer(handler) : Https.createServer(options, handler)
+      // Only the client may close a connection here, so that the test of the layer's
+      // finalizer cannot pass by the server's idle timeout.
+      server.keepAliveTimeout = 10 * 60_000
+      const sockets = new Set<Net.Socket>()
+      const count = { n: 0 }
+      server.on("connection", (socket: Net.Socket) => {
+        count.n++
+        sockets.add(socket)
+        socket.on("close", () => sockets.delete(socket))
+      })
+      server.listen(0, "127.0.0.1", () => {
+        const port = (server.address() as Net.AddressInfo).port
+        resume(Effect.succeed({
+          server,
+          sockets,
+          count,
+          url: `${options === "http" ? "http" : "https"}://127.0.0.1:${port}`
+        }))
+      })
+    }),
+    ({ server }) =>
+      Effect.async<void>((resume) => {
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      })
+  ).pipe(Effect.map(({ count, sockets, url }) => ({
+    url,
+    connections: () => count.n,
+    allClosed: Effect.async<void>((resume) => {
+      let open = sockets.size
+      if (open === 0) return resume(Effect.void)
+      for (const socket of sockets) {
+        socket.once("close", () => {
+          if (--open === 0) resume(Effect.void)
+        })
+      }
+    })
+  })))
+
+const tempDir = Effect.acquireRelease(
+  Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-node-"))),
+  (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+)
+
+const getSeen = (url: string) =>
+  Effect.flatMap(HttpClient.HttpClient, (client) =>
+    client.execute(HttpClientRequest.get(url)).pipe(
+      Effect.flatMap((response) => response.json),
+      Effect.map((body) => body as Seen)
+    ))
+
+const serverTls = (): Https.ServerOptions => ({ key: pki().server.key, cert: pki().server.cert })
+
+const explicit = (options: KubeConfig.MakeOptions) => NodeKube.layerFromKubeConfig(KubeConfig.layerFrom(options))
+
+describe("NodeKube", () => {
+  describe("TLS verification", () => {
+    it.scoped("a server certificate signed by the kubeconfig's CA is accepted", () =>
+      Effect.gen(function*() {
+        const server = yield* serve(serverTls())
+        const seen = yield* getSeen(`${server.url}/api`).pipe(
+          Effect.provide(explicit({ server: server.url, tls: { ca: pki().ca.cert } }))
+        )
+        assert.strictEqual(seen.path, "/api")
+      }))
+
+    it.scoped("without the CA, or with another CA, the connection is refused", () =>
+      Effect.gen(function*() {
+        const server = yield* serve(serverTls())
+        for (const ca of [undefined, pki().otherCa.cert]) {
+          const error = yield* Effect.flip(
+            getSeen(`${server.url}/api`).pipe(Effect.provide(explicit({ server: server.url, tls: { ca } })))
+          )
+          assert.strictEqual(error._tag, "RequestError")
+          if (error._tag === "RequestError") assert.strictEqual(error.reason, "Transport")
+        }
+      }))
+
+    it.scoped("insecure-skip-tls-verify accepts any certificate", () =>
+      Effect.gen(function*() {
+        const server = yield* serve(serverTls())
+        const text = Yaml.stringify({
+          "current-context": "x",
+          clusters: [{ name: "c", cluster: { server: server.url, "insecure-skip-tls-verify": true } }],
+          contexts: [{ name: "x", context: { cluster: "c" } }]
+        })
+        const seen = yield* getSeen(`${server.url}/insecure`).pipe(
+          Effect.provide(NodeKube.layerFromKubeConfig(KubeConfig.layerFromString(text)))
+        )
+        assert.strictEqual(seen.path, "/insecure")
+      }))
+
+    it.scoped("tls-server-name is sent as SNI and checked against the certificate", () =>
+      Effect.gen(function*() {
+        const { namedServer, serverName, ca } = pki()
+        const server = yield* serve({ key: namedServer.key, cert: namedServer.cert })
+        const seen = yield* getSeen(`${server.url}/named`).pipe(
+          Effect.provide(explicit({ server: server.url, tls: { ca: ca.cert, serverName } }))
+        )
+        assert.strictEqual(seen.servername, serverName)
+
+        // The certificate does not name 127.0.0.1: without tls-server-name it must fail.
+        const error = yield* Effect.flip(
+          getSeen(`${server.url}/named`).pipe(Effect.provide(explicit({ server: server.url, tls: { ca: ca.cert } })))
+        )
+        assert.strictEqual(error._tag, "RequestError")
+      }))
+  })
+
+  describe("client certificates", () => {
+    const mutualTls = (): Https.ServerOptions => ({
+      ...serverTls(),
+      ca: pki().ca.cert,
+      requestCert: true,
+      rejectUnauthorized: true
+    })
+
+    it.scoped("a static client certificate from the kubeconfig is presented", () =>
+      Effect.gen(function*() {
+        const { ca, client } = pki()
+        const server = yield* serve(mutualTls())
+        const b64 = (s: string) => Buffer.from(s).toString("base64")
+        const text = Yaml.stringify({
+          "current-context": "x",
+          clusters: [{ name: "c", cluster: { server: server.url, "certificate-authority-data": b64(ca.cert) } }],
+          users: [{
+            name: "u",
+            user: { "client-certificate-data": b64(client.cert), "client-key-data": b64(client.key) }
+          }],
+          contexts: [{ name: "x", context: { cluster: "c", user: "u" } }]
+        })
+        const seen = yield* getSeen(`${server.url}/me`).pipe(
+          Effect.provide(NodeKube.layerFromKubeConfig(KubeConfig.layerFromString(text)))
+        )
+        assert.strictEqual(seen.cn, "test-user")
+
+        const refused = yield* Effect.flip(
+          getSeen(`${server.url}/me`).pipe(Effect.provide(explicit({ server: server.url, tls: { ca: ca.cert } })))
+        )
+        assert.strictEqual(refused._tag, "RequestError")
+      }))
+
+    it.scoped("an exec plugin's certificate is used, and a fresh one after invalidate gets a fresh connection", () =>
+      Effect.gen(function*() {
+        const certs = pki()
+        const dir = yield* tempDir
+        const server = yield* serve(mutualTls())
+        writeExecPlugin(Path.join(dir, "plugin"))
+        const certFile = Path.join(dir, "current.crt")
+        const keyFile = Path.join(dir, "current.key")
+        Fs.writeFileSync(certFile, certs.client.cert)
+        Fs.writeFileSync(keyFile, certs.client.key)
+        const kubeconfig = Path.join(dir, "kubeconfig")
+        Fs.writeFileSync(kubeconfig, Yaml.stringify({
+          "current-context": "x",
+          clusters: [{ name: "c", cluster: { server: server.url, "certificate-authority": certs.dir + "/ca.crt" } }],
+          users: [{
+            name: "u",
+            user: {
+              exec: {
+                apiVersion: "client.authentication.k8s.io/v1",
+                command: "./plugin",
+                interactiveMode: "Never",
+                env: [
+                  { name: "PLUGIN_STATE_DIR", value: dir },
+                  { name: "PLUGIN_CERT_FILE", value: certFile },
+                  { name: "PLUGIN_KEY_FILE", value: keyFile }
+                ]
+              }
+            }
+          }],
+          contexts: [{ name: "x", context: { cluster: "c", user: "u" } }]
+        }))
+        const program = Effect.gen(function*() {
+          const config = yield* KubeConfig.KubeConfig
+          const first = yield* getSeen(`${server.url}/a`)
+          const again = yield* getSeen(`${server.url}/b`)
+          assert.strictEqual(first.cn, "test-user")
+          assert.strictEqual(again.cn, "test-user")
+          assert.strictEqual(server.connections(), 1)
+
+          // What the request path does after a 401: invalidate, then ask again.
+          Fs.writeFileSync(certFile, certs.client2.cert)
+          Fs.writeFileSync(keyFile, certs.client2.key)
+          assert.isTrue(yield* config.auth.invalidate)
+          const rotated = yield* getSeen(`${server.url}/c`)
+          assert.strictEqual(rotated.cn, "test-user-2")
+          assert.strictEqual(server.connections(), 2, "a new certificate needs a new TLS session")
+          assert.strictEqual(runs(dir), 2)
+        })
+        yield* Effect.provide(program, NodeKube.layerFromFile({ path: kubeconfig }))
+      }))
+  })
+
+  describe("connections", () => {
+    it.scoped("keep-alive: sequential requests share one TLS connection", () =>
+      Effect.gen(function*() {
+        const server = yield* serve(serverTls())
+        yield* Effect.provide(
+          Effect.gen(function*() {
+            for (let i = 0; i < 5; i++) assert.strictEqual((yield* getSeen(`${server.url}/n/${i}`)).path, `/n/${i}`)
+          }),
+          explicit({ server: server.url, tls: { ca: pki().ca.cert } })
+        )
+        assert.strictEqual(server.connections(), 1)
+      }))
+
+    it.scoped("keep-alive over plain http too", () =>
+      Effect.gen(function*() {
+        const server = yield* serve("http")
+        yield* Effect.provide(
+          Effect.gen(function*() {
+            for (let i = 0; i < 3; i++) yield* getSeen(`${server.url}/plain/${i}`)
+          }),
+          explicit({ server: server.url })
+        )
+        assert.strictEqual(server.connections(), 1)
+      }))
+
+    it.scoped("closing the layer's scope closes its connections", () =>
+      Effect.gen(function*() {
+        const server = yield* serve(serverTls())
+        const scope = yield* Scope.make()
+        const context = yield* Layer.buildWithScope(explicit({ server: server.url, tls: { ca: pki().ca.cert } }), scope)
+        yield* Effect.provide(getSeen(`${server.url}/x`), context)
+        const closed = yield* Deferred.make<void>()
+        yield* Effect.fork(Effect.zipRight(server.allClosed, Deferred.succeed(closed, undefined)))
+        assert.isFalse(yield* Deferred.isDone(closed), "kept alive while the layer is open")
+        yield* Scope.close(scope, Exit.void)
+        yield* Deferred.await(closed)
+        assert.strictEqual(server.connections(), 1)
+      }))
+  })
+})
