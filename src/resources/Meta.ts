@@ -92,19 +92,19 @@ export type ManagedFieldsEntry = typeof ManagedFieldsEntry.Type
  */
 export const ObjectMeta = Schema.Struct({
   name: Schema.optional(Schema.String),
-  generateName: Schema.optional(Schema.String),
   namespace: Schema.optional(Schema.String),
   uid: Schema.optional(Schema.String),
   resourceVersion: Schema.optional(Schema.String),
-  generation: Schema.optional(Schema.Number),
   creationTimestamp: Schema.optional(NullableTime),
-  deletionTimestamp: Schema.optional(Time),
-  deletionGracePeriodSeconds: Schema.optional(Schema.Number),
   labels: Schema.optional(StringMap),
   annotations: Schema.optional(StringMap),
+  generateName: Schema.optional(Schema.String),
   ownerReferences: Schema.optional(Schema.Array(OwnerReference)),
-  finalizers: Schema.optional(Schema.Array(Schema.String)),
   managedFields: Schema.optional(Schema.Array(ManagedFieldsEntry)),
+  generation: Schema.optional(Schema.Number),
+  finalizers: Schema.optional(Schema.Array(Schema.String)),
+  deletionTimestamp: Schema.optional(Time),
+  deletionGracePeriodSeconds: Schema.optional(Schema.Number),
   selfLink: Schema.optional(Schema.String)
 }).annotations({ identifier: "ObjectMeta" })
 
@@ -243,12 +243,12 @@ export type LabelSelector = typeof LabelSelector.Type
 export const Condition = Schema.Struct({
   type: Schema.String,
   status: openEnum("True", "False", "Unknown"),
-  observedGeneration: Schema.optional(Schema.Number),
   lastProbeTime: Schema.optional(NullableTime),
   lastTransitionTime: Schema.optional(NullableTime),
   lastUpdateTime: Schema.optional(NullableTime),
   reason: Schema.optional(Schema.String),
-  message: Schema.optional(Schema.String)
+  message: Schema.optional(Schema.String),
+  observedGeneration: Schema.optional(Schema.Number)
 }).annotations({ identifier: "Condition" })
 
 /**
