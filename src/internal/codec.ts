@@ -25,12 +25,22 @@ const codecs = new WeakMap<SchemaAST.AST, Codec<unknown, unknown>>()
 const isIdentity = (ast: SchemaAST.AST): boolean =>
   SchemaAST.encodedAST(ast) === ast && SchemaAST.typeAST(ast) === ast
 
-const failure = (subject: string, error: ParseResult.ParseError, what: string): ValidationError =>
-  new ValidationError({
-    subject,
-    detail: `${what}: ${ParseResult.TreeFormatter.formatErrorSync(error)}`,
-    cause: error
-  })
+/**
+ * Says where and what was expected, never what was found: the value at fault may be
+ * Secret data, so neither the message nor a cause carries it.
+ */
+const failure = (subject: string, error: ParseResult.ParseError, what: string): ValidationError => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
+    path: issue.path.length === 0
+      ? "(root)"
+      : issue.path.map((key) => typeof key === "number" ? `[${key}]` : `.${String(key)}`).join(""),
+    expected: issue.message.replace(/,\s*actual[\s\S]*$/, "")
+  }))
+  // An optional field reports both its own problem and "Expected undefined": keep the first.
+  const useful = issues.filter((issue) => issue.expected !== "Expected undefined")
+  const shown = (useful.length > 0 ? useful : issues).slice(0, 5).map((issue) => `${issue.path} ${issue.expected}`)
+  return new ValidationError({ subject, detail: `${what}: ${shown.join("; ")}` })
+}
 
 /** The codec of a schema, built once per schema. */
 export const codecFor = <A, I>(schema: Schema.Schema<A, I>): Codec<A, I> => {
