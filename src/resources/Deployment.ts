@@ -6,7 +6,7 @@
 import * as Schema from "effect/Schema"
 import * as Resource from "../Resource.js"
 import { openEnum } from "./internal/schema.js"
-import { Condition, IntOrString, LabelSelector, ObjectMeta } from "./Meta.js"
+import { StatusCondition, IntOrString, LabelSelector, ObjectMeta } from "./Meta.js"
 import { PodTemplateSpec } from "./Pod.js"
 
 /**
@@ -72,7 +72,7 @@ export const DeploymentStatus = Schema.Struct({
   unavailableReplicas: Schema.optional(Schema.Number),
   terminatingReplicas: Schema.optional(Schema.Number),
   collisionCount: Schema.optional(Schema.Number),
-  conditions: Schema.optional(Schema.Array(Condition))
+  conditions: Schema.optional(Schema.Array(StatusCondition))
 }).annotations({ identifier: "DeploymentStatus" })
 
 /**

@@ -6,7 +6,7 @@
 import * as Schema from "effect/Schema"
 import * as Resource from "../Resource.js"
 import { LooseObject, openEnum, Time } from "./internal/schema.js"
-import { Condition, LabelSelector, ObjectMeta } from "./Meta.js"
+import { StatusCondition, LabelSelector, ObjectMeta } from "./Meta.js"
 import { PodTemplateSpec } from "./Pod.js"
 
 /**
@@ -55,7 +55,7 @@ export const JobStatus = Schema.Struct({
   terminating: Schema.optional(Schema.Number),
   startTime: Schema.optional(Time),
   completionTime: Schema.optional(Time),
-  conditions: Schema.optional(Schema.Array(Condition)),
+  conditions: Schema.optional(Schema.Array(StatusCondition)),
   completedIndexes: Schema.optional(Schema.String),
   failedIndexes: Schema.optional(Schema.String),
   uncountedTerminatedPods: Schema.optional(LooseObject)

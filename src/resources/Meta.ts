@@ -240,7 +240,7 @@ export type LabelSelector = typeof LabelSelector.Type
  * @since 0.1.0
  * @category schemas
  */
-export const Condition = Schema.Struct({
+export const StatusCondition = Schema.Struct({
   type: Schema.String,
   status: openEnum("True", "False", "Unknown"),
   lastProbeTime: Schema.optional(NullableTime),
@@ -249,13 +249,13 @@ export const Condition = Schema.Struct({
   reason: Schema.optional(Schema.String),
   message: Schema.optional(Schema.String),
   observedGeneration: Schema.optional(Schema.Number)
-}).annotations({ identifier: "Condition" })
+}).annotations({ identifier: "StatusCondition" })
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type Condition = typeof Condition.Type
+export type StatusCondition = typeof StatusCondition.Type
 
 /**
  * A reference to an object in the same namespace, by name (`imagePullSecrets`).

@@ -6,7 +6,7 @@
 import * as Schema from "effect/Schema"
 import * as Resource from "../Resource.js"
 import { openEnum } from "./internal/schema.js"
-import { Condition, ObjectMeta } from "./Meta.js"
+import { StatusCondition, ObjectMeta } from "./Meta.js"
 
 /**
  * The desired state of a namespace: the finalizers that must run before it is removed.
@@ -32,7 +32,7 @@ export type NamespaceSpec = typeof NamespaceSpec.Type
  */
 export const NamespaceStatus = Schema.Struct({
   phase: Schema.optional(openEnum("Active", "Terminating")),
-  conditions: Schema.optional(Schema.Array(Condition))
+  conditions: Schema.optional(Schema.Array(StatusCondition))
 }).annotations({ identifier: "NamespaceStatus" })
 
 /**

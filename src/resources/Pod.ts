@@ -10,7 +10,7 @@
 import * as Schema from "effect/Schema"
 import * as Resource from "../Resource.js"
 import { LooseObject, NullableTime, openEnum, StringMap, Time } from "./internal/schema.js"
-import { Condition, LocalObjectReference, ObjectMeta, Quantity } from "./Meta.js"
+import { StatusCondition, LocalObjectReference, ObjectMeta, Quantity } from "./Meta.js"
 
 /**
  * One environment variable of a container. `valueFrom` (a ConfigMap, Secret or field
@@ -364,7 +364,7 @@ const PodIP = Schema.Struct({ ip: Schema.String })
  */
 export const PodStatus = Schema.Struct({
   phase: Schema.optional(PodPhase),
-  conditions: Schema.optional(Schema.Array(Condition)),
+  conditions: Schema.optional(Schema.Array(StatusCondition)),
   hostIP: Schema.optional(Schema.String),
   hostIPs: Schema.optional(Schema.Array(PodIP)),
   podIP: Schema.optional(Schema.String),

@@ -6,7 +6,7 @@
 import * as Schema from "effect/Schema"
 import * as Resource from "../Resource.js"
 import { LooseObject, openEnum, StringMap } from "./internal/schema.js"
-import { Condition, IntOrString, ObjectMeta } from "./Meta.js"
+import { StatusCondition, IntOrString, ObjectMeta } from "./Meta.js"
 
 /**
  * One port of a service; `targetPort` is a number or the name of a container port.
@@ -95,7 +95,7 @@ export const ServiceStatus = Schema.Struct({
       ingress: Schema.optional(Schema.Array(LoadBalancerIngress))
     })
   ),
-  conditions: Schema.optional(Schema.Array(Condition))
+  conditions: Schema.optional(Schema.Array(StatusCondition))
 }).annotations({ identifier: "ServiceStatus" })
 
 /**
