@@ -1,0 +1,77 @@
+/**
+ * The published shape: both module systems load the root and `effect-kube/testing`
+ * from the build output through package.json `exports`, and internals stay private.
+ * Builds first when dist/ is missing or older than src/, so `npm test` alone passes.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { execFileSync } from "node:child_process"
+import { mkdirSync, mkdtempSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = resolve(fileURLToPath(new URL("..", import.meta.url)))
+
+const newest = (dir: string): number =>
+  readdirSync(dir, { withFileTypes: true }).reduce((latest, entry) => {
+    const path = join(dir, entry.name)
+    return Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs)
+  }, 0)
+
+const ensureBuilt = () => {
+  let built = 0
+  try {
+    built = Math.min(statSync(join(root, "dist/esm/index.js")).mtimeMs, statSync(join(root, "dist/cjs/index.js")).mtimeMs)
+  } catch {
+    built = 0
+  }
+  if (built < newest(join(root, "src"))) {
+    execFileSync(process.execPath, [join(root, "scripts/build.mjs")], { cwd: root, stdio: "pipe" })
+  }
+}
+
+/** A consumer project whose node_modules/effect-kube is this package. */
+const consumer = () => {
+  const dir = mkdtempSync(join(tmpdir(), "effect-kube-consumer-"))
+  mkdirSync(join(dir, "node_modules"))
+  symlinkSync(root, join(dir, "node_modules", "effect-kube"), "dir")
+  return dir
+}
+
+const run = (dir: string, file: string, source: string) => {
+  const path = join(dir, file)
+  writeFileSync(path, source)
+  return execFileSync(process.execPath, [path], { cwd: dir, encoding: "utf8" }).trim()
+}
+
+describe("package", () => {
+  it("loads with require and with import, root and testing entry", { timeout: 120_000 }, () => {
+    ensureBuilt()
+    const dir = consumer()
+    const cjs = run(
+      dir,
+      "check.cjs",
+      `const k = require("effect-kube"); const t = require("effect-kube/testing");
+       console.log([typeof k.Kube.api, typeof k.Pods.plural, typeof k.ApiError, typeof t.FakeCluster.layer].join(","))`
+    )
+    expect(cjs).toBe("function,string,function,function")
+    const esm = run(
+      dir,
+      "check.mjs",
+      `import { Kube, Pods, ApiError } from "effect-kube"; import { FakeCluster } from "effect-kube/testing";
+       console.log([typeof Kube.api, Pods.plural, typeof ApiError, typeof FakeCluster.layer].join(","))`
+    )
+    expect(esm).toBe("function,pods,function,function")
+  })
+
+  it("does not expose internals", { timeout: 120_000 }, () => {
+    ensureBuilt()
+    const dir = consumer()
+    const out = run(
+      dir,
+      "internal.cjs",
+      `try { require("effect-kube/internal/client.js"); console.log("exposed") } catch (e) { console.log(e.code) }`
+    )
+    expect(out).toBe("ERR_PACKAGE_PATH_NOT_EXPORTED")
+  })
+})
