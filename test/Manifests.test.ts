@@ -500,9 +500,9 @@ describe("Manifests.delete", () => {
         const error = yield* Effect.flip(Manifests.delete(refs, { namespace: "apps" }))
         assert.instanceOf(error, DeleteFailed)
         const failed = error as DeleteFailed
-        assert.deepStrictEqual(failed.failures.map((f) => f.ref), [refs[1]])
+        assert.deepStrictEqual(failed.failures.map((f) => f.ref), [refs[1]!])
         assert.strictEqual((failed.failures[0]!.error as ApiError).code, 409)
-        assert.deepStrictEqual(failed.deleted, [refs[0]])
+        assert.deepStrictEqual(failed.deleted, [refs[0]!])
         assert.strictEqual(cluster.get(refs[1]!)?.metadata.uid, replacement!.uid)
         // A reference without a uid means "whatever has that name".
         const { uid: _uid, ...byName } = refs[1]!
