@@ -1,0 +1,76 @@
+/**
+ * Plain-JSON helpers for the fake API server. Objects in the store are plain JSON
+ * (what came over the wire), so a JSON round trip is both the fastest and the most
+ * faithful deep copy.
+ *
+ * @internal
+ */
+
+/** @internal */
+export type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
+
+/** @internal */
+export type JsonObject = Record<string, unknown>
+
+/** @internal */
+export const isObject = (u: unknown): u is JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** @internal */
+export const clone = <A>(value: A): A => (value === undefined ? value : JSON.parse(JSON.stringify(value)))
+
+/** @internal */
+export const deepEqual = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false
+    return true
+  }
+  if (Array.isArray(b)) return false
+  const ak = Object.keys(a as object).filter((k) => (a as JsonObject)[k] !== undefined)
+  const bk = Object.keys(b as object).filter((k) => (b as JsonObject)[k] !== undefined)
+  if (ak.length !== bk.length) return false
+  for (const k of ak) if (!deepEqual((a as JsonObject)[k], (b as JsonObject)[k])) return false
+  return true
+}
+
+/** Reads `obj.a.b.c`, `undefined` when any step is missing. @internal */
+export const getPath = (obj: unknown, path: ReadonlyArray<string>): unknown => {
+  let node: unknown = obj
+  for (const key of path) {
+    if (!isObject(node)) return undefined
+    node = node[key]
+  }
+  return node
+}
+
+/** The object at `obj[key]`, created when absent. @internal */
+export const child = (obj: JsonObject, key: string): JsonObject => {
+  const existing = obj[key]
+  if (isObject(existing)) return existing
+  const created: JsonObject = {}
+  obj[key] = created
+  return created
+}
+
+/** @internal */
+export const metadataOf = (obj: JsonObject): JsonObject => child(obj, "metadata")
+
+/** @internal */
+export const stringAt = (obj: unknown, ...path: ReadonlyArray<string>): string | undefined => {
+  const value = getPath(obj, path)
+  return typeof value === "string" ? value : undefined
+}
+
+/** @internal */
+export const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, "Z")
+
+const suffixAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+
+/** The 5-character suffix the API server appends for `generateName`. @internal */
+export const randomSuffix = (length = 5): string => {
+  let out = ""
+  for (let i = 0; i < length; i++) out += suffixAlphabet[Math.floor(Math.random() * suffixAlphabet.length)]
+  return out
+}

@@ -1,0 +1,213 @@
+/**
+ * Serves a `FakeServer` on a loopback `node:http` or `node:https` server and writes a
+ * kubeconfig for it, so that kubectl and other clients talk to it unmodified.
+ *
+ * @internal
+ */
+import * as Fs from "node:fs"
+import * as Http from "node:http"
+import * as Https from "node:https"
+import type * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { ConnectionReset, type FakeServer, type RawResponse } from "./server.js"
+import { cutAfter, type Sink } from "./stream.js"
+
+/** @internal */
+export interface ListenOptions {
+  /** PEM server certificate and key (and the CA that signed it, for the kubeconfig). Plain HTTP without. */
+  readonly tls?: { readonly cert: string; readonly key: string; readonly ca?: string | undefined } | undefined
+  /** 0 (default) picks a free port. */
+  readonly port?: number | undefined
+  /** Default `127.0.0.1`. */
+  readonly host?: string | undefined
+  /** Where to write the kubeconfig; a new temporary directory by default. */
+  readonly kubeconfigDir?: string | undefined
+}
+
+/** @internal */
+export interface Listening {
+  readonly url: string
+  readonly kubeconfigPath: string
+  readonly kubeconfig: string
+  readonly openConnections: () => number
+  readonly close: () => Promise<void>
+}
+
+const kubeconfigText = (
+  url: string,
+  namespace: string,
+  token: string | undefined,
+  ca: string | undefined,
+  insecure: boolean
+): string => {
+  const cluster = [
+    `    server: ${url}`,
+    ...(ca !== undefined ? [`    certificate-authority-data: ${Buffer.from(ca).toString("base64")}`] : []),
+    ...(insecure ? ["    insecure-skip-tls-verify: true"] : [])
+  ]
+  const user = token !== undefined ? [`    token: ${JSON.stringify(token)}`] : ["    {}"]
+  return [
+    "apiVersion: v1",
+    "kind: Config",
+    "clusters:",
+    "- name: fake-cluster",
+    "  cluster:",
+    ...cluster,
+    "users:",
+    "- name: fake-user",
+    "  user:",
+    ...user,
+    "contexts:",
+    "- name: fake-cluster",
+    "  context:",
+    "    cluster: fake-cluster",
+    "    user: fake-user",
+    `    namespace: ${namespace}`,
+    "current-context: fake-cluster",
+    ""
+  ].join("\n")
+}
+
+const readText = (req: Http.IncomingMessage): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => resolve(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")))
+    req.on("error", reject)
+  })
+
+const respond = (req: Http.IncomingMessage, res: Http.ServerResponse, raw: RawResponse, abort: AbortController): void => {
+  if (raw.reset !== undefined && raw.reset.afterBytes === undefined) {
+    if (raw.body !== undefined && typeof raw.body !== "string") raw.body.cancel()
+    req.socket.destroy()
+    return
+  }
+  const body = raw.body
+  if (raw.reset === undefined && (body === undefined || typeof body === "string")) {
+    const payload = body ?? ""
+    res.writeHead(raw.status, { ...raw.headers, "content-length": Buffer.byteLength(payload) })
+    res.end(payload)
+    return
+  }
+  if (body === undefined || typeof body === "string") {
+    // a reset part way through a one-shot answer: announce the whole length, send less
+    const payload = Buffer.from(body ?? "")
+    res.writeHead(raw.status, { ...raw.headers, "content-length": payload.length })
+    res.flushHeaders()
+    const cut = Math.min(raw.reset!.afterBytes!, payload.length)
+    if (cut > 0) res.write(payload.subarray(0, cut))
+    setImmediate(() => req.socket.destroy())
+    return
+  }
+  res.writeHead(raw.status, raw.headers)
+  res.flushHeaders()
+  let finished = false
+  let sink: Sink = {
+    write(chunk) {
+      if (!finished) res.write(chunk)
+    },
+    end() {
+      if (finished) return
+      finished = true
+      res.end()
+    },
+    fail() {
+      if (finished) return
+      finished = true
+      // let what was written reach the client, then cut the connection
+      setImmediate(() => req.socket.destroy())
+    }
+  }
+  if (raw.reset !== undefined) sink = cutAfter(sink, raw.reset.afterBytes!, () => body.cancel())
+  res.on("close", () => {
+    if (!finished) {
+      finished = true
+      body.cancel()
+    }
+    abort.abort()
+  })
+  body.start(sink)
+}
+
+/** @internal */
+export const listen = async (server: FakeServer, options: ListenOptions = {}): Promise<Listening> => {
+  const sockets = new Set<Net.Socket>()
+  const handler = (req: Http.IncomingMessage, res: Http.ServerResponse) => {
+    const abort = new AbortController()
+    req.on("close", () => {
+      if (!res.writableFinished && res.headersSent === false) abort.abort()
+    })
+    res.on("close", () => abort.abort())
+    server.handleRaw({
+      method: req.method ?? "GET",
+      url: req.url ?? "/",
+      header: (name) => {
+        const v = req.headers[name.toLowerCase()]
+        return Array.isArray(v) ? v.join(", ") : v
+      },
+      text: () => readText(req),
+      signal: abort.signal
+    }).then(
+      (raw) => respond(req, res, raw, abort),
+      (error) => {
+        if (error instanceof ConnectionReset || abort.signal.aborted) {
+          req.socket.destroy()
+          return
+        }
+        res.writeHead(500, { "content-type": "text/plain" })
+        res.end(String(error))
+      }
+    )
+  }
+  const tls = options.tls
+  const http: Http.Server = tls !== undefined
+    ? Https.createServer({ cert: tls.cert, key: tls.key, keepAlive: true }, handler)
+    : Http.createServer({ keepAlive: true }, handler)
+  http.keepAliveTimeout = 65_000
+  http.headersTimeout = 66_000
+  http.requestTimeout = 0
+  http.on(tls !== undefined ? "secureConnection" : "connection", (socket: Net.Socket) => {
+    socket.setNoDelay(true)
+    sockets.add(socket)
+    socket.on("close", () => sockets.delete(socket))
+  })
+  const host = options.host ?? "127.0.0.1"
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject)
+    http.listen(options.port ?? 0, host, () => {
+      http.off("error", reject)
+      resolve()
+    })
+  })
+  const address = http.address() as Net.AddressInfo
+  const url = `${tls !== undefined ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${address.port}`
+  const dir = options.kubeconfigDir ?? Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-fake-"))
+  const ownsDir = options.kubeconfigDir === undefined
+  const kubeconfigPath = Path.join(dir, "kubeconfig")
+  const kubeconfig = kubeconfigText(
+    url,
+    server.defaultNamespace,
+    server.options.token,
+    tls?.ca,
+    tls !== undefined && tls.ca === undefined
+  )
+  Fs.writeFileSync(kubeconfigPath, kubeconfig, { mode: 0o600 })
+  let closing: Promise<void> | undefined
+  return {
+    url,
+    kubeconfigPath,
+    kubeconfig,
+    openConnections: () => sockets.size,
+    close: () =>
+      (closing ??= new Promise<void>((resolve) => {
+        const pending = [...sockets].map((s) => new Promise<void>((done) => s.once("close", () => done())))
+        const stopped = new Promise<void>((done) => http.close(() => done()))
+        for (const s of sockets) s.destroy()
+        http.closeAllConnections?.()
+        if (ownsDir) Fs.rmSync(dir, { recursive: true, force: true })
+        else Fs.rmSync(kubeconfigPath, { force: true })
+        Promise.all([stopped, ...pending]).then(() => resolve())
+      }))
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * OpenShift Template processing, as `processedtemplates` does it: parameter values
+ * (given, generated from an expression, or defaulted), `${NAME}` interpolation in
+ * strings and `${{NAME}}` substitution of whole JSON values.
+ *
+ * @internal
+ */
+import { clone, isObject, type JsonObject } from "./json.js"
+import * as Status from "./status.js"
+
+const classes: Record<string, string> = {
+  w: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_",
+  d: "0123456789",
+  a: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+  A: "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+}
+
+const expandClass = (body: string): string => {
+  let chars = ""
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!
+    if (c === "\\" && i + 1 < body.length) {
+      const e = body[i + 1]!
+      chars += classes[e] ?? e
+      i++
+    } else if (i + 2 < body.length && body[i + 1] === "-") {
+      const from = c.charCodeAt(0)
+      const to = body.charCodeAt(i + 2)
+      if (to < from) throw new Error(`invalid range ${c}-${body[i + 2]}`)
+      for (let code = from; code <= to; code++) chars += String.fromCharCode(code)
+      i += 2
+    } else {
+      chars += c
+    }
+  }
+  if (chars === "") throw new Error("empty character class")
+  return chars
+}
+
+/**
+ * Generates a value from an OpenShift generator expression: literal characters,
+ * character classes (`[a-z0-9]`, `[\w]`, `[\d]`, `[\a]`, `[\A]`) and `{n}` counts.
+ *
+ * @internal
+ */
+export const generate = (expression: string, random: () => number = Math.random): string => {
+  let out = ""
+  let i = 0
+  while (i < expression.length) {
+    let chars: string
+    const c = expression[i]!
+    if (c === "[") {
+      const close = expression.indexOf("]", i + 1)
+      if (close === -1) throw new Error(`unclosed character class in "${expression}"`)
+      chars = expandClass(expression.slice(i + 1, close))
+      i = close + 1
+    } else if (c === "\\" && i + 1 < expression.length) {
+      const e = expression[i + 1]!
+      chars = classes[e] ?? e
+      i += 2
+    } else {
+      chars = c
+      i++
+    }
+    let count = 1
+    if (expression[i] === "{") {
+      const close = expression.indexOf("}", i)
+      if (close === -1) throw new Error(`unclosed count in "${expression}"`)
+      count = Number(expression.slice(i + 1, close))
+      if (!Number.isInteger(count) || count < 0) throw new Error(`invalid count in "${expression}"`)
+      i = close + 1
+    }
+    for (let n = 0; n < count; n++) out += chars[Math.floor(random() * chars.length)]
+  }
+  return out
+}
+
+const whole = /^\$\{\{([a-zA-Z0-9_]+)\}\}$/
+const anywhere = /\$\{\{?([a-zA-Z0-9_]+)\}?\}/g
+
+const substitute = (value: unknown, params: ReadonlyMap<string, string>): unknown => {
+  if (typeof value === "string") {
+    const m = whole.exec(value)
+    if (m !== null && params.has(m[1]!)) {
+      const raw = params.get(m[1]!)!
+      try {
+        return JSON.parse(raw)
+      } catch {
+        return raw
+      }
+    }
+    return value.replace(anywhere, (match: string, name: string) => {
+      const v = params.get(name)
+      return v === undefined ? match : v
+    })
+  }
+  if (Array.isArray(value)) return value.map((v) => substitute(v, params))
+  if (isObject(value)) {
+    const out: JsonObject = {}
+    for (const k of Object.keys(value)) out[k] = substitute(value[k], params)
+    return out
+  }
+  return value
+}
+
+/**
+ * Processes a Template: the processed Template, or a 422 Status for a required
+ * parameter without a value and a 400 for a bad generator.
+ *
+ * @internal
+ */
+export const processTemplate = (template: JsonObject): JsonObject => {
+  const name = typeof (template.metadata as JsonObject | undefined)?.name === "string"
+    ? (template.metadata as JsonObject).name as string
+    : ""
+  const parameters = Array.isArray(template.parameters) ? (clone(template.parameters) as Array<unknown>) : []
+  const values = new Map<string, string>()
+  const causes: Array<{ reason: string; field: string; message: string }> = []
+  parameters.forEach((p, index) => {
+    if (!isObject(p) || typeof p.name !== "string") return
+    let value = typeof p.value === "string" ? p.value : p.value === undefined || p.value === null ? "" : String(p.value)
+    if (value === "" && p.generate === "expression") {
+      try {
+        value = generate(typeof p.from === "string" ? p.from : "")
+      } catch (e) {
+        throw Status.badRequest(`Template.template.openshift.io "${name}" is invalid: template.parameters[${index}]: Invalid value: "${String(p.from)}": ${(e as Error).message}`)
+      }
+      p.value = value
+    }
+    if (value === "" && p.required === true) {
+      causes.push({
+        reason: "FieldValueRequired",
+        field: `template.parameters[${index}]`,
+        message: `Required value: template.parameters[${index}]: parameter ${p.name} is required and must be specified`
+      })
+    }
+    values.set(p.name, value)
+  })
+  if (causes.length > 0) {
+    throw Status.invalid({ group: "template.openshift.io", plural: "templates", kind: "Template" }, name, causes)
+  }
+  const labels = isObject(template.labels) ? (substitute(template.labels, values) as JsonObject) : undefined
+  const objects = (Array.isArray(template.objects) ? template.objects : []).map((o) => {
+    const obj = substitute(o, values)
+    if (labels !== undefined && isObject(obj)) {
+      const metadata = isObject(obj.metadata) ? obj.metadata : (obj.metadata = {})
+      const own = isObject(metadata.labels) ? metadata.labels : {}
+      metadata.labels = { ...labels, ...own }
+    }
+    return obj
+  })
+  return {
+    ...template,
+    kind: "Template",
+    apiVersion: "template.openshift.io/v1",
+    parameters,
+    objects
+  }
+}

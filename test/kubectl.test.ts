@@ -1,0 +1,142 @@
+/**
+ * kubectl against the fake cluster served over HTTPS (a generated CA, a bearer token):
+ * the fake is faithful enough for a real, unmodified Kubernetes client to discover its
+ * API, create, apply server-side, get, list by label and delete.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { execFile, execFileSync } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as FakeCluster from "../src/testing/FakeCluster.js"
+import { pki } from "./util/pki.js"
+
+const kubectlPath = "/usr/bin/kubectl"
+
+const hasKubectl = (() => {
+  try {
+    execFileSync(kubectlPath, ["version", "--client"], { stdio: "ignore", timeout: 20_000 })
+    return true
+  } catch {
+    return false
+  }
+})()
+
+interface Run {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs kubectl without blocking the event loop: the fake answers it from this process. */
+const kubectl = (kubeconfig: string, cacheDir: string, args: ReadonlyArray<string>) =>
+  Effect.async<Run>((resume) => {
+    const child = execFile(
+      kubectlPath,
+      ["--kubeconfig", kubeconfig, "--cache-dir", cacheDir, "--request-timeout", "20s", ...args],
+      { encoding: "utf8", timeout: 60_000, env: { ...process.env, HOME: cacheDir } },
+      (error, stdout, stderr) => resume(Effect.succeed({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr }))
+    )
+    return Effect.sync(() => child.kill())
+  })
+
+const ok = (run: Run): string => {
+  assert.strictEqual(run.code, 0, `kubectl failed: ${run.stderr}`)
+  return run.stdout
+}
+
+const podYaml = `apiVersion: v1
+kind: Pod
+metadata:
+  name: x
+  labels:
+    app: x
+spec:
+  containers:
+  - name: main
+    image: busybox:1.36
+    command: ["sh", "-c", "echo hello"]
+`
+
+const configMapYaml = (value: string) => `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  labels:
+    app: x
+data:
+  mode: "${value}"
+`
+
+// kubectl is a system tool, not a dependency: without it this suite cannot run, and its
+// name says why it was skipped.
+const suite = hasKubectl
+  ? "kubectl against FakeCluster.serve"
+  : `kubectl against FakeCluster.serve (skipped: no working kubectl at ${kubectlPath})`
+
+describe(suite, () => {
+  it.scoped.skipIf(!hasKubectl)(
+    "get, create -f, apply --server-side, get -o json, get -l and delete work over HTTPS with a token",
+    () =>
+      Effect.gen(function*() {
+        const { ca, server } = pki()
+        const served = yield* FakeCluster.serve({
+          token: "kubectl-token",
+          tls: { cert: server.cert, key: server.key, ca: ca.cert }
+        })
+        const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-kubectl-"))
+        yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
+        const run = (...args: ReadonlyArray<string>) => kubectl(served.kubeconfigPath, dir, args)
+        const podFile = Path.join(dir, "pod.yaml")
+        Fs.writeFileSync(podFile, podYaml)
+        const cmFile = Path.join(dir, "cm.yaml")
+
+        const empty = JSON.parse(ok(yield* run("get", "pods", "-o", "json")))
+        assert.deepStrictEqual(empty.items, [])
+
+        assert.match(ok(yield* run("create", "-f", podFile)), /^pod\/x created$/m)
+        const created = served.control.get({ apiVersion: "v1", kind: "Pod", name: "x" })!
+        assert.deepStrictEqual(created.metadata.labels, { app: "x" })
+        const again = yield* run("create", "-f", podFile)
+        assert.notStrictEqual(again.code, 0)
+        assert.include(again.stderr, `pods "x" already exists`)
+
+        Fs.writeFileSync(cmFile, configMapYaml("a"))
+        assert.match(ok(yield* run("apply", "--server-side", "-f", cmFile)), /^configmap\/settings serverside-applied$/m)
+        Fs.writeFileSync(cmFile, configMapYaml("b"))
+        ok(yield* run("apply", "--server-side", "-f", cmFile))
+        const applied = served.control.get({ apiVersion: "v1", kind: "ConfigMap", name: "settings" })!
+        assert.deepStrictEqual(applied.data, { mode: "b" })
+        const managers = (applied.metadata.managedFields as Array<{ manager: string; operation: string }>)
+          .map((e) => `${e.manager}/${e.operation}`)
+        assert.deepStrictEqual(managers, ["kubectl/Apply"])
+
+        served.control.setPodPhase("default", "x", "Running")
+        const pod = JSON.parse(ok(yield* run("get", "pod", "x", "-o", "json")))
+        assert.strictEqual(pod.kind, "Pod")
+        assert.strictEqual(pod.metadata.name, "x")
+        assert.strictEqual(pod.metadata.namespace, "default")
+        assert.strictEqual(pod.metadata.uid, created.metadata.uid)
+        assert.strictEqual(pod.spec.containers[0].image, "busybox:1.36")
+        assert.strictEqual(pod.status.phase, "Running")
+
+        const listed = ok(yield* run("get", "configmaps", "-l", "app=x"))
+        assert.match(listed, /^NAME\s+AGE\n/)
+        assert.match(listed, /^settings\s+\d+s$/m)
+        const none = yield* run("get", "configmaps", "-l", "app=nothing")
+        assert.include(none.stderr, "No resources found in default namespace.")
+
+        assert.match(ok(yield* run("delete", "pod", "x")), /^pod "x" deleted$/m)
+        assert.isUndefined(served.control.get({ apiVersion: "v1", kind: "Pod", name: "x" }))
+        const gone = yield* run("get", "pod", "x")
+        assert.notStrictEqual(gone.code, 0)
+        assert.include(gone.stderr, `pods "x" not found`)
+
+        const requests = served.control.requests()
+        assert.isTrue(requests.some((r) => r.method === "POST" && r.query.fieldManager === "kubectl-create"))
+        assert.isTrue(requests.some((r) => r.method === "PATCH" && r.contentType === "application/apply-patch+yaml"))
+      }),
+    120_000
+  )
+})
