@@ -1,0 +1,118 @@
+/**
+ * Shared pieces of the reliability suite (`test/reliability/`): the fake cluster served
+ * on loopback HTTPS with the test PKI and a bearer token, a NodeKube layer for it, the
+ * counts each file prints at the end, and small helpers to look at failures.
+ */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import type * as KubeConfig from "../../src/KubeConfig.js"
+import * as NodeKube from "../../src/NodeKube.js"
+import * as FakeCluster from "../../src/testing/FakeCluster.js"
+import { pki } from "./pki.js"
+
+/** The token the served fake demands: it must never appear in an error. */
+export const servedToken = "reliability-token-0123456789abcdef"
+
+/** What a file did, printed in its `afterAll` so the README can state it. */
+export interface Counts {
+  faults: number
+  requests: number
+  events: number
+  badInputs: number
+}
+
+export const makeCounts = (): Counts => ({ faults: 0, requests: 0, events: 0, badInputs: 0 })
+
+const format = (n: number) => n.toLocaleString("en-US")
+
+/** `reliability (faults): 12 faults injected, 340 requests, 1,200 events checked, 0 bad inputs` */
+export const report = (file: string, counts: Counts): void => {
+  console.log(
+    `reliability (${file}): ${format(counts.faults)} faults injected, ${format(counts.requests)} requests, ` +
+      `${format(counts.events)} events checked, ${format(counts.badInputs)} bad inputs`
+  )
+}
+
+/** The fake on loopback HTTPS (server certificate from the test CA, token required). */
+export const serveTls = (
+  options: FakeCluster.Options = {}
+): Effect.Effect<FakeCluster.Served, never, Scope.Scope> => {
+  const { ca, server } = pki()
+  return FakeCluster.serve({ token: servedToken, ...options, tls: { cert: server.cert, key: server.key, ca: ca.cert } })
+}
+
+/** KubeConfig and the Node HttpClient for a served fake, from the kubeconfig file it wrote. */
+export const nodeLayer = (
+  served: FakeCluster.Served
+): Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient> =>
+  NodeKube.layerFromFile({ path: served.kubeconfigPath }).pipe(Layer.orDie)
+
+/** The error an effect failed with; a defect, an interruption or a success fails the test. */
+export const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<E, never, R> =>
+  Effect.flatMap(Effect.exit(effect), (exit) => {
+    if (Exit.isSuccess(exit)) return Effect.dieMessage("expected a failure, got a success")
+    const failure = Cause.failureOption(exit.cause)
+    if (failure._tag === "Some" && !Cause.isDie(exit.cause) && !Cause.isInterrupted(exit.cause)) {
+      return Effect.succeed(failure.value)
+    }
+    return Effect.dieMessage(`expected a typed failure, got ${Cause.pretty(exit.cause)}`)
+  })
+
+/** Real time passing, whatever clock the test runs with: only for waiting on a real server. */
+export const realSleep = (ms: number): Effect.Effect<void> =>
+  Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+
+/** Polls (in real time) until `check` holds, for at most `ms`; returns whether it did. */
+export const eventually = (check: () => boolean, ms = 5_000): Effect.Effect<boolean> =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + ms
+    while (Date.now() < deadline) {
+      if (check()) return true
+      yield* realSleep(5)
+    }
+    return check()
+  })
+
+/** The tags of the errors the public API may fail with. */
+export const publicErrorTags: ReadonlySet<string> = new Set([
+  "ValidationError",
+  "ApiError",
+  "KubeConfigError",
+  "ApplyFailed",
+  "DeleteFailed",
+  "RequestError",
+  "ResponseError"
+])
+
+/** Every text an error shows: its message, String() and JSON, and those of its causes. */
+export const renderings = (error: unknown): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  const seen = new Set<unknown>()
+  const visit = (e: unknown, depth: number) => {
+    if (e === null || e === undefined || depth > 4 || seen.has(e)) return
+    seen.add(e)
+    if (typeof e !== "object") {
+      out.push(String(e))
+      return
+    }
+    const message = (e as { message?: unknown }).message
+    if (typeof message === "string") out.push(message)
+    out.push(String(e))
+    try {
+      out.push(JSON.stringify(e))
+    } catch {
+      // a cycle: message and String() above still count
+    }
+    visit((e as { cause?: unknown }).cause, depth + 1)
+    const failed = (e as { failed?: { error?: unknown } }).failed
+    if (failed !== undefined) visit(failed.error, depth + 1)
+    const failures = (e as { failures?: ReadonlyArray<{ error?: unknown }> }).failures
+    if (Array.isArray(failures)) for (const f of failures) visit(f.error, depth + 1)
+  }
+  visit(error, 0)
+  return out
+}
