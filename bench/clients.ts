@@ -1,0 +1,282 @@
+/**
+ * The three clients the benchmarks compare, behind one small interface:
+ *
+ * - `floor`: `node:https` with a keep-alive agent and `JSON.parse`, nothing else (no
+ *   validation, no typed objects): the least any client can do;
+ * - `effect-kube`: `Kube.api(Pods, { namespace })` over `NodeKube.layerFromFile`;
+ * - `client-node`: `@kubernetes/client-node`'s `CoreV1Api`, `Watch` and `Log`.
+ *
+ * Every client does the same work per measurement: a list keeps every decoded item, a
+ * watch hands every event to the caller, a log follow hands every line (without its
+ * newline) to the caller.
+ */
+import * as k8s from "@kubernetes/client-node"
+import * as Effect from "effect/Effect"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import * as Https from "node:https"
+import { Writable } from "node:stream"
+import { StringDecoder } from "node:string_decoder"
+import * as Kube from "../src/Kube.js"
+import * as NodeKube from "../src/NodeKube.js"
+import { Pods } from "../src/resources/Pod.js"
+
+/** Where the server is and how to reach it (the kubeconfig says the same). */
+export interface Target {
+  readonly kubeconfig: string
+  readonly server: string
+  readonly ca: string
+  readonly token: string
+}
+
+export type ClientName = "floor" | "effect-kube" | "client-node"
+
+export interface Client {
+  /** Every pod of the namespace, fetched in pages of `pageSize`, fully decoded. */
+  readonly listAll: (namespace: string, pageSize: number) => Promise<ReadonlyArray<unknown>>
+  /** One pod. */
+  readonly get: (namespace: string, name: string) => Promise<unknown>
+  /**
+   * Watches the namespace from `resourceVersion` and calls `onEvent` with each event's
+   * type and object until `count` events have arrived.
+   */
+  readonly watch: (
+    namespace: string,
+    resourceVersion: string,
+    count: number,
+    onEvent: (type: string, object: unknown) => void
+  ) => Promise<void>
+  /** Follows container `app` of a pod's log, calling `onLine` with each line until `count` lines. */
+  readonly follow: (namespace: string, name: string, count: number, onLine: (line: string) => void) => Promise<void>
+  readonly close: () => Promise<void>
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// floor
+
+const floor = (target: Target): Client => {
+  const agent = new Https.Agent({ keepAlive: true, ca: target.ca })
+  const headers = { authorization: `Bearer ${target.token}`, accept: "application/json" }
+
+  const request = (path: string): Promise<import("node:http").IncomingMessage> =>
+    new Promise((resolve, reject) => {
+      const req = Https.get(`${target.server}${path}`, { agent, headers }, (res) => {
+        if (res.statusCode !== 200) {
+          res.resume()
+          reject(new Error(`floor: GET ${path}: ${res.statusCode}`))
+        } else resolve(res)
+      })
+      req.on("error", reject)
+    })
+
+  const json = async (path: string): Promise<unknown> => {
+    const res = await request(path)
+    const chunks: Array<Buffer> = []
+    for await (const chunk of res) chunks.push(chunk as Buffer)
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"))
+  }
+
+  /** Calls `onLine` for each line of the body until it returns false; then drops the connection. */
+  const lines = async (path: string, onLine: (line: string) => boolean): Promise<void> => {
+    const res = await request(path)
+    res.setEncoding("utf8")
+    let pending = ""
+    for await (const chunk of res) {
+      const text = pending + (chunk as string)
+      let start = 0
+      let newline: number
+      while ((newline = text.indexOf("\n", start)) !== -1) {
+        if (!onLine(text.slice(start, newline))) {
+          res.destroy()
+          return
+        }
+        start = newline + 1
+      }
+      pending = text.slice(start)
+    }
+  }
+
+  return {
+    listAll: async (namespace, pageSize) => {
+      const items: Array<unknown> = []
+      let cont: string | undefined = undefined
+      do {
+        const query: string = `limit=${pageSize}${cont === undefined ? "" : `&continue=${encodeURIComponent(cont)}`}`
+        const page = await json(`/api/v1/namespaces/${namespace}/pods?${query}`) as {
+          items: Array<unknown>
+          metadata: { continue?: string }
+        }
+        for (const item of page.items) items.push(item)
+        cont = page.metadata.continue || undefined
+      } while (cont !== undefined)
+      return items
+    },
+    get: (namespace, name) => json(`/api/v1/namespaces/${namespace}/pods/${name}`),
+    watch: (namespace, resourceVersion, count, onEvent) => {
+      let seen = 0
+      return lines(
+        `/api/v1/namespaces/${namespace}/pods?watch=true&resourceVersion=${resourceVersion}`,
+        (line) => {
+          const event = JSON.parse(line) as { type: string; object: unknown }
+          onEvent(event.type, event.object)
+          return ++seen < count
+        }
+      )
+    },
+    follow: (namespace, name, count, onLine) => {
+      let seen = 0
+      return lines(`/api/v1/namespaces/${namespace}/pods/${name}/log?follow=true&container=app`, (line) => {
+        onLine(line)
+        return ++seen < count
+      })
+    },
+    close: async () => agent.destroy()
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// effect-kube
+
+const effectKube = (target: Target): Client => {
+  const runtime = ManagedRuntime.make(NodeKube.layerFromFile({ path: target.kubeconfig }))
+  const apis = new Map<string, Kube.Api<typeof Pods.schema.Type>>()
+  const api = (namespace: string) => {
+    let found = apis.get(namespace)
+    if (found === undefined) {
+      found = Kube.api(Pods, { namespace })
+      apis.set(namespace, found)
+    }
+    return found
+  }
+  return {
+    listAll: (namespace, pageSize) =>
+      runtime.runPromise(Effect.gen(function*() {
+        const pods = api(namespace)
+        const items: Array<unknown> = []
+        let cont: string | undefined = undefined
+        do {
+          const page: Kube.ListResult<unknown> = yield* pods.list({ limit: pageSize, continue: cont })
+          for (const item of page.items) items.push(item)
+          cont = page.metadata.continue
+        } while (cont !== undefined)
+        return items
+      })),
+    get: (namespace, name) => runtime.runPromise(Effect.map(api(namespace).get(name), Option.getOrThrow)),
+    watch: (namespace, resourceVersion, count, onEvent) =>
+      runtime.runPromise(
+        api(namespace).watch({ resourceVersion }).pipe(
+          Stream.take(count),
+          Stream.runForEach((event) =>
+            Effect.sync(() => onEvent(event.type, event.type === "BOOKMARK" ? undefined : event.object))
+          )
+        )
+      ),
+    follow: (namespace, name, count, onLine) =>
+      runtime.runPromise(
+        api(namespace).logStream(name, { container: "app" }).pipe(
+          Stream.take(count),
+          Stream.runForEach((line) => Effect.sync(() => onLine(line)))
+        )
+      ),
+    close: () => runtime.dispose()
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// @kubernetes/client-node
+
+const clientNode = (target: Target): Client => {
+  const kc = new k8s.KubeConfig()
+  kc.loadFromFile(target.kubeconfig)
+  const core = kc.makeApiClient(k8s.CoreV1Api)
+  const watcher = new k8s.Watch(kc)
+  const log = new k8s.Log(kc)
+  return {
+    listAll: async (namespace, pageSize) => {
+      const items: Array<unknown> = []
+      let cont: string | undefined = undefined
+      do {
+        const page: k8s.V1PodList = await core.listNamespacedPod({
+          namespace,
+          limit: pageSize,
+          ...(cont === undefined ? {} : { _continue: cont })
+        })
+        for (const item of page.items) items.push(item)
+        cont = page.metadata?._continue || undefined
+      } while (cont !== undefined)
+      return items
+    },
+    get: (namespace, name) => core.readNamespacedPod({ namespace, name }),
+    watch: (namespace, resourceVersion, count, onEvent) =>
+      new Promise<void>((resolve, reject) => {
+        let seen = 0
+        let controller: AbortController | undefined
+        let finished = false
+        watcher.watch(
+          `/api/v1/namespaces/${namespace}/pods`,
+          { resourceVersion },
+          (type, object) => {
+            if (finished) return
+            onEvent(type, object)
+            if (++seen >= count) {
+              finished = true
+              controller?.abort()
+              resolve()
+            }
+          },
+          (error) => {
+            if (!finished) {
+              finished = true
+              if (error) reject(error)
+              else reject(new Error(`client-node: watch ended after ${seen} events`))
+            }
+          }
+        ).then((c) => {
+          controller = c
+          if (finished) c.abort()
+        }, reject)
+      }),
+    follow: (namespace, name, count, onLine) =>
+      new Promise<void>((resolve, reject) => {
+        let seen = 0
+        let pending = ""
+        let finished = false
+        let controller: AbortController | undefined
+        const decoder = new StringDecoder("utf8")
+        const done = () => {
+          finished = true
+          controller?.abort()
+          resolve()
+        }
+        const sink = new Writable({
+          decodeStrings: false,
+          write(chunk: Buffer | string, _encoding, callback) {
+            if (finished) return callback()
+            const text = pending + (typeof chunk === "string" ? chunk : decoder.write(chunk))
+            let start = 0
+            let newline: number
+            while ((newline = text.indexOf("\n", start)) !== -1) {
+              onLine(text.slice(start, newline))
+              start = newline + 1
+              if (++seen >= count) {
+                done()
+                return callback()
+              }
+            }
+            pending = text.slice(start)
+            callback()
+          }
+        })
+        sink.on("error", () => {})
+        log.log(namespace, name, "app", sink, { follow: true }).then((c) => {
+          controller = c
+          if (finished) c.abort()
+        }, reject)
+      }),
+    close: async () => {}
+  }
+}
+
+export const make = (name: ClientName, target: Target): Client =>
+  name === "floor" ? floor(target) : name === "effect-kube" ? effectKube(target) : clientNode(target)

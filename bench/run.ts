@@ -1,0 +1,312 @@
+/**
+ * `npm run bench`: effect-kube against `@kubernetes/client-node` and a raw floor
+ * (`node:https` + `JSON.parse`), all talking to the same preloaded FakeCluster served
+ * over loopback HTTPS with a generated CA and a bearer token, as a real cluster would be.
+ *
+ * Every measurement of every client runs in a fresh child process (`bench/worker.ts`),
+ * the server in another (`bench/server.ts`), clients taking turns so that drift on a
+ * busy machine spreads over all of them. The median of the repetitions is reported,
+ * with its ratio to the floor and to client-node; `bench/results.json` gets the same.
+ *
+ * Options: `--quick` (one repetition each), `--only list,get,watch,logs`,
+ * `--reps N` (every measurement N times).
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { pki } from "../test/util/pki.js"
+import type { ClientName, Target } from "./clients.js"
+import { undiciRedirected } from "./undici-compat.js"
+import type { ServerConfig, ServerReady } from "./server.js"
+import type { Job, Measure, Result } from "./worker.js"
+
+const here = Path.dirname(fileURLToPath(import.meta.url))
+
+const args = process.argv.slice(2)
+const flag = (name: string): string | undefined => {
+  const i = args.indexOf(name)
+  return i === -1 ? undefined : args[i + 1]
+}
+const quick = args.includes("--quick")
+const only = new Set((flag("--only") ?? "list,get,watch,logs").split(",") as Array<Measure>)
+const repsFlag = flag("--reps")
+
+const clientNames: ReadonlyArray<ClientName> = ["floor", "effect-kube", "client-node"]
+
+const sizes = {
+  listCount: 10_000,
+  warmListCount: 2_000,
+  pageSize: 500,
+  gets: 1_000,
+  getWarmup: 200,
+  watchEvents: 50_000,
+  watchWarmup: 5_000,
+  watchPods: 200,
+  logLines: 200_000,
+  logWarmup: 20_000
+}
+
+const reps: Record<Measure, number> = repsFlag !== undefined
+  ? { list: Number(repsFlag), get: Number(repsFlag), watch: Number(repsFlag), logs: Number(repsFlag) }
+  : quick
+  ? { list: 1, get: 1, watch: 1, logs: 1 }
+  : { list: 5, get: 3, watch: 3, logs: 3 }
+
+const token = `bench-${Math.random().toString(36).slice(2)}`
+
+const tsxNode = (script: string, nodeArgs: ReadonlyArray<string>, json: unknown) =>
+  spawn(process.execPath, [...nodeArgs, "--import", "tsx", Path.join(here, script), JSON.stringify(json)], {
+    stdio: ["ignore", "pipe", "inherit"]
+  })
+
+const firstLine = (child: ChildProcess): Promise<string> =>
+  new Promise((resolve, reject) => {
+    let out = ""
+    child.stdout!.setEncoding("utf8")
+    child.stdout!.on("data", (chunk: string) => {
+      out += chunk
+      const newline = out.indexOf("\n")
+      if (newline !== -1) resolve(out.slice(0, newline))
+    })
+    child.on("exit", (code) => reject(new Error(`child exited with ${code} before answering`)))
+    child.on("error", reject)
+  })
+
+const startServer = async (config: ServerConfig) => {
+  const child = tsxNode("server.ts", ["--max-old-space-size=8192"], config)
+  const ready = JSON.parse(await firstLine(child)) as ServerReady
+  return { ...ready, stop: () => child.kill("SIGTERM") }
+}
+
+const runWorker = async (job: Job): Promise<Result> => {
+  const child = tsxNode("worker.ts", ["--expose-gc"], job)
+  return JSON.parse(await firstLine(child)) as Result
+}
+
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+type Figure = "listWallMs" | "listPeakRssMB" | "watchEventsPerSec" | "logLinesPerSec" | "getP50Ms" | "getP99Ms"
+
+interface FigureInfo {
+  readonly label: string
+  readonly unit: string
+  readonly measure: Measure
+  readonly from: (r: Result) => number
+  /** Lower is better (times, memory) or higher (throughput). */
+  readonly lowerIsBetter: boolean
+  /** The ratio to the floor effect-kube must stay within (at most for lower-is-better, at least otherwise). */
+  readonly target: number
+}
+
+const figures: Record<Figure, FigureInfo> = {
+  listWallMs: {
+    label: "list 10k pods (pages of 500): wall",
+    unit: "ms",
+    measure: "list",
+    from: (r) => (r.measure === "list" ? r.wallMs : NaN),
+    lowerIsBetter: true,
+    target: 1.25
+  },
+  listPeakRssMB: {
+    label: "list 10k pods: peak RSS over baseline",
+    unit: "MB",
+    measure: "list",
+    from: (r) => (r.measure === "list" ? r.peakRssBytes / 2 ** 20 : NaN),
+    lowerIsBetter: true,
+    target: 1.3
+  },
+  watchEventsPerSec: {
+    label: "watch 50k MODIFIED events",
+    unit: "events/s",
+    measure: "watch",
+    from: (r) => (r.measure === "watch" ? r.eventsPerSec : NaN),
+    lowerIsBetter: false,
+    target: 0.95
+  },
+  logLinesPerSec: {
+    label: "follow a log of 200k lines",
+    unit: "lines/s",
+    measure: "logs",
+    from: (r) => (r.measure === "logs" ? r.linesPerSec : NaN),
+    lowerIsBetter: false,
+    target: 0.95
+  },
+  getP50Ms: {
+    label: "1,000 sequential GETs: p50",
+    unit: "ms",
+    measure: "get",
+    from: (r) => (r.measure === "get" ? r.p50Ms : NaN),
+    lowerIsBetter: true,
+    target: 1.5
+  },
+  getP99Ms: {
+    label: "1,000 sequential GETs: p99",
+    unit: "ms",
+    measure: "get",
+    from: (r) => (r.measure === "get" ? r.p99Ms : NaN),
+    lowerIsBetter: true,
+    target: 2
+  }
+}
+
+const machine = () => {
+  const cpuinfo = Fs.existsSync("/proc/cpuinfo") ? Fs.readFileSync("/proc/cpuinfo", "utf8") : ""
+  const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1] ?? Os.cpus()[0]?.model ?? "unknown"
+  let nproc = Os.availableParallelism()
+  try {
+    nproc = Number(execFileSync("nproc", { encoding: "utf8" }).trim())
+  } catch {
+    // nproc is not everywhere; availableParallelism says the same.
+  }
+  return {
+    node: process.version,
+    nproc,
+    cpu: model,
+    memoryGB: Math.round(Os.totalmem() / 2 ** 30),
+    os: `${Os.type()} ${Os.release()} ${Os.arch()}`
+  }
+}
+
+const format = (value: number, unit: string): string =>
+  unit === "ms"
+    ? value < 10 ? value.toFixed(2) : value.toFixed(0)
+    : unit === "MB"
+    ? value.toFixed(0)
+    : Math.round(value).toLocaleString("en-US")
+
+const ratio = (a: number, b: number): string => (Number.isFinite(a / b) ? `${(a / b).toFixed(2)}x` : "-")
+
+const main = async () => {
+  const certs = pki()
+
+  const samples: Record<Measure, Record<ClientName, Array<Result>>> = {
+    list: { floor: [], "effect-kube": [], "client-node": [] },
+    get: { floor: [], "effect-kube": [], "client-node": [] },
+    watch: { floor: [], "effect-kube": [], "client-node": [] },
+    logs: { floor: [], "effect-kube": [], "client-node": [] }
+  }
+
+  const groups: ReadonlyArray<{ readonly measures: ReadonlyArray<Measure>; readonly seed: ServerConfig["seed"] }> = [
+    {
+      measures: ["list", "get"],
+      seed: [{ namespace: "bench", pods: sizes.listCount }, { namespace: "warm", pods: sizes.warmListCount }]
+    },
+    { measures: ["watch"], seed: [{ namespace: "watch", pods: sizes.watchPods }] },
+    { measures: ["logs"], seed: [{ namespace: "logs", pods: 2 * reps.logs * clientNames.length }] }
+  ]
+
+  for (const group of groups) {
+    const measures = group.measures.filter((m) => only.has(m))
+    if (measures.length === 0) continue
+    const server = await startServer({
+      tls: { cert: certs.server.cert, key: certs.server.key, ca: certs.ca.cert },
+      token,
+      seed: group.seed
+    })
+    try {
+      const target: Target = { kubeconfig: server.kubeconfigPath, server: server.url, ca: certs.ca.cert, token }
+      let logPod = 0
+      for (const measure of measures) {
+        for (let rep = 0; rep < reps[measure]; rep++) {
+          for (const client of clientNames) {
+            const job: Job = {
+              measure,
+              client,
+              target,
+              control: server.control,
+              list: { namespace: "bench", warmNamespace: "warm", pageSize: sizes.pageSize, count: sizes.listCount },
+              get: { namespace: "bench", name: server.podNames["bench"]?.[0] ?? "", warmup: sizes.getWarmup, count: sizes.gets },
+              watch: { namespace: "watch", warmup: sizes.watchWarmup, count: sizes.watchEvents },
+              logs: {
+                namespace: "logs",
+                warmPod: measure === "logs" ? server.podNames["logs"]![logPod++]! : "",
+                pod: measure === "logs" ? server.podNames["logs"]![logPod++]! : "",
+                warmup: sizes.logWarmup,
+                count: sizes.logLines
+              }
+            }
+            const result = await runWorker(job)
+            samples[measure][client].push(result)
+            process.stderr.write(`${measure} ${client} #${rep + 1}: ${JSON.stringify(result)}\n`)
+          }
+        }
+      }
+    } finally {
+      server.stop()
+    }
+  }
+
+  const results: Record<string, unknown> = {}
+  const rows: Array<string> = [
+    "| measurement | floor | effect-kube | client-node | effect-kube / floor | client-node / floor | effect-kube / client-node | target (vs floor) |",
+    "|---|---:|---:|---:|---:|---:|---:|---|"
+  ]
+  const verdicts: Array<string> = []
+  for (const [name, info] of Object.entries(figures) as Array<[Figure, FigureInfo]>) {
+    if (!only.has(info.measure)) continue
+    const value = (client: ClientName) => median(samples[info.measure][client].map(info.from))
+    const floor = value("floor")
+    const ours = value("effect-kube")
+    const theirs = value("client-node")
+    const vsFloor = ours / floor
+    const meetsFloor = info.lowerIsBetter ? vsFloor <= info.target : vsFloor >= info.target
+    const aheadOfClientNode = info.lowerIsBetter ? ours < theirs : ours > theirs
+    results[name] = {
+      unit: info.unit,
+      floor,
+      effectKube: ours,
+      clientNode: theirs,
+      effectKubeVsFloor: vsFloor,
+      clientNodeVsFloor: theirs / floor,
+      effectKubeVsClientNode: ours / theirs,
+      target: `${info.lowerIsBetter ? "<=" : ">="} ${info.target}x floor, ${
+        info.lowerIsBetter ? "below" : "above"
+      } client-node`,
+      met: meetsFloor && aheadOfClientNode,
+      samples: Object.fromEntries(clientNames.map((c) => [c, samples[info.measure][c].map(info.from)]))
+    }
+    rows.push(
+      `| ${info.label} (${info.unit}) | ${format(floor, info.unit)} | ${format(ours, info.unit)} | ${
+        format(theirs, info.unit)
+      } | ${ratio(ours, floor)} | ${ratio(theirs, floor)} | ${ratio(ours, theirs)} | ${
+        info.lowerIsBetter ? "≤" : "≥"
+      } ${info.target}x ${meetsFloor ? "met" : "MISSED"}; ${aheadOfClientNode ? "ahead of" : "BEHIND"} client-node |`
+    )
+    if (!meetsFloor || !aheadOfClientNode) verdicts.push(name)
+  }
+
+  const description = machine()
+  const table = rows.join("\n")
+  const output = {
+    date: new Date().toISOString(),
+    machine: description,
+    sizes,
+    repetitions: reps,
+    clientNodeVersion: (JSON.parse(
+      Fs.readFileSync(Path.join(here, "..", "node_modules", "@kubernetes", "client-node", "package.json"), "utf8")
+    ) as { version: string }).version,
+    clientNodeUndici: undiciRedirected ? "undici 7 (client-node's undici 8 needs Node >= 22.19)" : "as shipped",
+    figures: results,
+    missed: verdicts,
+    table
+  }
+  if (!quick && only.size === 4 && repsFlag === undefined) {
+    Fs.writeFileSync(Path.join(here, "results.json"), `${JSON.stringify(output, null, 2)}\n`)
+  }
+  process.stdout.write(
+    `\n${table}\n\nMedian of ${JSON.stringify(reps)} runs; Node ${description.node}, ${description.nproc} CPUs (${description.cpu}), ${description.memoryGB} GB, ${description.os}.\n`
+  )
+  if (verdicts.length > 0) process.stdout.write(`Targets missed: ${verdicts.join(", ")}\n`)
+  Fs.rmSync(certs.dir, { recursive: true, force: true })
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`)
+  process.exit(1)
+})
