@@ -180,9 +180,16 @@ const isThrottled = (error: RequestError): error is ApiError =>
   error._tag === "ApiError" &&
   (error.code === 429 || (error.code === 503 && error.retryAfter !== undefined))
 
-/** A read may be sent again after a transport failure, a timeout or a 5xx. */
+/**
+ * A read may be sent again after a transport failure, a timeout or a 5xx. A throttle is
+ * not one of them: `retryThrottled` already spent `throttleRetries` on it, and retrying
+ * it here too would multiply the bound. An invalid URL or a body that cannot be encoded
+ * fails the same way every time.
+ */
 const isTransient = (error: RequestError): boolean =>
-  error._tag === "RequestError" || error._tag === "ResponseError" || (error._tag === "ApiError" && error.code >= 500)
+  (error._tag === "RequestError" && error.reason === "Transport") ||
+  error._tag === "ResponseError" ||
+  (error._tag === "ApiError" && error.code >= 500 && !isThrottled(error))
 
 /**
  * Runs one exchange (request and body) under the policy: a timeout on the whole of it,
