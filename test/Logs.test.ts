@@ -4,9 +4,15 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import type * as Http from "node:http"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import { ValidationError } from "../src/Errors.js"
 import * as Kube from "../src/Kube.js"
+import * as NodeKube from "../src/NodeKube.js"
+import * as FakeCluster from "../src/testing/FakeCluster.js"
 import { splitLines } from "../src/internal/lines.js"
 import { Pods } from "../src/resources/Pod.js"
+import { Services } from "../src/resources/Service.js"
 import * as Loopback from "./util/loopback.js"
 
 const pods = Kube.api(Pods, { namespace: "default" })
@@ -88,5 +94,107 @@ describe("logStream over a real connection", () => {
       assert.isTrue(yield* Loopback.eventually(() => server.openResponses() === 1), "follow is open")
       yield* Fiber.interrupt(fiber)
       assert.isTrue(yield* Loopback.eventually(() => server.openResponses() === 0), "closed after interrupt")
+    }))
+})
+
+const twoContainers = {
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: { name: "web", namespace: "default" },
+  spec: { containers: [{ name: "app", image: "busybox" }, { name: "sidecar", image: "busybox" }] }
+}
+
+const logRequests = (cluster: FakeCluster.Control) => cluster.requests().filter((r) => r.path.endsWith("/log"))
+
+describe("logs", () => {
+  it.effect("reads a container's log with its options; a pod that is gone has an empty log", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      cluster.seed([twoContainers])
+      cluster.appendLog("default", "web", ["one", "two", "three"], { container: "app" })
+      cluster.appendLog("default", "web", "partial", { container: "app" })
+      cluster.appendLog("default", "web", ["sidecar line"], { container: "sidecar" })
+      assert.strictEqual(yield* pods.logs("web", { container: "app" }), "one\ntwo\nthree\npartial")
+      assert.strictEqual(yield* pods.logs("web", { container: "app", tailLines: 2 }), "three\npartial")
+      assert.strictEqual(yield* pods.logs("web", { container: "sidecar" }), "sidecar line\n")
+      const since = new Date(Date.UTC(2024, 0, 2, 3, 4, 5))
+      yield* pods.logs("web", { container: "app", sinceTime: since, timestamps: true, limitBytes: 100 })
+      yield* pods.logs("web", { container: "app", sinceSeconds: 60, previous: false })
+      assert.deepStrictEqual(logRequests(cluster).map((r) => r.query).slice(3), [
+        { container: "app", sinceTime: "2024-01-02T03:04:05.000Z", timestamps: "true", limitBytes: "100" },
+        { container: "app", sinceSeconds: "60" }
+      ])
+      assert.strictEqual(yield* pods.logs("gone"), "")
+    }).pipe(Effect.provide(FakeCluster.layer())))
+
+  it.effect("bad options fail with ValidationError before any request", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      const bad: ReadonlyArray<Kube.LogOptions> = [
+        { sinceSeconds: 10, sinceTime: "2024-01-02T03:04:05Z" },
+        { sinceSeconds: 0 },
+        { tailLines: -1 },
+        { tailLines: 1.5 },
+        { limitBytes: 0 },
+        { sinceTime: "yesterday" },
+        { sinceTime: new Date(Number.NaN) },
+        { container: "a/b" }
+      ]
+      for (const options of bad) {
+        const error = yield* Effect.flip(pods.logs("web", options))
+        assert.instanceOf(error, ValidationError, JSON.stringify(options))
+        const streamError = yield* Effect.flip(pods.logStream("web", options).pipe(Stream.runDrain))
+        assert.instanceOf(streamError, ValidationError, JSON.stringify(options))
+      }
+      const sinceBoth = yield* Effect.flip(pods.logs("web", { sinceSeconds: 10, sinceTime: new Date() }))
+      assert.include(sinceBoth.message, "sinceTime")
+      const notPods = yield* Effect.flip(Kube.api(Services, { namespace: "default" }).logs("web"))
+      assert.instanceOf(notPods, ValidationError)
+      assert.strictEqual(cluster.requests().length, 0)
+    }).pipe(Effect.provide(FakeCluster.layer())))
+})
+
+describe("logStream", () => {
+  it.effect("follows the log as lines, joining partial lines, until the container ends", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      cluster.seed([twoContainers])
+      cluster.appendLog("default", "web", ["before"], { container: "app" })
+      const queue = yield* Queue.unbounded<string>()
+      const fiber = yield* pods.logStream("web", { container: "app" }).pipe(
+        Stream.runForEach((line) => Queue.offer(queue, line)),
+        Effect.fork
+      )
+      assert.deepStrictEqual(Chunk.toReadonlyArray(yield* Queue.takeBetween(queue, 1, 1)), ["before"])
+      cluster.appendLog("default", "web", "hal", { container: "app" })
+      cluster.appendLog("default", "web", "f a line\nwhole\nand a tail", { container: "app" })
+      assert.deepStrictEqual(Chunk.toReadonlyArray(yield* Queue.takeBetween(queue, 2, 2)), ["half a line", "whole"])
+      cluster.endContainer("default", "web", { container: "app" })
+      yield* Fiber.join(fiber)
+      assert.deepStrictEqual(Chunk.toReadonlyArray(yield* Queue.takeAll(queue)), ["and a tail"])
+      assert.deepStrictEqual(logRequests(cluster)[0]?.query, { container: "app", follow: "true" })
+      assert.strictEqual(cluster.openLogStreams(), 0)
+    }).pipe(Effect.provide(FakeCluster.layer())))
+
+  it.effect("a pod that is gone has no lines", () =>
+    Effect.gen(function*() {
+      const lines = yield* pods.logStream("gone").pipe(Stream.runCollect)
+      assert.strictEqual(Chunk.size(lines), 0)
+    }).pipe(Effect.provide(FakeCluster.layer())))
+
+  it.scopedLive("interrupting a follow of the served fake closes its connection", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeCluster.serve()
+      const layer = NodeKube.layerFromFile({ path: server.kubeconfigPath }).pipe(Layer.orDie)
+      server.control.seed([twoContainers])
+      const fiber = yield* pods.logStream("web", { container: "app" }).pipe(
+        Stream.runDrain,
+        Effect.provide(layer),
+        Effect.fork
+      )
+      assert.isTrue(yield* Loopback.eventually(() => server.control.openLogStreams() === 1), "follow open")
+      yield* Fiber.interrupt(fiber)
+      assert.isTrue(yield* Loopback.eventually(() => server.control.openLogStreams() === 0), "follow closed")
+      assert.isTrue(yield* Loopback.eventually(() => server.openConnections() === 0), "socket closed")
     }))
 })

@@ -194,11 +194,14 @@ const decodeEvents = <A, I>(
     let seenData = false
     return {
       onChunk: (input, out) => {
-        if (!seenData) {
-          seenData = true
-          hooks.onData?.()
+        for (const bytes of input) {
+          if (bytes.length === 0) continue
+          if (!seenData) {
+            seenData = true
+            hooks.onData?.()
+          }
+          lines.push(bytes, pending)
         }
-        for (const bytes of input) lines.push(bytes, pending)
         for (let i = 0; i < pending.length; i++) {
           const line = pending[i]!
           if (line.length === 0 || (line.length < 3 && line.trim() === "")) continue
