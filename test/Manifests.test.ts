@@ -241,6 +241,13 @@ describe("Manifests.apply", () => {
           { fieldManager: "scheduler", force: "true", dryRun: "All" }
         ])
         assert.isUndefined(cluster.get({ apiVersion: "v1", kind: "ConfigMap", name: "b", namespace: "team" }))
+        // An empty namespace, or the target's own, is the target.
+        const refs = yield* Manifests.apply([
+          { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "" } },
+          { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "d", namespace: "apps" } }
+        ], { namespace: "apps" })
+        assert.deepStrictEqual(refs.map((r) => r.namespace), ["apps", "apps"])
+        assert.isDefined(cluster.get({ apiVersion: "v1", kind: "ConfigMap", name: "c", namespace: "apps" }))
       }), { namespace: "team" }))
 
   it.effect("applies copies without server-managed fields, so an object read back can be applied again", () =>
