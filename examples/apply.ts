@@ -3,7 +3,7 @@
  * printing the references at each step. Objects are named by identity only: the
  * Secret's values are never printed.
  *
- *   npx tsx examples/apply.ts                                   # examples/manifests/app.yaml on the embedded fake cluster
+ *   npx tsx examples/apply.ts                                   # examples/manifests/app.yaml, embedded fake
  *   npx tsx examples/apply.ts my-app.yaml --namespace demo      # another file
  *   npx tsx examples/apply.ts --kubeconfig ~/.kube/config [--context name] [--namespace demo]
  *   KUBECONFIG=~/.kube/config npx tsx examples/apply.ts
@@ -34,8 +34,10 @@ const cluster: Layer.Layer<Kube.Requirements, unknown> = kubeconfig !== undefine
 
 const where = kubeconfig ?? (process.env["KUBECONFIG"] || "the embedded fake cluster")
 
+const describe = (ref: ObjectRef) => `${Errors.formatRef(ref)} (${ref.apiVersion}${ref.uid ? `, uid ${ref.uid}` : ""})`
+
 const show = (verb: string, refs: ReadonlyArray<ObjectRef>) =>
-  Console.log(refs.map((ref) => `${verb.padEnd(8)} ${Errors.formatRef(ref)} (${ref.apiVersion}${ref.uid ? `, uid ${ref.uid}` : ""})`).join("\n"))
+  Console.log(refs.map((ref) => `${verb.padEnd(8)} ${describe(ref)}`).join("\n"))
 
 const program = Effect.gen(function*() {
   yield* Console.log(`applying ${file} on ${where}`)
@@ -45,10 +47,9 @@ const program = Effect.gen(function*() {
   yield* show("applied", applied)
 
   const live = yield* Manifests.get(applied, { namespace })
-  yield* Console.log(
-    live.map((o) => `live     ${o.kind} ${o.metadata?.namespace}/${o.metadata?.name} rv=${String(o.metadata?.["resourceVersion"])}`)
-      .join("\n")
-  )
+  const line = (o: Manifests.Manifest) =>
+    `live     ${o.kind} ${o.metadata?.namespace}/${o.metadata?.name} rv=${o.metadata?.["resourceVersion"]}`
+  yield* Console.log(live.map(line).join("\n"))
 
   // Delete from the parsed objects, as a later run with nothing stored would.
   const deleted = yield* Manifests.delete(objects, { namespace })

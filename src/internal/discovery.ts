@@ -42,14 +42,18 @@ export const apiVersionProblem = (apiVersion: unknown): string | undefined => {
   if (groupOrVersion.length > 253 || !groupPattern.test(groupOrVersion)) {
     return `has a group that is not a DNS subdomain (got ${JSON.stringify(apiVersion)})`
   }
-  return versionPattern.test(version) ? undefined : `has a version that is not a DNS label (got ${JSON.stringify(apiVersion)})`
+  return versionPattern.test(version)
+    ? undefined
+    : `has a version that is not a DNS label (got ${JSON.stringify(apiVersion)})`
 }
 
 /** Why a kind cannot be a Kubernetes kind, or undefined when it can. */
 export const kindProblem = (kind: unknown): string | undefined => {
   if (typeof kind !== "string") return "must be a string"
   if (kind === "") return "must not be empty"
-  return kindPattern.test(kind) ? undefined : `must be letters and digits, starting with a letter (got ${JSON.stringify(kind)})`
+  return kindPattern.test(kind)
+    ? undefined
+    : `must be letters and digits, starting with a letter (got ${JSON.stringify(kind)})`
 }
 
 const ResourceEntry = Schema.Struct({
@@ -66,14 +70,20 @@ const decodeList = Schema.decodeUnknownOption(ResourceList)
 const decodeEntry = Schema.decodeUnknownOption(ResourceEntry)
 
 /** Turns an APIResourceList into its kinds; subresources (`pods/log`) are not kinds. */
-export const kindsOf = (apiVersion: string, json: unknown, spec: client.Spec): Effect.Effect<Kinds, ValidationError> => {
+export const kindsOf = (
+  apiVersion: string,
+  json: unknown,
+  spec: client.Spec
+): Effect.Effect<Kinds, ValidationError> => {
   const list = decodeList(json)
   if (Option.isNone(list)) return Effect.fail(client.malformed(spec, "expected an APIResourceList"))
   const kinds = new Map<string, Resource.Resource<unknown>>()
   for (const raw of list.value.resources) {
     const entry = decodeEntry(raw)
     if (Option.isNone(entry)) {
-      return Effect.fail(client.malformed(spec, "has a resource without a string name and kind and a boolean namespaced"))
+      return Effect.fail(
+        client.malformed(spec, "has a resource without a string name and kind and a boolean namespaced")
+      )
     }
     const { kind, name, namespaced } = entry.value
     if (name.includes("/") || kinds.has(kind)) continue
@@ -150,7 +160,9 @@ export const make: Effect.Effect<Discovery.Service, never, KubeConfig | HttpClie
           return yield* new ValidationError({ subject: `apiVersion of kind ${String(kind)}`, detail: versionProblem })
         }
         const problem = kindProblem(kind)
-        if (problem !== undefined) return yield* new ValidationError({ subject: `kind (${apiVersion})`, detail: problem })
+        if (problem !== undefined) {
+          return yield* new ValidationError({ subject: `kind (${apiVersion})`, detail: problem })
+        }
         const first = yield* load(apiVersion, undefined)
         const found = first.kinds?.get(kind)
         if (found !== undefined) return found

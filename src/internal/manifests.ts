@@ -81,7 +81,9 @@ const parseJson = (text: string): Option.Option<unknown> => {
 export const parse = (text: string): Effect.Effect<ReadonlyArray<Manifests.Manifest>, ValidationError> =>
   Effect.suspend(() => {
     if (typeof text !== "string") {
-      return Effect.fail(new ValidationError({ subject: "manifests", detail: `expected text, got ${describeJson(text)}` }))
+      return Effect.fail(
+        new ValidationError({ subject: "manifests", detail: `expected text, got ${describeJson(text)}` })
+      )
     }
     const objects: Array<Manifests.Manifest> = []
     const json = parseJson(text)
@@ -96,11 +98,9 @@ export const parse = (text: string): Effect.Effect<ReadonlyArray<Manifests.Manif
       const subject = `document[${i}]`
       const error = document.errors[0]
       if (error !== undefined) {
+        const where = `${error.code}, ${lineAndColumn(text, error.pos[0])}`
         return Effect.fail(
-          new ValidationError({
-            subject,
-            detail: `is not valid YAML: ${error.message.split("\n")[0]} (${error.code}, ${lineAndColumn(text, error.pos[0])})`
-          })
+          new ValidationError({ subject, detail: `is not valid YAML: ${error.message.split("\n")[0]} (${where})` })
         )
       }
       let value: unknown
@@ -143,7 +143,8 @@ const subjectFor = (list: string, index: number, item: unknown): string => {
   const name = typeof metadata["name"] === "string" ? metadata["name"] : undefined
   const namespace = typeof metadata["namespace"] === "string" ? metadata["namespace"] : undefined
   if (kind === undefined && name === undefined) return `${list}[${index}]`
-  return `${list}[${index}] (${formatRef({ apiVersion: "", kind: kind ?? "<no kind>", name: name ?? "<no name>", namespace })})`
+  const ref = { apiVersion: "", kind: kind ?? "<no kind>", name: name ?? "<no name>", namespace }
+  return `${list}[${index}] (${formatRef(ref)})`
 }
 
 const invalid = (subject: string, detail: string) => Effect.fail(new ValidationError({ subject, detail }))
@@ -440,7 +441,10 @@ export const del = (
   Effect.gen(function*() {
     const propagationPolicy = options.propagationPolicy ?? "Background"
     if (!propagationPolicies.has(propagationPolicy)) {
-      return yield* invalid("propagationPolicy", `must be Foreground, Background or Orphan (got ${String(propagationPolicy)})`)
+      return yield* invalid(
+        "propagationPolicy",
+        `must be Foreground, Background or Orphan (got ${String(propagationPolicy)})`
+      )
     }
     yield* checkOptionalBoolean(options.dryRun, "dryRun")
     const resolved = yield* prepareRefs(refs, options)

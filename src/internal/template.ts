@@ -46,7 +46,10 @@ const checkParameters = (
 ): Effect.Effect<ReadonlyMap<string, string>, ValidationError> => {
   if (!isObject(parameters)) {
     return Effect.fail(
-      new ValidationError({ subject: `${subject}: parameters`, detail: `expected an object, got ${describeValue(parameters)}` })
+      new ValidationError({
+        subject: `${subject}: parameters`,
+        detail: `expected an object, got ${describeValue(parameters)}`
+      })
     )
   }
   const values = new Map<string, string>()
@@ -108,7 +111,10 @@ export const fill = (
         })
       }
       if (empty && parameter["required"] === true) {
-        return yield* new ValidationError({ subject: `${subject}: parameter ${name}`, detail: "is required and has no value" })
+        return yield* new ValidationError({
+          subject: `${subject}: parameter ${name}`,
+          detail: "is required and has no value"
+        })
       }
       parameters.push(parameter)
     }
@@ -127,7 +133,10 @@ export const process = (
     yield* checkName(name, "template name")
     const namespace = options.namespace !== undefined
       ? yield* checkNamespace(options.namespace, "namespace")
-      : yield* Effect.flatMap(KubeConfig, (config) => checkNamespace(config.namespace, "namespace (from the kubeconfig)"))
+      : yield* Effect.flatMap(
+        KubeConfig,
+        (config) => checkNamespace(config.namespace, "namespace (from the kubeconfig)")
+      )
     const templateNamespace = options.templateNamespace !== undefined
       ? yield* checkNamespace(options.templateNamespace, "templateNamespace")
       : namespace
