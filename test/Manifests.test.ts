@@ -366,14 +366,27 @@ describe("Manifests.apply", () => {
     ["no name", { apiVersion: "v1", kind: "ConfigMap", metadata: {} }, /has no metadata.name/],
     ["generateName", { apiVersion: "v1", kind: "ConfigMap", metadata: { generateName: "x-" } }, /generateName/],
     ["a name that is no name", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a/b" } }, /metadata.name must not contain "\/"/],
-    ["another namespace", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x", namespace: "prod" } }, /"prod" but the set acts in namespace "apps"/],
-    ["a Secret value that is not text", { apiVersion: "v1", kind: "Secret", metadata: { name: "x" }, stringData: { n: 1 } }, /stringData.n must be a string/],
+    [
+      "another namespace",
+      { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x", namespace: "prod" } },
+      /"prod" but the set acts in namespace "apps"/
+    ],
+    [
+      "a Secret value that is not text",
+      { apiVersion: "v1", kind: "Secret", metadata: { name: "x" }, stringData: { n: 1 } },
+      /stringData.n must be a string/
+    ],
     ["not an object", "just text", /objects\[1\]: expected an object/],
     ["a duplicate", configMap("first"), /objects\[1\] \(ConfigMap first\): is the same object as objects\[0\]/],
     ["an unknown kind", { apiVersion: "v1", kind: "Frobnicator", metadata: { name: "x" } }, /v1 Frobnicator.*no kind Frobnicator/],
     ["an unserved group", { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "x" } }, /does not serve example.com\/v1/],
     ["a cluster-scoped kind", { apiVersion: "v1", kind: "Namespace", metadata: { name: "x" } }, /cluster-scoped/],
-    ["a cluster-scoped kind with a namespace", { apiVersion: "v1", kind: "Namespace", metadata: { name: "x", namespace: "apps" } }, /must not name a namespace/, { namespace: "apps", clusterScoped: true }],
+    [
+      "a cluster-scoped kind with a namespace",
+      { apiVersion: "v1", kind: "Namespace", metadata: { name: "x", namespace: "apps" } },
+      /must not name a namespace/,
+      { namespace: "apps", clusterScoped: true }
+    ],
     ["an empty fieldManager", configMap("x"), /fieldManager/, { namespace: "apps", fieldManager: " " }],
     ["a bad target namespace", configMap("x"), /namespace: must be a DNS-1123 label/, { namespace: "Apps!" }]
   ]
@@ -477,7 +490,11 @@ describe("Manifests.delete", () => {
     withCluster((cluster) =>
       Effect.gen(function*() {
         const refs = yield* Manifests.apply([configMap("a"), secret("b"), configMap("c")], { namespace: "apps" })
-        cluster.failNext({ status: 403, message: "forbidden here", match: (method, path) => method === "DELETE" && path.includes("/secrets/") })
+        cluster.failNext({
+          status: 403,
+          message: "forbidden here",
+          match: (method, path) => method === "DELETE" && path.includes("/secrets/")
+        })
         const error = yield* Effect.flip(Manifests.delete(refs, { namespace: "apps" }))
         assert.instanceOf(error, DeleteFailed)
         const failed = error as DeleteFailed
@@ -530,7 +547,11 @@ describe("Manifests.delete", () => {
           [{ apiVersion: "v1", kind: "ConfigMap", name: "x", uid: 7 }, /uid must be a non-empty string/],
           [{ apiVersion: "v1", kind: "Namespace", name: "apps" }, /cluster-scoped/],
           [{ apiVersion: "v1", kind: "Nope", name: "x" }, /no kind Nope/],
-          [{ apiVersion: "v1", kind: "ConfigMap", name: "x" }, /propagationPolicy/, { namespace: "apps", propagationPolicy: "Never" as "Orphan" }]
+          [
+            { apiVersion: "v1", kind: "ConfigMap", name: "x" },
+            /propagationPolicy/,
+            { namespace: "apps", propagationPolicy: "Never" as "Orphan" }
+          ]
         ]
         for (const [bad, message, options] of cases) {
           const error = yield* Effect.flip(Manifests.delete([...refs, bad as ObjectRef], options ?? { namespace: "apps" }))

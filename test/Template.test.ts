@@ -154,7 +154,8 @@ describe("Template.process", () => {
         assert.instanceOf(error, ValidationError)
         assert.strictEqual(
           error.message,
-          "Template templates/batch-run: parameter PASSWROD: is not a parameter of this template (it has RUN, IMAGE, PARALLELISM, DEBUG, TOKEN)"
+          "Template templates/batch-run: parameter PASSWROD: is not a parameter of this template " +
+            "(it has RUN, IMAGE, PARALLELISM, DEBUG, TOKEN)"
         )
         assert.notInclude(JSON.stringify(error), secretValue)
         assert.isFalse(paths(cluster).some((p) => p.startsWith("POST")))
