@@ -11,8 +11,6 @@
  *   mutations fail at once, since the server may have acted.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import * as Chunk from "effect/Chunk"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -26,7 +24,7 @@ import * as Patch from "../../src/Patch.js"
 import * as RequestPolicy from "../../src/RequestPolicy.js"
 import { ConfigMaps, Pods } from "../../src/resources/index.js"
 import * as FakeCluster from "../../src/testing/FakeCluster.js"
-import { failureOf, makeCounts, nodeLayer, realSleep, report, serveTls } from "../util/reliability.js"
+import { failureOf, makeCounts, newSleep, nodeLayer, realSleep, report, serveTls } from "../util/reliability.js"
 
 const counts = makeCounts()
 afterAll(() => report("retries", counts))
@@ -110,57 +108,46 @@ const sent = (control: FakeCluster.Control, verb: Verb) =>
   control.requests().filter((r) => r.method === verb.method && r.path === verb.path).length
 
 /**
- * The delay until the earliest pending sleep, once the fiber waits on one; `None` when
- * the fiber ends first. Polls in real time: the requests go through a real fake.
+ * Runs `effect` in a fiber and checks that it waits exactly `waits` (ms) in turn, and
+ * that each wait ends with exactly one more request: none a millisecond early, one
+ * right on time. Returns how the fiber ended.
  */
-const nextSleep = <A, E>(fiber: Fiber.RuntimeFiber<A, E>): Effect.Effect<Option.Option<number>> =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 2_000; i++) {
-      const sleeps = yield* TestClock.sleeps()
-      if (Chunk.isNonEmpty(sleeps)) {
-        const now = yield* Clock.currentTimeMillis
-        return Option.some(Math.min(...sleeps) - now)
-      }
-      if (Option.isSome(yield* Fiber.poll(fiber))) return Option.none()
-      yield* realSleep(2)
-    }
-    return yield* Effect.dieMessage("the fiber neither ended nor slept")
-  })
-
-/**
- * Checks that the fiber waits exactly `waits` (ms) in turn, and that each wait ends
- * with exactly one more request: none a millisecond early, one right on time.
- */
-const expectWaits = <A, E>(
-  fiber: Fiber.RuntimeFiber<A, E>,
+const expectWaits = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
   requests: () => number,
   waits: ReadonlyArray<number>
 ) =>
   Effect.gen(function*() {
+    let before = yield* TestClock.sleeps()
+    const fiber = yield* Effect.fork(effect)
     for (const [i, wait] of waits.entries()) {
-      const delay = yield* nextSleep(fiber)
+      const delay = yield* newSleep(before, fiber)
       assert.deepStrictEqual(delay, Option.some(wait), `wait #${i + 1}`)
-      const before = requests()
-      if (wait > 0) {
-        yield* TestClock.adjust(wait - 1)
-        yield* realSleep(10)
-        assert.strictEqual(requests(), before, `wait #${i + 1}: nothing is sent before ${wait} ms`)
-      }
-      yield* TestClock.adjust(wait === 0 ? 0 : 1)
-      for (let n = 0; n < 1_000 && requests() === before; n++) yield* realSleep(2)
-      assert.strictEqual(requests(), before + 1, `wait #${i + 1}: sent once more after ${wait} ms`)
+      const sent = requests()
+      before = yield* TestClock.sleeps()
+      yield* TestClock.adjust(wait - 1)
+      yield* realSleep(10)
+      assert.strictEqual(requests(), sent, `wait #${i + 1}: nothing is sent before ${wait} ms`)
+      yield* TestClock.adjust(1)
+      for (let n = 0; n < 1_000 && requests() === sent; n++) yield* realSleep(2)
+      assert.strictEqual(requests(), sent + 1, `wait #${i + 1}: sent once more after ${wait} ms`)
     }
+    const more = yield* newSleep(before, fiber)
+    assert.isTrue(Option.isNone(more), "no further wait: it ends")
     return yield* Fiber.await(fiber)
   })
 
-/** Moves the clock to each sleep the fiber waits on until it ends. */
-const drive = <A, E>(fiber: Fiber.RuntimeFiber<A, E>) =>
+/** Runs `effect` in a fiber, moving the clock to each sleep it waits on until it ends. */
+const drive = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
+    let before = yield* TestClock.sleeps()
+    const fiber = yield* Effect.fork(effect)
     let waited = 0
     for (;;) {
-      const delay = yield* nextSleep(fiber)
+      const delay = yield* newSleep(before, fiber)
       if (Option.isNone(delay)) return { exit: yield* Fiber.await(fiber), waited }
       waited += delay.value
+      before = yield* TestClock.sleeps()
       yield* TestClock.adjust(delay.value)
     }
   })
@@ -190,8 +177,7 @@ describe("429 and 503 with Retry-After: every verb retries, honouring Retry-Afte
             control.failNext({ status, retryAfterSeconds: 7, match: matching(verb) })
             control.failNext({ status, retryAfterSeconds: 3, match: matching(verb) })
             counts.faults += 2
-            const fiber = yield* Effect.fork(verb.run)
-            const exit = yield* expectWaits(fiber, () => sent(control, verb), [7_000, 3_000])
+            const exit = yield* expectWaits(verb.run, () => sent(control, verb), [7_000, 3_000])
             assert.strictEqual(exit._tag, "Success", `${verb.name} succeeds on the third try`)
             assert.strictEqual(sent(control, verb), 3)
             if (verb.name === "create") {
@@ -212,12 +198,8 @@ describe("429 and 503 with Retry-After: every verb retries, honouring Retry-Afte
               control.reset()
               control.failNext({ status, retryAfterSeconds: 4, count: 100, match: matching(verb) })
               counts.faults++
-              const fiber = yield* Effect.fork(verb.run)
-              const exit = yield* expectWaits(fiber, () => sent(control, verb), [4_000, 4_000])
-              const after = yield* nextSleep(fiber)
-              assert.isTrue(Option.isNone(after), "no third retry: it ends")
-              assert.strictEqual(exit._tag, "Failure")
-              const error = yield* failureOf(Fiber.join(fiber))
+              const exit = yield* expectWaits(verb.run, () => sent(control, verb), [4_000, 4_000])
+              const error = yield* failureOf(exit)
               assert.instanceOf(error, ApiError)
               const apiError = error as ApiError
               assert.strictEqual(apiError.code, status)
@@ -236,8 +218,7 @@ describe("429 and 503 with Retry-After: every verb retries, honouring Retry-Afte
         Effect.gen(function*() {
           control.failNext({ status: 429, retryAfterSeconds: 3_600, count: 2 })
           counts.faults += 2
-          const fiber = yield* Effect.fork(cms.create({ metadata: { name: "capped" } }))
-          const exit = yield* expectWaits(fiber, () => control.requests().length, [2_000, 2_000])
+          const exit = yield* expectWaits(cms.create({ metadata: { name: "capped" } }), () => control.requests().length, [2_000, 2_000])
           assert.strictEqual(exit._tag, "Success")
         }),
       RequestPolicy.layer({ timeout: null, maxRetryAfter: "2 seconds" })
@@ -248,8 +229,7 @@ describe("429 and 503 with Retry-After: every verb retries, honouring Retry-Afte
       Effect.gen(function*() {
         control.failNext({ status: 429, count: 3 })
         counts.faults += 3
-        const fiber = yield* Effect.fork(cms.create({ metadata: { name: "backoff" } }))
-        const exit = yield* expectWaits(fiber, () => control.requests().length, [500, 1_000, 2_000])
+        const exit = yield* expectWaits(cms.create({ metadata: { name: "backoff" } }), () => control.requests().length, [500, 1_000, 2_000])
         assert.strictEqual(exit._tag, "Success")
       })
     ))
@@ -260,7 +240,7 @@ describe("429 and 503 with Retry-After: every verb retries, honouring Retry-Afte
         Effect.gen(function*() {
           control.failNext({ status: 429, retryAfterSeconds: 0 })
           counts.faults++
-          const run = yield* drive(yield* Effect.fork(cms.create({ metadata: { name: "zero" } })))
+          const run = yield* drive(cms.create({ metadata: { name: "zero" } }))
           assert.strictEqual(run.exit._tag, "Success")
           assert.strictEqual(run.waited, 0)
           assert.strictEqual(control.requests().length, 2)
@@ -304,7 +284,7 @@ describe("other 5xx and transport failures: reads retry, mutations fail at once"
             control.reset()
             control.failNext({ status, count: 3, match: matching(verb) })
             counts.faults += 3
-            const first = yield* drive(yield* Effect.fork(verb.run))
+            const first = yield* drive(verb.run)
             assert.strictEqual(first.exit._tag, "Success")
             assert.strictEqual(sent(control, verb), 4)
             // exponential from 200 ms, jittered (80%..120%): 200 + 400 + 800 ms give or take
@@ -314,7 +294,7 @@ describe("other 5xx and transport failures: reads retry, mutations fail at once"
             control.reset()
             control.failNext({ status, count: 4, match: matching(verb) })
             counts.faults += 4
-            const second = yield* drive(yield* Effect.fork(verb.run))
+            const second = yield* drive(verb.run)
             assert.strictEqual(second.exit._tag, "Failure")
             const error = yield* failureOf(second.exit)
             assert.instanceOf(error, ApiError)
@@ -332,7 +312,7 @@ describe("other 5xx and transport failures: reads retry, mutations fail at once"
             control.reset()
             control.failNext({ status, match: matching(verb) })
             counts.faults++
-            const run = yield* drive(yield* Effect.fork(verb.run))
+            const run = yield* drive(verb.run)
             assert.strictEqual(run.waited, 0, "no retry delay")
             const error = yield* failureOf(run.exit)
             assert.instanceOf(error, ApiError)
@@ -352,7 +332,7 @@ describe("other 5xx and transport failures: reads retry, mutations fail at once"
           control.reset()
           control.resetNext({ match: matching(verb) })
           counts.faults++
-          const run = yield* drive(yield* Effect.fork(verb.run))
+          const run = yield* drive(verb.run)
           if (verb.method === "GET") {
             assert.strictEqual(run.exit._tag, "Success")
             assert.strictEqual(sent(control, verb), 2)
@@ -372,7 +352,7 @@ describe("other 5xx and transport failures: reads retry, mutations fail at once"
         Effect.gen(function*() {
           control.failNext({ status: 503, retryAfterSeconds: 1, count: 100 })
           counts.faults++
-          const run = yield* drive(yield* Effect.fork(cms.get("a")))
+          const run = yield* drive(cms.get("a"))
           const error = yield* failureOf(run.exit)
           assert.instanceOf(error, ApiError)
           assert.strictEqual(control.requests().length, 2, "the first try and throttleRetries (1) more")

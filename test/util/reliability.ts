@@ -5,9 +5,14 @@
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
 import type * as Scope from "effect/Scope"
 import type * as KubeConfig from "../../src/KubeConfig.js"
 import * as NodeKube from "../../src/NodeKube.js"
@@ -116,3 +121,30 @@ export const renderings = (error: unknown): ReadonlyArray<string> => {
   visit(error, 0)
   return out
 }
+
+/**
+ * The delay until the earliest sleep registered on the TestClock since `before` (a
+ * snapshot of `TestClock.sleeps()`), once there is one; `None` when `fiber` ends first.
+ * The snapshot matters: the TestClock keeps the sleeps of interrupted fibers (a timeout
+ * that lost its race) until their time comes, and those must not be taken for new ones.
+ * Polls in real time, since requests travel through a real fake.
+ */
+export const newSleep = <A, E>(
+  before: Chunk.Chunk<number>,
+  fiber?: Fiber.Fiber<A, E> | undefined
+): Effect.Effect<Option.Option<number>> =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 2_500; i++) {
+      const remaining = [...before]
+      const fresh: Array<number> = []
+      for (const at of yield* TestClock.sleeps()) {
+        const known = remaining.indexOf(at)
+        if (known === -1) fresh.push(at)
+        else remaining.splice(known, 1)
+      }
+      if (fresh.length > 0) return Option.some(Math.min(...fresh) - (yield* Clock.currentTimeMillis))
+      if (fiber !== undefined && Option.isSome(yield* Fiber.poll(fiber))) return Option.none()
+      yield* realSleep(2)
+    }
+    return yield* Effect.dieMessage("nothing new waits on the clock, and the fiber goes on")
+  })
