@@ -32,8 +32,8 @@ const watches = (cluster: FakeCluster.Control) => cluster.requests().filter((r) 
 const lists = (cluster: FakeCluster.Control) =>
   cluster.requests().filter((r) => r.path === "/api/v1/namespaces/default/pods" && r.query["watch"] === undefined)
 
-const fake = () =>
-  Layer.merge(FakeCluster.layer(), RequestPolicy.layer({ readRetries: Schedule.stop, throttleRetries: 0, timeout: null }))
+const noRetries = RequestPolicy.layer({ readRetries: Schedule.stop, throttleRetries: 0, timeout: null })
+const fake = () => Layer.merge(FakeCluster.layer(), noRetries)
 
 const until = (check: () => boolean, what: string) =>
   Effect.flatMap(Loopback.eventually(check), (ok) => Effect.sync(() => assert.isTrue(ok, what)))

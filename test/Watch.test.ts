@@ -82,7 +82,7 @@ describe("watch", () => {
       yield* Fiber.interrupt(events.fiber)
     }).pipe(Effect.provide(FakeCluster.layer())))
 
-  it.effect("sendInitialEvents asks with resourceVersionMatch=NotOlderThan and marks the end of the initial events", () =>
+  it.effect("sendInitialEvents asks with resourceVersionMatch=NotOlderThan and marks the end of initial events", () =>
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("a")])
@@ -132,11 +132,17 @@ describe("watch", () => {
   it.effect("bad options fail before any request", () =>
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
-      for (const options of [{ timeoutSeconds: 0 }, { timeoutSeconds: 1.5 }, { sendInitialEvents: true, allowWatchBookmarks: false }]) {
+      const bad: ReadonlyArray<Kube.WatchOptions> = [
+        { timeoutSeconds: 0 },
+        { timeoutSeconds: 1.5 },
+        { sendInitialEvents: true, allowWatchBookmarks: false }
+      ]
+      for (const options of bad) {
         const error = yield* Effect.flip(pods.watch(options).pipe(Stream.runDrain))
         assert.instanceOf(error, ValidationError, JSON.stringify(options))
       }
-      const badNamespace = yield* Effect.flip(Kube.api(Pods, { namespace: "Not_A_Namespace" }).watch().pipe(Stream.runDrain))
+      const elsewhere = Kube.api(Pods, { namespace: "Not_A_Namespace" })
+      const badNamespace = yield* Effect.flip(elsewhere.watch().pipe(Stream.runDrain))
       assert.instanceOf(badNamespace, ValidationError)
       assert.strictEqual(cluster.requests().length, 0)
     }).pipe(Effect.provide(FakeCluster.layer())))

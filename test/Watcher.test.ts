@@ -196,7 +196,7 @@ describe("Watcher", () => {
     return assert.fail("the watcher never went to sleep")
   })
 
-  it.effect("backs off on 5xx with the default schedule (800 ms doubling, jittered) and resets after a healthy while", () =>
+  it.effect("backs off on 5xx by the default schedule (800 ms doubling, jittered), reset after a healthy while", () =>
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("a")])
@@ -312,7 +312,8 @@ describe("Watcher", () => {
       yield* realSleep(20)
       yield* TestClock.adjust("2 seconds") // it sent nothing at all: resumed after a backoff
       yield* until(() => watchRequests(cluster).length === 2 && cluster.openWatches() === 1, "resumed")
-      assert.strictEqual(watchRequests(cluster)[1]?.query["resourceVersion"], watchRequests(cluster)[0]?.query["resourceVersion"])
+      const [before, after] = watchRequests(cluster)
+      assert.strictEqual(after?.query["resourceVersion"], before?.query["resourceVersion"])
       cluster.update(ref("a"), { metadata: { labels: { n: "1" } } })
       assert.deepStrictEqual((yield* events.take(1)).map(show), ["Apply a"])
       yield* Fiber.interrupt(events.fiber)
@@ -412,9 +413,18 @@ type Op =
   | { readonly op: "fail"; readonly status: number }
 
 const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ op: fc.constantFrom("create" as const, "update" as const, "delete" as const), name: fc.nat(9) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      op: fc.constantFrom("create" as const, "update" as const, "delete" as const),
+      name: fc.nat(9)
+    })
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("drop" as const), after: fc.integer({ min: 1, max: 3 }) }) },
-  { weight: 1, arbitrary: fc.constantFrom({ op: "undrop" as const }, { op: "compact" as const }, { op: "expire" as const }) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom({ op: "undrop" as const }, { op: "compact" as const }, { op: "expire" as const })
+  },
   { weight: 1, arbitrary: fc.constantFrom({ op: "pause" as const }, { op: "cut" as const }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("fail" as const), status: fc.constantFrom(500, 503, 429) }) }
 )

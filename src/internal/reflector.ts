@@ -82,7 +82,9 @@ export const reflect = <A, E, R>(
   stream: Stream.Stream<Watcher.Event<A>, E, R>,
   store: Watcher.Store<A, E>
 ): Stream.Stream<Watcher.Event<A>, E, R> => {
-  if (!(store instanceof StoreImpl)) return Stream.dieMessage("Watcher.reflect: the store must come from Watcher.makeStore")
+  if (!(store instanceof StoreImpl)) {
+    return Stream.dieMessage("Watcher.reflect: the store must come from Watcher.makeStore")
+  }
   const impl = store as StoreImpl<A, E>
   return stream.pipe(
     Stream.mapChunks((events) => {

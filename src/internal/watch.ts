@@ -230,7 +230,9 @@ export const watchSpecStream = <A, I>(
 ): Stream.Stream<Kube.WatchEvent<A>, Kube.Error, Kube.Requirements> =>
   Stream.unwrapScoped(
     Effect.map(client.sendScoped(spec), (response) => {
-      const body = hooks.idleTimeout === undefined ? response.stream : Stream.timeout(response.stream, hooks.idleTimeout)
+      const body = hooks.idleTimeout === undefined
+        ? response.stream
+        : Stream.timeout(response.stream, hooks.idleTimeout)
       return decodeEvents(resource, spec, response, hooks)(body)
     })
   )
@@ -293,7 +295,10 @@ export const listStream = <A, I>(
     Effect.gen(function*() {
       yield* checkPositive(options.pageSize, "pageSize")
       const namespace = yield* resolveNamespace(target, options.allNamespaces)
-      return Stream.mapConcatChunk(pages(target.resource, namespace, options), (page) => Chunk.unsafeFromArray(page.items))
+      return Stream.mapConcatChunk(
+        pages(target.resource, namespace, options),
+        (page) => Chunk.unsafeFromArray(page.items)
+      )
     })
   )
 
