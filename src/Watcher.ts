@@ -156,7 +156,10 @@ export const reflect: {
 
 /**
  * A store kept equal to the cluster's state by a watcher that runs for as long as the
- * scope is open. `get` without a namespace looks in the api's namespace.
+ * scope is open. `get` without a namespace looks in the api's namespace. The watcher
+ * retries what `failOn` allows; a failure it does not retry fails `ready` when it comes
+ * before the first listing, and otherwise stops the updates (the store keeps its last
+ * state). Use `reflect` on your own stream to handle such failures yourself.
  *
  * @example
  * ```ts
