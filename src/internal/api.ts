@@ -71,14 +71,23 @@ export const decodeObject = <A, I>(
   if (u["kind"] === "Status") {
     return Effect.fail(client.malformed(spec, `expected a ${resource.kind}, got a Status`))
   }
-  if (u["kind"] !== undefined && u["kind"] !== resource.kind) {
-    return Effect.fail(client.malformed(spec, `expected a ${resource.kind}, got a ${String(u["kind"])}`))
+  const kind = u["kind"]
+  if (kind !== undefined && kind !== resource.kind) {
+    return Effect.fail(
+      client.malformed(spec, `expected a ${resource.kind}, got ${typeof kind === "string" ? `a ${kind}` : `a kind that is ${describeJson(kind)}`}`)
+    )
   }
   fillType(resource, u)
   const metadata = metadataOf(u)
   const subject = describe(resource, metadata["namespace"] as string | undefined, metadata["name"] as string | undefined)
-  return codecFor(resource.schema).decode(u, subject)
+  const decoded = codecFor(resource.schema).decode(u, subject)
+  // The request is named only on failure: this runs once per item of a list.
+  return Either.isRight(decoded) ? decoded : Either.left(inAnswer(spec, decoded.left))
 }
+
+/** Says that an object failing its Schema came from the server, in the answer to which request. */
+const inAnswer = (spec: client.Spec, error: ValidationError): ValidationError =>
+  new ValidationError({ subject: `answer to ${spec.method} ${client.pathWithQuery(spec)}: ${error.subject}`, detail: error.detail })
 
 const describeJson = (u: unknown): string => (u === null ? "null" : Array.isArray(u) ? "an array" : typeof u)
 
