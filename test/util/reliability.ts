@@ -14,7 +14,9 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import type * as Scope from "effect/Scope"
-import type * as KubeConfig from "../../src/KubeConfig.js"
+import * as Http from "node:http"
+import type * as Net from "node:net"
+import * as KubeConfig from "../../src/KubeConfig.js"
 import * as NodeKube from "../../src/NodeKube.js"
 import * as FakeCluster from "../../src/testing/FakeCluster.js"
 import { pki } from "./pki.js"
@@ -148,3 +150,54 @@ export const newSleep = <A, E>(
     }
     return yield* Effect.dieMessage("nothing new waits on the clock, and the fiber goes on")
   })
+
+/** A loopback `node:http` server that answers whatever the test says, for malformed answers. */
+export interface RawServer {
+  readonly url: string
+  /** Every request seen, as `METHOD /path?query`. */
+  readonly requests: Array<string>
+  /** What answers the next requests; replace it between cases. */
+  answer: Http.RequestListener
+  /** Sockets currently open to the server. */
+  readonly openConnections: () => number
+}
+
+/** Starts a raw server for the scope; it destroys its sockets when the scope closes. */
+export const rawServer: Effect.Effect<RawServer, never, Scope.Scope> = Effect.acquireRelease(
+  Effect.async<{ server: Http.Server; sockets: Set<Net.Socket>; raw: RawServer }>((resume) => {
+    const sockets = new Set<Net.Socket>()
+    const raw: RawServer = {
+      url: "",
+      requests: [],
+      answer: (_req, res) => res.end(),
+      openConnections: () => sockets.size
+    }
+    const server = Http.createServer((req, res) => {
+      raw.requests.push(`${req.method} ${req.url}`)
+      // the body is read before answering, so that a cut answer is the only fault
+      req.resume()
+      req.on("end", () => raw.answer(req, res))
+    })
+    server.on("connection", (socket: Net.Socket) => {
+      sockets.add(socket)
+      socket.on("close", () => sockets.delete(socket))
+    })
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address() as Net.AddressInfo
+      resume(Effect.succeed({ server, sockets, raw: Object.assign(raw, { url: `http://127.0.0.1:${address.port}` }) }))
+    })
+  }),
+  ({ server, sockets }) =>
+    Effect.async<void>((resume) => {
+      for (const socket of sockets) socket.destroy()
+      server.close(() => resume(Effect.void))
+    })
+).pipe(Effect.map(({ raw }) => raw))
+
+/** KubeConfig (namespace `default`, a token) and the Node HttpClient for a raw server. */
+export const rawLayer = (
+  url: string,
+  token = servedToken
+): Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient> =>
+  Layer.provideMerge(NodeKube.httpClientLayer, KubeConfig.layerFrom({ server: url, namespace: "default", token }))
+    .pipe(Layer.orDie)
