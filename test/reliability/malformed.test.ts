@@ -289,7 +289,12 @@ describe("never a hang", () => {
         }
         counts.badInputs++
         const fast = RequestPolicy.layer({ timeout: "300 millis", readRetries: Schedule.stop })
-        for (const operation of [cms.get("a"), cms.create({ metadata: { name: "a" } }), cms.list()]) {
+        const operations: ReadonlyArray<Effect.Effect<unknown, Kube.Error, Kube.Requirements>> = [
+          cms.get("a"),
+          cms.create({ metadata: { name: "a" } }),
+          cms.list()
+        ]
+        for (const operation of operations) {
           const result = yield* outcome(Effect.provide(operation, fast))
           assert.strictEqual(result._tag, "Failure")
           if (result._tag === "Failure") {
