@@ -11,6 +11,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import { ValidationError } from "../Errors.js"
+import { compile } from "./validator.js"
 
 const parseOptions: SchemaAST.ParseOptions = { onExcessProperty: "preserve", errors: "first" }
 
@@ -52,7 +53,7 @@ export const codecFor = <A, I>(schema: Schema.Schema<A, I>): Codec<A, I> => {
 }
 
 const identityCodec = <A, I>(schema: Schema.Schema<A, I>): Codec<A, I> => {
-  const is = Schema.is(schema)
+  const is = (compile(schema.ast) ?? Schema.is(schema)) as (u: unknown) => u is A
   const validate = Schema.validateEither(schema, parseOptions)
   const check = (u: unknown, subject: string, what: string): Either.Either<A, ValidationError> => {
     if (is(u)) return Either.right(u)

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Arbitrary, FastCheck as fc, Schema } from "effect"
+import * as Resources from "../src/resources/index.js"
+import { compile } from "../src/internal/validator.js"
+
+const objectSchemas = Object.entries(Resources).filter(
+  (entry): entry is [string, Schema.Schema<unknown>] => Schema.isSchema(entry[1])
+)
+
+/** Replaces one node of a JSON-like value (chosen by `pick`) with `replacement`. */
+const mutate = (value: unknown, pick: number, replacement: unknown): unknown => {
+  let counter = 0
+  const go = (u: unknown): unknown => {
+    if (counter++ === pick) return replacement
+    if (Array.isArray(u)) return u.map(go)
+    if (typeof u === "object" && u !== null) return Object.fromEntries(Object.entries(u).map(([k, v]) => [k, go(v)]))
+    return u
+  }
+  return go(value)
+}
+
+describe("compiled validator", () => {
+  it("compiles every built-in Schema (so the fast path is taken)", () => {
+    expect(objectSchemas.length).toBeGreaterThan(40)
+    for (const [name, schema] of objectSchemas) {
+      expect(compile(schema.ast), name).toBeTypeOf("function")
+    }
+  })
+
+  it("declines what it does not know, so the caller falls back to Schema.is", () => {
+    expect(compile(Schema.String.pipe(Schema.minLength(1)).ast)).toBeUndefined()
+    expect(compile(Schema.Struct({ a: Schema.Date }).ast)).toBeUndefined()
+    expect(compile(Schema.Struct({ a: Schema.Tuple(Schema.String, Schema.Number) }).ast)).toBeUndefined()
+  })
+
+  it("agrees with Schema.is on generated objects and on every one-node mutation of them", () => {
+    const replacements = fc.oneof(
+      fc.constant(undefined),
+      fc.constant(null),
+      fc.string(),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant([]),
+      fc.constant({}),
+      fc.constant(["x"]),
+      fc.constant({ name: 1 })
+    )
+    for (const [name, schema] of objectSchemas) {
+      const is = Schema.is(schema)
+      const check = compile(schema.ast)!
+      fc.assert(
+        fc.property(Arbitrary.make(schema), fc.nat(60), replacements, (value, pick, replacement) => {
+          expect(check(value), `${name} generated`).toBe(is(value))
+          const mutated = mutate(value, pick, replacement)
+          expect(check(mutated), `${name} mutated`).toBe(is(mutated))
+        }),
+        { numRuns: 40 }
+      )
+      for (const odd of [null, undefined, 1, "s", [], {}, { metadata: null }, { metadata: { labels: { a: 1 } } }]) {
+        expect(check(odd), `${name} ${JSON.stringify(odd)}`).toBe(is(odd))
+      }
+    }
+  })
+})
