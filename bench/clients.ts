@@ -242,11 +242,11 @@ const clientNode = (target: Target): Client => {
         let seen = 0
         let pending = ""
         let finished = false
-        let controller: AbortController | undefined
         const decoder = new StringDecoder("utf8")
+        // Not aborted when done: client-node leaves the aborted body's error unhandled, which
+        // kills the process. The follow stays open, idle, until the process exits.
         const done = () => {
           finished = true
-          controller?.abort()
           resolve()
         }
         const sink = new Writable({
@@ -269,10 +269,7 @@ const clientNode = (target: Target): Client => {
           }
         })
         sink.on("error", () => {})
-        log.log(namespace, name, "app", sink, { follow: true }).then((c) => {
-          controller = c
-          if (finished) c.abort()
-        }, reject)
+        log.log(namespace, name, "app", sink, { follow: true }).catch(reject)
       }),
     close: async () => {}
   }

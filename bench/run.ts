@@ -9,7 +9,9 @@
  * with its ratio to the floor and to client-node; `bench/results.json` gets the same.
  *
  * Options: `--quick` (one repetition each), `--only list,get,watch,logs`,
- * `--reps N` (every measurement N times).
+ * `--reps N` (every measurement N times), `--clients floor,effect-kube`,
+ * `--profile effect-kube` (that client's workers write `.cpuprofile` files (one per
+ * thread: the largest is the main thread) into `.tmp/bench-profiles/<measure>-<client>-<time>/`; read them with `tsx bench/profile.ts <file>`).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
@@ -32,8 +34,12 @@ const flag = (name: string): string | undefined => {
 const quick = args.includes("--quick")
 const only = new Set((flag("--only") ?? "list,get,watch,logs").split(",") as Array<Measure>)
 const repsFlag = flag("--reps")
+const profiled = flag("--profile")
+const profileDir = Path.join(here, "..", ".tmp", "bench-profiles")
 
-const clientNames: ReadonlyArray<ClientName> = ["floor", "effect-kube", "client-node"]
+const allClients: ReadonlyArray<ClientName> = ["floor", "effect-kube", "client-node"]
+const clientNames: ReadonlyArray<ClientName> = (flag("--clients")?.split(",") as Array<ClientName> | undefined) ??
+  allClients
 
 const sizes = {
   listCount: 10_000,
@@ -81,7 +87,13 @@ const startServer = async (config: ServerConfig) => {
 }
 
 const runWorker = async (job: Job): Promise<Result> => {
-  const child = tsxNode("worker.ts", ["--expose-gc"], job)
+  const child = tsxNode(
+    "worker.ts",
+    job.client === profiled
+      ? ["--expose-gc", "--cpu-prof", `--cpu-prof-dir=${Path.join(profileDir, `${job.measure}-${job.client}-${Date.now()}`)}`]
+      : ["--expose-gc"],
+    job
+  )
   return JSON.parse(await firstLine(child)) as Result
 }
 
@@ -296,7 +308,7 @@ const main = async () => {
     missed: verdicts,
     table
   }
-  if (!quick && only.size === 4 && repsFlag === undefined) {
+  if (!quick && only.size === 4 && repsFlag === undefined && clientNames.length === 3 && profiled === undefined) {
     Fs.writeFileSync(Path.join(here, "results.json"), `${JSON.stringify(output, null, 2)}\n`)
   }
   process.stdout.write(

@@ -1,0 +1,42 @@
+/**
+ * Prints the functions with the most self time in a V8 `.cpuprofile` (from
+ * `node --cpu-prof`, or `npm run bench -- --profile effect-kube`):
+ * `tsx bench/profile.ts <file.cpuprofile> [how many, default 30]`.
+ */
+import * as Fs from "node:fs"
+
+interface Node {
+  readonly id: number
+  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number }
+  readonly children?: ReadonlyArray<number>
+}
+
+interface Profile {
+  readonly nodes: ReadonlyArray<Node>
+  readonly samples: ReadonlyArray<number>
+  readonly timeDeltas: ReadonlyArray<number>
+}
+
+const [file, countArg] = process.argv.slice(2)
+if (file === undefined) {
+  process.stderr.write("usage: tsx bench/profile.ts <file.cpuprofile> [count]\n")
+  process.exit(2)
+}
+const profile = JSON.parse(Fs.readFileSync(file, "utf8")) as Profile
+const byId = new Map(profile.nodes.map((n) => [n.id, n]))
+const self = new Map<string, number>()
+let total = 0
+for (let i = 0; i < profile.samples.length; i++) {
+  const node = byId.get(profile.samples[i]!)!
+  const dt = profile.timeDeltas[i] ?? 0
+  total += dt
+  const { functionName, lineNumber, url } = node.callFrame
+  const where = url === "" ? "" : ` ${url.replace(/^file:\/\//, "").replace(process.cwd() + "/", "")}:${lineNumber + 1}`
+  const key = `${functionName || "(anonymous)"}${where}`
+  self.set(key, (self.get(key) ?? 0) + dt)
+}
+const rows = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(countArg ?? 30))
+process.stdout.write(`total ${(total / 1000).toFixed(0)} ms sampled\n`)
+for (const [key, us] of rows) {
+  process.stdout.write(`${(us / 1000).toFixed(1).padStart(9)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  ${key}\n`)
+}
