@@ -16,7 +16,7 @@ import * as Encoding from "effect/Encoding"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import { ApiError, type KubeConfigError, reasonFor, type Status, ValidationError } from "../Errors.js"
+import { ApiError, KubeConfigError, reasonFor, type Status, ValidationError } from "../Errors.js"
 import { KubeConfig, type Credentials, type Service as KubeConfigService } from "../KubeConfig.js"
 import { type Policy, RequestPolicy } from "../RequestPolicy.js"
 import { userAgent } from "./version.js"
@@ -68,18 +68,33 @@ export const jsonBody = (value: unknown, contentType = "application/json"): Spec
   text: JSON.stringify(value)
 })
 
+/** What Node refuses in a header value (it throws, which would be a defect): line breaks, controls, beyond Latin-1. */
+const invalidHeaderCharacter = /[^\t\x20-\x7e\x80-\xff]/
+
 const authorize = (
   request: HttpClientRequest.HttpClientRequest,
-  credentials: Credentials
-): HttpClientRequest.HttpClientRequest => {
+  credentials: Credentials,
+  config: KubeConfigService
+): Effect.Effect<HttpClientRequest.HttpClientRequest, KubeConfigError> => {
   if (credentials.token !== undefined) {
-    return HttpClientRequest.setHeader(request, "authorization", `Bearer ${Redacted.value(credentials.token)}`)
+    const token = Redacted.value(credentials.token)
+    if (invalidHeaderCharacter.test(token)) {
+      return Effect.fail(
+        new KubeConfigError({
+          source: config.source,
+          context: config.context,
+          detail: "the bearer token holds a character that cannot be sent in an HTTP header " +
+            "(a line break, a control character or one beyond Latin-1)"
+        })
+      )
+    }
+    return Effect.succeed(HttpClientRequest.setHeader(request, "authorization", `Bearer ${token}`))
   }
   if (credentials.basic !== undefined) {
     const pair = `${credentials.basic.username}:${Redacted.value(credentials.basic.password)}`
-    return HttpClientRequest.setHeader(request, "authorization", `Basic ${Encoding.encodeBase64(pair)}`)
+    return Effect.succeed(HttpClientRequest.setHeader(request, "authorization", `Basic ${Encoding.encodeBase64(pair)}`))
   }
-  return request
+  return Effect.succeed(request)
 }
 
 const bodySummaryLimit = 300
@@ -143,7 +158,11 @@ const sendOnce = <R>(
   client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
   config: KubeConfigService,
   request: HttpClientRequest.HttpClientRequest
-) => Effect.flatMap(config.auth.credentials, (credentials) => client.execute(authorize(request, credentials)))
+) =>
+  Effect.flatMap(
+    config.auth.credentials,
+    (credentials) => Effect.flatMap(authorize(request, credentials, config), (authorized) => client.execute(authorized))
+  )
 
 const failFor = (spec: Spec, response: HttpClientResponse.HttpClientResponse) =>
   Effect.flatMap(
