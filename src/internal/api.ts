@@ -73,9 +73,8 @@ export const decodeObject = <A, I>(
   }
   const kind = u["kind"]
   if (kind !== undefined && kind !== resource.kind) {
-    return Effect.fail(
-      client.malformed(spec, `expected a ${resource.kind}, got ${typeof kind === "string" ? `a ${kind}` : `a kind that is ${describeJson(kind)}`}`)
-    )
+    const got = typeof kind === "string" ? `a ${kind}` : `a kind that is ${describeJson(kind)}`
+    return Effect.fail(client.malformed(spec, `expected a ${resource.kind}, got ${got}`))
   }
   fillType(resource, u)
   const metadata = metadataOf(u)
@@ -87,7 +86,10 @@ export const decodeObject = <A, I>(
 
 /** Says that an object failing its Schema came from the server, in the answer to which request. */
 const inAnswer = (spec: client.Spec, error: ValidationError): ValidationError =>
-  new ValidationError({ subject: `answer to ${spec.method} ${client.pathWithQuery(spec)}: ${error.subject}`, detail: error.detail })
+  new ValidationError({
+    subject: `answer to ${spec.method} ${client.pathWithQuery(spec)}: ${error.subject}`,
+    detail: error.detail
+  })
 
 const describeJson = (u: unknown): string => (u === null ? "null" : Array.isArray(u) ? "an array" : typeof u)
 
