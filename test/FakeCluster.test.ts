@@ -6,8 +6,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import { Effect, Redacted } from "effect"
+import { Chunk, Effect, Either, Fiber, Redacted, Stream } from "effect"
 import * as Fs from "node:fs"
+import * as Http from "node:http"
 import * as Https from "node:https"
 import * as KubeConfig from "../src/KubeConfig.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
@@ -818,5 +819,459 @@ describe("served on loopback", () => {
       assert.strictEqual(created.status, 201)
       const list = yield* Effect.promise(() => fetch(`${served.url}${configmaps}`).then((r) => r.json()))
       assert.deepStrictEqual(list.items.map((i: { metadata: { name: string } }) => i.metadata.name), ["c"])
+    }))
+})
+
+// ---------------------------------------------------------------------------
+// Stage 2: watches, logs, pod and job lifecycle, faults
+// ---------------------------------------------------------------------------
+
+interface WatchEvent {
+  readonly type: string
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly object: any
+}
+
+/** Opens a watch (the request is answered now) and returns its events as a stream. */
+const openWatch = (path: string) =>
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    const response = yield* client.execute(HttpClientRequest.get(`${base}${path}`))
+    assert.strictEqual(response.status, 200)
+    assert.strictEqual(response.headers["content-type"], "application/json")
+    return response.stream.pipe(
+      Stream.decodeText(),
+      Stream.splitLines,
+      Stream.map((line) => JSON.parse(line) as WatchEvent)
+    )
+  })
+
+const take = (events: Stream.Stream<WatchEvent, unknown>, n: number) =>
+  Effect.map(Stream.runCollect(Stream.take(events, n)), Chunk.toReadonlyArray)
+
+const summary = (events: ReadonlyArray<WatchEvent>) => events.map((e) => `${e.type} ${e.object.metadata?.name ?? ""}`)
+
+describe("watch", () => {
+  it.effect("without a resourceVersion: ADDED for what exists, then every change as it happens", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      yield* post(configmaps, configMap("b"))
+      yield* post(configmaps, configMap("a"))
+      yield* post("/api/v1/namespaces/other/configmaps", configMap("elsewhere"))
+      const events = yield* openWatch(`${configmaps}?watch=true`)
+      assert.strictEqual(control.openWatches(), 1)
+      yield* post(configmaps, configMap("c"))
+      yield* patch(`${configmaps}/a`, { data: { a: "2" } }, "application/merge-patch+json")
+      yield* post("/api/v1/namespaces/other/configmaps", configMap("ignored"))
+      const deleted = yield* call("DELETE", `${configmaps}/b`)
+      const seen = yield* take(events, 5)
+      assert.deepStrictEqual(summary(seen), ["ADDED a", "ADDED b", "ADDED c", "MODIFIED a", "DELETED b"])
+      assert.strictEqual(seen[3]!.object.data.a, "2")
+      assert.strictEqual(seen[0]!.object.kind, "ConfigMap")
+      assert.strictEqual(seen[0]!.object.apiVersion, "v1")
+      const rvs = seen.slice(2).map((e) => Number(e.object.metadata.resourceVersion))
+      assert.deepStrictEqual([...rvs].sort((x, y) => x - y), rvs)
+      assert.strictEqual(seen[4]!.object.metadata.resourceVersion, control.resourceVersion())
+      assert.strictEqual(deleted.body.status, "Success")
+      assert.strictEqual(control.openWatches(), 0)
+    })))
+
+  it.effect("from a resourceVersion: replays every change after it, then goes on live", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      yield* post(configmaps, configMap("a"))
+      const from = control.resourceVersion()
+      yield* patch(`${configmaps}/a`, { data: { a: "2" } }, "application/merge-patch+json")
+      yield* post(configmaps, configMap("b"))
+      yield* call("DELETE", `${configmaps}/a`)
+      const events = yield* openWatch(`${configmaps}?watch=1&resourceVersion=${from}`)
+      yield* post(configmaps, configMap("c"))
+      assert.deepStrictEqual(summary(yield* take(events, 4)), ["MODIFIED a", "ADDED b", "DELETED a", "ADDED c"])
+    })))
+
+  it.effect("a resourceVersion older than the compaction window: an ERROR event with a 410 Expired Status ends the stream", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      yield* post(configmaps, configMap("a"))
+      const old = control.resourceVersion()
+      for (const v of ["2", "3", "4", "5"]) {
+        yield* patch(`${configmaps}/a`, { data: { a: v } }, "application/merge-patch+json")
+      }
+      const events = yield* openWatch(`${configmaps}?watch=true&resourceVersion=${old}`)
+      const all = yield* Effect.map(Stream.runCollect(events), Chunk.toReadonlyArray)
+      assert.strictEqual(all.length, 1)
+      assert.strictEqual(all[0]!.type, "ERROR")
+      assert.deepInclude(all[0]!.object, { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Expired", code: 410 })
+      assert.match(all[0]!.object.message, /^too old resource version: \d+ \(\d+\)$/)
+      // inside the window a watch works
+      const recent = yield* openWatch(`${configmaps}?watch=true&resourceVersion=${Number(control.resourceVersion()) - 1}`)
+      assert.deepStrictEqual(summary(yield* take(recent, 1)), ["MODIFIED a"])
+      control.compact()
+      const compacted = yield* openWatch(`${configmaps}?watch=true&resourceVersion=${Number(control.resourceVersion()) - 1}`)
+      assert.strictEqual((yield* take(compacted, 1))[0]!.object.code, 410)
+    }), { compactionWindow: 3 }))
+
+  it.effect("selectors: an object that starts matching is ADDED, one that stops matching is DELETED at the new resourceVersion", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      yield* post(configmaps, configMap("a", { app: "x" }))
+      yield* post(configmaps, configMap("b", { app: "y" }))
+      const events = yield* openWatch(`${configmaps}?watch=true&labelSelector=app%3Dx`)
+      yield* patch(`${configmaps}/b`, { metadata: { labels: { app: "x" } } }, "application/merge-patch+json")
+      const left = yield* patch(`${configmaps}/a`, { metadata: { labels: { app: "z" } } }, "application/merge-patch+json")
+      yield* patch(`${configmaps}/a`, { data: { unseen: "1" } }, "application/merge-patch+json")
+      yield* patch(`${configmaps}/b`, { data: { seen: "1" } }, "application/merge-patch+json")
+      const seen = yield* take(events, 4)
+      assert.deepStrictEqual(summary(seen), ["ADDED a", "ADDED b", "DELETED a", "MODIFIED b"])
+      assert.strictEqual(seen[2]!.object.metadata.resourceVersion, left.body.metadata.resourceVersion)
+      assert.strictEqual(seen[2]!.object.metadata.labels.app, "x")
+      const byName = yield* openWatch(`${configmaps}?watch=true&fieldSelector=metadata.name%3Db`)
+      control.update({ apiVersion: "v1", kind: "ConfigMap", name: "a" }, { data: { x: "1" } })
+      control.update({ apiVersion: "v1", kind: "ConfigMap", name: "b" }, { data: { x: "1" } })
+      assert.deepStrictEqual(summary(yield* take(byName, 2)), ["ADDED b", "MODIFIED b"])
+    })))
+
+  it.effect("bookmarks carry only apiVersion, kind and resourceVersion, and only when allowed", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      const withBookmarks = yield* openWatch(`${pods}?watch=true&allowWatchBookmarks=true&resourceVersion=${control.resourceVersion()}`)
+      const without = yield* openWatch(`${pods}?watch=true&resourceVersion=${control.resourceVersion()}`)
+      yield* post(configmaps, configMap("unrelated"))
+      control.bookmark()
+      yield* post(pods, pod("p"))
+      const seen = yield* take(withBookmarks, 2)
+      assert.deepStrictEqual(seen[0], {
+        type: "BOOKMARK",
+        object: { kind: "Pod", apiVersion: "v1", metadata: { resourceVersion: String(Number(control.resourceVersion()) - 1) } }
+      })
+      assert.deepStrictEqual(summary(seen.slice(1)), ["ADDED p"])
+      assert.deepStrictEqual(summary(yield* take(without, 1)), ["ADDED p"])
+    })))
+
+  it.effect("sendInitialEvents=true: ADDED for what exists, then a BOOKMARK marking the end of the initial events", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      yield* post(pods, pod("a"))
+      const events = yield* openWatch(
+        `${pods}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`
+      )
+      const seen = yield* take(events, 2)
+      assert.deepStrictEqual(summary(seen), ["ADDED a", "BOOKMARK "])
+      assert.deepStrictEqual(seen[1]!.object.metadata, {
+        resourceVersion: control.resourceVersion(),
+        annotations: { "k8s.io/initial-events-end": "true" }
+      })
+      const refused = yield* get(`${pods}?watch=true&sendInitialEvents=true`)
+      assert.strictEqual(refused.status, 422)
+    })))
+
+  it.effect("timeoutSeconds ends the stream cleanly and the watch is dropped", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      const events = yield* openWatch(`${pods}?watch=true&timeoutSeconds=1`)
+      const all = yield* Stream.runCollect(events)
+      assert.strictEqual(Chunk.size(all), 0)
+      assert.strictEqual(control.openWatches(), 0)
+    })))
+
+  it.effect("dropWatchesAfter ends each watch after N events without a final event; expireWatches sends 410 mid-stream", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      control.dropWatchesAfter(2)
+      const dropped = yield* openWatch(`${configmaps}?watch=true`)
+      for (const name of ["a", "b", "c"]) yield* post(configmaps, configMap(name))
+      assert.deepStrictEqual(summary(Chunk.toReadonlyArray(yield* Stream.runCollect(dropped))), ["ADDED a", "ADDED b"])
+      control.dropWatchesAfter(undefined)
+      const live = yield* openWatch(`${configmaps}?watch=true&resourceVersion=${control.resourceVersion()}`)
+      yield* post(configmaps, configMap("d"))
+      control.expireWatches()
+      const seen = Chunk.toReadonlyArray(yield* Stream.runCollect(live))
+      assert.deepStrictEqual(seen.map((e) => e.type), ["ADDED", "ERROR"])
+      assert.strictEqual(seen[1]!.object.code, 410)
+      assert.strictEqual(seen[1]!.object.reason, "Expired")
+      assert.strictEqual(control.openWatches(), 0)
+    })))
+
+  it.effect("interrupting the client's stream drops the watch on the server", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      const events = yield* openWatch(`${pods}?watch=true`)
+      const fiber = yield* Effect.fork(Stream.runDrain(events))
+      yield* Effect.yieldNow()
+      assert.strictEqual(control.openWatches(), 1)
+      yield* Fiber.interrupt(fiber)
+      assert.strictEqual(control.openWatches(), 0)
+    })))
+
+  it.scoped("on loopback, a client that disconnects closes its watch and its socket", () =>
+    Effect.gen(function*() {
+      const served = yield* FakeCluster.serve()
+      const { first, request } = yield* Effect.promise(() =>
+        new Promise<{ first: string; request: Http.ClientRequest }>((resolve, reject) => {
+          const request = Http.get(`${served.url}${pods}?watch=true`, { agent: false }, (res) => {
+            res.setEncoding("utf8")
+            res.once("data", (chunk: string) => resolve({ first: chunk, request }))
+          })
+          request.on("error", reject)
+          request.on("response", () => served.control.seed([pod("p")]))
+        })
+      )
+      assert.strictEqual(JSON.parse(first).type, "ADDED")
+      assert.strictEqual(served.control.openWatches(), 1)
+      assert.strictEqual(served.openConnections(), 1)
+      request.destroy()
+      yield* waitUntil(() => served.control.openWatches() === 0 && served.openConnections() === 0)
+    }))
+})
+
+/** Polls a condition a real server settles asynchronously (socket close events). */
+const waitUntil = (condition: () => boolean) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 200 && !condition(); i++) yield* Effect.promise(() => new Promise((r) => setTimeout(r, 5)))
+    assert.isTrue(condition(), "condition not reached")
+  })
+
+const logPath = (pod: string, query = "") => `${pods}/${pod}/log${query === "" ? "" : `?${query}`}`
+
+describe("pod logs", () => {
+  it.effect("reads the log with tailLines, timestamps, limitBytes and sinceSeconds; 404 for a missing pod", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      yield* post(pods, pod("p"))
+      control.appendLog("default", "p", ["one", "two", "three"])
+      control.appendLog("default", "p", "four\nfi")
+      assert.strictEqual((yield* get(logPath("p"))).text, "one\ntwo\nthree\nfour\nfi")
+      assert.strictEqual((yield* get(logPath("p"))).headers["content-type"], "text/plain")
+      assert.strictEqual((yield* get(logPath("p", "tailLines=2"))).text, "four\nfi")
+      assert.strictEqual((yield* get(logPath("p", "limitBytes=6"))).text, "one\ntw")
+      assert.strictEqual((yield* get(logPath("p", "sinceSeconds=60"))).text, "one\ntwo\nthree\nfour\nfi")
+      const stamped = (yield* get(logPath("p", "timestamps=true&tailLines=1"))).text
+      assert.match(stamped, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z fi$/)
+      const missing = yield* get(logPath("nope"))
+      assert.strictEqual(missing.status, 404)
+      assert.strictEqual(missing.body.message, `pods "nope" not found`)
+    })))
+
+  it.effect("with several containers one must be named; previous needs a restarted container", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      yield* post(pods, { ...pod("p"), spec: { containers: [{ name: "a", image: "x" }, { name: "b", image: "x" }] } })
+      control.appendLog("default", "p", ["from a"], { container: "a" })
+      control.appendLog("default", "p", ["from b"], { container: "b" })
+      const unnamed = yield* get(logPath("p"))
+      assert.strictEqual(unnamed.status, 400)
+      assert.strictEqual(unnamed.body.message, "a container name must be specified for pod p, choose one of: [a b]")
+      assert.strictEqual((yield* get(logPath("p", "container=b"))).text, "from b\n")
+      assert.strictEqual((yield* get(logPath("p", "container=c"))).status, 400)
+      assert.strictEqual((yield* get(logPath("p", "container=a&previous=true"))).status, 400)
+      control.endContainer("default", "p", { container: "a", exitCode: 1, restart: true })
+      control.appendLog("default", "p", ["again"], { container: "a" })
+      assert.strictEqual((yield* get(logPath("p", "container=a&previous=true"))).text, "from a\n")
+      assert.strictEqual((yield* get(logPath("p", "container=a"))).text, "again\n")
+      const status = control.get({ apiVersion: "v1", kind: "Pod", name: "p" })!.status as {
+        containerStatuses: Array<{ name: string; restartCount: number; lastState: { terminated: { exitCode: number } } }>
+      }
+      const a = status.containerStatuses.find((c) => c.name === "a")!
+      assert.strictEqual(a.restartCount, 1)
+      assert.strictEqual(a.lastState.terminated.exitCode, 1)
+    })))
+
+  it.effect("follow=true streams what is appended, partial lines included, until the container ends", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      yield* post(pods, pod("p"))
+      control.appendLog("default", "p", ["before"])
+      const client = yield* HttpClient.HttpClient
+      const response = yield* client.execute(HttpClientRequest.get(`${base}${logPath("p", "follow=true")}`))
+      assert.strictEqual(control.openLogStreams(), 1)
+      control.appendLog("default", "p", "par")
+      control.appendLog("default", "p", "tial\nnext ✓\n")
+      control.endContainer("default", "p")
+      control.appendLog("default", "p", ["after the end"])
+      const text = yield* response.text
+      assert.strictEqual(text, "before\npartial\nnext ✓\n")
+      assert.strictEqual(control.openLogStreams(), 0)
+      const ended = control.get({ apiVersion: "v1", kind: "Pod", name: "p" })!.status as {
+        containerStatuses: Array<{ state: { terminated: { exitCode: number; reason: string } } }>
+      }
+      assert.deepInclude(ended.containerStatuses[0]!.state.terminated, { exitCode: 0, reason: "Completed" })
+      const afterEnd = yield* client.execute(HttpClientRequest.get(`${base}${logPath("p", "follow=true")}`))
+      assert.strictEqual(yield* afterEnd.text, "before\npartial\nnext ✓\nafter the end\n")
+    })))
+
+  it.effect("a followed log ends when the pod is deleted, and interrupting the client drops the follower", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      yield* post(pods, pod("p"))
+      const client = yield* HttpClient.HttpClient
+      const followed = yield* client.execute(HttpClientRequest.get(`${base}${logPath("p", "follow=true&timestamps=true")}`))
+      control.appendLog("default", "p", ["x"])
+      yield* call("DELETE", `${pods}/p`)
+      assert.match(yield* followed.text, /^\S+Z x\n$/)
+      yield* post(pods, pod("q"))
+      const abandoned = yield* client.execute(HttpClientRequest.get(`${base}${logPath("q", "follow=true")}`))
+      const fiber = yield* Effect.fork(Stream.runDrain(abandoned.stream))
+      yield* Effect.yieldNow()
+      assert.strictEqual(control.openLogStreams(), 1)
+      yield* Fiber.interrupt(fiber)
+      assert.strictEqual(control.openLogStreams(), 0)
+    })))
+})
+
+describe("pods and jobs", () => {
+  it.effect("setPodPhase writes the phase, conditions and container statuses a kubelet would", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      yield* post(pods, pod("p"))
+      const events = yield* openWatch(`${pods}?watch=true&resourceVersion=${control.resourceVersion()}`)
+      const running = control.setPodPhase("default", "p", "Running")
+      const status = running.status as {
+        phase: string
+        conditions: Array<{ type: string; status: string }>
+        containerStatuses: Array<{ name: string; ready: boolean; state: { running?: unknown } }>
+        podIP: string
+        startTime: string
+      }
+      assert.strictEqual(status.phase, "Running")
+      assert.deepInclude(status.conditions, { ...status.conditions.find((c) => c.type === "Ready")!, status: "True" })
+      assert.isTrue(status.containerStatuses[0]!.ready)
+      assert.isDefined(status.containerStatuses[0]!.state.running)
+      assert.isString(status.podIP)
+      const done = control.setPodPhase("default", "p", "Succeeded").status as typeof status
+      assert.strictEqual(done.conditions.find((c) => c.type === "Ready")!.status, "False")
+      assert.deepStrictEqual(summary(yield* take(events, 2)), ["MODIFIED p", "MODIFIED p"])
+    })))
+
+  it.effect("completeJob and failJob set the conditions a job controller sets", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      const jobs = "/apis/batch/v1/namespaces/default/jobs"
+      const job = (name: string) => ({
+        apiVersion: "batch/v1",
+        kind: "Job",
+        metadata: { name },
+        spec: { template: { spec: { restartPolicy: "Never", containers: [{ name: "main", image: "busybox" }] } } }
+      })
+      yield* post(jobs, job("ok"))
+      yield* post(jobs, job("bad"))
+      control.completeJob("default", "ok")
+      control.failJob("default", "bad")
+      const ok = (yield* get(`${jobs}/ok`)).body.status
+      assert.strictEqual(ok.succeeded, 1)
+      assert.isString(ok.completionTime)
+      assert.deepStrictEqual(ok.conditions.map((c: { type: string; status: string }) => `${c.type}=${c.status}`), ["SuccessCriteriaMet=True", "Complete=True"])
+      const bad = (yield* get(`${jobs}/bad`)).body.status
+      assert.strictEqual(bad.failed, 1)
+      assert.deepStrictEqual(bad.conditions.map((c: { type: string; reason: string }) => `${c.type}:${c.reason}`), [
+        "FailureTarget:BackoffLimitExceeded",
+        "Failed:BackoffLimitExceeded"
+      ])
+    })))
+
+  it.effect("simulate: a created pod goes Pending -> Running -> Succeeded and writes its log; a Job runs a pod and completes", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      const events = yield* openWatch(`${pods}?watch=true&resourceVersion=${control.resourceVersion()}`)
+      yield* post(pods, { ...pod("s"), spec: { containers: [{ name: "main", image: "busybox", command: ["sh", "-c", "echo hello"] }] } })
+      const phases = yield* events.pipe(
+        Stream.map((e) => e.object.status?.phase as string),
+        Stream.takeUntil((phase) => phase === "Succeeded"),
+        Stream.runCollect,
+        Effect.map(Chunk.toReadonlyArray)
+      )
+      assert.deepStrictEqual(phases, ["Pending", "Running", "Succeeded"])
+      assert.strictEqual((yield* get(logPath("s"))).text, "starting main in pod default/s\nhello\nmain finished\n")
+
+      const jobs = "/apis/batch/v1/namespaces/default/jobs"
+      const jobEvents = yield* openWatch(`${jobs}?watch=true&resourceVersion=${control.resourceVersion()}`)
+      yield* post(jobs, {
+        apiVersion: "batch/v1",
+        kind: "Job",
+        metadata: { name: "j" },
+        spec: { template: { metadata: { labels: { app: "j" } }, spec: { restartPolicy: "Never", containers: [{ name: "main", image: "busybox" }] } } }
+      })
+      yield* jobEvents.pipe(
+        Stream.takeUntil((e) => (e.object.status?.conditions ?? []).some((c: { type: string }) => c.type === "Complete")),
+        Stream.runDrain
+      )
+      const jobPods = (yield* get(`${pods}?labelSelector=job-name%3Dj`)).body.items
+      assert.strictEqual(jobPods.length, 1)
+      assert.strictEqual(jobPods[0].status.phase, "Succeeded")
+      assert.strictEqual(jobPods[0].metadata.labels.app, "j")
+      assert.strictEqual(jobPods[0].metadata.ownerReferences[0].kind, "Job")
+      yield* call("DELETE", `${jobs}/j?propagationPolicy=Background`)
+      assert.deepStrictEqual((yield* get(`${pods}?labelSelector=job-name%3Dj`)).body.items, [])
+    }), { simulate: { podStartMs: 5, podRunMs: 5 } }))
+})
+
+describe("faults", () => {
+  it.effect("resetNext carries the request out, then fails it before the answer or part way through the body", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      control.resetNext()
+      const lost = yield* Effect.either(post(configmaps, configMap("a")))
+      assert.isTrue(lost._tag === "Left" && lost.left._tag === "RequestError" && lost.left.reason === "Transport")
+      assert.isDefined(control.get({ apiVersion: "v1", kind: "ConfigMap", name: "a" }))
+      assert.strictEqual(control.mutations(), 1)
+      control.resetNext({ afterBytes: 10, match: (method) => method === "GET" })
+      const cut = yield* Effect.either(get(configmaps))
+      assert.isTrue(cut._tag === "Left" && cut.left._tag === "ResponseError")
+      assert.strictEqual((yield* get(configmaps)).status, 200)
+    })))
+
+  it.effect("resetNext on a watch cuts the stream after the given bytes", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      yield* post(configmaps, configMap("a"))
+      control.resetNext({ afterBytes: 5 })
+      const client = yield* HttpClient.HttpClient
+      const response = yield* client.execute(HttpClientRequest.get(`${base}${configmaps}?watch=true`))
+      const parts = Chunk.toReadonlyArray(yield* Stream.runCollect(Stream.either(Stream.decodeText(response.stream))))
+      assert.strictEqual(parts.length, 2)
+      assert.deepStrictEqual(parts[0], Either.right(`{"typ`))
+      assert.isTrue(Either.isLeft(parts[1]!))
+      assert.strictEqual(control.openWatches(), 0)
+    })))
+
+  it.scoped("on loopback a reset destroys the socket part way through the answer", () =>
+    Effect.gen(function*() {
+      const served = yield* FakeCluster.serve()
+      served.control.seed([configMap("a")])
+      served.control.resetNext({ afterBytes: 20 })
+      const cut = yield* Effect.promise(() =>
+        fetch(`${served.url}${configmaps}`).then((r) => r.text()).then(() => "complete", (e: Error) => `failed: ${e.message}`)
+      )
+      assert.match(cut, /^failed: /)
+      served.control.resetNext()
+      const before = yield* Effect.promise(() => fetch(`${served.url}${configmaps}`).then(() => "answered", () => "reset"))
+      assert.strictEqual(before, "reset")
+      const fine = yield* Effect.promise(() => fetch(`${served.url}${configmaps}`).then((r) => r.status))
+      assert.strictEqual(fine, 200)
+    }))
+
+  it.effect("stallNext never answers and never acts; the client giving up ends it", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      control.stallNext()
+      const fiber = yield* Effect.fork(post(configmaps, configMap("stalled")))
+      yield* Effect.yieldNow()
+      yield* Fiber.interrupt(fiber)
+      assert.isUndefined(control.get({ apiVersion: "v1", kind: "ConfigMap", name: "stalled" }))
+      assert.strictEqual(control.mutations(), 0)
+      assert.strictEqual((yield* post(configmaps, configMap("next"))).status, 201)
+    })))
+
+  it.scoped("delayNext acts at once and answers later", () =>
+    Effect.gen(function*() {
+      const served = yield* FakeCluster.serve()
+      served.control.delayNext({ ms: 50 })
+      const pending = fetch(`${served.url}${configmaps}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(configMap("late"))
+      })
+      yield* waitUntil(() => served.control.get({ apiVersion: "v1", kind: "ConfigMap", name: "late" }) !== undefined)
+      const response = yield* Effect.promise(() => pending)
+      assert.strictEqual(response.status, 201)
     }))
 })

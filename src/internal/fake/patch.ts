@@ -15,8 +15,7 @@ export const mergePatch = (target: unknown, patch: unknown): unknown => {
   const result: JsonObject = isObject(target) ? { ...target } : {}
   for (const key of Object.keys(patch)) {
     const value = patch[key]
-    if (value === null) delete result[key]
-    else result[key] = mergePatch(result[key], value)
+    result[key] = value === null ? undefined : mergePatch(result[key], value)
   }
   return result
 }
@@ -219,7 +218,7 @@ export const strategicMerge = (original: unknown, patch: unknown): unknown => {
     }
     if (directive(k)) continue
     if (value === null) {
-      delete result[k]
+      result[k] = undefined
     } else if (Array.isArray(value)) {
       const key = mergeKeyFor(k, [...value, ...(Array.isArray(result[k]) ? (result[k] as Array<unknown>) : [])])
       if (key !== undefined) {
@@ -232,16 +231,14 @@ export const strategicMerge = (original: unknown, patch: unknown): unknown => {
         result[k] = clone(value)
       }
     } else if (isObject(value)) {
-      const merged = strategicMerge(result[k], value)
-      if (merged === undefined) delete result[k]
-      else result[k] = merged
+      result[k] = strategicMerge(result[k], value)
     } else {
       result[k] = value
     }
   }
   const retain = patch.$retainKeys
   if (Array.isArray(retain)) {
-    for (const k of Object.keys(result)) if (!retain.includes(k)) delete result[k]
+    for (const k of Object.keys(result)) if (!retain.includes(k)) result[k] = undefined
   }
   return result
 }

@@ -12,7 +12,7 @@
  */
 import * as YAML from "yaml"
 import * as Discovery from "./discovery.js"
-import { child, clone, deepEqual, isObject, type JsonObject, now, randomSuffix, stringAt } from "./json.js"
+import { child, clone, deepEqual, drop, isObject, type JsonObject, now, randomSuffix, stringAt } from "./json.js"
 import {
   apiVersionOf,
   builtinKinds,
@@ -27,7 +27,7 @@ import * as Managed from "./managed.js"
 import { jsonPatch, mergePatch, PatchError, strategicMerge } from "./patch.js"
 import { type Matcher, parseFieldSelector, parseLabelSelector } from "./selectors.js"
 import * as Status from "./status.js"
-import { type Collection, type Entry, keyOf, Store } from "./store.js"
+import { type Collection, Entry, keyOf, Store } from "./store.js"
 import { cutAfter, fromString, type Sink, type StreamBody } from "./stream.js"
 import { processTemplate } from "./template.js"
 import { ActiveWatch, type WatchHub } from "./watch.js"
@@ -649,12 +649,11 @@ export class FakeServer {
     const { end, start } = collection.range(route.namespace, after)
     const selected: Array<Entry> = []
     let i = start
-    const filtered = query.labelSelector !== undefined && query.labelSelector !== "" ||
-      query.fieldSelector !== undefined && query.fieldSelector !== ""
+    const filtered = hasSelector(query)
     for (; i < end; i++) {
       if (limit > 0 && selected.length >= limit) break
       const entry = collection.entries.get(keys[i]!)!
-      if (filtered && !matches(entry.obj)) continue
+      if (filtered && !matches(entry.attrs)) continue
       selected.push(entry)
     }
     const metadata: JsonObject = { resourceVersion: String(listRv) }
@@ -716,6 +715,7 @@ export class FakeServer {
       collection,
       route.namespace,
       matches,
+      hasSelector(query),
       isTrue(query.allowWatchBookmarks),
       timeout !== undefined && Number.isFinite(timeout) ? timeout : undefined
     )
@@ -726,7 +726,7 @@ export class FakeServer {
       const { end, start } = collection.range(route.namespace, undefined)
       for (let i = start; i < end; i++) {
         const entry = collection.entries.get(keys[i]!)!
-        if (matches(entry.obj)) watch.deliver(`{"type":"ADDED","object":${entry.json}}\n`)
+        if (matches(entry.attrs)) watch.deliver(`{"type":"ADDED","object":${entry.json}}\n`)
       }
       if (isTrue(sendInitial)) {
         watch.bookmark(this.store.resourceVersion, { "k8s.io/initial-events-end": "true" })
@@ -806,7 +806,7 @@ export class FakeServer {
       }
       metadata.namespace = route.namespace
     } else {
-      delete metadata.namespace
+      drop(metadata, "namespace")
     }
     return obj
   }
@@ -843,48 +843,48 @@ export class FakeServer {
         metadata.deletionTimestamp = prevMeta.deletionTimestamp
         metadata.deletionGracePeriodSeconds = prevMeta.deletionGracePeriodSeconds
       } else {
-        delete metadata.deletionTimestamp
-        delete metadata.deletionGracePeriodSeconds
+        drop(metadata, "deletionTimestamp")
+        drop(metadata, "deletionGracePeriodSeconds")
       }
       const generation = typeof prevMeta.generation === "number" ? prevMeta.generation : 1
       metadata.generation = specChanged(prev!, obj) ? generation + 1 : generation
       if (kind.hasStatus && mainResource) {
         if (prev!.status !== undefined) obj.status = clone(prev!.status)
-        else delete obj.status
+        else drop(obj, "status")
       }
     } else {
       metadata.uid = crypto.randomUUID()
       metadata.creationTimestamp = now()
       metadata.generation = 1
-      delete metadata.deletionTimestamp
-      delete metadata.deletionGracePeriodSeconds
+      drop(metadata, "deletionTimestamp")
+      drop(metadata, "deletionGracePeriodSeconds")
       if (kind.hasStatus && mainResource) {
         if (kind.kind === "Pod" && kind.group === "") obj.status = { phase: "Pending", qosClass: "BestEffort" }
         else if (kind.kind === "Namespace" && kind.group === "") obj.status = { phase: "Active" }
-        else delete obj.status
+        else drop(obj, "status")
       }
       if (kind.kind === "Namespace" && kind.group === "") {
         const spec = child(obj, "spec")
         if (!Array.isArray(spec.finalizers)) spec.finalizers = ["kubernetes"]
       }
     }
-    delete metadata.selfLink
+    drop(metadata, "selfLink")
     if (rv !== undefined) metadata.resourceVersion = String(rv)
-    else delete metadata.resourceVersion
+    else drop(metadata, "resourceVersion")
     return obj
   }
 
   private withManagedFields(obj: JsonObject, managers: ReadonlyArray<Managed.ManagerEntry>): JsonObject {
     const metadata = obj.metadata as JsonObject
     if (managers.length > 0) metadata.managedFields = Managed.render(managers)
-    else delete metadata.managedFields
+    else drop(metadata, "managedFields")
     return obj
   }
 
   private stripForCompare(obj: JsonObject): JsonObject {
     const metadata = { ...(obj.metadata as JsonObject) }
-    delete metadata.resourceVersion
-    delete metadata.managedFields
+    drop(metadata, "resourceVersion")
+    drop(metadata, "managedFields")
     return { ...obj, metadata }
   }
 
@@ -992,7 +992,7 @@ export class FakeServer {
       )
     }
     if (route.subresource === "status") {
-      const next = { ...clone(prev.obj), status: obj.status }
+      const next = { ...prev.copy(), status: obj.status }
       const result = this.commit(route, prev, next, prev.managers, query.dryRun === "All", false)
       return json(result.status, result.json)
     }
@@ -1011,8 +1011,8 @@ export class FakeServer {
     if (type === "application/apply-patch+yaml") return this.apply(route, query, request)
     const body = await readBody(request)
     const prev = this.entryOf(route)
-    const base = clone(prev.obj)
-    delete (base.metadata as JsonObject).managedFields
+    const base = prev.copy()
+    drop(base.metadata as JsonObject, "managedFields")
     let patched: unknown
     try {
       if (type === "application/json-patch+json") patched = jsonPatch(base, body)
@@ -1042,7 +1042,7 @@ export class FakeServer {
     patched.apiVersion = prev.obj.apiVersion
     patched.kind = prev.obj.kind
     if (route.subresource === "status") {
-      const next = { ...clone(prev.obj), status: patched.status }
+      const next = { ...prev.copy(), status: patched.status }
       const result = this.commit(route, prev, next, prev.managers, query.dryRun === "All", false)
       return json(result.status, result.json)
     }
@@ -1082,7 +1082,7 @@ export class FakeServer {
       }
       metadata.namespace = route.namespace
     } else {
-      delete metadata.namespace
+      drop(metadata, "namespace")
     }
     this.validateName(route.kind, route.name!)
     const prev = this.collectionOf(route.kind).entries.get(keyOf(route.namespace ?? "", route.name!))
@@ -1090,11 +1090,11 @@ export class FakeServer {
       throw Status.conflict(route.kind, route.name!)
     }
     for (const k of ["uid", "resourceVersion", "managedFields", "creationTimestamp", "generation", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"]) {
-      delete metadata[k]
+      drop(metadata, k)
     }
-    if (route.kind.hasStatus) delete config.status
-    const live = prev !== undefined ? clone(prev.obj) : undefined
-    if (live !== undefined) delete (live.metadata as JsonObject).managedFields
+    if (route.kind.hasStatus) drop(config, "status")
+    const live = prev !== undefined ? prev.copy() : undefined
+    if (live !== undefined) drop(live.metadata as JsonObject, "managedFields")
     const result = Managed.apply({
       live,
       config,
@@ -1147,7 +1147,7 @@ export class FakeServer {
       else scale = mergePatch(scale, body)
       const replicas = isObject(scale) && isObject(scale.spec) ? scale.spec.replicas : undefined
       if (typeof replicas !== "number") throw Status.badRequest("spec.replicas must be a number")
-      const next = clone(prev.obj)
+      const next = prev.copy()
       child(next, "spec").replicas = replicas
       this.finish(route.kind, next, prev.obj, undefined, true)
       const managers = Managed.recordUpdate(prev.managers, this.manager(query, request), apiVersionOf(route.kind.group, route.version), prev.obj, next)
@@ -1213,7 +1213,7 @@ export class FakeServer {
     const kind = route.kind
     const returnsObject = !gone || kind.custom || (kind.group === "" && (kind.kind === "Pod" || kind.kind === "Namespace"))
     if (returnsObject) return json(200, this.jsonIn(entry, route.version))
-    return json(200, Status.success(kind, entry.name, (entry.obj.metadata as JsonObject).uid as string))
+    return json(200, Status.success(kind, entry.name, entry.uid))
   }
 
   /** Deletes (or marks for deletion, when finalizers remain) and cascades. */
@@ -1236,7 +1236,10 @@ export class FakeServer {
     }
     if (dryRun) {
       const obj = markDeleting(entry.obj)
-      return { entry: { ...entry, obj, json: JSON.stringify(obj) }, gone: !hasFinalizers(entry.obj) }
+      return {
+        entry: Entry.of(obj, entry.namespace, entry.name, entry.rv, entry.managers, kind.fieldSelectors),
+        gone: !hasFinalizers(entry.obj)
+      }
     }
     if (hasFinalizers(entry.obj)) {
       if ((entry.obj.metadata as JsonObject).deletionTimestamp !== undefined) return { entry, gone: false }
@@ -1250,7 +1253,7 @@ export class FakeServer {
     const policy = options.propagationPolicy
     if (isNamespace) this.removeNamespaceContents(entry.name)
     const gone = this.removeEntry(kind, entry, isPod || isNamespace ? markDeleting : undefined)
-    if (policy !== "Orphan") this.removeDependents((entry.obj.metadata as JsonObject).uid as string)
+    if (policy !== "Orphan") this.removeDependents(entry.uid)
     return { entry: gone, gone: true }
   }
 
@@ -1278,14 +1281,9 @@ export class FakeServer {
 
   /** Garbage collection: objects whose ownerReferences name a deleted uid. */
   private removeDependents(uid: string): void {
-    for (const collection of [...this.store.allCollections()]) {
-      for (const e of [...collection.entries.values()]) {
-        const owners = (e.obj.metadata as JsonObject).ownerReferences
-        if (Array.isArray(owners) && owners.some((o) => isObject(o) && o.uid === uid)) {
-          this.removeEntry(collection.kind, e)
-          this.removeDependents((e.obj.metadata as JsonObject).uid as string)
-        }
-      }
+    for (const { collection, entry } of this.store.dependentsOf(uid)) {
+      this.removeEntry(collection.kind, entry)
+      this.removeDependents(entry.uid)
     }
   }
 
@@ -1298,7 +1296,7 @@ export class FakeServer {
     const targets: Array<Entry> = []
     for (let i = start; i < end; i++) {
       const e = collection.entries.get(keys[i]!)!
-      if (matches(e.obj)) targets.push(e)
+      if (matches(e.attrs)) targets.push(e)
     }
     const dryRun = Array.isArray(options.dryRun) && options.dryRun.includes("All")
     const items: Array<string> = []
@@ -1384,12 +1382,12 @@ export class FakeServer {
 
   private currentPod(namespace: string, name: string, uid: unknown): Entry | undefined {
     const e = this.collectionOf(this.podKind()).entries.get(keyOf(namespace, name))
-    return e !== undefined && (e.obj.metadata as JsonObject).uid === uid ? e : undefined
+    return e !== undefined && e.uid === uid ? e : undefined
   }
 
   private simulatePod(entry: Entry): void {
     const sim = this.simulate!
-    const uid = (entry.obj.metadata as JsonObject).uid
+    const uid = entry.uid
     const { name, namespace } = entry
     this.later(sim.podStartMs, () => {
       if (this.currentPod(namespace, name, uid) === undefined) return
@@ -1408,7 +1406,7 @@ export class FakeServer {
         const owner = ((pod.metadata.ownerReferences ?? []) as Array<JsonObject>).find((o) => o.kind === "Job")
         if (owner !== undefined && typeof owner.name === "string") {
           const job = this.collectionOf(this.registry.byResource("batch", "v1", "jobs")!).entries.get(keyOf(namespace, owner.name))
-          if (job !== undefined && (job.obj.metadata as JsonObject).uid === owner.uid) this.control.completeJob(namespace, owner.name)
+          if (job !== undefined && job.uid === owner.uid) this.control.completeJob(namespace, owner.name)
         }
       })
     })
@@ -1421,7 +1419,7 @@ export class FakeServer {
     this.later(Math.max(1, Math.floor(sim.podStartMs / 2)), () => {
       const jobs = this.collectionOf(this.registry.byResource("batch", "v1", "jobs")!)
       const job = jobs.entries.get(keyOf(namespace, name))
-      if (job === undefined || (job.obj.metadata as JsonObject).uid !== jobMeta.uid) return
+      if (job === undefined || job.uid !== jobMeta.uid) return
       const template = isObject((job.obj.spec as JsonObject | undefined)?.template) ? clone((job.obj.spec as JsonObject).template as JsonObject) : {}
       const podMeta = isObject(template.metadata) ? template.metadata : {}
       const labels = {
@@ -1484,7 +1482,7 @@ export class FakeServer {
     } else if (names.length > 0 && !names.includes(name)) {
       throw Status.badRequest(`container ${name} is not valid for pod ${pod.name}`)
     }
-    const uid = (pod.obj.metadata as JsonObject).uid as string
+    const uid = pod.uid
     let byContainer = this.logs.get(uid)
     if (byContainer === undefined) {
       byContainer = new Map()
@@ -1499,7 +1497,7 @@ export class FakeServer {
   }
 
   private forgetPod(pod: Entry): void {
-    const uid = (pod.obj.metadata as JsonObject).uid as string
+    const uid = pod.uid
     const byContainer = this.logs.get(uid)
     if (byContainer === undefined) return
     this.logs.delete(uid)
@@ -1572,20 +1570,22 @@ export class FakeServer {
     return { kind, namespace, entry: this.collectionOf(kind).entries.get(keyOf(namespace, ref.name)) }
   }
 
+  /** A change made by the fake itself (controls, simulation): no field manager, no validation. */
   private serverUpdate(kind: KindInfo, prev: Entry, next: JsonObject): Entry {
     const metadata = child(next, "metadata")
-    const prevMeta = prev.obj.metadata as JsonObject
-    metadata.name = prevMeta.name
-    if (kind.namespaced) metadata.namespace = prevMeta.namespace
-    metadata.uid = prevMeta.uid
-    metadata.creationTimestamp = prevMeta.creationTimestamp
-    next.apiVersion = prev.obj.apiVersion
-    next.kind = prev.obj.kind
-    const generation = typeof prevMeta.generation === "number" ? prevMeta.generation : 1
-    metadata.generation = specChanged(prev.obj, next) ? generation + 1 : generation
+    metadata.name = prev.name
+    if (kind.namespaced) metadata.namespace = prev.namespace
+    metadata.uid = prev.uid
+    metadata.creationTimestamp = prev.creationTimestamp
+    const apiVersion = next.apiVersion
+    if (typeof apiVersion !== "string" || !kind.versions.some((v) => apiVersionOf(kind.group, v) === apiVersion)) {
+      next.apiVersion = apiVersionOf(kind.group, kind.versions[0]!)
+    }
+    next.kind = kind.kind
     const entry = this.store.write(this.collectionOf(kind), prev.namespace, prev.name, (rv) => {
       metadata.resourceVersion = String(rv)
-      return { obj: this.withManagedFields(next, prev.managers), managers: prev.managers }
+      // not kept parsed: the caller keeps `next` (controls hand it back)
+      return { obj: this.withManagedFields(next, prev.managers), managers: prev.managers, generationFrom: prev, cache: false }
     })
     this.afterWrite(kind, entry, prev)
     if (metadata.deletionTimestamp !== undefined && !hasFinalizers(entry.obj)) return this.removeEntry(kind, entry)
@@ -1593,7 +1593,7 @@ export class FakeServer {
   }
 
   private podStatus(pod: Entry, phase: string, options: { readonly reason?: string | undefined; readonly message?: string | undefined }): JsonObject {
-    const next = clone(pod.obj)
+    const next = pod.copy()
     const status = child(next, "status")
     const at = now()
     const previous = Array.isArray(status.conditions) ? (status.conditions as Array<JsonObject>) : []
@@ -1610,9 +1610,9 @@ export class FakeServer {
     }
     status.phase = phase
     if (options.reason !== undefined) status.reason = options.reason
-    else delete status.reason
+    else drop(status, "reason")
     if (options.message !== undefined) status.message = options.message
-    else delete status.message
+    else drop(status, "message")
     const terminal = phase === "Succeeded" || phase === "Failed"
     const running = phase === "Running"
     const reason = phase === "Succeeded" ? "PodCompleted" : phase === "Failed" ? "PodFailed" : running ? undefined : "ContainersNotReady"
@@ -1634,7 +1634,7 @@ export class FakeServer {
       const old = oldStatuses.find((c) => c.name === name)
       const container = ((pod.obj.spec as JsonObject | undefined)?.containers as Array<JsonObject> | undefined)?.find((c) => c.name === name)
       const startedAt = isObject(old?.state) && isObject(old.state.running) ? old.state.running.startedAt : at
-      const log = this.logs.get((pod.obj.metadata as JsonObject).uid as string)?.get(name)
+      const log = this.logs.get(pod.uid)?.get(name)
       const exitCode = log?.exitCode ?? (phase === "Failed" ? 1 : 0)
       const state = running
         ? { running: { startedAt } }
@@ -1650,7 +1650,7 @@ export class FakeServer {
         image: container?.image ?? "",
         imageID: "",
         started: running,
-        ...(phase !== "Pending" ? { containerID: `containerd://${(pod.obj.metadata as JsonObject).uid as string}-${name}` } : {})
+        ...(phase !== "Pending" ? { containerID: `containerd://${pod.uid}-${name}` } : {})
       }
     })
     return next
@@ -1666,8 +1666,9 @@ export class FakeServer {
             throw new Error("seed: every object needs apiVersion and kind")
           }
           const kind = this.kindFor(raw.apiVersion, raw.kind)
-          const obj = clone(raw)
-          const metadata = child(obj, "metadata")
+          // a shallow copy: only metadata is changed, and the object is not kept parsed
+          const metadata: JsonObject = isObject(raw.metadata) ? { ...raw.metadata } : {}
+          const obj: JsonObject = { ...raw, metadata }
           const namespace = kind.namespaced ? (typeof metadata.namespace === "string" && metadata.namespace !== "" ? metadata.namespace : this.defaultNamespace) : ""
           const collection = this.collectionOf(kind)
           if (typeof metadata.name !== "string" || metadata.name === "") {
@@ -1680,19 +1681,19 @@ export class FakeServer {
           if (kind.namespaced) {
             metadata.namespace = namespace
             this.ensureNamespace(namespace)
-          } else delete metadata.namespace
+          } else drop(metadata, "namespace")
           const prev = collection.entries.get(keyOf(namespace, name))
-          const prevMeta = prev?.obj.metadata as JsonObject | undefined
-          metadata.uid ??= prevMeta?.uid ?? crypto.randomUUID()
-          metadata.creationTimestamp ??= prevMeta?.creationTimestamp ?? now()
+          metadata.uid ??= prev?.uid ?? crypto.randomUUID()
+          metadata.creationTimestamp ??= prev?.creationTimestamp ?? now()
           metadata.generation ??= 1
-          delete metadata.managedFields
+          drop(metadata, "managedFields")
           const entry = this.store.write(collection, namespace, name, (rv) => {
             metadata.resourceVersion = String(rv)
-            return { obj, managers: [] }
+            return { obj, managers: [], cache: false }
           })
           this.afterWrite(kind, entry, prev ?? entry)
-          out.push(snapshot(entry))
+          // the stored object itself is not kept parsed, so handing it back is safe
+          out.push(obj as unknown as FakeObject)
         }
         return out
       },
@@ -1714,13 +1715,14 @@ export class FakeServer {
         if (entry === undefined) throw new Error(`update: ${ref.kind} ${ref.namespace ?? ""}/${ref.name} does not exist`)
         let next: JsonObject
         if (typeof change === "function") {
-          const draft = JSON.parse(entry.json) as JsonObject
+          const draft = entry.copy()
           const result = change(draft as unknown as FakeObject)
           next = result === undefined ? draft : clone(result as unknown as JsonObject)
         } else {
-          next = mergePatch(JSON.parse(entry.json), change) as JsonObject
+          next = mergePatch(entry.copy(), change) as JsonObject
         }
-        return snapshot(this.serverUpdate(kind, entry, next))
+        this.serverUpdate(kind, entry, next)
+        return next as unknown as FakeObject
       },
       remove: (ref) => {
         const { entry, kind } = this.refEntry(ref)
@@ -1745,13 +1747,15 @@ export class FakeServer {
         const { entry, kind } = this.refEntry({ apiVersion: "v1", kind: "Pod", namespace, name })
         if (entry === undefined) throw new Error(`setPodPhase: pod ${namespace}/${name} does not exist`)
         if (phase === "Succeeded" || phase === "Failed") {
-          const byContainer = this.logs.get((entry.obj.metadata as JsonObject).uid as string)
+          const byContainer = this.logs.get(entry.uid)
           for (const c of containerNames(entry.obj)) {
             const log = byContainer?.get(c)
             if (log !== undefined && !log.ended) log.end(phase === "Succeeded" ? 0 : 1)
           }
         }
-        return snapshot(this.serverUpdate(kind, entry, this.podStatus(entry, phase, options)))
+        const next = this.podStatus(entry, phase, options)
+        this.serverUpdate(kind, entry, next)
+        return next as unknown as FakeObject
       },
       completeJob: (namespace, name) =>
         control.update({ apiVersion: "batch/v1", kind: "Job", namespace, name }, (job) => {
@@ -1763,7 +1767,7 @@ export class FakeServer {
           status.completionTime = at
           status.succeeded = typeof completions === "number" ? completions : 1
           status.ready = 0
-          delete status.active
+          drop(status, "active")
           status.conditions = [
             { type: "SuccessCriteriaMet", status: "True", lastProbeTime: at, lastTransitionTime: at, reason: "CompletionsReached", message: "Reached expected number of succeeded pods" },
             { type: "Complete", status: "True", lastProbeTime: at, lastTransitionTime: at, reason: "CompletionsReached", message: "Reached expected number of succeeded pods" }
@@ -1778,7 +1782,7 @@ export class FakeServer {
           status.startTime ??= at
           status.failed = typeof status.failed === "number" ? status.failed + 1 : 1
           status.ready = 0
-          delete status.active
+          drop(status, "active")
           status.conditions = [
             { type: "FailureTarget", status: "True", lastProbeTime: at, lastTransitionTime: at, reason, message },
             { type: "Failed", status: "True", lastProbeTime: at, lastTransitionTime: at, reason, message }
@@ -1797,7 +1801,7 @@ export class FakeServer {
         const { log, name } = this.containerLog(entry, options.container, true)
         const exitCode = options.exitCode ?? 0
         log.end(exitCode)
-        const next = clone(entry.obj)
+        const next = entry.copy()
         const status = child(next, "status")
         const statuses = Array.isArray(status.containerStatuses) ? (status.containerStatuses as Array<JsonObject>) : []
         const at = now()
@@ -1896,6 +1900,10 @@ const labelSelectorString = (obj: JsonObject): string => {
   const labels = isObject(selector) && isObject(selector.matchLabels) ? selector.matchLabels : {}
   return Object.entries(labels).map(([k, v]) => `${k}=${String(v)}`).join(",")
 }
+
+const hasSelector = (query: Record<string, string>): boolean =>
+  (query.labelSelector !== undefined && query.labelSelector.trim() !== "") ||
+  (query.fieldSelector !== undefined && query.fieldSelector.trim() !== "")
 
 const joinSelector = (a: string | undefined, b: string): string => (a === undefined || a === "" ? b : `${a},${b}`)
 

@@ -12,16 +12,155 @@ import type { JsonObject } from "./json.js"
 import { collectionId, type KindInfo } from "./kinds.js"
 import type { ManagerEntry } from "./managed.js"
 
-/** One stored version of an object. Never mutated once stored. @internal */
-export interface Entry {
-  readonly obj: JsonObject
-  readonly json: string
-  /** `namespace/name`, `/name` for cluster-scoped objects: sorts like etcd keys. */
-  readonly key: string
-  readonly namespace: string
-  readonly name: string
-  readonly rv: number
-  readonly managers: ReadonlyArray<ManagerEntry>
+/**
+ * What selectors look at, copied out of an object when it is stored: name, namespace,
+ * labels and the kind's selectable fields, in the object's own shape.
+ */
+const project = (obj: JsonObject, fields: ReadonlyArray<string>): JsonObject => {
+  const meta = (obj.metadata ?? {}) as JsonObject
+  const out: JsonObject = { metadata: { name: meta.name, namespace: meta.namespace, labels: meta.labels } }
+  for (const field of fields) {
+    const path = field.split(".")
+    let node: unknown = obj
+    for (const key of path) node = typeof node === "object" && node !== null ? (node as JsonObject)[key] : undefined
+    if (node === undefined) continue
+    let target = out
+    for (let i = 0; i < path.length - 1; i++) {
+      const next = target[path[i]!]
+      target = (typeof next === "object" && next !== null ? next : (target[path[i]!] = {})) as JsonObject
+    }
+    target[path[path.length - 1]!] = node
+  }
+  return out
+}
+
+/**
+ * A few recently used parsed objects. Keeping every stored object parsed would keep
+ * them all alive in the old generation of the heap, which makes garbage collection
+ * the main cost of a fake holding 10k large pods (and a `WeakRef` would keep each one
+ * alive until the end of the current job: a tight loop of writes is one job).
+ */
+const parsedCapacity = 256
+const parsed: Array<Entry | undefined> = new Array(parsedCapacity)
+let parsedNext = 0
+
+const remember = (entry: Entry): void => {
+  const evicted = parsed[parsedNext]
+  if (evicted !== undefined && evicted !== entry) evicted.forget()
+  parsed[parsedNext] = entry
+  parsedNext = (parsedNext + 1) % parsedCapacity
+}
+
+/**
+ * One stored version of an object: its JSON (what every answer is made of), the
+ * selector projection, and the parsed object, kept only while recently used and
+ * parsed again when needed. Never mutated once stored.
+ *
+ * @internal
+ */
+export class Entry {
+  private cached: JsonObject | undefined
+
+  constructor(
+    readonly json: string,
+    /** `namespace/name`, `/name` for cluster-scoped objects: sorts like etcd keys. */
+    readonly key: string,
+    readonly namespace: string,
+    readonly name: string,
+    readonly rv: number,
+    readonly managers: ReadonlyArray<ManagerEntry>,
+    /** What label and field selectors are evaluated on. */
+    readonly attrs: JsonObject,
+    readonly uid: string,
+    /** The uids in `metadata.ownerReferences`. */
+    readonly owners: ReadonlyArray<string>,
+    readonly generation: number,
+    readonly creationTimestamp: string | undefined,
+    /** The JSON of every top-level field but apiVersion, kind, metadata and status: a change bumps `generation`. */
+    readonly specJson: string,
+    obj: JsonObject | undefined
+  ) {
+    if (obj !== undefined) {
+      this.cached = obj
+      remember(this)
+    }
+  }
+
+  /** The stored object: treat it as read-only (`copy` before changing it). */
+  get obj(): JsonObject {
+    let obj = this.cached
+    if (obj === undefined) {
+      obj = this.cached = JSON.parse(this.json) as JsonObject
+      remember(this)
+    }
+    return obj
+  }
+
+  forget(): void {
+    this.cached = undefined
+  }
+
+  /** A fresh copy to change. */
+  copy(): JsonObject {
+    return JSON.parse(this.json) as JsonObject
+  }
+
+  /**
+   * Serializes an object for storing. With `generationFrom`, `metadata.generation` is
+   * set from that version: the same when the spec is unchanged, one more otherwise
+   * (compared as JSON, so the previous version need not be parsed again). With
+   * `cache: false` the object is not kept (the caller may still hold parts of it).
+   */
+  static of(
+    obj: JsonObject,
+    namespace: string,
+    name: string,
+    rv: number,
+    managers: ReadonlyArray<ManagerEntry>,
+    fields: ReadonlyArray<string>,
+    options: { readonly generationFrom?: Entry | undefined; readonly cache?: boolean | undefined } = {}
+  ): Entry {
+    const meta = (obj.metadata ?? {}) as JsonObject
+    // one JSON.stringify per top-level field, joined: the spec part comes for free
+    const parts: Array<string> = []
+    let spec = ""
+    let metaIndex = -1
+    for (const k in obj) {
+      const v = obj[k]
+      if (v === undefined) continue
+      if (k === "metadata") {
+        metaIndex = parts.length
+        parts.push("")
+        continue
+      }
+      const part = `${JSON.stringify(k)}:${JSON.stringify(v)}`
+      parts.push(part)
+      if (k !== "apiVersion" && k !== "kind" && k !== "status") spec += part
+    }
+    const from = options.generationFrom
+    if (from !== undefined) meta.generation = spec === from.specJson ? from.generation : from.generation + 1
+    if (metaIndex !== -1) parts[metaIndex] = `"metadata":${JSON.stringify(meta)}`
+    const uid = meta.uid
+    const refs = meta.ownerReferences
+    const owners = Array.isArray(refs)
+      ? refs.flatMap((r) => (typeof r === "object" && r !== null && typeof (r as JsonObject).uid === "string" ? [(r as JsonObject).uid as string] : []))
+      : []
+    return new Entry(
+      `{${parts.join(",")}}`,
+      keyOf(namespace, name),
+      namespace,
+      name,
+      rv,
+      managers,
+      project(obj, fields),
+      typeof uid === "string" ? uid : "",
+      owners,
+      typeof meta.generation === "number" ? meta.generation : 1,
+      typeof meta.creationTimestamp === "string" ? meta.creationTimestamp : undefined,
+      spec,
+      options.cache === false ? undefined : obj
+    )
+  }
 }
 
 /** @internal */
@@ -30,50 +169,80 @@ export type ChangeType = "ADDED" | "MODIFIED" | "DELETED"
 /** Something that receives the event lines of a collection. @internal */
 export interface WatchTarget {
   readonly namespace: string | undefined
+  /** `false` when there is no selector: every object matches, none needs to be looked at. */
+  readonly selective: boolean
   readonly matches: (obj: JsonObject) => boolean
   deliver(line: string): void
 }
 
-/** One change, shared by every watcher that receives it. @internal */
+/**
+ * One change, shared by every watcher that receives it. Once delivered live it keeps
+ * only the JSON of the versions (history can hold many thousands of changes); the
+ * rare replay through a selector parses them again.
+ *
+ * @internal
+ */
 export class Change {
   private cached: string | undefined
   private leftCached: string | undefined
+  private prev: Entry | undefined
+  readonly json: string
+  readonly prevJson: string | undefined
+  readonly namespace: string
+  readonly attrs: JsonObject
+  readonly prevAttrs: JsonObject | undefined
 
   constructor(
     readonly rv: number,
     readonly collection: Collection,
     readonly type: ChangeType,
-    readonly entry: Entry,
-    readonly prev: Entry | undefined
-  ) {}
+    entry: Entry,
+    prev: Entry | undefined
+  ) {
+    this.prev = prev
+    this.json = entry.json
+    this.prevJson = prev?.json
+    this.namespace = entry.namespace
+    this.attrs = entry.attrs
+    this.prevAttrs = prev?.attrs
+  }
+
+  /** Drops the parsed objects once the change has been delivered live. */
+  release(): void {
+    this.prev = undefined
+  }
+
+  private prevObj(): JsonObject | undefined {
+    return this.prev?.obj ?? (this.prevJson !== undefined ? (JSON.parse(this.prevJson) as JsonObject) : undefined)
+  }
 
   line(): string {
-    return (this.cached ??= `{"type":"${this.type}","object":${this.entry.json}}\n`)
+    return (this.cached ??= `{"type":"${this.type}","object":${this.json}}\n`)
   }
 
   addedLine(): string {
-    return this.type === "ADDED" ? this.line() : `{"type":"ADDED","object":${this.entry.json}}\n`
+    return this.type === "ADDED" ? this.line() : `{"type":"ADDED","object":${this.json}}\n`
   }
 
   /**
    * The object stopped matching a watcher's selector: the API server sends DELETED
    * with the previous content at the new resourceVersion.
    */
-  leftLine(): string {
+  leftLine(prev: JsonObject): string {
     if (this.leftCached !== undefined) return this.leftCached
-    const prev = this.prev!.obj
     const obj = { ...prev, metadata: { ...(prev.metadata as JsonObject), resourceVersion: String(this.rv) } }
     return (this.leftCached = `{"type":"DELETED","object":${JSON.stringify(obj)}}\n`)
   }
 
   /** The line a watcher receives for this change, if any. */
   lineFor(target: WatchTarget): string | undefined {
-    if (target.namespace !== undefined && target.namespace !== this.entry.namespace) return undefined
-    if (this.type !== "MODIFIED") return target.matches(this.entry.obj) ? this.line() : undefined
-    const now = target.matches(this.entry.obj)
-    const before = this.prev !== undefined && target.matches(this.prev.obj)
+    if (target.namespace !== undefined && target.namespace !== this.namespace) return undefined
+    if (!target.selective) return this.line()
+    if (this.type !== "MODIFIED") return target.matches(this.attrs) ? this.line() : undefined
+    const now = target.matches(this.attrs)
+    const before = this.prevAttrs !== undefined && target.matches(this.prevAttrs)
     if (now) return before ? this.line() : this.addedLine()
-    return before ? this.leftLine() : undefined
+    return before ? this.leftLine(this.prevObj()!) : undefined
   }
 }
 
@@ -136,6 +305,8 @@ export class Store {
   private historyStart = 0
   /** Watches and continue tokens from a resourceVersion below this have expired. */
   compactedRv = 0
+  /** owner uid -> the objects that name it in ownerReferences. */
+  private readonly dependents = new Map<string, Map<string, Collection>>()
 
   constructor(private readonly window: number) {}
 
@@ -176,14 +347,21 @@ export class Store {
     collection: Collection,
     namespace: string,
     name: string,
-    build: (rv: number) => { readonly obj: JsonObject; readonly managers: ReadonlyArray<ManagerEntry> }
+    build: (rv: number) => {
+      readonly obj: JsonObject
+      readonly managers: ReadonlyArray<ManagerEntry>
+      readonly generationFrom?: Entry | undefined
+      readonly cache?: boolean | undefined
+    }
   ): Entry {
     const rv = ++this.counter
-    const { managers, obj } = build(rv)
-    const key = keyOf(namespace, name)
+    const { cache, generationFrom, managers, obj } = build(rv)
+    const entry = Entry.of(obj, namespace, name, rv, managers, collection.kind.fieldSelectors, { generationFrom, cache })
+    const key = entry.key
     const prev = collection.entries.get(key)
-    const entry: Entry = { obj, json: JSON.stringify(obj), key, namespace, name, rv, managers }
     collection.entries.set(key, entry)
+    if (prev !== undefined) this.unindex(collection, prev)
+    this.index(collection, entry)
     if (prev === undefined) collection.invalidate()
     this.emit(new Change(rv, collection, prev === undefined ? "ADDED" : "MODIFIED", entry, prev))
     return entry
@@ -194,11 +372,41 @@ export class Store {
     const rv = ++this.counter
     const base = finalize !== undefined ? finalize(entry.obj) : entry.obj
     const obj = { ...base, metadata: { ...(base.metadata as JsonObject), resourceVersion: String(rv) } }
-    const deleted: Entry = { ...entry, obj, json: JSON.stringify(obj), rv }
+    const deleted = Entry.of(obj, entry.namespace, entry.name, rv, entry.managers, collection.kind.fieldSelectors)
     collection.entries.delete(entry.key)
+    this.unindex(collection, entry)
     collection.invalidate()
     this.emit(new Change(rv, collection, "DELETED", deleted, entry))
     return deleted
+  }
+
+  private index(collection: Collection, entry: Entry): void {
+    for (const owner of entry.owners) {
+      let set = this.dependents.get(owner)
+      if (set === undefined) this.dependents.set(owner, set = new Map())
+      set.set(`${collectionId(collection.kind)}\u0000${entry.key}`, collection)
+    }
+  }
+
+  private unindex(collection: Collection, entry: Entry): void {
+    for (const owner of entry.owners) {
+      const set = this.dependents.get(owner)
+      if (set === undefined) continue
+      set.delete(`${collectionId(collection.kind)}\u0000${entry.key}`)
+      if (set.size === 0) this.dependents.delete(owner)
+    }
+  }
+
+  /** The current objects whose ownerReferences name `uid`. */
+  dependentsOf(uid: string): Array<{ readonly collection: Collection; readonly entry: Entry }> {
+    const set = this.dependents.get(uid)
+    if (set === undefined) return []
+    const out: Array<{ readonly collection: Collection; readonly entry: Entry }> = []
+    for (const [id, collection] of set) {
+      const entry = collection.entries.get(id.slice(id.indexOf("\u0000") + 1))
+      if (entry !== undefined) out.push({ collection, entry })
+    }
+    return out
   }
 
   private emit(change: Change): void {
@@ -215,6 +423,7 @@ export class Store {
       const line = change.lineFor(target)
       if (line !== undefined) target.deliver(line)
     }
+    change.release()
   }
 
   /** Changes of a collection after `rv`, oldest first; `undefined` when `rv` is compacted. */

@@ -34,6 +34,7 @@ export class ActiveWatch implements WatchTarget, StreamBody {
     readonly collection: Collection,
     readonly namespace: string | undefined,
     readonly matches: (obj: JsonObject) => boolean,
+    readonly selective: boolean,
     readonly bookmarks: boolean,
     timeoutSeconds: number | undefined
   ) {
