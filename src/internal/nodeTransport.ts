@@ -24,6 +24,7 @@ import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
 import * as Https from "node:https"
+import * as Tls from "node:tls"
 import type { Credentials, Service } from "../KubeConfig.js"
 
 /** @internal */
@@ -35,6 +36,23 @@ export interface Options {
 interface Slot {
   readonly https: Https.Agent
   readonly client: HttpClient.HttpClient
+  /** Why the certificate cannot be used, when Node refuses it. */
+  readonly unusable?: string | undefined
+}
+
+/**
+ * Node throws while connecting when a client certificate or key is not valid PEM of one
+ * key pair, which inside the transport would be a defect: check them once, up front.
+ * The message never includes OpenSSL's text, in case it ever quotes key material.
+ */
+const certificateProblem = (certificate: NonNullable<Credentials["clientCertificate"]>): string | undefined => {
+  try {
+    Tls.createSecureContext({ cert: certificate.cert, key: Redacted.value(certificate.key) })
+    return undefined
+  } catch {
+    return "the client certificate and key cannot be used: " +
+      "they are not a valid PEM certificate and private key of one pair"
+  }
 }
 
 /**
@@ -95,7 +113,8 @@ export const make = (
       )
       const slot: Slot = {
         https,
-        client: clientFor({ [NodeHttpClient.HttpAgentTypeId]: NodeHttpClient.HttpAgentTypeId, http, https })
+        client: clientFor({ [NodeHttpClient.HttpAgentTypeId]: NodeHttpClient.HttpAgentTypeId, http, https }),
+        unusable: certificate === undefined ? undefined : certificateProblem(certificate)
       }
       slots.set(key, slot)
       // The no-certificate agent is not counted: it is the one static setups use.
@@ -119,7 +138,14 @@ export const make = (
         if (!/^https:/i.test(request.url)) return plain.execute(request)
         return config.auth.credentials.pipe(
           Effect.mapError((cause) => new HttpClientError.RequestError({ request, reason: "Transport", cause })),
-          Effect.flatMap((credentials) => slotFor(credentials.clientCertificate).client.execute(request))
+          Effect.flatMap((credentials) => {
+            const slot = slotFor(credentials.clientCertificate)
+            return slot.unusable === undefined
+              ? slot.client.execute(request)
+              : Effect.fail(
+                new HttpClientError.RequestError({ request, reason: "Transport", description: slot.unusable })
+              )
+          })
         )
       }),
       Effect.succeed
