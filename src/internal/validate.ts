@@ -15,6 +15,10 @@ export const nameProblem = (name: unknown): string | undefined => {
   if (name === "." || name === "..") return `must not be "${name}"`
   if (name.includes("/")) return `must not contain "/" (got ${JSON.stringify(name)})`
   if (name.includes("%")) return `must not contain "%" (got ${JSON.stringify(name)})`
+  // A URL parser reads these as structure: "\\" as "/" (so "..\\secrets\\x" climbs out of the
+  // collection), "?" as the start of the query and "#" of the fragment.
+  const structural = /[\\?#]/.exec(name)
+  if (structural !== null) return `must not contain ${JSON.stringify(structural[0])} (got ${JSON.stringify(name)})`
   if (name.length > maxNameLength) return `must be at most ${maxNameLength} characters (got ${name.length})`
   if (/[\s\u0000-\u001f]/.test(name)) return `must not contain whitespace or control characters (got ${JSON.stringify(name)})`
   return undefined
