@@ -171,7 +171,10 @@ describe("CRUD", () => {
       }])
       const invalid = yield* post(configmaps, configMap("Not_Valid"))
       assert.strictEqual(invalid.status, 422)
-      assert.match(invalid.body.message, /^ConfigMap "Not_Valid" is invalid: metadata.name: Invalid value: "Not_Valid": a lowercase RFC 1123 subdomain/)
+      assert.match(
+        invalid.body.message,
+        /^ConfigMap "Not_Valid" is invalid: metadata.name: Invalid value: "Not_Valid": a lowercase RFC 1123 subdomain/
+      )
       const wrongKind = yield* post(pods, configMap("c"))
       assert.strictEqual(wrongKind.status, 400)
       assert.strictEqual(wrongKind.body.reason, "BadRequest")
@@ -183,12 +186,21 @@ describe("CRUD", () => {
       )
       const notJson = yield* call("POST", pods, { body: "{nope" })
       assert.strictEqual(notJson.status, 400)
+      // the URL supplies what the body leaves out, as on the API server
+      const bare = yield* post(configmaps, { metadata: { name: "bare" }, data: { a: "1" } })
+      assert.strictEqual(bare.status, 201)
+      assert.deepStrictEqual(Object.keys(bare.body).slice(0, 2), ["apiVersion", "kind"])
+      assert.strictEqual(bare.body.kind, "ConfigMap")
     })))
 
   it.effect("generateName gets a 5 character suffix; dryRun=All answers the object and persists nothing", () =>
     withCluster(Effect.gen(function*() {
       const control = yield* cluster
-      const generated = yield* post(configmaps, { apiVersion: "v1", kind: "ConfigMap", metadata: { generateName: "job-" } })
+      const generated = yield* post(configmaps, {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { generateName: "job-" }
+      })
       assert.strictEqual(generated.status, 201)
       assert.match(generated.body.metadata.name, /^job-[bcdfghjklmnpqrstvwxz2456789]{5}$/)
       const rv = control.resourceVersion()
@@ -285,7 +297,9 @@ describe("CRUD", () => {
       const wrongRv = yield* call("DELETE", `${configmaps}/c`, { body: { preconditions: { resourceVersion: "1" } } })
       assert.strictEqual(wrongRv.status, 409)
       assert.match(wrongRv.body.message, /ResourceVersion in precondition: 1, ResourceVersion in object meta: \d+$/)
-      const dry = yield* call("DELETE", `${configmaps}/c?dryRun=All`, { body: { preconditions: { uid: cm.metadata.uid } } })
+      const dry = yield* call("DELETE", `${configmaps}/c?dryRun=All`, {
+        body: { preconditions: { uid: cm.metadata.uid } }
+      })
       assert.strictEqual(dry.status, 200)
       assert.strictEqual((yield* get(`${configmaps}/c`)).status, 200)
       const ok = yield* call("DELETE", `${configmaps}/c`, { body: { preconditions: { uid: cm.metadata.uid } } })
@@ -307,7 +321,9 @@ describe("CRUD", () => {
 
   it.effect("deletecollection deletes what the selector matches and answers their List", () =>
     withCluster(Effect.gen(function*() {
-      for (const [name, app] of [["a", "x"], ["b", "x"], ["c", "y"]]) yield* post(configmaps, configMap(name!, { app: app! }))
+      for (const [name, app] of [["a", "x"], ["b", "x"], ["c", "y"]]) {
+        yield* post(configmaps, configMap(name!, { app: app! }))
+      }
       const deleted = yield* call("DELETE", `${configmaps}?labelSelector=app%3Dx`)
       assert.strictEqual(deleted.status, 200)
       assert.strictEqual(deleted.body.kind, "ConfigMapList")
@@ -335,7 +351,8 @@ describe("CRUD", () => {
     })))
 })
 
-const names = (answer: Answer): Array<string> => answer.body.items.map((i: { metadata: { name: string } }) => i.metadata.name)
+const names = (answer: Answer): Array<string> =>
+  answer.body.items.map((i: { metadata: { name: string } }) => i.metadata.name)
 
 describe("lists", () => {
   it.effect("a list has <Kind>List, apiVersion, the current resourceVersion and items with apiVersion and kind", () =>
@@ -393,12 +410,17 @@ describe("lists", () => {
       control.setPodPhase("default", "b", "Running")
       const select = (path: string, selector: string) =>
         Effect.map(get(`${path}?fieldSelector=${encodeURIComponent(selector)}`), (a) =>
-          a.body.items.map((i: { metadata: { namespace: string; name: string } }) => `${i.metadata.namespace}/${i.metadata.name}`))
+          a.body.items.map((i: { metadata: { namespace: string; name: string } }) =>
+            `${i.metadata.namespace}/${i.metadata.name}`
+          ))
       assert.deepStrictEqual(yield* select(pods, "metadata.name=a"), ["default/a"])
       assert.deepStrictEqual(yield* select("/api/v1/pods", "metadata.name==a"), ["default/a", "other/a"])
       assert.deepStrictEqual(yield* select("/api/v1/pods", "metadata.namespace!=default"), ["other/a"])
       assert.deepStrictEqual(yield* select("/api/v1/pods", "status.phase=Running"), ["default/b"])
-      assert.deepStrictEqual(yield* select("/api/v1/pods", "status.phase!=Running,metadata.name=a"), ["default/a", "other/a"])
+      assert.deepStrictEqual(
+        yield* select("/api/v1/pods", "status.phase!=Running,metadata.name=a"),
+        ["default/a", "other/a"]
+      )
       const bad = yield* get(`${configmaps}?fieldSelector=data.a%3D1`)
       assert.strictEqual(bad.status, 400)
       assert.strictEqual(bad.body.message, "field label not supported: data.a")
@@ -470,7 +492,11 @@ describe("patches", () => {
       assert.strictEqual(failed.status, 422)
       assert.strictEqual(failed.body.reason, "Invalid")
       assert.strictEqual((yield* get(`${configmaps}/c`)).body.data.a, "2")
-      const optimistic = yield* patch(`${configmaps}/c`, { metadata: { resourceVersion: created.metadata.resourceVersion }, data: { a: "9" } }, "application/merge-patch+json")
+      const optimistic = yield* patch(
+        `${configmaps}/c`,
+        { metadata: { resourceVersion: created.metadata.resourceVersion }, data: { a: "9" } },
+        "application/merge-patch+json"
+      )
       assert.strictEqual(optimistic.status, 409)
     })))
 
@@ -482,7 +508,12 @@ describe("patches", () => {
         metadata: { name: "p" },
         spec: {
           containers: [
-            { name: "app", image: "app:1", env: [{ name: "A", value: "1" }, { name: "B", value: "2" }], ports: [{ containerPort: 80 }] },
+            {
+              name: "app",
+              image: "app:1",
+              env: [{ name: "A", value: "1" }, { name: "B", value: "2" }],
+              ports: [{ containerPort: 80 }]
+            },
             { name: "sidecar", image: "side:1" }
           ],
           tolerations: [{ key: "a" }]
@@ -491,7 +522,12 @@ describe("patches", () => {
       const patched = yield* patch(`${pods}/p`, {
         spec: {
           containers: [
-            { name: "app", image: "app:2", env: [{ name: "B", value: "20" }, { name: "C", value: "3" }], ports: [{ containerPort: 80, name: "http" }] },
+            {
+              name: "app",
+              image: "app:2",
+              env: [{ name: "B", value: "20" }, { name: "C", value: "3" }],
+              ports: [{ containerPort: 80, name: "http" }]
+            },
             { name: "sidecar", $patch: "delete" }
           ],
           tolerations: [{ key: "b" }]
@@ -542,7 +578,8 @@ describe("server-side apply", () => {
       assert.strictEqual(entry.operation, "Apply")
       assert.strictEqual(entry.fieldsType, "FieldsV1")
       assert.deepStrictEqual(entry.fieldsV1, { "f:data": { "f:a": {} }, "f:metadata": { "f:labels": { "f:app": {} } } })
-      const merged = yield* applyPatch(`${configmaps}/c`, JSON.stringify(configMap("c", { app: "x" }, { a: "1", b: "2" })), "fieldManager=tool")
+      const more = JSON.stringify(configMap("c", { app: "x" }, { a: "1", b: "2" }))
+      const merged = yield* applyPatch(`${configmaps}/c`, more, "fieldManager=tool")
       assert.strictEqual(merged.status, 200)
       assert.deepStrictEqual(merged.body.data, { a: "1", b: "2" })
       assert.strictEqual(merged.body.metadata.uid, created.body.metadata.uid)
@@ -580,16 +617,69 @@ describe("server-side apply", () => {
       assert.strictEqual(back.body.message, `Apply failed with 1 conflict: conflict with "mine": .spec.replicas`)
     })))
 
+  it.effect("conflicts inside keyed list elements are named by key; several are listed per manager", () =>
+    withCluster(Effect.gen(function*() {
+      const deployments = "/apis/apps/v1/namespaces/default/deployments"
+      const manifest = (image: string, replicas: number, extra: Array<Record<string, unknown>> = []) =>
+        JSON.stringify({
+          apiVersion: "apps/v1",
+          kind: "Deployment",
+          metadata: { name: "web" },
+          spec: {
+            replicas,
+            template: { spec: { containers: [{ name: "web", image }, ...extra] } }
+          }
+        })
+      yield* applyPatch(`${deployments}/web`, manifest("web:1", 1), "fieldManager=a")
+      const one = yield* applyPatch(`${deployments}/web`, manifest("web:2", 1), "fieldManager=b")
+      assert.strictEqual(
+        one.body.message,
+        `Apply failed with 1 conflict: conflict with "a": .spec.template.spec.containers[name="web"].image`
+      )
+      const two = yield* applyPatch(`${deployments}/web`, manifest("web:2", 2), "fieldManager=b")
+      assert.strictEqual(
+        two.body.message,
+        `Apply failed with 2 conflicts: conflicts with "a":\n- .spec.replicas\n- .spec.template.spec.containers[name="web"].image`
+      )
+      const sidecar = yield* applyPatch(
+        `${deployments}/web`,
+        manifest("web:1", 1, [{ name: "sidecar", image: "side:1" }]),
+        "fieldManager=b"
+      )
+      assert.strictEqual(sidecar.status, 200)
+      assert.deepStrictEqual(
+        sidecar.body.spec.template.spec.containers.map((c: { name: string }) => c.name),
+        ["web", "sidecar"]
+      )
+      const b = sidecar.body.metadata.managedFields.find((e: { manager: string }) => e.manager === "b")
+      assert.deepStrictEqual(
+        Object.keys(b.fieldsV1["f:spec"]["f:template"]["f:spec"]["f:containers"]).sort(),
+        [`k:{"name":"sidecar"}`, `k:{"name":"web"}`]
+      )
+      const withdrawn = yield* applyPatch(`${deployments}/web`, manifest("web:1", 1), "fieldManager=b")
+      assert.deepStrictEqual(
+        withdrawn.body.spec.template.spec.containers.map((c: { name: string }) => c.name),
+        ["web"]
+      )
+    })))
+
   it.effect("an update by another writer takes ownership of what it changed; fields the applier stops sending are removed", () =>
     withCluster(Effect.gen(function*() {
       const yaml = (data: Record<string, string>) => JSON.stringify(configMap("c", {}, data))
       yield* applyPatch(`${configmaps}/c`, yaml({ a: "1", b: "2" }), "fieldManager=tool")
-      const scaled = yield* patch(`${configmaps}/c?fieldManager=kubectl-edit`, { data: { a: "9" } }, "application/merge-patch+json")
+      const scaled = yield* patch(
+        `${configmaps}/c?fieldManager=kubectl-edit`,
+        { data: { a: "9" } },
+        "application/merge-patch+json"
+      )
       const updater = scaled.body.metadata.managedFields.find((e: { manager: string }) => e.manager === "kubectl-edit")
       assert.strictEqual(updater.operation, "Update")
       const conflict = yield* applyPatch(`${configmaps}/c`, yaml({ a: "1", b: "2" }), "fieldManager=tool")
       assert.strictEqual(conflict.status, 409)
-      assert.match(conflict.body.message, /^Apply failed with 1 conflict: conflict with "kubectl-edit" using v1 at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ: \.data\.a$/)
+      assert.match(
+        conflict.body.message,
+        /^Apply failed with 1 conflict: conflict with "kubectl-edit" using v1 at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ: \.data\.a$/
+      )
       const dropped = yield* applyPatch(`${configmaps}/c`, yaml({ a: "9" }), "fieldManager=tool")
       assert.strictEqual(dropped.status, 200)
       assert.deepStrictEqual(dropped.body.data, { a: "9" })
@@ -934,8 +1024,9 @@ describe("watch", () => {
   it.effect("bookmarks carry only apiVersion, kind and resourceVersion, and only when allowed", () =>
     withCluster(Effect.gen(function*() {
       const control = yield* cluster
-      const withBookmarks = yield* openWatch(`${pods}?watch=true&allowWatchBookmarks=true&resourceVersion=${control.resourceVersion()}`)
-      const without = yield* openWatch(`${pods}?watch=true&resourceVersion=${control.resourceVersion()}`)
+      const from = control.resourceVersion()
+      const withBookmarks = yield* openWatch(`${pods}?watch=true&allowWatchBookmarks=true&resourceVersion=${from}`)
+      const without = yield* openWatch(`${pods}?watch=true&resourceVersion=${from}`)
       yield* post(configmaps, configMap("unrelated"))
       control.bookmark()
       yield* post(pods, pod("p"))
@@ -1104,7 +1195,9 @@ describe("pod logs", () => {
       const control = yield* cluster
       yield* post(pods, pod("p"))
       const client = yield* HttpClient.HttpClient
-      const followed = yield* client.execute(HttpClientRequest.get(`${base}${logPath("p", "follow=true&timestamps=true")}`))
+      const followed = yield* client.execute(
+        HttpClientRequest.get(`${base}${logPath("p", "follow=true&timestamps=true")}`)
+      )
       control.appendLog("default", "p", ["x"])
       yield* call("DELETE", `${pods}/p`)
       assert.match(yield* followed.text, /^\S+Z x\n$/)
@@ -1159,7 +1252,10 @@ describe("pods and jobs", () => {
       const ok = (yield* get(`${jobs}/ok`)).body.status
       assert.strictEqual(ok.succeeded, 1)
       assert.isString(ok.completionTime)
-      assert.deepStrictEqual(ok.conditions.map((c: { type: string; status: string }) => `${c.type}=${c.status}`), ["SuccessCriteriaMet=True", "Complete=True"])
+      assert.deepStrictEqual(
+        ok.conditions.map((c: { type: string; status: string }) => `${c.type}=${c.status}`),
+        ["SuccessCriteriaMet=True", "Complete=True"]
+      )
       const bad = (yield* get(`${jobs}/bad`)).body.status
       assert.strictEqual(bad.failed, 1)
       assert.deepStrictEqual(bad.conditions.map((c: { type: string; reason: string }) => `${c.type}:${c.reason}`), [
@@ -1172,7 +1268,10 @@ describe("pods and jobs", () => {
     withCluster(Effect.gen(function*() {
       const control = yield* cluster
       const events = yield* openWatch(`${pods}?watch=true&resourceVersion=${control.resourceVersion()}`)
-      yield* post(pods, { ...pod("s"), spec: { containers: [{ name: "main", image: "busybox", command: ["sh", "-c", "echo hello"] }] } })
+      yield* post(pods, {
+        ...pod("s"),
+        spec: { containers: [{ name: "main", image: "busybox", command: ["sh", "-c", "echo hello"] }] }
+      })
       const phases = yield* events.pipe(
         Stream.map((e) => e.object.status?.phase as string),
         Stream.takeUntil((phase) => phase === "Succeeded"),
@@ -1188,7 +1287,12 @@ describe("pods and jobs", () => {
         apiVersion: "batch/v1",
         kind: "Job",
         metadata: { name: "j" },
-        spec: { template: { metadata: { labels: { app: "j" } }, spec: { restartPolicy: "Never", containers: [{ name: "main", image: "busybox" }] } } }
+        spec: {
+          template: {
+            metadata: { labels: { app: "j" } },
+            spec: { restartPolicy: "Never", containers: [{ name: "main", image: "busybox" }] }
+          }
+        }
       })
       yield* jobEvents.pipe(
         Stream.takeUntil((e) => (e.object.status?.conditions ?? []).some((c: { type: string }) => c.type === "Complete")),
@@ -1274,4 +1378,102 @@ describe("faults", () => {
       const response = yield* Effect.promise(() => pending)
       assert.strictEqual(response.status, 201)
     }))
+})
+
+// ---------------------------------------------------------------------------
+// Stage 3: OpenShift templates (apply ownership and CRD discovery are above)
+// ---------------------------------------------------------------------------
+
+describe("OpenShift templates", () => {
+  const templates = "/apis/template.openshift.io/v1/namespaces/default/templates"
+  const processed = "/apis/template.openshift.io/v1/namespaces/default/processedtemplates"
+  const template = (parameters: ReadonlyArray<Record<string, unknown>>) => ({
+    apiVersion: "template.openshift.io/v1",
+    kind: "Template",
+    metadata: { name: "app" },
+    labels: { template: "app-${NAME}" },
+    parameters,
+    objects: [
+      {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "${NAME}-config", labels: { own: "yes" } },
+        data: { greeting: "hello ${NAME}, token ${TOKEN}", replicas: "${{REPLICAS}}" }
+      },
+      {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "${NAME}", namespace: "pinned" },
+        spec: {
+          replicas: "${{REPLICAS}}",
+          paused: "${{PAUSED}}",
+          template: { spec: { containers: [{ name: "c", image: "img:${TAG}" }] } }
+        }
+      }
+    ]
+  })
+
+  it.effect("templates are stored like any namespaced kind and listed in discovery", () =>
+    withCluster(Effect.gen(function*() {
+      const created = yield* post(templates, template([{ name: "NAME", value: "x" }]))
+      assert.strictEqual(created.status, 201)
+      assert.strictEqual((yield* get(`${templates}/app`)).body.parameters[0].name, "NAME")
+      const doc = (yield* get("/apis/template.openshift.io/v1")).body
+      const byName = (n: string) => doc.resources.find((r: { name: string }) => r.name === n)
+      assert.deepInclude(byName("templates"), { kind: "Template", namespaced: true })
+      assert.deepStrictEqual(byName("processedtemplates").verbs, ["create"])
+      assert.strictEqual((yield* get(processed)).status, 405)
+    })))
+
+  it.effect("processedtemplates fills parameters, interpolates ${NAME}, substitutes ${{NAME}} values and adds labels", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      const answer = yield* post(processed, template([
+        { name: "NAME", value: "web" },
+        { name: "TOKEN", generate: "expression", from: "[a-z0-9]{8}" },
+        { name: "REPLICAS", value: "3" },
+        { name: "PAUSED", value: "true" },
+        { name: "TAG", value: "v1", description: "image tag" },
+        { name: "GIVEN", value: "kept", generate: "expression", from: "[A-Z]{4}" }
+      ]))
+      assert.strictEqual(answer.status, 201)
+      const body = answer.body
+      assert.strictEqual(body.kind, "Template")
+      const token = body.parameters.find((p: { name: string }) => p.name === "TOKEN").value
+      assert.match(token, /^[a-z0-9]{8}$/)
+      assert.strictEqual(body.parameters.find((p: { name: string }) => p.name === "GIVEN").value, "kept")
+      const [config, deployment] = body.objects
+      assert.strictEqual(config.metadata.name, "web-config")
+      assert.isUndefined(config.metadata.namespace)
+      assert.deepStrictEqual(config.metadata.labels, { template: "app-web", own: "yes" })
+      assert.strictEqual(config.data.greeting, `hello web, token ${token}`)
+      assert.strictEqual(config.data.replicas, 3)
+      assert.strictEqual(deployment.metadata.namespace, "pinned")
+      assert.strictEqual(deployment.spec.replicas, 3)
+      assert.strictEqual(deployment.spec.paused, true)
+      assert.strictEqual(deployment.spec.template.spec.containers[0].image, "img:v1")
+      assert.strictEqual(control.mutations(), 0)
+      assert.deepStrictEqual(control.list("v1", "ConfigMap"), [])
+      const other = (yield* post(processed, template([
+        { name: "NAME", value: "web" },
+        { name: "TOKEN", generate: "expression", from: "[a-z0-9]{8}" },
+        { name: "REPLICAS", value: "1" },
+        { name: "PAUSED", value: "false" },
+        { name: "TAG", value: "v1" }
+      ]))).body
+      assert.notStrictEqual(other.parameters.find((p: { name: string }) => p.name === "TOKEN").value, token)
+    })))
+
+  it.effect("a required parameter without a value is a 422 Invalid naming it", () =>
+    withCluster(Effect.gen(function*() {
+      const answer = yield* post(processed, template([{ name: "NAME", required: true }]))
+      assert.strictEqual(answer.status, 422)
+      assert.strictEqual(answer.body.reason, "Invalid")
+      assert.strictEqual(
+        answer.body.message,
+        `Template.template.openshift.io "app" is invalid: template.parameters[0]: Required value: template.parameters[0]: parameter NAME is required and must be specified`
+      )
+      const badGenerator = yield* post(processed, template([{ name: "NAME", generate: "expression", from: "[z-a]{3}" }]))
+      assert.strictEqual(badGenerator.status, 422)
+    })))
 })

@@ -183,7 +183,10 @@ export interface Control {
   readonly resourceVersion: () => string
   /** Every request received (after `reset`), oldest first. */
   readonly requests: () => ReadonlyArray<RequestRecord>
-  /** How many non-GET requests reached the store (faulted and rejected-before-routing ones excluded). */
+  /**
+   * How many non-GET requests reached a resource (failed ones included; those answered by
+   * `failNext`/`stallNext`, a 401, or an unknown path, and `processedtemplates`, excluded).
+   */
   readonly mutations: () => number
   /** Clears the request log, the mutation count and pending faults. The store is kept. */
   readonly reset: () => void
@@ -257,10 +260,15 @@ export interface Control {
     readonly match?: RequestMatch | undefined
   }) => void
   /** The next `count` matching requests are never answered (nor carried out) until the client gives up. */
-  readonly stallNext: (options?: { readonly count?: number | undefined; readonly match?: RequestMatch | undefined }) => void
+  readonly stallNext: (
+    options?: { readonly count?: number | undefined; readonly match?: RequestMatch | undefined }
+  ) => void
   /** Drops pending faults and the watch drop limit. */
   readonly clearFaults: () => void
-  /** Every watch (open or future) ends abruptly, without a final event, after sending this many events. `undefined` lifts it. */
+  /**
+   * Every watch (open or future) ends, without a final event, once it has sent this many
+   * events (initial ADDED and bookmarks included). `undefined` lifts the limit.
+   */
   readonly dropWatchesAfter: (events: number | undefined) => void
   /** Sends every open watch an ERROR event with a 410 Expired Status, then ends it. */
   readonly expireWatches: () => void
@@ -387,7 +395,9 @@ const defaultToken = "fake-cluster-token"
 
 const decoder = new TextDecoder()
 
-const bodyText = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<string, HttpClientError.RequestError> => {
+const bodyText = (
+  request: HttpClientRequest.HttpClientRequest
+): Effect.Effect<string, HttpClientError.RequestError> => {
   const body = request.body
   switch (body._tag) {
     case "Empty":
@@ -408,7 +418,11 @@ const bodyText = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<s
       )
     case "FormData":
       return Effect.fail(
-        new HttpClientError.RequestError({ request, reason: "Encode", cause: "the fake cluster does not accept form data" })
+        new HttpClientError.RequestError({
+          request,
+          reason: "Encode",
+          cause: "the fake cluster does not accept form data"
+        })
       )
   }
 }
@@ -465,7 +479,10 @@ export const layer = (
 ): Layer.Layer<FakeCluster | KubeConfig.KubeConfig | HttpClient.HttpClient> =>
   Layer.scopedContext(
     Effect.gen(function* () {
-      const server = yield* Effect.acquireRelease(Effect.sync(() => makeServer(options)), (s) => Effect.sync(() => s.close()))
+      const server = yield* Effect.acquireRelease(
+        Effect.sync(() => makeServer(options)),
+        (s) => Effect.sync(() => s.close())
+      )
       const service: Service = { ...server.control, url: defaultUrl, handle: server.handle }
       return Context.make(FakeCluster, service).pipe(
         Context.add(KubeConfig.KubeConfig, kubeConfigFor(defaultUrl, options)),

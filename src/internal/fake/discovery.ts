@@ -106,7 +106,8 @@ export const version = {
   platform: "linux/amd64"
 }
 
-const gvPath = (group: string, version: string): string => (group === "" ? `api/${version}` : `apis/${group}/${version}`)
+const gvPath = (group: string, version: string): string =>
+  group === "" ? `api/${version}` : `apis/${group}/${version}`
 
 /**
  * The OpenAPI v3 index. kubectl reads it to learn that the server validates fields
@@ -126,10 +127,17 @@ export const openApiV3Index = (kinds: ReadonlyArray<KindInfo>): Record<string, u
   return { paths }
 }
 
+const queryParameter = (name: string, description: string, type = "string") => ({
+  name,
+  in: "query",
+  description,
+  schema: { type, uniqueItems: true }
+})
+
 const writeParameters = [
-  { name: "dryRun", in: "query", description: "When present, indicates that modifications should not be persisted.", schema: { type: "string", uniqueItems: true } },
-  { name: "fieldManager", in: "query", description: "The name of the actor making these changes.", schema: { type: "string", uniqueItems: true } },
-  { name: "fieldValidation", in: "query", description: "How the server handles unknown or duplicate fields.", schema: { type: "string", uniqueItems: true } }
+  queryParameter("dryRun", "When present, indicates that modifications should not be persisted."),
+  queryParameter("fieldManager", "The name of the actor making these changes."),
+  queryParameter("fieldValidation", "How the server handles unknown or duplicate fields.")
 ]
 
 /**
@@ -138,7 +146,11 @@ const writeParameters = [
  *
  * @internal
  */
-export const openApiV3 = (kinds: ReadonlyArray<KindInfo>, group: string, version: string): Record<string, unknown> | undefined => {
+export const openApiV3 = (
+  kinds: ReadonlyArray<KindInfo>,
+  group: string,
+  version: string
+): Record<string, unknown> | undefined => {
   const served = kinds.filter((k) => k.group === group && k.versions.includes(version))
   if (served.length === 0) return undefined
   const paths: Record<string, unknown> = {}
@@ -163,7 +175,7 @@ export const openApiV3 = (kinds: ReadonlyArray<KindInfo>, group: string, version
         put: op("put", writeParameters),
         patch: op("patch", [
           ...writeParameters,
-          { name: "force", in: "query", description: "Force is going to \"force\" Apply requests.", schema: { type: "boolean", uniqueItems: true } }
+          queryParameter("force", "Force is going to \"force\" Apply requests.", "boolean")
         ]),
         delete: op("delete", [])
       }

@@ -101,7 +101,14 @@ export const builtinKinds: ReadonlyArray<KindInfo> = [
       "status.nominatedNodeName"
     ]
   }),
-  builtin({ kind: "Service", plural: "services", shortNames: ["svc"], hasStatus: true, nameRule: "label", categories: all }),
+  builtin({
+    kind: "Service",
+    plural: "services",
+    shortNames: ["svc"],
+    hasStatus: true,
+    nameRule: "label",
+    categories: all
+  }),
   builtin({ kind: "ConfigMap", plural: "configmaps", shortNames: ["cm"] }),
   builtin({ kind: "Secret", plural: "secrets", fieldSelectors: ["type"] }),
   builtin({
@@ -161,7 +168,14 @@ export const builtinKinds: ReadonlyArray<KindInfo> = [
     hasStatus: true,
     categories: all
   }),
-  builtin({ group: "apps", kind: "DaemonSet", plural: "daemonsets", shortNames: ["ds"], hasStatus: true, categories: all }),
+  builtin({
+    group: "apps",
+    kind: "DaemonSet",
+    plural: "daemonsets",
+    shortNames: ["ds"],
+    hasStatus: true,
+    categories: all
+  }),
   builtin({
     group: "apps",
     kind: "ReplicaSet",
@@ -171,11 +185,31 @@ export const builtinKinds: ReadonlyArray<KindInfo> = [
     hasStatus: true,
     categories: all
   }),
-  builtin({ group: "batch", kind: "Job", plural: "jobs", hasStatus: true, fieldSelectors: ["status.successful"], categories: all }),
-  builtin({ group: "batch", kind: "CronJob", plural: "cronjobs", shortNames: ["cj"], hasStatus: true, categories: all }),
+  builtin({
+    group: "batch",
+    kind: "Job",
+    plural: "jobs",
+    hasStatus: true,
+    fieldSelectors: ["status.successful"],
+    categories: all
+  }),
+  builtin({
+    group: "batch",
+    kind: "CronJob",
+    plural: "cronjobs",
+    shortNames: ["cj"],
+    hasStatus: true,
+    categories: all
+  }),
   builtin({ group: "rbac.authorization.k8s.io", kind: "Role", plural: "roles", nameRule: "path" }),
   builtin({ group: "rbac.authorization.k8s.io", kind: "RoleBinding", plural: "rolebindings", nameRule: "path" }),
-  builtin({ group: "rbac.authorization.k8s.io", kind: "ClusterRole", plural: "clusterroles", namespaced: false, nameRule: "path" }),
+  builtin({
+    group: "rbac.authorization.k8s.io",
+    kind: "ClusterRole",
+    plural: "clusterroles",
+    namespaced: false,
+    nameRule: "path"
+  }),
   builtin({
     group: "rbac.authorization.k8s.io",
     kind: "ClusterRoleBinding",
@@ -213,7 +247,11 @@ export interface CustomSpec {
 /** @internal */
 export const customKind = (
   spec: CustomSpec,
-  options: { readonly versions?: ReadonlyArray<string>; readonly hasStatus?: boolean; readonly subresources?: ReadonlyArray<string> } = {}
+  options: {
+    readonly versions?: ReadonlyArray<string>
+    readonly hasStatus?: boolean
+    readonly subresources?: ReadonlyArray<string>
+  } = {}
 ): KindInfo => {
   const { group, version } = splitApiVersion(spec.apiVersion)
   const hasStatus = options.hasStatus ?? false

@@ -73,11 +73,16 @@ const readText = (req: Http.IncomingMessage): Promise<string> =>
   new Promise((resolve, reject) => {
     const chunks: Array<Buffer> = []
     req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => resolve(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")))
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
     req.on("error", reject)
   })
 
-const respond = (req: Http.IncomingMessage, res: Http.ServerResponse, raw: RawResponse, abort: AbortController): void => {
+const respond = (
+  req: Http.IncomingMessage,
+  res: Http.ServerResponse,
+  raw: RawResponse,
+  abort: AbortController
+): void => {
   if (raw.reset !== undefined && raw.reset.afterBytes === undefined) {
     if (raw.body !== undefined && typeof raw.body !== "string") raw.body.cancel()
     req.socket.destroy()

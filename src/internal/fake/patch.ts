@@ -169,7 +169,9 @@ const directive = (key: string): boolean =>
 
 const mergeList = (original: unknown, patch: ReadonlyArray<unknown>, key: string): Array<unknown> => {
   if (patch.some((item) => isObject(item) && item.$patch === "replace")) {
-    return patch.filter((item) => !(isObject(item) && item.$patch === "replace")).map((item) => strategicMerge(undefined, item))
+    return patch
+      .filter((item) => !(isObject(item) && item.$patch === "replace"))
+      .map((item) => strategicMerge(undefined, item))
   }
   const out: Array<unknown> = Array.isArray(original) ? original.slice() : []
   for (const item of patch) {

@@ -89,7 +89,9 @@ const parseRequirement = (selector: string, raw: string): Matcher => {
     if (!validKey(key)) throw bad(selector, `invalid label key "${key}"`)
     if (op === "<" || op === ">") {
       const bound = Number(value)
-      if (value === "" || !Number.isInteger(bound)) throw bad(selector, `for 'Gt', 'Lt' operators, the value must be an integer`)
+      if (value === "" || !Number.isInteger(bound)) {
+        throw bad(selector, `for 'Gt', 'Lt' operators, the value must be an integer`)
+      }
       return (obj) => {
         const v = labelsOf(obj)[key]
         if (typeof v !== "string" || !/^-?\d+$/.test(v)) return false

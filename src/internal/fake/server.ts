@@ -158,7 +158,9 @@ export interface Control {
     readonly count?: number | undefined
     readonly match?: RequestMatch | undefined
   }) => void
-  readonly stallNext: (options?: { readonly count?: number | undefined; readonly match?: RequestMatch | undefined }) => void
+  readonly stallNext: (
+    options?: { readonly count?: number | undefined; readonly match?: RequestMatch | undefined }
+  ) => void
   readonly clearFaults: () => void
   readonly dropWatchesAfter: (events: number | undefined) => void
   readonly expireWatches: () => void
@@ -339,7 +341,9 @@ export class FakeServer {
   private faults: Array<Fault> = []
   private readonly timers = new Set<ReturnType<typeof setTimeout>>()
   private bookmarkTimer: ReturnType<typeof setInterval> | undefined
-  private readonly simulate: { readonly podStartMs: number; readonly podRunMs: number; readonly completePods: boolean } | undefined
+  private readonly simulate:
+    | { readonly podStartMs: number; readonly podRunMs: number; readonly completePods: boolean }
+    | undefined
   private readonly maxRequestLog: number
   private podIps = 0
   private closed = false
@@ -508,7 +512,8 @@ export class FakeServer {
       return json(200, doc)
     }
     const route = this.route(group, version, rest)
-    if (method !== "GET" && method !== "HEAD") this.mutationCount++
+    // processing a template reads nothing and stores nothing
+    if (method !== "GET" && method !== "HEAD" && route.kind.plural !== "processedtemplates") this.mutationCount++
     return this.serve(route, method, query, request)
   }
 
@@ -538,7 +543,12 @@ export class FakeServer {
     return { kind, version, namespace, name, subresource, watchPath }
   }
 
-  private serve(route: Route, method: string, query: Record<string, string>, request: RawRequest): Promise<RawResponse> | RawResponse {
+  private serve(
+    route: Route,
+    method: string,
+    query: Record<string, string>,
+    request: RawRequest
+  ): Promise<RawResponse> | RawResponse {
     const { kind, name, subresource } = route
     const allowed = (verb: string) => {
       if (!kind.verbs.includes(verb)) throw Status.methodNotAllowed()
@@ -664,10 +674,7 @@ export class FakeServer {
     if (wantsTable(accept)) return json(200, this.table(route.kind, selected, String(listRv), metadata))
     const apiVersion = apiVersionOf(route.kind.group, route.version)
     const items = selected.map((e) => this.jsonIn(e, route.version)).join(",")
-    return json(
-      200,
-      `{"kind":"${route.kind.listKind}","apiVersion":"${apiVersion}","metadata":${JSON.stringify(metadata)},"items":[${items}]}`
-    )
+    return json(200, listJson(route.kind, apiVersion, metadata, items))
   }
 
   private table(kind: KindInfo, entries: ReadonlyArray<Entry>, rv: string, metadata?: JsonObject): JsonObject {
@@ -676,9 +683,9 @@ export class FakeServer {
       apiVersion: "meta.k8s.io/v1",
       metadata: metadata ?? { resourceVersion: rv },
       columnDefinitions: [
-        { name: "Name", type: "string", format: "name", description: "Name must be unique within a namespace.", priority: 0 },
-        ...(kind.kind === "Pod" ? [{ name: "Status", type: "string", format: "", description: "The pod phase.", priority: 0 }] : []),
-        { name: "Age", type: "string", format: "", description: "CreationTimestamp of the object.", priority: 0 }
+        column("Name", "name", "Name must be unique within a namespace."),
+        ...(kind.kind === "Pod" ? [column("Status", "", "The phase of the pod.")] : []),
+        column("Age", "", "CreationTimestamp of the object.")
       ],
       rows: entries.map((e) => {
         const meta = e.obj.metadata as JsonObject
@@ -786,19 +793,21 @@ export class FakeServer {
   private checkBody(route: Route, body: unknown): JsonObject {
     if (!isObject(body)) throw Status.badRequest("the body of the request must be a JSON object")
     const apiVersion = apiVersionOf(route.kind.group, route.version)
-    if (typeof body.kind !== "string" || body.kind === "") {
-      throw Status.badRequest(`Object 'Kind' is missing in '${JSON.stringify(body).slice(0, 200)}'`)
-    }
-    if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
+    // like the API server, the URL supplies a missing apiVersion or kind
+    if (body.apiVersion !== undefined && body.apiVersion !== "" && body.apiVersion !== apiVersion) {
       throw Status.badRequest(
-        `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`
+        `the API version in the data (${String(body.apiVersion)}) does not match the expected API version ` +
+          `(${apiVersion})`
       )
     }
-    if (body.kind !== route.kind.kind) {
-      throw Status.badRequest(`the kind in the data (${body.kind}) does not match the expected kind (${route.kind.kind})`)
+    if (body.kind !== undefined && body.kind !== "" && body.kind !== route.kind.kind) {
+      throw Status.badRequest(
+        `the kind in the data (${body.kind}) does not match the expected kind (${route.kind.kind})`
+      )
     }
-    const obj = clone(body)
+    const obj: JsonObject = { apiVersion, kind: route.kind.kind, ...clone(body) }
     obj.apiVersion = apiVersion
+    obj.kind = route.kind.kind
     const metadata = isObject(obj.metadata) ? obj.metadata : (obj.metadata = {})
     if (route.kind.namespaced) {
       if (metadata.namespace !== undefined && metadata.namespace !== "" && metadata.namespace !== route.namespace) {
@@ -911,7 +920,7 @@ export class FakeServer {
     }
     if (dryRun) {
       this.withManagedFields(obj, managers)
-      if (prev !== undefined) (obj.metadata as JsonObject).resourceVersion = prev.obj.metadata && (prev.obj.metadata as JsonObject).resourceVersion
+      if (prev !== undefined) (obj.metadata as JsonObject).resourceVersion = String(prev.rv)
       return { status: prev === undefined ? 201 : 200, entry: undefined, json: JSON.stringify(obj) }
     }
     if (kind.namespaced) this.ensureNamespace(namespace)
@@ -960,7 +969,7 @@ export class FakeServer {
     if (collection.entries.has(keyOf(namespace, name))) throw Status.alreadyExists(route.kind, name)
     const dryRun = query.dryRun === "All"
     this.finish(route.kind, obj, undefined, undefined, true)
-    const managers = Managed.recordUpdate([], this.manager(query, request), apiVersionOf(route.kind.group, route.version), undefined, obj)
+    const managers = Managed.recordUpdate([], this.manager(query, request), this.apiVersion(route), undefined, obj)
     const result = this.commit({ ...route, name }, undefined, obj, managers, dryRun)
     return json(result.status, result.json)
   }
@@ -981,7 +990,8 @@ export class FakeServer {
     metadata.name = route.name
     const prev = this.entryOf(route)
     const prevMeta = prev.obj.metadata as JsonObject
-    if (metadata.resourceVersion !== undefined && metadata.resourceVersion !== "" && metadata.resourceVersion !== prevMeta.resourceVersion) {
+    const rv = metadata.resourceVersion
+    if (rv !== undefined && rv !== "" && rv !== prevMeta.resourceVersion) {
       throw Status.conflict(route.kind, route.name!)
     }
     if (metadata.uid !== undefined && metadata.uid !== "" && metadata.uid !== prevMeta.uid) {
@@ -997,7 +1007,8 @@ export class FakeServer {
       return json(result.status, result.json)
     }
     this.finish(route.kind, obj, prev.obj, undefined, true)
-    const managers = Managed.recordUpdate(prev.managers, this.manager(query, request), apiVersionOf(route.kind.group, route.version), prev.obj, obj)
+    const manager = this.manager(query, request)
+    const managers = Managed.recordUpdate(prev.managers, manager, this.apiVersion(route), prev.obj, obj)
     const result = this.commit(route, prev, obj, managers, query.dryRun === "All")
     return json(200, result.json)
   }
@@ -1020,7 +1031,12 @@ export class FakeServer {
       else patched = strategicMerge(base, body)
     } catch (e) {
       if (e instanceof PatchError) {
-        throw new Status.StatusError(422, "Invalid", `the server rejected our request due to an error in our request: ${e.message}`, {})
+        throw new Status.StatusError(
+          422,
+          "Invalid",
+          `the server rejected our request due to an error in our request: ${e.message}`,
+          {}
+        )
       }
       throw e
     }
@@ -1047,7 +1063,13 @@ export class FakeServer {
       return json(result.status, result.json)
     }
     this.finish(route.kind, patched, prev.obj, undefined, true)
-    const managers = Managed.recordUpdate(prev.managers, this.manager(query, request), apiVersionOf(route.kind.group, route.version), prev.obj, patched)
+    const managers = Managed.recordUpdate(
+      prev.managers,
+      this.manager(query, request),
+      this.apiVersion(route),
+      prev.obj,
+      patched
+    )
     const result = this.commit(route, prev, patched, managers, query.dryRun === "All")
     return json(200, result.json)
   }
@@ -1059,7 +1081,15 @@ export class FakeServer {
         422,
         "Invalid",
         `PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch`,
-        { group: "meta.k8s.io", kind: "PatchOptions", causes: [{ reason: "FieldValueRequired", message: "Required value: is required for apply patch", field: "fieldManager" }] }
+        {
+          group: "meta.k8s.io",
+          kind: "PatchOptions",
+          causes: [{
+            reason: "FieldValueRequired",
+            message: "Required value: is required for apply patch",
+            field: "fieldManager"
+          }]
+        }
       )
     }
     if (route.subresource !== undefined) throw Status.methodNotAllowed()
@@ -1068,13 +1098,16 @@ export class FakeServer {
     const apiVersion = apiVersionOf(route.kind.group, route.version)
     if (body.apiVersion !== apiVersion || body.kind !== route.kind.kind) {
       throw Status.badRequest(
-        `the API version and kind in the data (${String(body.apiVersion)}, ${String(body.kind)}) do not match the URL (${apiVersion}, ${route.kind.kind})`
+        `the API version and kind in the data (${String(body.apiVersion)}, ${String(body.kind)}) ` +
+          `do not match the URL (${apiVersion}, ${route.kind.kind})`
       )
     }
     const config = clone(body)
     const metadata = child(config, "metadata")
     if (metadata.name !== route.name) {
-      throw Status.badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${route.name})`)
+      throw Status.badRequest(
+        `the name of the object (${String(metadata.name)}) does not match the name on the URL (${route.name})`
+      )
     }
     if (route.kind.namespaced) {
       if (metadata.namespace !== undefined && metadata.namespace !== "" && metadata.namespace !== route.namespace) {
@@ -1086,12 +1119,10 @@ export class FakeServer {
     }
     this.validateName(route.kind, route.name!)
     const prev = this.collectionOf(route.kind).entries.get(keyOf(route.namespace ?? "", route.name!))
-    if (prev !== undefined && metadata.resourceVersion !== undefined && metadata.resourceVersion !== (prev.obj.metadata as JsonObject).resourceVersion) {
+    if (prev !== undefined && metadata.resourceVersion !== undefined && metadata.resourceVersion !== String(prev.rv)) {
       throw Status.conflict(route.kind, route.name!)
     }
-    for (const k of ["uid", "resourceVersion", "managedFields", "creationTimestamp", "generation", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"]) {
-      drop(metadata, k)
-    }
+    for (const k of serverOwnedMetadata) drop(metadata, k)
     if (route.kind.hasStatus) drop(config, "status")
     const live = prev !== undefined ? prev.copy() : undefined
     if (live !== undefined) drop(live.metadata as JsonObject, "managedFields")
@@ -1117,7 +1148,12 @@ export class FakeServer {
     return json(committed.status, committed.json)
   }
 
-  private scale(route: Route, method: string, query: Record<string, string>, request: RawRequest): Promise<RawResponse> | RawResponse {
+  private scale(
+    route: Route,
+    method: string,
+    query: Record<string, string>,
+    request: RawRequest
+  ): Promise<RawResponse> | RawResponse {
     const toScale = (entry: Entry): JsonObject => {
       const meta = entry.obj.metadata as JsonObject
       const selector = stringAt(entry.obj, "spec", "selector") ?? labelSelectorString(entry.obj)
@@ -1150,7 +1186,8 @@ export class FakeServer {
       const next = prev.copy()
       child(next, "spec").replicas = replicas
       this.finish(route.kind, next, prev.obj, undefined, true)
-      const managers = Managed.recordUpdate(prev.managers, this.manager(query, request), apiVersionOf(route.kind.group, route.version), prev.obj, next)
+      const manager = this.manager(query, request)
+      const managers = Managed.recordUpdate(prev.managers, manager, this.apiVersion(route), prev.obj, next)
       const result = this.commit({ ...route, subresource: undefined }, prev, next, managers, query.dryRun === "All")
       const entry = result.entry ?? prev
       return json(200, toScale(entry))
@@ -1167,11 +1204,13 @@ export class FakeServer {
     if (query.propagationPolicy !== undefined) options.propagationPolicy = query.propagationPolicy
     if (query.gracePeriodSeconds !== undefined) options.gracePeriodSeconds = Number(query.gracePeriodSeconds)
     if (query.dryRun !== undefined) options.dryRun = [query.dryRun]
-    if (query["preconditions.uid"] !== undefined || query["preconditions.resourceVersion"] !== undefined) {
+    const uid = query["preconditions.uid"]
+    const resourceVersion = query["preconditions.resourceVersion"]
+    if (uid !== undefined || resourceVersion !== undefined) {
       options.preconditions = {
         ...(isObject(options.preconditions) ? options.preconditions : {}),
-        ...(query["preconditions.uid"] !== undefined ? { uid: query["preconditions.uid"] } : {}),
-        ...(query["preconditions.resourceVersion"] !== undefined ? { resourceVersion: query["preconditions.resourceVersion"] } : {})
+        ...(uid !== undefined ? { uid } : {}),
+        ...(resourceVersion !== undefined ? { resourceVersion } : {})
       }
     }
     const policy = options.propagationPolicy
@@ -1201,7 +1240,8 @@ export class FakeServer {
       throw Status.preconditionFailed(
         route.kind,
         route.name!,
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(meta.resourceVersion)}`
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ` +
+          `ResourceVersion in object meta: ${String(meta.resourceVersion)}`
       )
     }
     const dryRun = Array.isArray(options.dryRun) && options.dryRun.includes("All")
@@ -1211,7 +1251,8 @@ export class FakeServer {
 
   private deleteAnswer(route: Route, entry: Entry, gone: boolean): RawResponse {
     const kind = route.kind
-    const returnsObject = !gone || kind.custom || (kind.group === "" && (kind.kind === "Pod" || kind.kind === "Namespace"))
+    const returnsObject = !gone || kind.custom ||
+      (kind.group === "" && (kind.kind === "Pod" || kind.kind === "Namespace"))
     if (returnsObject) return json(200, this.jsonIn(entry, route.version))
     return json(200, Status.success(kind, entry.name, entry.uid))
   }
@@ -1263,7 +1304,7 @@ export class FakeServer {
     if (current === undefined) return entry
     const gone = this.store.remove(collection, current, finalize)
     if (kind.group === "" && kind.kind === "Pod") this.forgetPod(current)
-    if (kind.group === "apiextensions.k8s.io" && kind.plural === "customresourcedefinitions") this.unregisterCrd(current.obj)
+    if (isCrdKind(kind)) this.unregisterCrd(current.obj)
     return gone
   }
 
@@ -1287,7 +1328,11 @@ export class FakeServer {
     }
   }
 
-  private async deleteCollection(route: Route, query: Record<string, string>, request: RawRequest): Promise<RawResponse> {
+  private async deleteCollection(
+    route: Route,
+    query: Record<string, string>,
+    request: RawRequest
+  ): Promise<RawResponse> {
     const options = await this.deleteOptions(query, request)
     const matches = this.matchers(route, query)
     const collection = this.collectionOf(route.kind)
@@ -1306,10 +1351,8 @@ export class FakeServer {
       items.push(this.jsonIn(this.deleteEntry(route.kind, current, options, dryRun).entry, route.version))
     }
     const apiVersion = apiVersionOf(route.kind.group, route.version)
-    return json(
-      200,
-      `{"kind":"${route.kind.listKind}","apiVersion":"${apiVersion}","metadata":{"resourceVersion":"${this.store.resourceVersion}"},"items":[${items.join(",")}]}`
-    )
+    const metadata = { resourceVersion: String(this.store.resourceVersion) }
+    return json(200, listJson(route.kind, apiVersion, metadata, items.join(",")))
   }
 
   // -------------------------------------------------------------------------
@@ -1317,7 +1360,7 @@ export class FakeServer {
   // -------------------------------------------------------------------------
 
   private afterWrite(kind: KindInfo, entry: Entry, prev: Entry | undefined): void {
-    if (kind.group === "apiextensions.k8s.io" && kind.plural === "customresourcedefinitions") this.registerCrd(entry.obj)
+    if (isCrdKind(kind)) this.registerCrd(entry.obj)
     if (this.simulate !== undefined && prev === undefined && !kind.custom) {
       if (kind.group === "" && kind.kind === "Pod") this.simulatePod(entry)
       if (kind.group === "batch" && kind.kind === "Job") this.simulateJob(entry)
@@ -1342,7 +1385,9 @@ export class FakeServer {
         kind: names.kind,
         plural: names.plural,
         namespaced: spec.scope !== "Cluster",
-        shortNames: Array.isArray(names.shortNames) ? names.shortNames.filter((s): s is string => typeof s === "string") : [],
+        shortNames: Array.isArray(names.shortNames)
+          ? names.shortNames.filter((s): s is string => typeof s === "string")
+          : [],
         singular: typeof names.singular === "string" ? names.singular : undefined
       },
       {
@@ -1376,6 +1421,14 @@ export class FakeServer {
     this.timers.add(t)
   }
 
+  private apiVersion(route: Route): string {
+    return apiVersionOf(route.kind.group, route.version)
+  }
+
+  private jobKind(): KindInfo {
+    return this.registry.byResource("batch", "v1", "jobs")!
+  }
+
   private podKind(): KindInfo {
     return this.registry.byResource("", "v1", "pods")!
   }
@@ -1405,7 +1458,7 @@ export class FakeServer {
         const pod = this.control.setPodPhase(namespace, name, "Succeeded")
         const owner = ((pod.metadata.ownerReferences ?? []) as Array<JsonObject>).find((o) => o.kind === "Job")
         if (owner !== undefined && typeof owner.name === "string") {
-          const job = this.collectionOf(this.registry.byResource("batch", "v1", "jobs")!).entries.get(keyOf(namespace, owner.name))
+          const job = this.collectionOf(this.jobKind()).entries.get(keyOf(namespace, owner.name))
           if (job !== undefined && job.uid === owner.uid) this.control.completeJob(namespace, owner.name)
         }
       })
@@ -1420,7 +1473,8 @@ export class FakeServer {
       const jobs = this.collectionOf(this.registry.byResource("batch", "v1", "jobs")!)
       const job = jobs.entries.get(keyOf(namespace, name))
       if (job === undefined || job.uid !== jobMeta.uid) return
-      const template = isObject((job.obj.spec as JsonObject | undefined)?.template) ? clone((job.obj.spec as JsonObject).template as JsonObject) : {}
+      const spec = job.obj.spec as JsonObject | undefined
+      const template = isObject(spec?.template) ? clone(spec.template) : {}
       const podMeta = isObject(template.metadata) ? template.metadata : {}
       const labels = {
         ...(isObject(podMeta.labels) ? podMeta.labels : {}),
@@ -1471,12 +1525,18 @@ export class FakeServer {
   // Logs
   // -------------------------------------------------------------------------
 
-  private containerLog(pod: Entry, container: string | undefined, create: boolean): { readonly log: ContainerLog; readonly name: string } {
+  private containerLog(
+    pod: Entry,
+    container: string | undefined,
+    create: boolean
+  ): { readonly log: ContainerLog; readonly name: string } {
     const names = containerNames(pod.obj)
     let name = container
     if (name === undefined || name === "") {
       if (names.length > 1) {
-        throw Status.badRequest(`a container name must be specified for pod ${pod.name}, choose one of: [${names.join(" ")}]`)
+        throw Status.badRequest(
+          `a container name must be specified for pod ${pod.name}, choose one of: [${names.join(" ")}]`
+        )
       }
       name = names[0] ?? ""
     } else if (names.length > 0 && !names.includes(name)) {
@@ -1564,7 +1624,9 @@ export class FakeServer {
     return kind
   }
 
-  private refEntry(ref: ObjectRef): { readonly kind: KindInfo; readonly entry: Entry | undefined; readonly namespace: string } {
+  private refEntry(
+    ref: ObjectRef
+  ): { readonly kind: KindInfo; readonly entry: Entry | undefined; readonly namespace: string } {
     const kind = this.kindFor(ref.apiVersion, ref.kind)
     const namespace = kind.namespaced ? ref.namespace ?? this.defaultNamespace : ""
     return { kind, namespace, entry: this.collectionOf(kind).entries.get(keyOf(namespace, ref.name)) }
@@ -1585,14 +1647,23 @@ export class FakeServer {
     const entry = this.store.write(this.collectionOf(kind), prev.namespace, prev.name, (rv) => {
       metadata.resourceVersion = String(rv)
       // not kept parsed: the caller keeps `next` (controls hand it back)
-      return { obj: this.withManagedFields(next, prev.managers), managers: prev.managers, generationFrom: prev, cache: false }
+      return {
+        obj: this.withManagedFields(next, prev.managers),
+        managers: prev.managers,
+        generationFrom: prev,
+        cache: false
+      }
     })
     this.afterWrite(kind, entry, prev)
     if (metadata.deletionTimestamp !== undefined && !hasFinalizers(entry.obj)) return this.removeEntry(kind, entry)
     return entry
   }
 
-  private podStatus(pod: Entry, phase: string, options: { readonly reason?: string | undefined; readonly message?: string | undefined }): JsonObject {
+  private podStatus(
+    pod: Entry,
+    phase: string,
+    options: { readonly reason?: string | undefined; readonly message?: string | undefined }
+  ): JsonObject {
     const next = pod.copy()
     const status = child(next, "status")
     const at = now()
@@ -1615,10 +1686,19 @@ export class FakeServer {
     else drop(status, "message")
     const terminal = phase === "Succeeded" || phase === "Failed"
     const running = phase === "Running"
-    const reason = phase === "Succeeded" ? "PodCompleted" : phase === "Failed" ? "PodFailed" : running ? undefined : "ContainersNotReady"
+    const reason = phase === "Succeeded"
+      ? "PodCompleted"
+      : phase === "Failed"
+      ? "PodFailed"
+      : running
+      ? undefined
+      : "ContainersNotReady"
     status.conditions = [
       condition("PodReadyToStartContainers", running || terminal),
-      condition("Initialized", phase !== "Pending" || previous.some((c) => c.type === "Initialized" && c.status === "True")),
+      condition(
+        "Initialized",
+        phase !== "Pending" || previous.some((c) => c.type === "Initialized" && c.status === "True")
+      ),
       condition("Ready", running, reason),
       condition("ContainersReady", running, reason),
       condition("PodScheduled", true)
@@ -1632,7 +1712,8 @@ export class FakeServer {
     const oldStatuses = Array.isArray(status.containerStatuses) ? (status.containerStatuses as Array<JsonObject>) : []
     status.containerStatuses = containerNames(pod.obj).map((name) => {
       const old = oldStatuses.find((c) => c.name === name)
-      const container = ((pod.obj.spec as JsonObject | undefined)?.containers as Array<JsonObject> | undefined)?.find((c) => c.name === name)
+      const containers = (pod.obj.spec as JsonObject | undefined)?.containers as Array<JsonObject> | undefined
+      const container = containers?.find((c) => c.name === name)
       const startedAt = isObject(old?.state) && isObject(old.state.running) ? old.state.running.startedAt : at
       const log = this.logs.get(pod.uid)?.get(name)
       const exitCode = log?.exitCode ?? (phase === "Failed" ? 1 : 0)
@@ -1669,7 +1750,10 @@ export class FakeServer {
           // a shallow copy: only metadata is changed, and the object is not kept parsed
           const metadata: JsonObject = isObject(raw.metadata) ? { ...raw.metadata } : {}
           const obj: JsonObject = { ...raw, metadata }
-          const namespace = kind.namespaced ? (typeof metadata.namespace === "string" && metadata.namespace !== "" ? metadata.namespace : this.defaultNamespace) : ""
+          const given = typeof metadata.namespace === "string" && metadata.namespace !== ""
+            ? metadata.namespace
+            : undefined
+          const namespace = kind.namespaced ? given ?? this.defaultNamespace : ""
           const collection = this.collectionOf(kind)
           if (typeof metadata.name !== "string" || metadata.name === "") {
             if (typeof metadata.generateName !== "string") throw new Error(`seed: a ${kind.kind} needs metadata.name`)
@@ -1712,7 +1796,9 @@ export class FakeServer {
       },
       update: (ref, change) => {
         const { entry, kind } = this.refEntry(ref)
-        if (entry === undefined) throw new Error(`update: ${ref.kind} ${ref.namespace ?? ""}/${ref.name} does not exist`)
+        if (entry === undefined) {
+          throw new Error(`update: ${ref.kind} ${ref.namespace ?? ""}/${ref.name} does not exist`)
+        }
         let next: JsonObject
         if (typeof change === "function") {
           const draft = entry.copy()
@@ -1768,10 +1854,14 @@ export class FakeServer {
           status.succeeded = typeof completions === "number" ? completions : 1
           status.ready = 0
           drop(status, "active")
-          status.conditions = [
-            { type: "SuccessCriteriaMet", status: "True", lastProbeTime: at, lastTransitionTime: at, reason: "CompletionsReached", message: "Reached expected number of succeeded pods" },
-            { type: "Complete", status: "True", lastProbeTime: at, lastTransitionTime: at, reason: "CompletionsReached", message: "Reached expected number of succeeded pods" }
-          ]
+          const reached = {
+            status: "True",
+            lastProbeTime: at,
+            lastTransitionTime: at,
+            reason: "CompletionsReached",
+            message: "Reached expected number of succeeded pods"
+          }
+          status.conditions = [{ type: "SuccessCriteriaMet", ...reached }, { type: "Complete", ...reached }]
         }),
       failJob: (namespace, name, options = {}) =>
         control.update({ apiVersion: "batch/v1", kind: "Job", namespace, name }, (job) => {
@@ -1833,7 +1923,12 @@ export class FakeServer {
         })
       },
       resetNext: (options = {}) => {
-        this.faults.push({ kind: "reset", remaining: options.count ?? 1, match: options.match, afterBytes: options.afterBytes })
+        this.faults.push({
+          kind: "reset",
+          remaining: options.count ?? 1,
+          match: options.match,
+          afterBytes: options.afterBytes
+        })
       },
       delayNext: (options) => {
         this.faults.push({ kind: "delay", remaining: options.count ?? 1, match: options.match, ms: options.ms })
@@ -1869,6 +1964,31 @@ export class FakeServer {
 // Helpers
 // ---------------------------------------------------------------------------
 
+const serverOwnedMetadata = [
+  "uid",
+  "resourceVersion",
+  "managedFields",
+  "creationTimestamp",
+  "generation",
+  "selfLink",
+  "deletionTimestamp",
+  "deletionGracePeriodSeconds"
+]
+
+const isCrdKind = (kind: KindInfo): boolean =>
+  kind.group === "apiextensions.k8s.io" && kind.plural === "customresourcedefinitions"
+
+const listJson = (kind: KindInfo, apiVersion: string, metadata: JsonObject, items: string): string =>
+  `{"kind":"${kind.listKind}","apiVersion":"${apiVersion}","metadata":${JSON.stringify(metadata)},"items":[${items}]}`
+
+const column = (name: string, format: string, description: string): JsonObject => ({
+  name,
+  type: "string",
+  format,
+  description,
+  priority: 0
+})
+
 const hasFinalizers = (obj: JsonObject): boolean => {
   const finalizers = (obj.metadata as JsonObject | undefined)?.finalizers
   return Array.isArray(finalizers) && finalizers.length > 0
@@ -1880,7 +2000,9 @@ const managersEqual = (a: ReadonlyArray<Managed.ManagerEntry>, b: ReadonlyArray<
 const containerNames = (pod: JsonObject): Array<string> => {
   const spec = pod.spec
   if (!isObject(spec) || !Array.isArray(spec.containers)) return []
-  return spec.containers.filter((c): c is JsonObject => isObject(c) && typeof c.name === "string").map((c) => c.name as string)
+  return spec.containers
+    .filter((c): c is JsonObject => isObject(c) && typeof c.name === "string")
+    .map((c) => c.name as string)
 }
 
 /** What an `echo` command in a container would print, for simulated logs. */
@@ -1955,7 +2077,9 @@ export const toWebResponse = (raw: RawResponse, signal: AbortSignal | undefined)
       headers: raw.headers
     })
   }
-  const body: StreamBody = typeof raw.body === "string" || raw.body === undefined ? fromString(raw.body ?? "") : raw.body
+  const body: StreamBody = typeof raw.body === "string" || raw.body === undefined
+    ? fromString(raw.body ?? "")
+    : raw.body
   let finished = false
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {

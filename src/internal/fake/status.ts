@@ -80,13 +80,19 @@ export const conflict = (t: Target, name: string): StatusError =>
   new StatusError(
     409,
     "Conflict",
-    `Operation cannot be fulfilled on ${qualified(t)} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+    `Operation cannot be fulfilled on ${qualified(t)} "${name}": the object has been modified; ` +
+      "please apply your changes to the latest version and try again",
     details(t, name)
   )
 
 /** @internal */
 export const preconditionFailed = (t: Target, name: string, message: string): StatusError =>
-  new StatusError(409, "Conflict", `Operation cannot be fulfilled on ${qualified(t)} "${name}": ${message}`, details(t, name))
+  new StatusError(
+    409,
+    "Conflict",
+    `Operation cannot be fulfilled on ${qualified(t)} "${name}": ${message}`,
+    details(t, name)
+  )
 
 /** @internal */
 export const badRequest = (message: string): StatusError => new StatusError(400, "BadRequest", message)
@@ -143,7 +149,11 @@ export const internalError = (message: string): StatusError =>
  */
 export const forCode = (
   code: number,
-  options: { readonly message?: string | undefined; readonly reason?: string | undefined; readonly retryAfterSeconds?: number | undefined } = {}
+  options: {
+    readonly message?: string | undefined
+    readonly reason?: string | undefined
+    readonly retryAfterSeconds?: number | undefined
+  } = {}
 ): StatusError => {
   const retry = options.retryAfterSeconds
   const headers = retry !== undefined ? { "retry-after": String(retry) } : undefined
@@ -161,9 +171,13 @@ export const forCode = (
     429: ["TooManyRequests", "Too many requests, please try again later."],
     500: ["InternalError", "Internal error occurred: injected fault"],
     503: ["ServiceUnavailable", "the server is currently unable to handle the request"],
-    504: ["Timeout", "the server was unable to return a response in the time allotted, but may still be processing the request"]
+    504: [
+      "Timeout",
+      "the server was unable to return a response in the time allotted, but may still be processing the request"
+    ]
   }
-  const [reason, message] = known[code] ?? ["", `an error on the server ("injected fault") has prevented the request from succeeding`]
+  const [reason, message] = known[code] ??
+    ["", `an error on the server ("injected fault") has prevented the request from succeeding`]
   const d = code === 429 || code === 503 || code === 504 || retry !== undefined ? withRetry({}) : undefined
   return new StatusError(code, options.reason ?? reason, options.message ?? message, d, headers)
 }

@@ -142,9 +142,13 @@ export class Entry {
     if (metaIndex !== -1) parts[metaIndex] = `"metadata":${JSON.stringify(meta)}`
     const uid = meta.uid
     const refs = meta.ownerReferences
-    const owners = Array.isArray(refs)
-      ? refs.flatMap((r) => (typeof r === "object" && r !== null && typeof (r as JsonObject).uid === "string" ? [(r as JsonObject).uid as string] : []))
-      : []
+    const owners: Array<string> = []
+    if (Array.isArray(refs)) {
+      for (const r of refs) {
+        const owner = typeof r === "object" && r !== null ? (r as JsonObject).uid : undefined
+        if (typeof owner === "string") owners.push(owner)
+      }
+    }
     return new Entry(
       `{${parts.join(",")}}`,
       keyOf(namespace, name),
@@ -356,7 +360,8 @@ export class Store {
   ): Entry {
     const rv = ++this.counter
     const { cache, generationFrom, managers, obj } = build(rv)
-    const entry = Entry.of(obj, namespace, name, rv, managers, collection.kind.fieldSelectors, { generationFrom, cache })
+    const fields = collection.kind.fieldSelectors
+    const entry = Entry.of(obj, namespace, name, rv, managers, fields, { generationFrom, cache })
     const key = entry.key
     const prev = collection.entries.get(key)
     collection.entries.set(key, entry)

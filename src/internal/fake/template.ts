@@ -123,7 +123,11 @@ export const processTemplate = (template: JsonObject): JsonObject => {
       try {
         value = generate(typeof p.from === "string" ? p.from : "")
       } catch (e) {
-        throw Status.badRequest(`Template.template.openshift.io "${name}" is invalid: template.parameters[${index}]: Invalid value: "${String(p.from)}": ${(e as Error).message}`)
+        throw Status.invalid({ group: "template.openshift.io", plural: "templates", kind: "Template" }, name, [{
+          reason: "FieldValueInvalid",
+          field: `template.parameters[${index}]`,
+          message: `Invalid value: ${JSON.stringify(String(p.from))}: failed to generate value: ${(e as Error).message}`
+        }])
       }
       p.value = value
     }
