@@ -465,7 +465,12 @@ export class FakeServer {
     query: Record<string, string>,
     request: RawRequest
   ): Promise<RawResponse> {
-    const segments = path.split("/").filter((s) => s !== "").map((s) => decodeURIComponent(s))
+    let segments: Array<string>
+    try {
+      segments = path.split("/").filter((s) => s !== "").map((s) => decodeURIComponent(s))
+    } catch {
+      throw Status.badRequest(`invalid escape in the path ${JSON.stringify(path)}`)
+    }
     if (segments.length === 0) return json(200, { paths: ["/api", "/api/v1", "/apis", "/version", "/healthz"] })
     const head = segments[0]!
     if (segments.length === 1 && (head === "healthz" || head === "livez" || head === "readyz")) {

@@ -214,6 +214,9 @@ export class Change {
   /** Drops the parsed objects once the change has been delivered live. */
   release(): void {
     this.prev = undefined
+    // the event lines were shared by the live watchers; history keeps only the JSON
+    this.cached = undefined
+    this.leftCached = undefined
   }
 
   private prevObj(): JsonObject | undefined {
