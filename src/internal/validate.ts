@@ -7,6 +7,7 @@ import { ValidationError } from "../Errors.js"
 
 const maxNameLength = 253
 const namespacePattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 /** Why a name cannot be used in a path, or undefined when it can. */
 export const nameProblem = (name: unknown): string | undefined => {
@@ -20,6 +21,8 @@ export const nameProblem = (name: unknown): string | undefined => {
   const structural = /[\\?#]/.exec(name)
   if (structural !== null) return `must not contain ${JSON.stringify(structural[0])} (got ${JSON.stringify(name)})`
   if (name.length > maxNameLength) return `must be at most ${maxNameLength} characters (got ${name.length})`
+  // A URL encodes a lone surrogate as U+FFFD, which would name another object.
+  if (loneSurrogate.test(name)) return `must be well-formed Unicode (got ${JSON.stringify(name)})`
   if (/[\s\u0000-\u001f]/.test(name)) return `must not contain whitespace or control characters (got ${JSON.stringify(name)})`
   return undefined
 }
