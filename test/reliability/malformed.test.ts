@@ -136,7 +136,7 @@ const expectValidationErrors = (operation: Operation, cases: ReadonlyArray<reado
       for (const [name, listener] of cases) {
         clear(raw)
         raw.answer = listener
-        counts.badInputs++
+        counts.faults++
         const result = yield* outcome(operation.run)
         const where = `${operation.name} answered with ${name}`
         assert.strictEqual(result._tag, "Failure", where)
@@ -193,7 +193,7 @@ describe("broken watch streams", () => {
         for (const [name, line, tag] of cases) {
           clear(raw)
           raw.answer = lines(valid + line + (tag === "ResponseError" ? "" : valid))
-          counts.badInputs++
+          counts.faults++
           const seen: Array<string> = []
           const result = yield* outcome(
             cms.watch().pipe(Stream.runForEach((e) => Effect.sync(() => void seen.push(e.type))))
@@ -218,7 +218,7 @@ describe("broken watch streams", () => {
           req.url?.includes("watch=true")
             ? lines(valid + "garbage\n")(req, res)
             : answer(200, `{"kind":"ConfigMapList","items":[],"metadata":{"resourceVersion":"4"}}`)(req, res)
-        counts.badInputs++
+        counts.faults++
         const tags: Array<string> = []
         const result = yield* outcome(
           cms.watcher().pipe(Stream.runForEach((e) => Effect.sync(() => void tags.push(e._tag))))
@@ -236,7 +236,7 @@ describe("odd failure answers are ApiErrors", () => {
     withRaw((raw) =>
       Effect.gen(function*() {
         raw.answer = answer(500, "<html><h1>Internal Server Error</h1></html>", "text/html")
-        counts.badInputs++
+        counts.faults++
         const html = yield* outcome(cms.create({ metadata: { name: "a" } }))
         assert.strictEqual(html._tag, "Failure")
         if (html._tag === "Failure") {
@@ -249,12 +249,12 @@ describe("odd failure answers are ApiErrors", () => {
         }
 
         raw.answer = answer(409, "conflict: try later", "text/plain")
-        counts.badInputs++
+        counts.faults++
         const text = yield* outcome(cms.replace("a", { metadata: { name: "a" } }))
         assert.isTrue(text._tag === "Failure" && ApiError.isConflict(text.error))
 
         raw.answer = answer(400, `{"error":"bad","kind":"NotAStatus"}`)
-        counts.badInputs++
+        counts.faults++
         const json = yield* outcome(cms.patch("a", Patch.merge({})))
         assert.isTrue(json._tag === "Failure" && json.error._tag === "ApiError" && json.error.reason === "BadRequest")
 
@@ -263,7 +263,7 @@ describe("odd failure answers are ApiErrors", () => {
           res.writeHead(429, { "retry-after": "whenever you like", "content-type": "text/plain" })
           res.end("slow down")
         }
-        counts.badInputs++
+        counts.faults++
         const throttled = yield* outcome(
           cms.get("a").pipe(Effect.provide(RequestPolicy.layer({ throttleRetries: 0 })))
         )
@@ -272,7 +272,7 @@ describe("odd failure answers are ApiErrors", () => {
         assert.strictEqual(raw.requests.length, 1)
 
         raw.answer = answer(404, "<html>no such thing</html>", "text/html")
-        counts.badInputs++
+        counts.faults++
         const missing = yield* cms.get("a")
         assert.isTrue(Option.isNone(missing), "a 404 of any shape is absence")
       })
@@ -287,7 +287,7 @@ describe("never a hang", () => {
           res.writeHead(200, { "content-type": "application/json", "content-length": 1_000 })
           res.write(`{"apiVersion":"v1","kind":"ConfigMap",`)
         }
-        counts.badInputs++
+        counts.faults++
         const fast = RequestPolicy.layer({ timeout: "300 millis", readRetries: Schedule.stop })
         const operations: ReadonlyArray<Effect.Effect<unknown, Kube.Error, Kube.Requirements>> = [
           cms.get("a"),
@@ -314,7 +314,7 @@ describe("never a hang", () => {
           res.write(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}`)
           setImmediate(() => req.socket.destroy())
         }
-        counts.badInputs += 2
+        counts.faults += 2
         const get = yield* outcome(cms.get("a"))
         assert.isTrue(get._tag === "Failure" && get.error._tag === "ResponseError")
         assert.strictEqual(raw.requests.length, 4, "the first try and three retries")
