@@ -11,6 +11,7 @@
  * @internal
  */
 import * as YAML from "yaml"
+import type { Control, RequestMatch, RequestRecord } from "../../testing/FakeCluster.js"
 import * as Discovery from "./discovery.js"
 import { child, clone, deepEqual, drop, isObject, type JsonObject, now, randomSuffix, stringAt } from "./json.js"
 import {
@@ -31,6 +32,9 @@ import { type Collection, Entry, keyOf, Store } from "./store.js"
 import { cutAfter, fromString, type Sink, type StreamBody } from "./stream.js"
 import { processTemplate } from "./template.js"
 import { ActiveWatch, type WatchHub } from "./watch.js"
+
+// The control surface is declared, with its documentation, by the public module.
+export type { Control, RequestMatch, RequestRecord }
 
 // ---------------------------------------------------------------------------
 // Public shapes (re-exported by src/testing/FakeCluster.ts)
@@ -83,91 +87,6 @@ export interface FakeObject {
     readonly [key: string]: unknown
   }
   readonly [key: string]: unknown
-}
-
-/** @internal */
-export interface RequestRecord {
-  readonly method: string
-  readonly path: string
-  readonly query: Readonly<Record<string, string>>
-  readonly contentType?: string | undefined
-  readonly userAgent?: string | undefined
-}
-
-/** @internal */
-export type RequestMatch = (method: string, path: string, query: Readonly<Record<string, string>>) => boolean
-
-/** @internal */
-export interface Control {
-  readonly seed: (objects: ReadonlyArray<unknown>) => ReadonlyArray<FakeObject>
-  readonly get: (ref: ObjectRef) => FakeObject | undefined
-  readonly list: (apiVersion: string, kindOrPlural: string, namespace?: string | undefined) => ReadonlyArray<FakeObject>
-  readonly update: (
-    ref: ObjectRef,
-    change: { readonly [key: string]: unknown } | ((obj: FakeObject) => FakeObject | void)
-  ) => FakeObject
-  readonly remove: (ref: ObjectRef) => boolean
-  readonly registerResource: (resource: CustomSpec) => void
-  readonly resourceVersion: () => string
-  readonly requests: () => ReadonlyArray<RequestRecord>
-  readonly mutations: () => number
-  readonly reset: () => void
-  readonly setToken: (token: string | undefined) => void
-  readonly setPodPhase: (
-    namespace: string,
-    name: string,
-    phase: "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown",
-    options?: { readonly reason?: string | undefined; readonly message?: string | undefined }
-  ) => FakeObject
-  readonly completeJob: (namespace: string, name: string) => FakeObject
-  readonly failJob: (
-    namespace: string,
-    name: string,
-    options?: { readonly reason?: string | undefined; readonly message?: string | undefined }
-  ) => FakeObject
-  readonly appendLog: (
-    namespace: string,
-    pod: string,
-    text: string | ReadonlyArray<string>,
-    options?: { readonly container?: string | undefined }
-  ) => void
-  readonly endContainer: (
-    namespace: string,
-    pod: string,
-    options?: {
-      readonly container?: string | undefined
-      readonly exitCode?: number | undefined
-      readonly restart?: boolean | undefined
-    }
-  ) => void
-  readonly failNext: (options: {
-    readonly status: number
-    readonly count?: number | undefined
-    readonly retryAfterSeconds?: number | undefined
-    readonly message?: string | undefined
-    readonly reason?: string | undefined
-    readonly match?: RequestMatch | undefined
-  }) => void
-  readonly resetNext: (options?: {
-    readonly count?: number | undefined
-    readonly afterBytes?: number | undefined
-    readonly match?: RequestMatch | undefined
-  }) => void
-  readonly delayNext: (options: {
-    readonly ms: number
-    readonly count?: number | undefined
-    readonly match?: RequestMatch | undefined
-  }) => void
-  readonly stallNext: (
-    options?: { readonly count?: number | undefined; readonly match?: RequestMatch | undefined }
-  ) => void
-  readonly clearFaults: () => void
-  readonly dropWatchesAfter: (events: number | undefined) => void
-  readonly expireWatches: () => void
-  readonly compact: () => void
-  readonly bookmark: () => void
-  readonly openWatches: () => number
-  readonly openLogStreams: () => number
 }
 
 // ---------------------------------------------------------------------------
