@@ -10,7 +10,7 @@ import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import type { KubeConfigError } from "../../Errors.js"
-import type { AuthProvider, Credentials, Service } from "../../KubeConfig.js"
+import type { AuthProvider, Credentials, MakeOptions, Service } from "../../KubeConfig.js"
 import * as Auth from "./auth.js"
 import type { Where } from "./fields.js"
 import * as F from "./fields.js"
@@ -19,26 +19,6 @@ import * as Resolve from "./resolve.js"
 
 /** @internal */
 export type Env = { readonly [name: string]: string | undefined }
-
-/** Options of `make`. @internal */
-export interface MakeOptions {
-  readonly server: string
-  readonly namespace?: string | undefined
-  readonly tls?: {
-    readonly ca?: string | undefined
-    readonly insecureSkipTlsVerify?: boolean | undefined
-    readonly serverName?: string | undefined
-  } | undefined
-  readonly token?: string | Redacted.Redacted<string> | undefined
-  readonly tokenFile?: string | undefined
-  readonly username?: string | undefined
-  readonly password?: string | Redacted.Redacted<string> | undefined
-  readonly clientCertificate?: {
-    readonly cert: string
-    readonly key: string | Redacted.Redacted<string>
-  } | undefined
-  readonly auth?: AuthProvider | undefined
-}
 
 const redact = (value: string | Redacted.Redacted<string>): Redacted.Redacted<string> =>
   Redacted.isRedacted(value) ? value : Redacted.make(value)
