@@ -85,7 +85,7 @@ export const decodeObject = <A, I>(
 }
 
 /** Says that an object failing its Schema came from the server, in the answer to which request. */
-const inAnswer = (spec: client.Spec, error: ValidationError): ValidationError =>
+export const inAnswer = (spec: client.Spec, error: ValidationError): ValidationError =>
   new ValidationError({
     subject: `answer to ${spec.method} ${client.pathWithQuery(spec)}: ${error.subject}`,
     detail: error.detail

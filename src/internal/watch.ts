@@ -14,7 +14,7 @@ import * as Stream from "effect/Stream"
 import { type Status, ValidationError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
 import * as Resource from "../Resource.js"
-import { decodeList, describe, listSpec, resolveNamespace, type Target } from "./api.js"
+import { decodeList, describe, inAnswer, listSpec, resolveNamespace, type Target } from "./api.js"
 import * as client from "./client.js"
 import { codecFor } from "./codec.js"
 import { LineDecoder, transformChunks } from "./lines.js"
@@ -119,7 +119,8 @@ export const objectDecoder = <A, I>(resource: Resource.Resource<A, I>, spec: cli
       metadata["namespace"] as string | undefined,
       metadata["name"] as string | undefined
     )
-    return codec.decode(u, subject)
+    const decoded = codec.decode(u, subject)
+    return Either.isRight(decoded) ? decoded : Either.left(inAnswer(spec, decoded.left))
   }
 }
 
@@ -229,13 +230,26 @@ export const watchSpecStream = <A, I>(
   hooks: WatchHooks = {}
 ): Stream.Stream<Kube.WatchEvent<A>, Kube.Error, Kube.Requirements> =>
   Stream.unwrapScoped(
-    Effect.map(client.sendScoped(spec), (response) => {
-      const body = hooks.idleTimeout === undefined
-        ? response.stream
-        : Stream.timeout(response.stream, hooks.idleTimeout)
-      return decodeEvents(resource, spec, response, hooks)(body)
-    })
+    Effect.map(connect(spec, hooks.idleTimeout), Option.match({
+      // no answer at all within the idle timeout: the watch ends, as a silent one does
+      onNone: () => Stream.empty,
+      onSome: (response) => {
+        const body = hooks.idleTimeout === undefined
+          ? response.stream
+          : Stream.timeout(response.stream, hooks.idleTimeout)
+        return decodeEvents(resource, spec, response, hooks)(body)
+      }
+    }))
   )
+
+/**
+ * Sends the watch request. Waiting for the answer counts as idle time too: a request
+ * lost on a half-open connection gets no headers, and would otherwise wait for ever.
+ */
+const connect = (spec: client.Spec, idleTimeout: Duration.Duration | undefined) =>
+  idleTimeout === undefined
+    ? Effect.map(client.sendScoped(spec), Option.some)
+    : Effect.timeoutOption(client.sendScoped(spec), idleTimeout)
 
 /** `watch` on a bound api. */
 export const watch = <A, I>(
