@@ -252,4 +252,29 @@ describe("a silent watch", () => {
         }),
       RequestPolicy.layer({})
     ))
+
+  it.live("the watcher recovers from a watch request that is never answered (no headers) after idleTimeout", () =>
+    withServed(
+      (served) =>
+        Effect.gen(function*() {
+          const control = served.control
+          control.seed([configMap("a")])
+          control.stallNext({ match: (_m, _p, query) => query["watch"] === "true" })
+          counts.faults++
+          const events: Array<string> = []
+          const fiber = yield* cms.watcher({ idleTimeout: "300 millis", backoff: Schedule.spaced("10 millis") }).pipe(
+            Stream.runForEach((e) => Effect.sync(() => void events.push(e._tag))),
+            Effect.fork
+          )
+          assert.isTrue(yield* eventually(() => events.includes("InitDone")))
+          yield* realSleep(50)
+          control.update({ apiVersion: "v1", kind: "ConfigMap", name: "a" }, { data: { v: "1" } })
+          const arrived = yield* eventually(() => events.includes("Apply"), 3_000)
+          yield* Fiber.interrupt(fiber)
+          assert.isTrue(arrived, "the change arrives through a new watch")
+          assert.strictEqual(control.requests().filter((r) => r.query["watch"] === "true").length, 2)
+          counts.events += events.length
+        }),
+      RequestPolicy.layer({})
+    ))
 })
