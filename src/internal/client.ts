@@ -5,6 +5,7 @@
  * credentials and the request is sent once more, because exec plugins and rotated token
  * files can go stale between two refreshes; any other failure is returned as it is.
  */
+import * as Headers from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
@@ -234,9 +235,9 @@ const exchange = <A>(
         })
     })
     const throttled = retryThrottled(timed, policy)
-    return yield* spec.method === "GET"
+    return yield* (spec.method === "GET"
       ? Effect.retry(throttled, { schedule: policy.readRetries, while: isTransient })
-      : throttled
+      : throttled).pipe(Effect.mapError(scrub))
   })
 
 const retryThrottled = <A, R>(
@@ -267,8 +268,51 @@ export const sendScoped = (
   Effect.gen(function*() {
     const config = yield* KubeConfig
     const client = HttpClient.withScope(yield* HttpClient.HttpClient)
-    return yield* sendWith(client, config, spec, buildRequest(config.server, spec))
+    return yield* Effect.mapError(sendWith(client, config, spec, buildRequest(config.server, spec)), scrub)
   })
+
+/** A request as errors show it: no Authorization header, and no body (it may hold Secret data). */
+const shownRequest = (request: HttpClientRequest.HttpClientRequest): HttpClientRequest.HttpClientRequest =>
+  HttpClientRequest.make(request.method)(request.url, {
+    urlParams: request.urlParams,
+    headers: Headers.remove(request.headers, ["authorization"])
+  })
+
+/** The response as errors show it: its status and the shown request, never its body. */
+const shownResponse = (
+  response: HttpClientResponse.HttpClientResponse,
+  request: HttpClientRequest.HttpClientRequest
+): HttpClientResponse.HttpClientResponse =>
+  Object.create(response, {
+    request: { value: request, enumerable: true },
+    toJSON: {
+      value: () => ({ _id: "@effect/platform/HttpClientResponse", request: request.toJSON(), status: response.status })
+    }
+  })
+
+/**
+ * Transport errors carry the request they failed on, and `@effect/platform` hides its
+ * headers only when Effect's own logger prints them: `JSON.stringify(error)` or
+ * `console.log(error)` anywhere else would show the bearer token and the body (a
+ * Secret's data). Every HttpClientError that leaves an operation goes through here.
+ */
+export const scrub = <E>(error: E): E => {
+  if (!HttpClientErrors.isHttpClientError(error)) return error
+  const request = shownRequest(error.request)
+  const fields = {
+    request,
+    ...(error.cause !== undefined ? { cause: error.cause } : {}),
+    ...(error.description !== undefined ? { description: error.description } : {})
+  }
+  const scrubbed = error._tag === "RequestError"
+    ? new HttpClientErrors.RequestError({ ...fields, reason: error.reason })
+    : new HttpClientErrors.ResponseError({
+      ...fields,
+      reason: error.reason,
+      response: shownResponse(error.response, request)
+    })
+  return scrubbed as E
+}
 
 /** A 2xx answer that cannot be what was asked for. */
 export const malformed = (spec: Pick<Spec, "method" | "path" | "query">, detail: string): ValidationError =>

@@ -104,7 +104,8 @@ export const logStream = <A, I>(
     Effect.gen(function*() {
       const spec = yield* logSpec(target, name, options, true)
       return yield* client.sendScoped(spec).pipe(
-        Effect.map((response) => splitLines(true)(response.stream)),
+        // body failures carry the authorized request: scrubbed like every transport error
+        Effect.map((response) => Stream.mapError(splitLines(true)(response.stream), client.scrub)),
         Effect.catchIf(ApiError.isNotFound, () => Effect.succeed(Stream.empty))
       )
     })

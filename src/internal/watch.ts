@@ -237,7 +237,8 @@ export const watchSpecStream = <A, I>(
         const body = hooks.idleTimeout === undefined
           ? response.stream
           : Stream.timeout(response.stream, hooks.idleTimeout)
-        return decodeEvents(resource, spec, response, hooks)(body)
+        // body failures carry the authorized request: scrubbed like every transport error
+        return Stream.mapError(decodeEvents(resource, spec, response, hooks)(body), client.scrub)
       }
     }))
   )
