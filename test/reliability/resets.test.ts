@@ -16,10 +16,20 @@ import * as Stream from "effect/Stream"
 import * as Kube from "../../src/Kube.js"
 import * as Patch from "../../src/Patch.js"
 import * as RequestPolicy from "../../src/RequestPolicy.js"
-import { type ConfigMap, ConfigMaps, Pods } from "../../src/resources/index.js"
+import { type ConfigMap, ConfigMaps, Pods, Secrets } from "../../src/resources/index.js"
 import type * as FakeCluster from "../../src/testing/FakeCluster.js"
 import * as Watcher from "../../src/Watcher.js"
-import { eventually, failureOf, makeCounts, nodeLayer, realSleep, report, serveTls } from "../util/reliability.js"
+import {
+  eventually,
+  failureOf,
+  makeCounts,
+  nodeLayer,
+  realSleep,
+  renderings,
+  report,
+  servedToken,
+  serveTls
+} from "../util/reliability.js"
 
 const counts = makeCounts()
 afterAll(() => report("resets", counts))
@@ -96,7 +106,7 @@ describe("reads recover from a reset in the middle of the answer", () => {
           counts.faults++
           assert.deepStrictEqual(names((yield* cms.list()).items), expected)
         }
-        // a cut on the second and the fourth page of a paged read
+        // cuts on two of the later pages of a paged read (each page after a cut is sent again)
         clear(control)
         let page = 0
         control.resetNext({
@@ -247,6 +257,48 @@ describe("mutations fail with a tagged error after a reset, and are sent once", 
         })
       ))
   }
+})
+
+describe("transport errors show neither the token nor the body", () => {
+  it.live("resets, timeouts and cut streams: no rendering of the error holds the token or Secret data", () =>
+    withServed(
+      (served) =>
+        Effect.gen(function*() {
+          const control = served.control
+          const secretData = Buffer.from("s3cr3t-password-value").toString("base64")
+          const secrets = Kube.api(Secrets, { namespace: "default" })
+          control.seed([podObject("p"), configMap("big")])
+          control.appendLog("default", "p", logLines(200))
+          const errors: Array<unknown> = []
+          const collect = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+            Effect.flatMap(failureOf(effect), (error) => Effect.sync(() => void errors.push(error)))
+          for (const afterBytes of [undefined, 10]) {
+            control.resetNext({ afterBytes, match: (m) => m === "POST" })
+            yield* collect(secrets.create({ metadata: { name: `s-${afterBytes}` }, data: { password: secretData } }))
+            control.resetNext({ afterBytes, count: 4, match: (m) => m === "GET" })
+            yield* collect(cms.get("big"))
+          }
+          control.resetNext({ afterBytes: 100, match: isWatch })
+          yield* collect(Stream.runDrain(cms.watch({ resourceVersion: "1" })))
+          control.resetNext({ afterBytes: 100, match: isFollow })
+          yield* collect(Stream.runDrain(pods.logStream("p")))
+          control.stallNext({ match: (m) => m === "PUT" })
+          yield* collect(
+            secrets.replace("s-undefined", { metadata: { name: "s-undefined" }, data: { password: secretData } }).pipe(
+              Effect.provide(RequestPolicy.layer({ timeout: "200 millis" }))
+            )
+          )
+          counts.faults += 7
+          assert.strictEqual(errors.length, 7)
+          for (const error of errors) {
+            assert.oneOf((error as { _tag: string })._tag, ["RequestError", "ResponseError"])
+            for (const text of renderings(error)) {
+              assert.notInclude(text, servedToken, "the bearer token")
+              assert.notInclude(text, secretData, "the Secret's data")
+            }
+          }
+        })
+    ))
 })
 
 describe("streams under resets", () => {

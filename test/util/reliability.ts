@@ -16,6 +16,7 @@ import * as TestClock from "effect/TestClock"
 import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
 import type * as Net from "node:net"
+import * as Util from "node:util"
 import * as KubeConfig from "../../src/KubeConfig.js"
 import * as NodeKube from "../../src/NodeKube.js"
 import * as FakeCluster from "../../src/testing/FakeCluster.js"
@@ -95,7 +96,7 @@ export const publicErrorTags: ReadonlySet<string> = new Set([
   "ResponseError"
 ])
 
-/** Every text an error shows: its message, String() and JSON, and those of its causes. */
+/** Every text an error shows: its message, String(), util.inspect (console.log) and JSON, and those of its causes. */
 export const renderings = (error: unknown): ReadonlyArray<string> => {
   const out: Array<string> = []
   const seen = new Set<unknown>()
@@ -109,6 +110,7 @@ export const renderings = (error: unknown): ReadonlyArray<string> => {
     const message = (e as { message?: unknown }).message
     if (typeof message === "string") out.push(message)
     out.push(String(e))
+    out.push(Util.inspect(e, { depth: 10 }))
     try {
       out.push(JSON.stringify(e))
     } catch {
