@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import * as Kube from "../../src/Kube.js"
+import * as Manifests from "../../src/Manifests.js"
 import * as Patch from "../../src/Patch.js"
 import * as RequestPolicy from "../../src/RequestPolicy.js"
 import { type ConfigMap, ConfigMaps, Pods, Secrets } from "../../src/resources/index.js"
@@ -288,10 +289,28 @@ describe("transport errors show neither the token nor the body", () => {
               Effect.provide(RequestPolicy.layer({ timeout: "200 millis" }))
             )
           )
-          counts.faults += 7
-          assert.strictEqual(errors.length, 7)
+          // a set applied with Manifests: the reset apply is not sent again, and ApplyFailed shows nothing secret
+          const set = [
+            { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "first" }, data: { a: "1" } },
+            { apiVersion: "v1", kind: "Secret", metadata: { name: "second" }, data: { password: secretData } },
+            { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "third" } }
+          ]
+          clear(control)
+          control.resetNext({ afterBytes: 5, match: (m, path) => m === "PATCH" && path.endsWith("/secrets/second") })
+          const applyFailed = yield* failureOf(Manifests.apply(set, { namespace: "default" }))
+          assert.strictEqual(applyFailed._tag, "ApplyFailed")
+          if (applyFailed._tag === "ApplyFailed") {
+            assert.deepStrictEqual(applyFailed.applied.map((r) => r.name), ["first"])
+            assert.strictEqual(applyFailed.failed.ref.name, "second")
+            assert.oneOf(applyFailed.failed.error._tag, ["RequestError", "ResponseError"])
+          }
+          assert.strictEqual(control.requests().filter((r) => r.method === "PATCH").length, 2, "first and second, once each")
+          assert.isDefined(control.get({ apiVersion: "v1", kind: "Secret", name: "second" }), "the server acted")
+          errors.push(applyFailed)
+          counts.faults += 8
+          assert.strictEqual(errors.length, 8)
           for (const error of errors) {
-            assert.oneOf((error as { _tag: string })._tag, ["RequestError", "ResponseError"])
+            assert.oneOf((error as { _tag: string })._tag, ["RequestError", "ResponseError", "ApplyFailed"])
             for (const text of renderings(error)) {
               assert.notInclude(text, servedToken, "the bearer token")
               assert.notInclude(text, secretData, "the Secret's data")
