@@ -95,7 +95,8 @@ describe("load on one layer", () => {
           if (control.get(ref) === undefined) {
             expected.push(`ADDED ${control.seed([configMap(name)])[0]!.metadata.resourceVersion as string}`)
           } else {
-            expected.push(`MODIFIED ${control.update(ref, { data: { i: String(i) } }).metadata.resourceVersion as string}`)
+            const updated = control.update(ref, { data: { i: String(i) } })
+            expected.push(`MODIFIED ${updated.metadata.resourceVersion as string}`)
           }
         }
         assert.isTrue(yield* eventually(() => seen.every((s) => s.length >= expected.length), 10_000))

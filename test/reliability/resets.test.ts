@@ -113,7 +113,8 @@ describe("reads recover from a reset in the middle of the answer", () => {
         control.resetNext({
           afterBytes: 1_500,
           count: 2,
-          match: (method, path, query) => isList(method, path, query) && query["continue"] !== undefined && ++page % 2 === 1
+          match: (method, path, query) =>
+            isList(method, path, query) && query["continue"] !== undefined && ++page % 2 === 1
         })
         counts.faults += 2
         const streamed = yield* cms.listStream({ pageSize: 7 }).pipe(Stream.runCollect)
@@ -186,6 +187,8 @@ describe("mutations fail with a tagged error after a reset, and are sent once", 
   }
   const ref = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", namespace: "default", name })
   const collection = "/api/v1/namespaces/default/configmaps"
+  const dataOf = (c: FakeCluster.Control) =>
+    (c.get(ref("target")) as { data?: Record<string, string> } | undefined)?.data
   const mutations: ReadonlyArray<Mutation> = [
     {
       name: "create",
@@ -201,7 +204,7 @@ describe("mutations fail with a tagged error after a reset, and are sent once", 
       path: `${collection}/target`,
       setup: (c) => void c.seed([configMap("target")]),
       run: cms.replace("target", { metadata: { name: "target" }, data: { v: "replaced".repeat(300) } }),
-      acted: (c) => (c.get(ref("target")) as { data?: Record<string, string> } | undefined)?.data?.["v"]?.startsWith("replaced") === true
+      acted: (c) => dataOf(c)?.["v"]?.startsWith("replaced") === true
     },
     {
       name: "patch",
@@ -209,7 +212,7 @@ describe("mutations fail with a tagged error after a reset, and are sent once", 
       path: `${collection}/target`,
       setup: (c) => void c.seed([configMap("target")]),
       run: cms.patch("target", Patch.merge({ data: { v: "patched" } })),
-      acted: (c) => (c.get(ref("target")) as { data?: Record<string, string> } | undefined)?.data?.["v"] === "patched"
+      acted: (c) => dataOf(c)?.["v"] === "patched"
     },
     {
       name: "apply",
@@ -217,7 +220,7 @@ describe("mutations fail with a tagged error after a reset, and are sent once", 
       path: `${collection}/target`,
       setup: () => {},
       run: cms.apply({ metadata: { name: "target" }, data: { v: "applied" } }, { fieldManager: "rel" }),
-      acted: (c) => (c.get(ref("target")) as { data?: Record<string, string> } | undefined)?.data?.["v"] === "applied"
+      acted: (c) => dataOf(c)?.["v"] === "applied"
     },
     {
       name: "delete",
@@ -304,7 +307,8 @@ describe("transport errors show neither the token nor the body", () => {
             assert.strictEqual(applyFailed.failed.ref.name, "second")
             assert.oneOf(applyFailed.failed.error._tag, ["RequestError", "ResponseError"])
           }
-          assert.strictEqual(control.requests().filter((r) => r.method === "PATCH").length, 2, "first and second, once each")
+          const patches = control.requests().filter((r) => r.method === "PATCH").length
+          assert.strictEqual(patches, 2, "first and second, once each")
           assert.isDefined(control.get({ apiVersion: "v1", kind: "Secret", name: "second" }), "the server acted")
           errors.push(applyFailed)
           counts.faults += 8

@@ -57,7 +57,7 @@ const verbs: ReadonlyArray<Verb> = [
     method: "GET",
     path: "/api/v1/namespaces/default/pods/p/log",
     setup: (c) => {
-      c.seed([{ apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec: { containers: [{ name: "c", image: "i" }] } }])
+      c.seed([{ apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec: { containers: [{ name: "c" }] } }])
       c.appendLog("default", "p", ["one", "two"])
     },
     run: pods.logs("p")
@@ -218,7 +218,8 @@ describe("429 and 503 with Retry-After: every verb retries, honouring Retry-Afte
         Effect.gen(function*() {
           control.failNext({ status: 429, retryAfterSeconds: 3_600, count: 2 })
           counts.faults += 2
-          const exit = yield* expectWaits(cms.create({ metadata: { name: "capped" } }), () => control.requests().length, [2_000, 2_000])
+          const requests = () => control.requests().length
+          const exit = yield* expectWaits(cms.create({ metadata: { name: "capped" } }), requests, [2_000, 2_000])
           assert.strictEqual(exit._tag, "Success")
         }),
       RequestPolicy.layer({ timeout: null, maxRetryAfter: "2 seconds" })
@@ -229,7 +230,8 @@ describe("429 and 503 with Retry-After: every verb retries, honouring Retry-Afte
       Effect.gen(function*() {
         control.failNext({ status: 429, count: 3 })
         counts.faults += 3
-        const exit = yield* expectWaits(cms.create({ metadata: { name: "backoff" } }), () => control.requests().length, [500, 1_000, 2_000])
+        const requests = () => control.requests().length
+        const exit = yield* expectWaits(cms.create({ metadata: { name: "backoff" } }), requests, [500, 1_000, 2_000])
         assert.strictEqual(exit._tag, "Success")
       })
     ))
@@ -318,14 +320,16 @@ describe("other 5xx and transport failures: reads retry, mutations fail at once"
             assert.instanceOf(error, ApiError)
             assert.strictEqual((error as ApiError).code, status)
             assert.strictEqual(sent(control, verb), 1)
-            assert.strictEqual(JSON.stringify(control.list("v1", "ConfigMap", "default")), before, "the fake did not act")
+            const after = JSON.stringify(control.list("v1", "ConfigMap", "default"))
+            assert.strictEqual(after, before, "the fake did not act")
           })
         ))
     }
   }
 
   for (const verb of verbs) {
-    it.effect(`${verb.name}: a connection reset before the answer is ${verb.method === "GET" ? "retried" : "not retried"}`, () =>
+    const retried = verb.method === "GET" ? "retried" : "not retried"
+    it.effect(`${verb.name}: a connection reset before the answer is ${retried}`, () =>
       withFake((control) =>
         Effect.gen(function*() {
           verb.setup(control)

@@ -19,7 +19,16 @@ import * as Kube from "../../src/Kube.js"
 import * as RequestPolicy from "../../src/RequestPolicy.js"
 import { ConfigMaps, Pods } from "../../src/resources/index.js"
 import * as FakeCluster from "../../src/testing/FakeCluster.js"
-import { eventually, failureOf, makeCounts, newSleep, nodeLayer, realSleep, report, serveTls } from "../util/reliability.js"
+import {
+  eventually,
+  failureOf,
+  makeCounts,
+  newSleep,
+  nodeLayer,
+  realSleep,
+  report,
+  serveTls
+} from "../util/reliability.js"
 
 const counts = makeCounts()
 afterAll(() => report("timeouts", counts))
@@ -36,6 +45,13 @@ const configMap = (name: string, labels: Record<string, string> = { app: "t" }) 
 
 /** The delay of the first sleep registered since `before`. */
 const nextSleep = (before: Chunk.Chunk<number>) => Effect.map(newSleep(before), Option.getOrThrow)
+
+const podObject = (name: string) => ({
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: { name, namespace: "default" },
+  spec: { containers: [{ name: "c", image: "busybox" }] }
+})
 
 const withServed = <A, E>(
   program: (served: FakeCluster.Served) => Effect.Effect<A, E, Kube.Requirements>,
@@ -92,7 +108,8 @@ describe("the timeout ends non-streaming calls", () => {
       const fiber = yield* Effect.fork(cms.create({ metadata: { name: "late" } }))
       assert.strictEqual(yield* nextSleep(before), 2_000)
       // the server carries it out at once, then holds the answer back
-      assert.isTrue(yield* eventually(() => control.get({ apiVersion: "v1", kind: "ConfigMap", name: "late" }) !== undefined))
+      const ref = { apiVersion: "v1", kind: "ConfigMap", name: "late" }
+      assert.isTrue(yield* eventually(() => control.get(ref) !== undefined))
       yield* TestClock.adjust(2_000)
       const error = yield* failureOf(Fiber.join(fiber))
       assert.strictEqual(error._tag, "RequestError")
@@ -141,7 +158,7 @@ describe("the timeout ends non-streaming calls", () => {
       (served) =>
         Effect.gen(function*() {
           const control = served.control
-          control.seed([{ apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec: { containers: [{ name: "c", image: "i" }] } }])
+          control.seed([podObject("p")])
           control.stallNext({ match: (_m, path) => path.endsWith("/log") })
           counts.faults++
           const before = yield* TestClock.sleeps()
@@ -183,7 +200,7 @@ describe("watches and log follows are not cut by the timeout", () => {
       (served) =>
         Effect.gen(function*() {
           const control = served.control
-          control.seed([{ apiVersion: "v1", kind: "Pod", metadata: { name: "q" }, spec: { containers: [{ name: "c", image: "i" }] } }])
+          control.seed([podObject("q")])
           control.appendLog("default", "q", ["first"])
           const fiber = yield* pods.logStream("q").pipe(Stream.take(2), Stream.runCollect, Effect.fork)
           assert.isTrue(yield* eventually(() => control.openLogStreams() === 1))
