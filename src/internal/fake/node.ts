@@ -140,8 +140,11 @@ export const listen = async (server: FakeServer, options: ListenOptions = {}): P
   const sockets = new Set<Net.Socket>()
   const handler = (req: Http.IncomingMessage, res: Http.ServerResponse) => {
     const abort = new AbortController()
+    // A request closes once its body has been read, which is not the client going away:
+    // only an incomplete one is. (Aborting on every close cut delayNext short for any
+    // request with a body.) A client that goes away later closes the response.
     req.on("close", () => {
-      if (!res.writableFinished && res.headersSent === false) abort.abort()
+      if (!req.complete && !res.writableFinished && res.headersSent === false) abort.abort()
     })
     res.on("close", () => abort.abort())
     server.handleRaw({
