@@ -98,10 +98,9 @@ describe("the timeout ends non-streaming calls", () => {
       RequestPolicy.layer({ timeout: "5 seconds" })
     ))
 
-  // In memory: served on loopback, delayNext does not hold back answers to requests with a body (a fake bug, reported).
-  it.effect("a mutation answered too late fails with the timeout although the server acted", () =>
+  /** Creates an object the fake answers 400 ms late, with a 2 s timeout on the TestClock. */
+  const late = (control: FakeCluster.Control) =>
     Effect.gen(function*() {
-      const control = yield* FakeCluster.FakeCluster
       control.delayNext({ ms: 400, match: (m) => m === "POST" })
       counts.faults++
       const before = yield* TestClock.sleeps()
@@ -114,6 +113,15 @@ describe("the timeout ends non-streaming calls", () => {
       const error = yield* failureOf(Fiber.join(fiber))
       assert.strictEqual(error._tag, "RequestError")
       assert.strictEqual(control.requests().filter((r) => r.method === "POST").length, 1, "not sent again")
+    })
+
+  it.effect("a mutation answered too late fails with the timeout although the server acted (HTTPS)", () =>
+    withServed((served) => late(served.control), RequestPolicy.layer({ timeout: "2 seconds" })))
+
+  it.effect("a mutation answered too late fails with the timeout although the server acted (in memory)", () =>
+    Effect.gen(function*() {
+      const control = yield* FakeCluster.FakeCluster
+      yield* late(control)
       counts.requests += control.requests().length
     }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(), RequestPolicy.layer({ timeout: "2 seconds" })))))
 
