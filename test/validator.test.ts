@@ -3,9 +3,9 @@ import { Arbitrary, FastCheck as fc, Schema } from "effect"
 import * as Resources from "../src/resources/index.js"
 import { compile } from "../src/internal/validator.js"
 
-const objectSchemas = Object.entries(Resources).filter(
-  (entry): entry is [string, Schema.Schema<unknown>] => Schema.isSchema(entry[1])
-)
+const objectSchemas: ReadonlyArray<readonly [string, Schema.Schema<unknown>]> = Object.entries(Resources)
+  .filter(([, value]) => Schema.isSchema(value))
+  .map(([name, value]) => [name, value as unknown as Schema.Schema<unknown>] as const)
 
 /** Replaces one node of a JSON-like value (chosen by `pick`) with `replacement`. */
 const mutate = (value: unknown, pick: number, replacement: unknown): unknown => {

@@ -325,6 +325,8 @@ export interface ListenOptions {
   readonly port?: number | undefined
   /** Default `127.0.0.1`. */
   readonly host?: string | undefined
+  /** Where to write the kubeconfig; a new temporary directory by default. */
+  readonly kubeconfigDir?: string | undefined
 }
 
 /**

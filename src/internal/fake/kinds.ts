@@ -4,6 +4,7 @@
  *
  * @internal
  */
+import type { ResourceSpec } from "../../testing/FakeCluster.js"
 
 /** @internal */
 export interface KindInfo {
@@ -235,18 +236,8 @@ export const builtinKinds: ReadonlyArray<KindInfo> = [
 ]
 
 /** @internal */
-export interface CustomSpec {
-  readonly apiVersion: string
-  readonly kind: string
-  readonly plural: string
-  readonly namespaced: boolean
-  readonly shortNames?: ReadonlyArray<string> | undefined
-  readonly singular?: string | undefined
-}
-
-/** @internal */
 export const customKind = (
-  spec: CustomSpec,
+  spec: ResourceSpec,
   options: {
     readonly versions?: ReadonlyArray<string>
     readonly hasStatus?: boolean

@@ -10,29 +10,9 @@ import * as Https from "node:https"
 import type * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import type { Listening, ListenOptions } from "../../testing/FakeCluster.js"
 import { ConnectionReset, type FakeServer, type RawResponse } from "./server.js"
 import { cutAfter, type Sink } from "./stream.js"
-
-/** @internal */
-export interface ListenOptions {
-  /** PEM server certificate and key (and the CA that signed it, for the kubeconfig). Plain HTTP without. */
-  readonly tls?: { readonly cert: string; readonly key: string; readonly ca?: string | undefined } | undefined
-  /** 0 (default) picks a free port. */
-  readonly port?: number | undefined
-  /** Default `127.0.0.1`. */
-  readonly host?: string | undefined
-  /** Where to write the kubeconfig; a new temporary directory by default. */
-  readonly kubeconfigDir?: string | undefined
-}
-
-/** @internal */
-export interface Listening {
-  readonly url: string
-  readonly kubeconfigPath: string
-  readonly kubeconfig: string
-  readonly openConnections: () => number
-  readonly close: () => Promise<void>
-}
 
 const kubeconfigText = (
   url: string,

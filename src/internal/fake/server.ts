@@ -11,14 +11,20 @@
  * @internal
  */
 import * as YAML from "yaml"
-import type { Control, RequestMatch, RequestRecord } from "../../testing/FakeCluster.js"
+import type {
+  Control,
+  ObjectRef,
+  Options as ServerOptions,
+  RequestMatch,
+  RequestRecord,
+  SimulateOptions
+} from "../../testing/FakeCluster.js"
 import * as Discovery from "./discovery.js"
 import { child, clone, deepEqual, drop, isObject, type JsonObject, now, randomSuffix, stringAt } from "./json.js"
 import {
   apiVersionOf,
   builtinKinds,
   customKind,
-  type CustomSpec,
   type KindInfo,
   Registry,
   splitApiVersion
@@ -34,42 +40,11 @@ import { processTemplate } from "./template.js"
 import { ActiveWatch, type WatchHub } from "./watch.js"
 
 // The control surface is declared, with its documentation, by the public module.
-export type { Control, RequestMatch, RequestRecord }
+export type { Control, ObjectRef, RequestMatch, RequestRecord, ServerOptions, SimulateOptions }
 
 // ---------------------------------------------------------------------------
 // Public shapes (re-exported by src/testing/FakeCluster.ts)
 // ---------------------------------------------------------------------------
-
-/** @internal */
-export interface SimulateOptions {
-  /** Delay before a created pod goes from Pending to Running (ms, default 50). */
-  readonly podStartMs?: number | undefined
-  /** Delay before a running pod completes (ms, default 150). */
-  readonly podRunMs?: number | undefined
-  /** Whether running pods go on to Succeeded (default true). */
-  readonly completePods?: boolean | undefined
-}
-
-/** @internal */
-export interface ServerOptions {
-  readonly namespace?: string | undefined
-  readonly token?: string | undefined
-  readonly resources?: ReadonlyArray<CustomSpec> | undefined
-  readonly objects?: ReadonlyArray<unknown> | undefined
-  readonly namespaces?: ReadonlyArray<string> | undefined
-  readonly compactionWindow?: number | undefined
-  readonly bookmarkIntervalMs?: number | undefined
-  readonly simulate?: boolean | SimulateOptions | undefined
-  readonly maxRequestLog?: number | undefined
-}
-
-/** @internal */
-export interface ObjectRef {
-  readonly apiVersion: string
-  readonly kind: string
-  readonly name: string
-  readonly namespace?: string | undefined
-}
 
 /** @internal */
 export interface FakeObject {
