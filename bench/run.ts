@@ -10,8 +10,8 @@
  *
  * Options: `--quick` (one repetition each), `--only list,get,watch,logs`,
  * `--reps N` (every measurement N times), `--clients floor,effect-kube`,
- * `--profile effect-kube` (that client's workers write `.cpuprofile` files (one per
- * thread: the largest is the main thread) into `.tmp/bench-profiles/<measure>-<client>-<time>/`; read them with `tsx bench/profile.ts <file>`).
+ * `--profile effect-kube` (that client's workers CPU-profile the measured part into
+ * `.tmp/bench-profiles/`; `tsx bench/profile.ts <file>` lists where the time went).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
@@ -87,13 +87,7 @@ const startServer = async (config: ServerConfig) => {
 }
 
 const runWorker = async (job: Job): Promise<Result> => {
-  const child = tsxNode(
-    "worker.ts",
-    job.client === profiled
-      ? ["--expose-gc", "--cpu-prof", `--cpu-prof-dir=${Path.join(profileDir, `${job.measure}-${job.client}-${Date.now()}`)}`]
-      : ["--expose-gc"],
-    job
-  )
+  const child = tsxNode("worker.ts", ["--expose-gc"], job)
   return JSON.parse(await firstLine(child)) as Result
 }
 
@@ -232,6 +226,7 @@ const main = async () => {
               client,
               target,
               control: server.control,
+              profileDir: client === profiled ? profileDir : undefined,
               list: { namespace: "bench", warmNamespace: "warm", pageSize: sizes.pageSize, count: sizes.listCount },
               get: { namespace: "bench", name: server.podNames["bench"]?.[0] ?? "", warmup: sizes.getWarmup, count: sizes.gets },
               watch: { namespace: "watch", warmup: sizes.watchWarmup, count: sizes.watchEvents },
@@ -293,8 +288,34 @@ const main = async () => {
     if (!meetsFloor || !aheadOfClientNode) verdicts.push(name)
   }
 
+  // CPU time of the client's process over the measured part: not a target, but it moves far
+  // less than wall time when other work shares the machine, so it tells noise from cost.
+  const cpuRows: Array<string> = [
+    "| client CPU time (user + system) | floor | effect-kube | client-node | effect-kube / floor | client-node / floor |",
+    "|---|---:|---:|---:|---:|---:|"
+  ]
+  const cpu: Record<string, unknown> = {}
+  const cpuLabels: Record<Measure, string> = {
+    list: "list 10k pods (ms)",
+    watch: "watch 50k events (ms)",
+    logs: "follow 200k log lines (ms)",
+    get: "1,000 GETs (ms)"
+  }
+  for (const measure of ["list", "watch", "logs", "get"] as const) {
+    if (!only.has(measure)) continue
+    const value = (client: ClientName) => median(samples[measure][client].map((r) => r.cpuMs))
+    const [floor, ours, theirs] = [value("floor"), value("effect-kube"), value("client-node")]
+    cpu[measure] = { floor, effectKube: ours, clientNode: theirs, effectKubeVsFloor: ours / floor }
+    cpuRows.push(
+      `| ${cpuLabels[measure]} | ${floor.toFixed(0)} | ${ours.toFixed(0)} | ${theirs.toFixed(0)} | ${
+        ratio(ours, floor)
+      } | ${ratio(theirs, floor)} |`
+    )
+  }
+
   const description = machine()
   const table = rows.join("\n")
+  const cpuTable = cpuRows.join("\n")
   const output = {
     date: new Date().toISOString(),
     machine: description,
@@ -305,14 +326,16 @@ const main = async () => {
     ) as { version: string }).version,
     clientNodeUndici: undiciRedirected ? "undici 7 (client-node's undici 8 needs Node >= 22.19)" : "as shipped",
     figures: results,
+    cpuMs: cpu,
     missed: verdicts,
-    table
+    table,
+    cpuTable
   }
   if (!quick && only.size === 4 && repsFlag === undefined && clientNames.length === 3 && profiled === undefined) {
     Fs.writeFileSync(Path.join(here, "results.json"), `${JSON.stringify(output, null, 2)}\n`)
   }
   process.stdout.write(
-    `\n${table}\n\nMedian of ${JSON.stringify(reps)} runs; Node ${description.node}, ${description.nproc} CPUs (${description.cpu}), ${description.memoryGB} GB, ${description.os}.\n`
+    `\n${table}\n\n${cpuTable}\n\nMedian of ${JSON.stringify(reps)} runs; Node ${description.node}, ${description.nproc} CPUs (${description.cpu}), ${description.memoryGB} GB, ${description.os}.\n`
   )
   if (verdicts.length > 0) process.stdout.write(`Targets missed: ${verdicts.join(", ")}\n`)
   Fs.rmSync(certs.dir, { recursive: true, force: true })

@@ -12,6 +12,9 @@
  * them, not how fast the fake cluster produces them.
  */
 import { execFileSync } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Inspector from "node:inspector"
+import * as Path from "node:path"
 import { performance } from "node:perf_hooks"
 import type * as Clients from "./clients.js"
 import { undiciRedirected } from "./undici-compat.js"
@@ -24,6 +27,8 @@ export interface Job {
   readonly target: Clients.Target
   /** The bench server's control endpoint (plain HTTP on loopback). */
   readonly control: string
+  /** When set, the measured part (not start-up, not warm-up) is CPU-profiled into this directory. */
+  readonly profileDir?: string | undefined
   readonly list: { readonly namespace: string; readonly warmNamespace: string; readonly pageSize: number; readonly count: number }
   readonly get: { readonly namespace: string; readonly name: string; readonly warmup: number; readonly count: number }
   readonly watch: { readonly namespace: string; readonly warmup: number; readonly count: number }
@@ -36,11 +41,25 @@ export interface Job {
   }
 }
 
+/** `cpuMs`: this process's CPU time (user + system) over the measured part, less sensitive than wall time to a busy machine. */
 export type Result =
-  | { readonly measure: "list"; readonly wallMs: number; readonly peakRssBytes: number; readonly items: number }
-  | { readonly measure: "get"; readonly p50Ms: number; readonly p99Ms: number; readonly meanMs: number }
-  | { readonly measure: "watch"; readonly eventsPerSec: number; readonly events: number }
-  | { readonly measure: "logs"; readonly linesPerSec: number; readonly lines: number }
+  | {
+    readonly measure: "list"
+    readonly wallMs: number
+    /** The peak RSS of the process during a cold list, less the RSS before it. */
+    readonly peakRssBytes: number
+    readonly baselineRssBytes: number
+    readonly items: number
+    readonly cpuMs: number
+  }
+  | { readonly measure: "get"; readonly p50Ms: number; readonly p99Ms: number; readonly meanMs: number; readonly cpuMs: number }
+  | { readonly measure: "watch"; readonly eventsPerSec: number; readonly events: number; readonly cpuMs: number }
+  | { readonly measure: "logs"; readonly linesPerSec: number; readonly lines: number; readonly cpuMs: number }
+
+const cpuSince = (start: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(start)
+  return (used.user + used.system) / 1000
+}
 
 const gc = (): void => {
   const collect = (globalThis as { gc?: () => void }).gc
@@ -60,39 +79,84 @@ const control = async (job: Job, path: string): Promise<string> => {
 const controlBlocking = (job: Job, path: string): string =>
   execFileSync("curl", ["-sSf", "-X", "POST", `${job.control}${path}`], { encoding: "utf8", maxBuffer: 1 << 20 })
 
+let session: Inspector.Session | undefined
+
+const post = (method: string, params?: object): Promise<unknown> =>
+  new Promise((resolve, reject) =>
+    session!.post(method, params, (error, result) => (error ? reject(error) : resolve(result)))
+  )
+
+/** Starts the profiler when the job asks for a profile (call right before the measured part). */
+const profileStart = async (job: Job): Promise<void> => {
+  if (job.profileDir === undefined) return
+  session = new Inspector.Session()
+  session.connect()
+  await post("Profiler.enable")
+  await post("Profiler.setSamplingInterval", { interval: 100 })
+  await post("Profiler.start")
+}
+
+const profileStop = async (job: Job): Promise<void> => {
+  if (job.profileDir === undefined || session === undefined) return
+  const { profile } = await post("Profiler.stop") as { profile: unknown }
+  Fs.mkdirSync(job.profileDir, { recursive: true })
+  const file = Path.join(job.profileDir, `${job.measure}-${job.client}-${process.pid}.cpuprofile`)
+  Fs.writeFileSync(file, JSON.stringify(profile))
+  process.stderr.write(`profile: ${file}\n`)
+  session.disconnect()
+}
+
 const quantile = (sorted: ReadonlyArray<number>, q: number): number =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!
 
+/**
+ * Peak RSS comes from a first, cold list measured from a baseline taken after start-up and
+ * before any request: a baseline taken after warm-up lists would depend on how much freed
+ * heap each client happens to keep. Wall and CPU time come from a later list, after
+ * warm-up lists of a smaller namespace.
+ */
 const list = async (job: Job, client: Clients.Client): Promise<Result> => {
   const { count, namespace, pageSize, warmNamespace } = job.list
-  for (let i = 0; i < 3; i++) await client.listAll(warmNamespace, pageSize)
   gc()
   const baseline = process.memoryUsage().rss
-  const start = performance.now()
-  const items = await client.listAll(namespace, pageSize)
-  const wallMs = performance.now() - start
-  // maxRSS is the peak of the whole process; the warm-up holds a fifth of the pods, so the peak is this list's.
+  let items = await client.listAll(namespace, pageSize)
   const peak = process.resourceUsage().maxRSS * 1024
   if (items.length !== count) throw new Error(`${job.client}: listed ${items.length} pods, expected ${count}`)
-  return { measure: "list", wallMs, peakRssBytes: peak - baseline, items: items.length }
+  items = []
+  gc()
+  for (let i = 0; i < 3; i++) await client.listAll(warmNamespace, pageSize)
+  await profileStart(job)
+  const cpu = process.cpuUsage()
+  const start = performance.now()
+  items = await client.listAll(namespace, pageSize)
+  const wallMs = performance.now() - start
+  const cpuMs = cpuSince(cpu)
+  await profileStop(job)
+  if (items.length !== count) throw new Error(`${job.client}: listed ${items.length} pods, expected ${count}`)
+  return { measure: "list", wallMs, peakRssBytes: peak - baseline, baselineRssBytes: baseline, items: items.length, cpuMs }
 }
 
 const get = async (job: Job, client: Clients.Client): Promise<Result> => {
   const { count, name, namespace, warmup } = job.get
   for (let i = 0; i < warmup; i++) await client.get(namespace, name)
   const latencies: Array<number> = new Array(count)
+  await profileStart(job)
+  const cpu = process.cpuUsage()
   for (let i = 0; i < count; i++) {
     const start = performance.now()
     const pod = await client.get(namespace, name)
     latencies[i] = performance.now() - start
     if (pod === undefined) throw new Error(`${job.client}: no pod`)
   }
+  const cpuMs = cpuSince(cpu)
+  await profileStop(job)
   const sorted = [...latencies].sort((a, b) => a - b)
   return {
     measure: "get",
     p50Ms: quantile(sorted, 0.5),
     p99Ms: quantile(sorted, 0.99),
-    meanMs: latencies.reduce((a, b) => a + b, 0) / count
+    meanMs: latencies.reduce((a, b) => a + b, 0) / count,
+    cpuMs
   }
 }
 
@@ -104,54 +168,73 @@ const nameOf = (object: unknown): unknown =>
  * the bulk is produced while this process is blocked, then the clock runs while it
  * drains.
  */
-const watchRun = async (job: Job, client: Clients.Client, count: number): Promise<number> => {
+const watchRun = async (
+  job: Job,
+  client: Clients.Client,
+  count: number
+): Promise<{ readonly perSec: number; readonly cpuMs: number }> => {
   const { namespace } = job.watch
   const resourceVersion = await control(job, `/rv?namespace=${namespace}`)
   let seen = 0
   let start = 0
+  let cpu = process.cpuUsage()
   const done = client.watch(namespace, resourceVersion, count + 1, (type, object) => {
     if (type !== "MODIFIED" || typeof nameOf(object) !== "string") {
       throw new Error(`${job.client}: unexpected event ${type}`)
     }
     if (seen++ === 0) {
       controlBlocking(job, `/touch?namespace=${namespace}&count=${count}`)
+      cpu = process.cpuUsage()
       start = performance.now()
     }
   })
   await control(job, `/touch?namespace=${namespace}&count=1`)
   await done
   const elapsed = performance.now() - start
+  const cpuMs = cpuSince(cpu)
   if (seen !== count + 1) throw new Error(`${job.client}: saw ${seen} events, expected ${count + 1}`)
-  return (count / elapsed) * 1000
+  return { perSec: (count / elapsed) * 1000, cpuMs }
 }
 
 const watch = async (job: Job, client: Clients.Client): Promise<Result> => {
   await watchRun(job, client, job.watch.warmup)
-  const eventsPerSec = await watchRun(job, client, job.watch.count)
-  return { measure: "watch", eventsPerSec, events: job.watch.count }
+  await profileStart(job)
+  const { cpuMs, perSec } = await watchRun(job, client, job.watch.count)
+  await profileStop(job)
+  return { measure: "watch", eventsPerSec: perSec, events: job.watch.count, cpuMs }
 }
 
-const logsRun = async (job: Job, client: Clients.Client, pod: string, count: number): Promise<number> => {
+const logsRun = async (
+  job: Job,
+  client: Clients.Client,
+  pod: string,
+  count: number
+): Promise<{ readonly perSec: number; readonly cpuMs: number }> => {
   const { namespace } = job.logs
   let seen = 0
   let start = 0
+  let cpu = process.cpuUsage()
   const done = client.follow(namespace, pod, count + 1, (line) => {
     if (seen++ === 0) {
       controlBlocking(job, `/log?namespace=${namespace}&pod=${pod}&count=${count}`)
+      cpu = process.cpuUsage()
       start = performance.now()
     } else if (line.length < 20) throw new Error(`${job.client}: unexpected line ${JSON.stringify(line)}`)
   })
   await control(job, `/log?namespace=${namespace}&pod=${pod}&count=1`)
   await done
   const elapsed = performance.now() - start
+  const cpuMs = cpuSince(cpu)
   if (seen !== count + 1) throw new Error(`${job.client}: saw ${seen} lines, expected ${count + 1}`)
-  return (count / elapsed) * 1000
+  return { perSec: (count / elapsed) * 1000, cpuMs }
 }
 
 const logs = async (job: Job, client: Clients.Client): Promise<Result> => {
   await logsRun(job, client, job.logs.warmPod, job.logs.warmup)
-  const linesPerSec = await logsRun(job, client, job.logs.pod, job.logs.count)
-  return { measure: "logs", linesPerSec, lines: job.logs.count }
+  await profileStart(job)
+  const { cpuMs, perSec } = await logsRun(job, client, job.logs.pod, job.logs.count)
+  await profileStop(job)
+  return { measure: "logs", linesPerSec: perSec, lines: job.logs.count, cpuMs }
 }
 
 const main = async () => {
