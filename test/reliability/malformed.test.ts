@@ -48,7 +48,6 @@ const notAnObject: ReadonlyArray<readonly [string, Http.RequestListener]> = [
   ["an HTML page", answer(200, "<html><body>502 Bad Gateway</body></html>", "text/html")],
   ["JSON cut short", answer(200, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namesp`)],
   ["an empty body", answer(200, "")],
-  ["a byte-order mark before JSON", answer(200, `\uFEFF{"kind":"ConfigMap","metadata":{"name":"a"}}`)],
   ["JSON nested 50,000 deep", answer(200, deep)],
   ["a Status", answer(200, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"boom","code":500}`)],
   ["a Pod", answer(200, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"}}`)],
@@ -162,7 +161,7 @@ describe("an object where the answer is not one: ValidationError naming the requ
 
   it.live("delete and deleteAll: a body that is not JSON, and a deleteAll answer that is not a list", () =>
     Effect.gen(function*() {
-      const nonJson = notAnObject.slice(0, 4)
+      const nonJson = notAnObject.slice(0, 3)
       yield* expectValidationErrors(
         { name: "delete", method: "DELETE", path: `${collection}/a`, run: cms.delete("a") },
         nonJson
