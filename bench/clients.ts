@@ -33,6 +33,8 @@ export interface Target {
 export type ClientName = "floor" | "effect-kube" | "client-node"
 
 export interface Client {
+  /** Loads the configuration and builds what the client needs before its first request. */
+  readonly init: () => Promise<void>
   /** Every pod of the namespace, fetched in pages of `pageSize`, fully decoded. */
   readonly listAll: (namespace: string, pageSize: number) => Promise<ReadonlyArray<unknown>>
   /** One pod. */
@@ -98,6 +100,7 @@ const floor = (target: Target): Client => {
   }
 
   return {
+    init: async () => {},
     listAll: async (namespace, pageSize) => {
       const items: Array<unknown> = []
       let cont: string | undefined = undefined
@@ -150,6 +153,10 @@ const effectKube = (target: Target): Client => {
     return found
   }
   return {
+    // The layer (kubeconfig file, TLS agents) is built on first use otherwise.
+    init: async () => {
+      await runtime.runtime()
+    },
     listAll: (namespace, pageSize) =>
       runtime.runPromise(Effect.gen(function*() {
         const pods = api(namespace)
@@ -193,6 +200,7 @@ const clientNode = (target: Target): Client => {
   const watcher = new k8s.Watch(kc)
   const log = new k8s.Log(kc)
   return {
+    init: async () => {},
     listAll: async (namespace, pageSize) => {
       const items: Array<unknown> = []
       let cont: string | undefined = undefined

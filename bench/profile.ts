@@ -20,6 +20,11 @@ interface Profile {
 }
 
 const [file, countArg, filter] = process.argv.slice(2)
+
+const short = (url: string): string => url.replace(/^file:\/\//, "").replace(process.cwd() + "/", "")
+
+const line = (us: number, total: number, what: string): string =>
+  `${(us / 1000).toFixed(1).padStart(9)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  ${what}\n`
 if (file === undefined) {
   process.stderr.write("usage: tsx bench/profile.ts <file.cpuprofile> [count]\n")
   process.exit(2)
@@ -34,25 +39,25 @@ for (let i = 0; i < profile.samples.length; i++) {
   const dt = profile.timeDeltas[i] ?? 0
   total += dt
   const { functionName, lineNumber, url } = node.callFrame
-  const where = url === "" ? "" : ` ${url.replace(/^file:\/\//, "").replace(process.cwd() + "/", "")}:${lineNumber + 1}`
+  const where = url === "" ? "" : ` ${short(url)}:${lineNumber + 1}`
   const key = `${functionName || "(anonymous)"}${where}`
   self.set(key, (self.get(key) ?? 0) + dt)
   const area = url === ""
     ? functionName.startsWith("(") ? functionName : "(native)"
     : url.startsWith("node:")
     ? "node:*"
-    : url.replace(/^file:\/\//, "").replace(process.cwd() + "/", "").replace(/^(node_modules\/(@[^/]+\/)?[^/]+)\/.*$/, "$1")
+    : short(url).replace(/^(node_modules\/(@[^/]+\/)?[^/]+)\/.*$/, "$1")
   byFile.set(area, (byFile.get(area) ?? 0) + dt)
 }
 process.stdout.write(`self time by file or package:\n`)
 for (const [area, us] of [...byFile.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15)) {
-  process.stdout.write(`${(us / 1000).toFixed(1).padStart(9)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  ${area}\n`)
+  process.stdout.write(line(us, total, area))
 }
 process.stdout.write(`self time by function:\n`)
 const rows = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(countArg ?? 30))
 process.stdout.write(`total ${(total / 1000).toFixed(0)} ms sampled\n`)
 for (const [key, us] of rows) {
-  process.stdout.write(`${(us / 1000).toFixed(1).padStart(9)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  ${key}\n`)
+  process.stdout.write(line(us, total, key))
 }
 
 if (filter !== undefined) {
@@ -60,7 +65,7 @@ if (filter !== undefined) {
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id)
   const keyOf = (n: Node) => {
     const { functionName, lineNumber, url } = n.callFrame
-    return `${functionName || "(anonymous)"} ${url.replace(/^file:\/\//, "").replace(process.cwd() + "/", "")}:${lineNumber + 1}`
+    return `${functionName || "(anonymous)"} ${short(url)}:${lineNumber + 1}`
   }
   const inclusive = new Map<string, number>()
   for (let i = 0; i < profile.samples.length; i++) {
@@ -77,6 +82,6 @@ if (filter !== undefined) {
   }
   process.stdout.write(`inclusive time of functions in ${filter}:\n`)
   for (const [key, us] of [...inclusive.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(countArg ?? 30))) {
-    process.stdout.write(`${(us / 1000).toFixed(1).padStart(9)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  ${key}\n`)
+    process.stdout.write(line(us, total, key))
   }
 }

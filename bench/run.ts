@@ -228,7 +228,12 @@ const main = async () => {
               control: server.control,
               profileDir: client === profiled ? profileDir : undefined,
               list: { namespace: "bench", warmNamespace: "warm", pageSize: sizes.pageSize, count: sizes.listCount },
-              get: { namespace: "bench", name: server.podNames["bench"]?.[0] ?? "", warmup: sizes.getWarmup, count: sizes.gets },
+              get: {
+                namespace: "bench",
+                name: server.podNames["bench"]?.[0] ?? "",
+                warmup: sizes.getWarmup,
+                count: sizes.gets
+              },
               watch: { namespace: "watch", warmup: sizes.watchWarmup, count: sizes.watchEvents },
               logs: {
                 namespace: "logs",
@@ -251,7 +256,8 @@ const main = async () => {
 
   const results: Record<string, unknown> = {}
   const rows: Array<string> = [
-    "| measurement | floor | effect-kube | client-node | effect-kube / floor | client-node / floor | effect-kube / client-node | target (vs floor) |",
+    "| measurement | floor | effect-kube | client-node | effect-kube / floor | client-node / floor | " +
+    "effect-kube / client-node | target (vs floor) |",
     "|---|---:|---:|---:|---:|---:|---:|---|"
   ]
   const verdicts: Array<string> = []
@@ -291,7 +297,8 @@ const main = async () => {
   // CPU time of the client's process over the measured part: not a target, but it moves far
   // less than wall time when other work shares the machine, so it tells noise from cost.
   const cpuRows: Array<string> = [
-    "| client CPU time (user + system) | floor | effect-kube | client-node | effect-kube / floor | client-node / floor |",
+    "| client CPU time (user + system) | floor | effect-kube | client-node | effect-kube / floor | " +
+    "client-node / floor |",
     "|---|---:|---:|---:|---:|---:|"
   ]
   const cpu: Record<string, unknown> = {}
@@ -335,7 +342,8 @@ const main = async () => {
     Fs.writeFileSync(Path.join(here, "results.json"), `${JSON.stringify(output, null, 2)}\n`)
   }
   process.stdout.write(
-    `\n${table}\n\n${cpuTable}\n\nMedian of ${JSON.stringify(reps)} runs; Node ${description.node}, ${description.nproc} CPUs (${description.cpu}), ${description.memoryGB} GB, ${description.os}.\n`
+    `\n${table}\n\n${cpuTable}\n\nMedian of ${JSON.stringify(reps)} runs; Node ${description.node}, ` +
+      `${description.nproc} CPUs (${description.cpu}), ${description.memoryGB} GB, ${description.os}.\n`
   )
   if (verdicts.length > 0) process.stdout.write(`Targets missed: ${verdicts.join(", ")}\n`)
   Fs.rmSync(certs.dir, { recursive: true, force: true })

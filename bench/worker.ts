@@ -29,7 +29,12 @@ export interface Job {
   readonly control: string
   /** When set, the measured part (not start-up, not warm-up) is CPU-profiled into this directory. */
   readonly profileDir?: string | undefined
-  readonly list: { readonly namespace: string; readonly warmNamespace: string; readonly pageSize: number; readonly count: number }
+  readonly list: {
+    readonly namespace: string
+    readonly warmNamespace: string
+    readonly pageSize: number
+    readonly count: number
+  }
   readonly get: { readonly namespace: string; readonly name: string; readonly warmup: number; readonly count: number }
   readonly watch: { readonly namespace: string; readonly warmup: number; readonly count: number }
   readonly logs: {
@@ -41,7 +46,10 @@ export interface Job {
   }
 }
 
-/** `cpuMs`: this process's CPU time (user + system) over the measured part, less sensitive than wall time to a busy machine. */
+/**
+ * `cpuMs`: this process's CPU time (user + system) over the measured part, less
+ * sensitive than wall time to a busy machine.
+ */
 export type Result =
   | {
     readonly measure: "list"
@@ -52,7 +60,13 @@ export type Result =
     readonly items: number
     readonly cpuMs: number
   }
-  | { readonly measure: "get"; readonly p50Ms: number; readonly p99Ms: number; readonly meanMs: number; readonly cpuMs: number }
+  | {
+    readonly measure: "get"
+    readonly p50Ms: number
+    readonly p99Ms: number
+    readonly meanMs: number
+    readonly cpuMs: number
+  }
   | { readonly measure: "watch"; readonly eventsPerSec: number; readonly events: number; readonly cpuMs: number }
   | { readonly measure: "logs"; readonly linesPerSec: number; readonly lines: number; readonly cpuMs: number }
 
@@ -133,7 +147,14 @@ const list = async (job: Job, client: Clients.Client): Promise<Result> => {
   const cpuMs = cpuSince(cpu)
   await profileStop(job)
   if (items.length !== count) throw new Error(`${job.client}: listed ${items.length} pods, expected ${count}`)
-  return { measure: "list", wallMs, peakRssBytes: peak - baseline, baselineRssBytes: baseline, items: items.length, cpuMs }
+  return {
+    measure: "list",
+    wallMs,
+    peakRssBytes: peak - baseline,
+    baselineRssBytes: baseline,
+    items: items.length,
+    cpuMs
+  }
 }
 
 const get = async (job: Job, client: Clients.Client): Promise<Result> => {
@@ -243,6 +264,7 @@ const main = async () => {
   const Clients = await import("./clients.js")
   void undiciRedirected
   const client = Clients.make(job.client, job.target)
+  await client.init()
   const run = { list, get, watch, logs }[job.measure]
   const result = await run(job, client)
   process.stdout.write(`${JSON.stringify(result)}\n`)
