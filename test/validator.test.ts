@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, FastCheck as fc, Schema } from "effect"
 import * as Resources from "../src/resources/index.js"
-import { compile } from "../src/internal/validator.js"
+import { compile, compileClosures } from "../src/internal/validator.js"
 
 const objectSchemas: ReadonlyArray<readonly [string, Schema.Schema<unknown>]> = Object.entries(Resources)
   .filter(([, value]) => Schema.isSchema(value))
@@ -47,18 +47,28 @@ describe("compiled validator", () => {
     )
     for (const [name, schema] of objectSchemas) {
       const is = Schema.is(schema)
-      const check = compile(schema.ast)!
-      fc.assert(
-        fc.property(Arbitrary.make(schema), fc.nat(60), replacements, (value, pick, replacement) => {
-          expect(check(value), `${name} generated`).toBe(is(value))
-          const mutated = mutate(value, pick, replacement)
-          expect(check(mutated), `${name} mutated`).toBe(is(mutated))
-        }),
-        { numRuns: 40 }
-      )
-      for (const odd of [null, undefined, 1, "s", [], {}, { metadata: null }, { metadata: { labels: { a: 1 } } }]) {
-        expect(check(odd), `${name} ${JSON.stringify(odd)}`).toBe(is(odd))
+      for (const [how, check] of [["generated", compile(schema.ast)!], ["closures", compileClosures(schema.ast)!]] as const) {
+        fc.assert(
+          fc.property(Arbitrary.make(schema), fc.nat(60), replacements, (value, pick, replacement) => {
+            expect(check(value), `${name} (${how}) generated`).toBe(is(value))
+            const mutated = mutate(value, pick, replacement)
+            expect(check(mutated), `${name} (${how}) mutated`).toBe(is(mutated))
+          }),
+          { numRuns: 30 }
+        )
+        const odd = [null, undefined, 1, "s", [], {}, { metadata: null }, { metadata: { labels: { a: 1 } } }]
+        for (const value of odd) expect(check(value), `${name} (${how}) ${JSON.stringify(value)}`).toBe(is(value))
       }
+    }
+  })
+
+  it("reads only own properties, also for names Object.prototype has", () => {
+    const schema = Schema.Struct({ constructor: Schema.optional(Schema.String), toString: Schema.String })
+    for (const check of [compile(schema.ast)!, compileClosures(schema.ast)!]) {
+      expect(check({ toString: "x" })).toBe(true)
+      expect(check({})).toBe(false)
+      expect(check({ toString: "x", constructor: 1 })).toBe(false)
+      expect(check({ toString: "x", constructor: "ok" })).toBe(true)
     }
   })
 })

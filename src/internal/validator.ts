@@ -114,8 +114,111 @@ const compileNode = (ast: SchemaAST.AST, seen: Map<SchemaAST.AST, Check>): Check
   }
 }
 
-/** The compiled check of a type-side AST, or `undefined` when it has parts this does not know. */
+/**
+ * The same check generated as JavaScript source: one function per struct or array, with
+ * property reads by literal name, which V8 turns into inline-cached loads. About three
+ * times faster again than the closures on realistic pods. Where code generation is not
+ * allowed (a Content-Security-Policy without `unsafe-eval`), `compile` uses the closures.
+ */
+const generate = (root: SchemaAST.AST): Check => {
+  const functions: Array<string> = []
+  const names = new Map<SchemaAST.AST, string>()
+  const expression = (ast: SchemaAST.AST, value: string): string => {
+    switch (ast._tag) {
+      case "StringKeyword":
+        return `typeof ${value} === "string"`
+      case "NumberKeyword":
+        return `typeof ${value} === "number"`
+      case "BooleanKeyword":
+        return `typeof ${value} === "boolean"`
+      case "UndefinedKeyword":
+      case "VoidKeyword":
+        return `${value} === undefined`
+      case "UnknownKeyword":
+      case "AnyKeyword":
+        return "true"
+      case "Literal": {
+        const literal = ast.literal
+        if (literal !== null && typeof literal !== "string" && typeof literal !== "number" && typeof literal !== "boolean") {
+          throw new Unsupported()
+        }
+        return `${value} === ${JSON.stringify(literal)}`
+      }
+      case "Union":
+        return `(${ast.types.map((member) => expression(member, value)).join(" || ")})`
+      case "Suspend":
+        return `${functionFor(ast.f())}(${value})`
+      case "TupleType":
+      case "TypeLiteral":
+        return `${functionFor(ast)}(${value})`
+      default:
+        throw new Unsupported()
+    }
+  }
+  const functionFor = (ast: SchemaAST.AST): string => {
+    const known = names.get(ast)
+    if (known !== undefined) return known
+    const name = `check${names.size}`
+    names.set(ast, name)
+    let body: string
+    if (ast._tag === "TupleType") {
+      if (ast.elements.length !== 0 || ast.rest.length > 1) throw new Unsupported()
+      const rest = ast.rest[0]
+      body = rest === undefined
+        ? "return Array.isArray(u) && u.length === 0"
+        : `if (!Array.isArray(u)) return false; for (let i = 0; i < u.length; i++) { const v = u[i]; if (!(${
+          expression(rest.type, "v")
+        })) return false } return true`
+    } else if (ast._tag === "TypeLiteral") {
+      if (ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) {
+        body = "return u !== null && u !== undefined"
+      } else {
+        body = `if (typeof u !== "object" || u === null || Array.isArray(u)) return false;`
+        for (const ps of ast.propertySignatures) {
+          if (typeof ps.name !== "string") throw new Unsupported()
+          const key = JSON.stringify(ps.name)
+          const absent = ps.isOptional ? "" : "return false"
+          // A name Object.prototype also has ("constructor", ...) reads inherited values: test ownership first.
+          body += ps.name in Object.prototype
+            ? ` if (!hasOwn.call(u, ${key})) { ${absent} } else { const v = u[${key}]; if (!(${expression(ps.type, "v")})) return false }`
+            : ` { const v = u[${key}]; if (v === undefined && !hasOwn.call(u, ${key})) { ${absent} } else if (!(${
+              expression(ps.type, "v")
+            })) return false }`
+        }
+        for (const signature of ast.indexSignatures) {
+          if (signature.parameter._tag !== "StringKeyword") throw new Unsupported()
+          body += ` for (const k of Object.keys(u)) { const v = u[k]; if (!(${expression(signature.type, "v")})) return false }`
+        }
+        body += " return true"
+      }
+    } else {
+      throw new Unsupported()
+    }
+    functions.push(`function ${name}(u) { ${body} }`)
+    return name
+  }
+  const entry = functionFor(root)
+  // eslint-disable-next-line no-new-func
+  return new Function("hasOwn", `"use strict"; ${functions.join("\n")}\nreturn ${entry}`)(hasOwn) as Check
+}
+
+/**
+ * The compiled check of a type-side AST (generated code, else closures), or `undefined`
+ * when it has parts this does not know.
+ */
 export const compile = (ast: SchemaAST.AST): Check | undefined => {
+  if (ast._tag === "TupleType" || ast._tag === "TypeLiteral") {
+    try {
+      return generate(ast)
+    } catch {
+      // Unsupported, or code generation is not allowed here: the closures decide.
+    }
+  }
+  return compileClosures(ast)
+}
+
+/** The closure-based check alone (also what `compile` falls back to). */
+export const compileClosures = (ast: SchemaAST.AST): Check | undefined => {
   try {
     return compileNode(ast, new Map())
   } catch (e) {
