@@ -31,6 +31,9 @@ describe("compiled validator", () => {
     expect(compile(Schema.String.pipe(Schema.minLength(1)).ast)).toBeUndefined()
     expect(compile(Schema.Struct({ a: Schema.Date }).ast)).toBeUndefined()
     expect(compile(Schema.Struct({ a: Schema.Tuple(Schema.String, Schema.Number) }).ast)).toBeUndefined()
+    const strict = Schema.Struct({ inner: Schema.Struct({ a: Schema.String }).annotations({ parseOptions: { onExcessProperty: "error" } }) })
+    expect(compile(strict.ast)).toBeUndefined()
+    expect(compile(Schema.Struct({ a: Schema.String }).annotations({ parseOptions: { exact: false } }).ast)).toBeUndefined()
   })
 
   it("agrees with Schema.is on generated objects and on every one-node mutation of them", () => {

@@ -7,7 +7,7 @@
  * and get. Anything it does not know (refinements, transformations, declarations,
  * template literals, ...) makes it decline, and the caller falls back to `Schema.is`.
  */
-import type * as SchemaAST from "effect/SchemaAST"
+import * as SchemaAST from "effect/SchemaAST"
 
 /** A predicate on a decoded value. */
 export type Check = (u: unknown) => boolean
@@ -22,9 +22,13 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 
 const hasOwn = Object.prototype.hasOwnProperty
 
+/** A node that carries its own parse options (`onExcessProperty: "error"`, ...) is left to `Schema.is`. */
+const ownParseOptions = (ast: SchemaAST.AST): boolean => SchemaAST.ParseOptionsAnnotationId in ast.annotations
+
 const compileNode = (ast: SchemaAST.AST, seen: Map<SchemaAST.AST, Check>): Check => {
   const known = seen.get(ast)
   if (known !== undefined) return known
+  if (ownParseOptions(ast)) throw new Unsupported()
   switch (ast._tag) {
     case "StringKeyword":
       return (u) => typeof u === "string"
@@ -124,6 +128,7 @@ const generate = (root: SchemaAST.AST): Check => {
   const functions: Array<string> = []
   const names = new Map<SchemaAST.AST, string>()
   const expression = (ast: SchemaAST.AST, value: string): string => {
+    if (ownParseOptions(ast)) throw new Unsupported()
     switch (ast._tag) {
       case "StringKeyword":
         return `typeof ${value} === "string"`
@@ -158,6 +163,7 @@ const generate = (root: SchemaAST.AST): Check => {
   const functionFor = (ast: SchemaAST.AST): string => {
     const known = names.get(ast)
     if (known !== undefined) return known
+    if (ownParseOptions(ast)) throw new Unsupported()
     const name = `check${names.size}`
     names.set(ast, name)
     let body: string
