@@ -242,7 +242,7 @@ export interface Api<A> {
   readonly watcher: (options?: Watcher.Options) => Stream.Stream<Watcher.Event<A>, Error, Requirements>
   /** A pod's log as one string; `""` when the pod is gone. */
   readonly logs: (name: string, options?: LogOptions) => Effect.Effect<string, Error, Requirements>
-  /** Follows a pod's log: its lines, without their newline, until the container ends. */
+  /** Follows a pod's log: its lines, without their newline, until the container ends; empty when the pod is gone. */
   readonly logStream: (name: string, options?: LogOptions) => Stream.Stream<string, Error, Requirements>
   /**
    * The first version of the object for which `condition` holds (`undefined` when the
