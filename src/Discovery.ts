@@ -42,7 +42,7 @@ export interface Service {
   /**
    * The Resource of a kind, with a raw-JSON Schema (`Schema.Unknown`). A kind the
    * server does not serve fails with a `ValidationError` naming the apiVersion and
-   * kind; a failed discovery request fails as any request does.
+   * kind; a failed discovery request fails like every other request.
    */
   readonly resolve: (apiVersion: string, kind: string) => Effect.Effect<Resource.Resource<unknown>, Kube.Error>
 }

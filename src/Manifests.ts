@@ -47,7 +47,7 @@ export interface Metadata {
 }
 
 /**
- * One object of a set, as JSON: any kind, checked at run time.
+ * One object of a set, as JSON: of whatever kind, checked at run time.
  *
  * @since 0.1.0
  * @category models
