@@ -14,7 +14,10 @@ import * as Patch from "../Patch.js"
 import * as Resource from "../Resource.js"
 import * as client from "./client.js"
 import { codecFor } from "./codec.js"
-import * as streams from "./streams.js"
+import * as logs from "./logs.js"
+import * as waitFor from "./waitFor.js"
+import * as watch from "./watch.js"
+import * as watcher from "./watcher.js"
 import { checkName, checkNamespace } from "./validate.js"
 
 type JsonObject = Record<string, unknown>
@@ -392,11 +395,11 @@ export const make = <A, I>(
     delete: del,
     deleteAll,
     watch: (watchOptions): Stream.Stream<Kube.WatchEvent<A>, Kube.Error, Kube.Requirements> =>
-      streams.watch(target, watchOptions ?? {}),
-    listStream: (streamOptions) => streams.listStream(target, streamOptions ?? {}),
-    watcher: (watcherOptions) => streams.watcher(target, watcherOptions ?? {}),
-    logs: (name, logOptions) => streams.logs(target, name, logOptions ?? {}),
-    logStream: (name, logOptions) => streams.logStream(target, name, logOptions ?? {}),
-    waitFor: (name, condition, waitOptions) => streams.waitFor(target, name, condition, waitOptions)
+      watch.watch(target, watchOptions ?? {}),
+    listStream: (streamOptions) => watch.listStream(target, streamOptions ?? {}),
+    watcher: (watcherOptions) => watcher.watcher(target, watcherOptions ?? {}),
+    logs: (name, logOptions) => logs.logs(target, name, logOptions ?? {}),
+    logStream: (name, logOptions) => logs.logStream(target, name, logOptions ?? {}),
+    waitFor: (name, condition, waitOptions) => waitFor.waitFor(target, name, condition, waitOptions)
   }
 }
