@@ -13,18 +13,13 @@ import { type Job, Jobs } from "../src/resources/Job.js"
 import { type Pod, Pods } from "../src/resources/Pod.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import * as Loopback from "./util/loopback.js"
+import { pod as seedPod, podRef as ref } from "./util/pods.js"
+
+/** A Pending pod, as a kubelet would report one before it starts. */
+const pod = (name: string) => ({ ...seedPod(name), status: { phase: "Pending" } })
 
 const pods = Kube.api(Pods, { namespace: "default" })
 
-const pod = (name: string) => ({
-  apiVersion: "v1",
-  kind: "Pod",
-  metadata: { name, namespace: "default", labels: { app: "web" } },
-  spec: { containers: [{ name: "app", image: "busybox" }] },
-  status: { phase: "Pending" }
-})
-
-const ref = (name: string) => ({ apiVersion: "v1", kind: "Pod", name, namespace: "default" })
 
 const objectGets = (cluster: FakeCluster.Control) =>
   cluster.requests().filter((r) => r.method === "GET" && r.path.startsWith("/api/v1/namespaces/default/pods/"))

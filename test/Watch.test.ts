@@ -13,17 +13,10 @@ import * as NodeKube from "../src/NodeKube.js"
 import { type Pod, Pods } from "../src/resources/Pod.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import * as Loopback from "./util/loopback.js"
+import { pod, podRef as ref } from "./util/pods.js"
 
 const pods = Kube.api(Pods, { namespace: "default" })
 
-const pod = (name: string, labels: Record<string, string> = { app: "web" }) => ({
-  apiVersion: "v1",
-  kind: "Pod",
-  metadata: { name, namespace: "default", labels },
-  spec: { containers: [{ name: "app", image: "busybox" }] }
-})
-
-const ref = (name: string) => ({ apiVersion: "v1", kind: "Pod", name, namespace: "default" })
 
 const nameOf = (event: Kube.WatchEvent<Pod>) =>
   event.type === "BOOKMARK" ? `BOOKMARK ${event.resourceVersion}` : `${event.type} ${event.object.metadata?.name}`

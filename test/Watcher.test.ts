@@ -18,17 +18,10 @@ import { type Pod, Pods } from "../src/resources/Pod.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import * as Watcher from "../src/Watcher.js"
 import * as Loopback from "./util/loopback.js"
+import { pod, podRef as ref } from "./util/pods.js"
 
 const pods = Kube.api(Pods, { namespace: "default" })
 
-const pod = (name: string, labels: Record<string, string> = { app: "web" }) => ({
-  apiVersion: "v1",
-  kind: "Pod",
-  metadata: { name, namespace: "default", labels },
-  spec: { containers: [{ name: "app", image: "busybox" }] }
-})
-
-const ref = (name: string) => ({ apiVersion: "v1", kind: "Pod", name, namespace: "default" })
 
 const show = (event: Watcher.Event<Pod>): string =>
   "object" in event ? `${event._tag} ${event.object.metadata?.name}` : event._tag
