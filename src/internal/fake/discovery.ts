@@ -49,13 +49,17 @@ export const apiGroup = (kinds: ReadonlyArray<KindInfo>, group: string): Record<
   return found === undefined ? undefined : { kind: "APIGroup", apiVersion: "v1", ...groupDoc(found) }
 }
 
+/** The kinds a group version serves. */
+const servedIn = (kinds: ReadonlyArray<KindInfo>, group: string, version: string): ReadonlyArray<KindInfo> =>
+  kinds.filter((k) => k.group === group && k.versions.includes(version))
+
 /** @internal */
 export const apiResourceList = (
   kinds: ReadonlyArray<KindInfo>,
   group: string,
   version: string
 ): Record<string, unknown> | undefined => {
-  const served = kinds.filter((k) => k.group === group && k.versions.includes(version))
+  const served = servedIn(kinds, group, version)
   if (served.length === 0) return undefined
   const resources: Array<Record<string, unknown>> = []
   for (const k of served) {
@@ -151,7 +155,7 @@ export const openApiV3 = (
   group: string,
   version: string
 ): Record<string, unknown> | undefined => {
-  const served = kinds.filter((k) => k.group === group && k.versions.includes(version))
+  const served = servedIn(kinds, group, version)
   if (served.length === 0) return undefined
   const paths: Record<string, unknown> = {}
   const prefix = `/${gvPath(group, version)}`
