@@ -69,15 +69,15 @@ export const decodeObject = <A, I>(
   resource: Resource.Resource<A, I>,
   u: unknown,
   spec: client.Spec
-): Effect.Effect<A, ValidationError> => {
-  if (!isObject(u)) return Effect.fail(client.malformed(spec, `expected a ${resource.kind}, got ${describeJson(u)}`))
+): Either.Either<A, ValidationError> => {
+  if (!isObject(u)) return Either.left(client.malformed(spec, `expected a ${resource.kind}, got ${describeJson(u)}`))
   if (u["kind"] === "Status") {
-    return Effect.fail(client.malformed(spec, `expected a ${resource.kind}, got a Status`))
+    return Either.left(client.malformed(spec, `expected a ${resource.kind}, got a Status`))
   }
   const kind = u["kind"]
   if (kind !== undefined && kind !== resource.kind) {
     const got = typeof kind === "string" ? `a ${kind}` : `a kind that is ${describeJson(kind)}`
-    return Effect.fail(client.malformed(spec, `expected a ${resource.kind}, got ${got}`))
+    return Either.left(client.malformed(spec, `expected a ${resource.kind}, got ${got}`))
   }
   fillType(resource, u)
   const metadata = metadataOf(u)
@@ -185,7 +185,7 @@ export const decodeList = <A, I>(
   const rawItems = json["items"] as Array<unknown>
   const items: Array<A> = new Array(rawItems.length)
   for (let i = 0; i < rawItems.length; i++) {
-    const decoded = Effect.runSync(Effect.either(decodeObject(resource, rawItems[i], spec)))
+    const decoded = decodeObject(resource, rawItems[i], spec)
     if (Either.isLeft(decoded)) return Effect.fail(decoded.left)
     items[i] = decoded.right
   }
