@@ -35,12 +35,14 @@ export type TypeId = typeof TypeId
 
 /**
  * One kind of the Kubernetes API and the Schema of its objects. `A` is the decoded
- * object type, `I` its JSON form.
+ * object type, `I` its JSON form, `S` the subresources the API serves for it
+ * (`"status" | "scale"`, `"log" | "exec" | ...` for Pods). Operations on a subresource
+ * are offered only where `S` names it, so calling one a kind lacks is a type error.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Resource<A, I = A> {
+export interface Resource<A, I = A, S extends string = string> {
   readonly [TypeId]: TypeId
   /** `v1` for the core group, `<group>/<version>` otherwise. */
   readonly apiVersion: string
@@ -51,6 +53,8 @@ export interface Resource<A, I = A> {
   /** The lower-case plural used in paths, e.g. `pods`. */
   readonly plural: string
   readonly namespaced: boolean
+  /** The subresources served for this kind, as they appear in paths (`status`, `scale`, `log`). */
+  readonly subresources: ReadonlyArray<S>
   readonly schema: Schema.Schema<A, I>
 }
 
@@ -69,21 +73,32 @@ export type Info = Omit<Resource<unknown>, "schema" | typeof TypeId>
  * @since 0.1.0
  * @category models
  */
-export type Object<R> = R extends Resource<infer A, infer _I> ? A : never
+export type Object<R> = R extends Resource<infer A, infer _I, infer _S> ? A : never
 
 /**
- * Describes a kind. The group and version are taken from `apiVersion`.
+ * The subresources of a resource, as a union of literals.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Subresources<R> = R extends Resource<infer _A, infer _I, infer S> ? S : never
+
+/**
+ * Describes a kind. The group and version are taken from `apiVersion`; `subresources`
+ * (none by default) lists what the API serves below each object, e.g. a CRD's
+ * `["status", "scale"]`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = <A, I>(options: {
+export const make = <A, I, const S extends string = never>(options: {
   readonly apiVersion: string
   readonly kind: string
   readonly plural: string
   readonly namespaced: boolean
+  readonly subresources?: ReadonlyArray<S> | undefined
   readonly schema: Schema.Schema<A, I>
-}): Resource<A, I> => {
+}): Resource<A, I, S> => {
   const slash = options.apiVersion.indexOf("/")
   return {
     [TypeId]: TypeId,
@@ -93,6 +108,7 @@ export const make = <A, I>(options: {
     kind: options.kind,
     plural: options.plural,
     namespaced: options.namespaced,
+    subresources: options.subresources ?? [],
     schema: options.schema
   }
 }

@@ -420,4 +420,11 @@ export type Pod = typeof Pod.Type
  * @since 0.1.0
  * @category resources
  */
-export const Pods = Resource.make({ apiVersion: "v1", kind: "Pod", plural: "pods", namespaced: true, schema: Pod })
+export const Pods = Resource.make({
+  apiVersion: "v1",
+  kind: "Pod",
+  plural: "pods",
+  namespaced: true,
+  subresources: ["attach", "binding", "ephemeralcontainers", "eviction", "exec", "log", "portforward", "proxy", "resize", "status"],
+  schema: Pod
+})
