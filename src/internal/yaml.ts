@@ -19,6 +19,7 @@
  *   a null key, a list or map as a key, and an integer key above 2^63 are refused;
  * - `!!str`, `!!int`, `!!float`, `!!bool`, `!!null`, `!!timestamp` are applied (and a value
  *   that does not fit its tag is refused); `!!binary` is decoded; other tags are ignored.
+ * - the escape `\/` in a double-quoted string (YAML 1.2, JSON) is refused, as go-yaml v2 does.
  *
  * Integers above 2^53 lose precision (JavaScript numbers), where kubectl keeps an int64.
  * Errors give a line and column, never the text, which may be Secret data.
@@ -339,7 +340,10 @@ export interface Options {
   readonly uniqueKeys?: boolean | undefined
 }
 
-const convertDocument = (root: Yaml.Node | null, options: Options): unknown => {
+/** `\/` in a double-quoted scalar: a YAML 1.2 (and JSON) escape that go-yaml v2 refuses. */
+const slashEscape = /(?:^|[^\\])(?:\\\\)*\\\//
+
+const convertDocument = (root: Yaml.Node | null, text: string, options: Options): unknown => {
   const aliases = bindAliases(root)
   const expanding = new Set<Yaml.Alias>()
   let decodeCount = 0
@@ -369,6 +373,11 @@ const convertDocument = (root: Yaml.Node | null, options: Options): unknown => {
   }
 
   const scalar = (node: Yaml.Scalar): Scalar => {
+    if (node.type === "QUOTE_DOUBLE" && node.range !== undefined && node.range !== null) {
+      if (slashEscape.test(text.slice(node.range[0], node.range[1]))) {
+        throw new Failure("uses the escape \\/ in a double-quoted string, which kubectl's YAML 1.1 refuses", node)
+      }
+    }
     const resolved = resolveScalar(node)
     if (Either.isLeft(resolved)) throw new Failure(resolved.left, node)
     return resolved.right
@@ -488,7 +497,7 @@ export const parseAll = (text: string, options: Options = {}): ReadonlyArray<Doc
       })
     }
     try {
-      const value = convertDocument(document.contents, options)
+      const value = convertDocument(document.contents, text, options)
       return Either.right(value === null ? undefined : value)
     } catch (e) {
       if (!(e instanceof Failure)) throw e
