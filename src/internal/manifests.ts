@@ -163,9 +163,8 @@ export const parse = (
       const subject = `document[${i}]`
       if (Either.isLeft(document)) {
         const where = yaml.formatPosition(document.left)
-        return Effect.fail(
-          new ValidationError({ subject, detail: where === "" ? document.left.detail : `${document.left.detail} (${where})` })
-        )
+        const detail = where === "" ? document.left.detail : `${document.left.detail} (${where})`
+        return Effect.fail(new ValidationError({ subject, detail }))
       }
       if (document.right === undefined) continue
       const problem = collect(document.right, subject, objects)

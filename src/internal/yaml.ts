@@ -164,8 +164,8 @@ const parseGoFloat = (s: string): number | undefined => {
 const dotFloat = /^\.[0-9]+(_[0-9]+)*([eE][-+]?[0-9]+(_[0-9]+)*)?$/
 
 /** The timestamps go-yaml v2 reads (`2006-1-2`, with a time): they stay strings, as written. */
-const timestamp =
-  /^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt][0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\.[0-9]+)?(?:Z|[-+][0-9]{2}:[0-9]{2})| [0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\.[0-9]+)?)?$/
+const time = "[0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\\.[0-9]+)?"
+const timestamp = new RegExp(`^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]${time}(?:Z|[-+][0-9]{2}:[0-9]{2})| ${time})?$`)
 
 /** Resolves a plain scalar (or one with a standard tag) as go-yaml v2 does. */
 const resolvePlain = (text: string): Scalar => {
@@ -290,8 +290,11 @@ class Failure {
 
 /** Sets a key as JSON.parse does: `__proto__` is an own property, never the prototype. */
 const setKey = (object: Record<string, unknown>, key: string, value: unknown) => {
-  if (key === "__proto__") Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true })
-  else object[key] = value
+  if (key === "__proto__") {
+    Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true })
+  } else {
+    object[key] = value
+  }
 }
 
 /** go-yaml v2's limit on alias expansion (a "billion laughs" document). */
