@@ -193,6 +193,15 @@ items: []
         "false",
         "true"
       ].sort())
+      // Float keys are written with float32 precision, a tie rounding to even, as Go's FormatFloat(f, 'g', -1, 32).
+      const floats = yield* spec("  k: {177195.6251621122: a, 16777217.0: b, 1.4e-45: c, 1e39: d, 0.3: e}\n")
+      assert.deepStrictEqual(Object.keys(floats["k"] as object).sort(), [
+        "0.3",
+        "1.6777216e+07",
+        "177195.62",
+        "1e-45",
+        ".inf"
+      ].sort())
       for (const key of ["~", "null", "18446744073709551615", "[a, b]", "{a: 1}"]) {
         const e = yield* refused(`${header}spec: {${key}: x}\n`)
         assert.strictEqual(e.subject, "document[0]")

@@ -178,7 +178,9 @@ describe.skipIf(!hasKubectl)(suite, () => {
     "=",
     "-0"
   )
-  const scalar = fc.oneof(mixedCase, numberLike, bigNumber, special)
+  /** Free-form plain tokens: what a chart or an operator bundle may hold, numbers and words mixed. */
+  const token = fc.stringMatching(/^[0-9a-zA-Z.+_~/=-][0-9a-zA-Z.+_:~/=@%# -]{0,10}[0-9a-zA-Z.+_~/=@%-]$/)
+  const scalar = fc.oneof(mixedCase, numberLike, bigNumber, special, token)
   const styled = fc.tuple(
     scalar,
     fc.constantFrom("plain", "plain", "plain", "single", "double", "!!str", "!!int", "!!float", "!!bool", "!!null")
@@ -208,6 +210,10 @@ describe.skipIf(!hasKubectl)(suite, () => {
       "  alias: *a",
       "  map:",
       `    ${c.key === "" || c.key === "<<" ? "''" : c.key}: k`,
+      "  block:",
+      `  - ${c.item}`,
+      `  merged: {<<: {m: ${c.value}}, n: 1}`,
+      `  nested: {a: [{b: ${c.item}}]}`,
       ""
     ].join("\n")
 

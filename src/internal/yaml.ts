@@ -174,8 +174,8 @@ const resolvePlain = (text: string): Scalar => {
   const known = lookup.get(text)
   if (known !== undefined) return known
   if (hint === ".") {
-    if (dotFloat.test(text)) return { _tag: "float", value: Number(text.replace(/_/g, "")) }
-    return str(text)
+    const value = dotFloat.test(text) ? parseGoFloat(text.replace(/_/g, "")) : undefined
+    return value === undefined ? str(text) : { _tag: "float", value }
   }
   if (hint === "D") {
     // A timestamp (4 digits, then "-") never reads as a number: go-yaml keeps its text.
@@ -236,6 +236,33 @@ const scalarValue = (scalar: Scalar): unknown => {
 // map keys, as sigs.k8s.io/yaml writes them
 // ---------------------------------------------------------------------------------------------------------------------
 
+/** The exact decimal digits of a finite, non-zero double, and the exponent of the first one. */
+const exactDigits = (value: number): { readonly digits: string; readonly exponent: number } => {
+  const view = new DataView(new ArrayBuffer(8))
+  view.setFloat64(0, Math.abs(value))
+  const bits = view.getBigUint64(0)
+  const biased = Number(bits >> 52n)
+  const fraction = bits & ((1n << 52n) - 1n)
+  const mantissa = biased === 0 ? fraction : fraction | (1n << 52n)
+  const power = (biased === 0 ? 1 : biased) - 1075
+  // value = mantissa * 2^power = digits * 10^-scale
+  const [integer, scale] = power >= 0 ? [mantissa << BigInt(power), 0] : [mantissa * 5n ** BigInt(-power), -power]
+  const text = integer.toString()
+  const trimmed = text.replace(/0+$/, "")
+  return { digits: trimmed, exponent: text.length - 1 - scale }
+}
+
+/** Rounds a digit string to `precision` digits, half to even, as Go's shortest formatting does on a tie. */
+const roundDigits = (digits: string, precision: number): { readonly digits: string; readonly carry: boolean } => {
+  if (digits.length <= precision) return { digits, carry: false }
+  const kept = digits.slice(0, precision)
+  const rest = digits.slice(precision)
+  const half = rest[0]! > "5" || (rest[0] === "5" && (/[1-9]/.test(rest.slice(1)) || Number(kept.at(-1)) % 2 === 1))
+  if (!half) return { digits: kept, carry: false }
+  const up = (BigInt(kept) + 1n).toString()
+  return up.length > kept.length ? { digits: up.slice(0, precision), carry: true } : { digits: up, carry: false }
+}
+
 /** Go's `strconv.FormatFloat(f, 'g', -1, 32)`: the shortest float32 digits, `e` notation from 1e6 or below 1e-4. */
 const formatFloat32 = (value: number): string => {
   const f = Math.fround(value)
@@ -243,16 +270,19 @@ const formatFloat32 = (value: number): string => {
   if (f === Number.POSITIVE_INFINITY) return ".inf"
   if (f === Number.NEGATIVE_INFINITY) return "-.inf"
   if (f === 0) return Object.is(f, -0) ? "-0" : "0"
-  let digits = ""
+  const exact = exactDigits(f)
+  let significant = exact.digits
+  let exponent = exact.exponent
   for (let precision = 1; precision <= 9; precision++) {
-    digits = f.toExponential(precision - 1)
-    if (Math.fround(Number(digits)) === f) break
+    const rounded = roundDigits(exact.digits, precision)
+    const e = exact.exponent + (rounded.carry ? 1 : 0)
+    if (Math.abs(Math.fround(Number(`${rounded.digits}e${e - rounded.digits.length + 1}`))) === Math.abs(f)) {
+      significant = rounded.digits.replace(/0+$/, "") || "0"
+      exponent = e
+      break
+    }
   }
-  const [mantissa, exponentText] = digits.split("e") as [string, string]
-  const exponent = Number(exponentText)
-  const negative = mantissa.startsWith("-")
-  const significant = mantissa.replace(/[-.]/g, "")
-  const sign = negative ? "-" : ""
+  const sign = f < 0 ? "-" : ""
   if (exponent < -4 || exponent >= 6) {
     const rest = significant.length > 1 ? `${significant[0]}.${significant.slice(1)}` : significant
     const e = Math.abs(exponent)
