@@ -138,6 +138,12 @@ describe("Manifests.parse reads YAML as kubectl does", () => {
       assert.match(e.detail, /line 11, column \d+/)
     }))
 
+  it.effect("a plain scalar glued to a colon in a flow list or map keeps the colon, as go-yaml v2 reads it", () =>
+    Effect.gen(function*() {
+      const s = yield* spec("  list: [a:, b: , c:d, 1:]\n  map: {e:, f: 1}\n")
+      assert.deepStrictEqual(s, { list: ["a:", { b: null }, "c:d", "1:"], map: { "e:": null, f: 1 } })
+    }))
+
   it.effect("lists: any object with items is a list of them, whatever its kind; null or [] items give nothing", () =>
     Effect.gen(function*() {
       const objects = yield* Manifests.parse(`

@@ -404,6 +404,20 @@ const convertDocument = (root: Yaml.Node | null, text: string, options: Options)
     }
   }
 
+  /**
+   * The text of a plain key glued to a `:` that ends a flow entry (`[a:, x]`, `{a:}`): in
+   * YAML 1.2 an empty value, for go-yaml v2 part of the scalar, `a:`. Undefined otherwise.
+   */
+  const gluedColon = (pair: Yaml.Pair): string | undefined => {
+    const key = pair.key
+    if (!Yaml.isScalar(key) || key.type !== "PLAIN" || key.tag !== undefined || !key.range) return undefined
+    const end = key.range[1]
+    if (text[end] !== ":" || !",]}".includes(text[end + 1] ?? " ")) return undefined
+    const value = pair.value
+    if (value !== null && !(Yaml.isScalar(value) && value.source === "" && value.tag === undefined)) return undefined
+    return `${String(key.source)}:`
+  }
+
   const scalar = (node: Yaml.Scalar): Scalar => {
     if (node.type === "QUOTE_DOUBLE" && node.range !== undefined && node.range !== null) {
       if (slashEscape.test(text.slice(node.range[0], node.range[1]))) {
@@ -436,6 +450,12 @@ const convertDocument = (root: Yaml.Node | null, text: string, options: Options)
       return object
     }
     if (Yaml.isMap(node)) {
+      // `[a:, x]`: go-yaml reads the item as the string `a:`, not as a map.
+      const only = node.items.length === 1 ? node.items[0]! : undefined
+      if (only !== undefined && node.flow === true && node.range && text[node.range[0]] !== "{") {
+        const glued = gluedColon(only)
+        if (glued !== undefined) return scalarValue(resolvePlain(glued))
+      }
       const object: Record<string, unknown> = {}
       into(node, object)
       return object
@@ -452,7 +472,8 @@ const convertDocument = (root: Yaml.Node | null, text: string, options: Options)
         continue
       }
       decodeCount++
-      const key = keyOf(pair.key)
+      const glued = node.flow === true ? gluedColon(pair) : undefined
+      const key = glued !== undefined ? keyText(resolvePlain(glued), pair.key as Yaml.Node) : keyOf(pair.key)
       if (written !== undefined) {
         if (written.has(key)) {
           throw new Failure(`has the key ${JSON.stringify(key)} twice in one map`, pair.key as Yaml.Node)
@@ -463,13 +484,17 @@ const convertDocument = (root: Yaml.Node | null, text: string, options: Options)
     }
   }
 
+  const keyText = (resolved: Scalar, node: Yaml.Node): string => {
+    const key = keyString(resolved)
+    if (Either.isLeft(key)) throw new Failure(key.left, node)
+    return key.right
+  }
+
   const keyOf = (node: unknown): string => {
     if (Yaml.isAlias(node)) return withAlias(node, keyOf)
     if (node === null || node === undefined) throw new Failure("is a null map key, which JSON cannot hold", undefined)
     if (!Yaml.isScalar(node)) throw new Failure("is a list or map used as a map key", node as Yaml.Node)
-    const key = keyString(scalar(node))
-    if (Either.isLeft(key)) throw new Failure(key.left, node)
-    return key.right
+    return keyText(scalar(node), node)
   }
 
   const mergeOne = (node: unknown, object: Record<string, unknown>, at: Yaml.Node): void => {
