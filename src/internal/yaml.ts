@@ -212,7 +212,9 @@ const resolveScalar = (node: Yaml.Scalar): Either.Either<Scalar, string> => {
     const got = resolved._tag === "uint" ? "int" : resolved._tag
     if (`tag:yaml.org,2002:${got}` === tag) return Either.right(resolved)
     // go-yaml turns an int64 into a float for !!float, but not a uint64.
-    if (tag === floatTag && resolved._tag === "int") return Either.right({ _tag: "float", value: Number(resolved.value) })
+    if (tag === floatTag && resolved._tag === "int") {
+      return Either.right({ _tag: "float", value: Number(resolved.value) })
+    }
     return Either.left(`cannot be read as ${shortTag(tag)}`)
   }
   // Any other tag (`!foo`, `!`, `!!set`...) is ignored by go-yaml: the text is a string.
