@@ -8,12 +8,13 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
-import * as Yaml from "yaml"
 import { KubeConfigError } from "../../Errors.js"
 import type { Mapping, Where } from "./fields.js"
 import { errnoCode, fail, isMapping } from "./fields.js"
+import * as Yaml from "../yaml.js"
 
 /** One named cluster, user or context, with the file it came from. @internal */
 export interface Entry {
@@ -41,25 +42,32 @@ const sections = [
   { key: "contexts", body: "context" }
 ] as const
 
-/** Parses one kubeconfig text. `source` names it in errors; `dir` anchors its relative paths. @internal */
-export const parse = (text: string, source: string, dir: string): Effect.Effect<Config, KubeConfigError> =>
+/**
+ * Parses one kubeconfig, as text or as the bytes of a file (UTF-8, or UTF-16 with a byte
+ * order mark as Windows PowerShell writes it), with kubectl's YAML rules (see yaml.ts):
+ * the first document only, a duplicate key keeping its last value. `source` names it in
+ * errors; `dir` anchors its relative paths.
+ *
+ * @internal
+ */
+export const parse = (
+  input: string | Uint8Array,
+  source: string,
+  dir: string
+): Effect.Effect<Config, KubeConfigError> =>
   Effect.suspend(() => {
     const where: Where = { source }
-    const doc = Yaml.parseDocument(text, { uniqueKeys: false })
-    const error = doc.errors[0]
-    if (error !== undefined) {
-      // The parser's own message quotes the text around the error, which may be a
-      // token: report the position only.
-      const pos = error.linePos?.[0]
-      const at = pos !== undefined ? ` at line ${pos.line}, column ${pos.col}` : ""
-      return Effect.fail(fail(where, undefined, `invalid YAML${at} (${error.code})`))
+    const text = Yaml.decodeText(input)
+    if (Yaml.looksLikeMisreadUtf16(text)) {
+      return Effect.fail(fail(where, undefined, "looks like UTF-16 read as UTF-8 (pass the bytes of the file)"))
     }
-    let root: unknown
-    try {
-      root = doc.toJS({ maxAliasCount: 100 })
-    } catch {
-      return Effect.fail(fail(where, undefined, "invalid YAML (could not be converted to data)"))
+    const document = Yaml.parseFirst(text)
+    if (Either.isLeft(document)) {
+      // Positions only: the text around the error may be a token.
+      const at = Yaml.formatPosition(document.left)
+      return Effect.fail(fail(where, undefined, `invalid YAML${at === "" ? "" : ` at ${at}`}: ${document.left.detail}`))
     }
+    let root: unknown = document.right
     if (root === null || root === undefined) root = {}
     if (!isMapping(root)) return Effect.fail(fail(where, undefined, "is not a mapping (not a kubeconfig)"))
 
@@ -133,10 +141,10 @@ export const readFile = (
 ): Effect.Effect<Config | undefined, KubeConfigError> =>
   Effect.flatMap(
     Effect.tryPromise({
-      try: () => Fs.readFile(path, "utf8"),
+      try: () => Fs.readFile(path),
       catch: (cause) => cause
     }).pipe(
-      Effect.map((text): string | undefined => text),
+      Effect.map((bytes): Uint8Array | undefined => bytes),
       Effect.catchAll((cause) =>
         options.ignoreMissing && errnoCode(cause) === "ENOENT"
           ? Effect.succeed(undefined)
