@@ -38,3 +38,68 @@ export const openEnum = <const Values extends ReadonlyArray<string>>(
   Schema.String.annotations({
     description: `one of ${values.join(", ")} (other strings are accepted)`
   }) as unknown as Schema.Schema<Values[number] | (string & {})>
+
+/** The building blocks the generated Schemas are written with (short names keep the generated files small). */
+export const S = Schema.String
+/** A number (the API's int32, int64 and double). */
+export const N = Schema.Number
+/** A boolean. */
+export const B = Schema.Boolean
+/** Any JSON value (`JSON`, `JSONSchemaPropsOrBool`, ...). */
+export const U = Schema.Unknown
+/** An object kept as it is (`RawExtension`, `FieldsV1`, objects the spec leaves open). */
+export const O = LooseObject
+/** A resource quantity (`"500m"`, `"1Gi"`): a string; see the `Quantity` module to read one. */
+export const Q = Schema.String
+/** A timestamp that may be `null` (see `NullableTime`). */
+export const NT = NullableTime
+/** An int-or-string field (`targetPort`, `maxSurge`): `8080` or `"http"`, `"25%"`. */
+export const IntOrString = Schema.Union(Schema.Number, Schema.String).annotations({ identifier: "IntOrString" })
+/** The `kind` of a `Status`, which tells a watch's `ERROR` event from an object event. */
+export const StatusKind = Schema.Literal("Status")
+
+type AnySchema = Schema.Schema.Any
+type Base = AnySchema | (() => AnySchema)
+
+/**
+ * A field of a generated struct: a Schema (required), or `[base, modifiers]` where the
+ * modifiers are applied in order: `[]` an array of, `{}` a string-keyed record of, `?`
+ * optional. A function as base is a reference to a definition not yet defined (a cycle),
+ * read through `Schema.suspend`.
+ */
+export type Field = AnySchema | readonly [Base, string]
+
+const isSchema = (u: unknown): u is AnySchema => Schema.isSchema(u)
+
+const field = (f: Field): AnySchema | Schema.PropertySignature.Any => {
+  if (isSchema(f)) return f
+  const [base, mods] = f as readonly [Base, string]
+  let s: AnySchema = isSchema(base) ? base : Schema.suspend(base as () => AnySchema)
+  let i = 0
+  while (i < mods.length) {
+    const m = mods.slice(i, i + 2)
+    if (m === "[]") {
+      s = Schema.Array(s)
+      i += 2
+    } else if (m === "{}") {
+      s = Schema.Record({ key: Schema.String, value: s })
+      i += 2
+    } else if (mods[i] === "?") {
+      return Schema.optional(s)
+    } else {
+      throw new Error(`unknown field modifier ${mods}`)
+    }
+  }
+  return s
+}
+
+/**
+ * A generated struct: its fields from compact descriptions, its type the declared
+ * interface `A` (so the inferred Struct types never reach tsc or the .d.ts files). Pure:
+ * its arguments are literals, so a bundler drops it when unused.
+ */
+export const struct = <A>(identifier: string, fields: Readonly<Record<string, Field>>): Schema.Schema<A> => {
+  const built: Record<string, AnySchema | Schema.PropertySignature.Any> = {}
+  for (const key of Object.keys(fields)) built[key] = field(fields[key]!)
+  return Schema.Struct(built).annotations({ identifier }) as unknown as Schema.Schema<A>
+}
