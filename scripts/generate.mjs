@@ -138,7 +138,8 @@ for (const [p, item] of Object.entries(spec.paths)) {
   const group = m[2] ?? ""
   const version = m[1] ?? m[3]
   let segs = m[4].split("/")
-  if (segs[0] === "watch") continue
+  // `/watch/...` paths (deprecated, but listed) add the watch verb to their resource
+  if (segs[0] === "watch") segs = segs.slice(1)
   let namespaced = false
   if (segs[0] === "namespaces" && segs[1] === "{namespace}") {
     namespaced = true
