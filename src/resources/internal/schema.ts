@@ -5,6 +5,7 @@
  * transformations, so an object decoded from the server can be sent back as it is.
  */
 import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 
 /**
  * An RFC 3339 timestamp, kept as the string the server sent (parsing it into a Date
@@ -71,26 +72,30 @@ export type Field = AnySchema | readonly [Base, string]
 
 const isSchema = (u: unknown): u is AnySchema => Schema.isSchema(u)
 
-const field = (f: Field): AnySchema | Schema.PropertySignature.Any => {
-  if (isSchema(f)) return f
+// The ASTs are built directly: a Schema class per field (`Schema.optional`, `Schema.Array`)
+// costs far more at import time, and the nodes are the same ones those would make.
+const fieldType = (f: Field): { readonly type: SchemaAST.AST; readonly optional: boolean } => {
+  if (isSchema(f)) return { type: f.ast, optional: false }
   const [base, mods] = f as readonly [Base, string]
-  let s: AnySchema = isSchema(base) ? base : Schema.suspend(base as () => AnySchema)
+  let type: SchemaAST.AST = isSchema(base)
+    ? base.ast
+    : new SchemaAST.Suspend(() => (base as () => AnySchema)().ast)
   let i = 0
   while (i < mods.length) {
     const m = mods.slice(i, i + 2)
     if (m === "[]") {
-      s = Schema.Array(s)
+      type = new SchemaAST.TupleType([], [new SchemaAST.Type(type)], true)
       i += 2
     } else if (m === "{}") {
-      s = Schema.Record({ key: Schema.String, value: s })
+      type = new SchemaAST.TypeLiteral([], [new SchemaAST.IndexSignature(SchemaAST.stringKeyword, type, true)])
       i += 2
     } else if (mods[i] === "?") {
-      return Schema.optional(s)
+      return { type: SchemaAST.Union.make([type, SchemaAST.undefinedKeyword]), optional: true }
     } else {
       throw new Error(`unknown field modifier ${mods}`)
     }
   }
-  return s
+  return { type, optional: false }
 }
 
 /**
@@ -99,7 +104,12 @@ const field = (f: Field): AnySchema | Schema.PropertySignature.Any => {
  * its arguments are literals, so a bundler drops it when unused.
  */
 export const struct = <A>(identifier: string, fields: Readonly<Record<string, Field>>): Schema.Schema<A> => {
-  const built: Record<string, AnySchema | Schema.PropertySignature.Any> = {}
-  for (const key of Object.keys(fields)) built[key] = field(fields[key]!)
-  return Schema.Struct(built).annotations({ identifier }) as unknown as Schema.Schema<A>
+  const signatures: Array<SchemaAST.PropertySignature> = []
+  for (const key of Object.keys(fields)) {
+    const { optional, type } = fieldType(fields[key]!)
+    signatures.push(new SchemaAST.PropertySignature(key, type, optional, true))
+  }
+  return Schema.make<A>(
+    new SchemaAST.TypeLiteral(signatures, [], { [SchemaAST.IdentifierAnnotationId]: identifier })
+  )
 }
