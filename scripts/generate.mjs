@@ -269,10 +269,8 @@ const refName = (ref) => ref.replace("#/definitions/", "")
 const mapProperty = (owner, prop, p) => {
   const key = `${info.get(owner).short}.${prop}`
   if (overrides[key]) return { ts: overrides[key].ts, base: overrides[key].rt, mods: "", refs: [] }
-  const enumFor = (k) => {
-    const values = enums[k] ?? (prop === "status" && k === key && /Condition$/.test(info.get(owner).short) ? conditionStatusValues : undefined)
-    return values
-  }
+  const enumFor = (k) =>
+    enums[k] ?? (prop === "status" && k === key && /Condition$/.test(info.get(owner).short) ? conditionStatusValues : undefined)
   const scalar = (q, k) => {
     if (q.$ref !== undefined) {
       const target = refName(q.$ref)
@@ -319,8 +317,7 @@ const mapProperty = (owner, prop, p) => {
   }
   if (p.type === "array") {
     const item = scalar(p.items, `${key}[]`)
-    const ts = item.ts.includes("|") ? `ReadonlyArray<${item.ts}>` : `ReadonlyArray<${item.ts}>`
-    return { ts, base: item.base, mods: `${item.mods ?? ""}[]`, refs: item.refs }
+    return { ts: `ReadonlyArray<${item.ts}>`, base: item.base, mods: `${item.mods ?? ""}[]`, refs: item.refs }
   }
   const s = scalar(p, key)
   return { ts: s.ts, base: s.base, mods: s.mods ?? "", refs: s.refs }
@@ -424,11 +421,11 @@ for (const [file, names] of [...files.entries()].sort()) {
           imports.set(spec, new Set([...(imports.get(spec) ?? []), exportName.get(target)]))
           if (sameCycle(file, tf)) base = `() => ${base}`
         } else if (!emitted.has(target)) base = `() => ${base}`
-      } else if (!["S", "N", "B", "U", "O", "Q", "NT", "IntOrString", "StatusKind"].includes(base)) {
-        // a named enum defined in this file
-        if (base === "PodPhase" && file !== "core/v1") throw new Error("PodPhase outside core/v1")
-      } else {
+      } else if (["S", "N", "B", "U", "O", "Q", "NT", "IntOrString", "StatusKind"].includes(base)) {
         helpers.add(base)
+      } else if (file !== "core/v1") {
+        // a named enum (PodPhase) is defined at the top of core/v1
+        throw new Error(`${base} used outside core/v1`)
       }
       const mods = `${f.mods}${f.required ? "" : "?"}`
       const value = mods === "" && !base.startsWith("()") ? base : `[${base}, ${JSON.stringify(mods)}]`
@@ -436,9 +433,6 @@ for (const [file, names] of [...files.entries()].sort()) {
     })
     body += `export const ${name}: Schema.Schema<${name}> = /* @__PURE__ */ struct<${name}>(${JSON.stringify(name)}, {\n${entries.join(",\n")}\n})\n\n`
     emitted.add(n)
-    if (n === "io.k8s.api.core.v1.PodStatus") {
-      // emitted before use below: see namedEnums
-    }
   }
   if (file === "core/v1") {
     const values = enums["PodStatus.phase"]
