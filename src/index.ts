@@ -45,6 +45,9 @@ export * as Template from "./Template.js"
 export * as Errors from "./Errors.js"
 
 /** @since 0.1.0 */
+export * as Quantity from "./Quantity.js"
+
+/** @since 0.1.0 */
 export {
   ApiError,
   type ApiErrorReason,
