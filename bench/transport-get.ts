@@ -11,6 +11,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { performance } from "node:perf_hooks"
 import * as Kube from "../src/Kube.js"
+import * as KubeConfig from "../src/KubeConfig.js"
 import * as NodeKube from "../src/NodeKube.js"
 import { Pods } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
@@ -59,6 +60,12 @@ const program = Effect.gen(function*() {
       `${n} sequential GETs: ${total.toFixed(0)} ms, mean ${(total / n).toFixed(3)} ms, ` +
         `p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, p99 ${at(0.99)} ms`
     )
+    // What one look-up of the credentials costs (the request path does it once per request).
+    const config = yield* KubeConfig.KubeConfig
+    const credentialsStart = performance.now()
+    for (let i = 0; i < n; i++) yield* config.auth.credentials
+    const credentials = performance.now() - credentialsStart
+    console.log(`${n} credential look-ups: ${credentials.toFixed(1)} ms, mean ${(credentials / n * 1000).toFixed(1)} µs`)
   })
   yield* Effect.provide(measure, NodeKube.layerFromFile({ path: kubeconfig }))
 })
