@@ -35,8 +35,9 @@ export interface Credentials {
 }
 
 /**
- * Obtains credentials, caching them as long as they are valid (a token file is re-read
- * when it changes, an exec plugin is run again after its `expirationTimestamp`).
+ * Obtains credentials, caching them as long as they are valid (a token file is checked
+ * for a new token every few seconds, an exec plugin is run again after its
+ * `expirationTimestamp`; both at once after a 401).
  *
  * @since 0.1.0
  * @category models
@@ -115,7 +116,7 @@ export interface MakeOptions {
     readonly serverName?: string | undefined
   } | undefined
   readonly token?: string | Redacted.Redacted<string> | undefined
-  /** A file holding the token, re-read whenever it changes. */
+  /** A file holding the token, checked for a new one every few seconds and at once after a 401. */
   readonly tokenFile?: string | undefined
   readonly username?: string | undefined
   readonly password?: string | Redacted.Redacted<string> | undefined
@@ -251,8 +252,8 @@ export interface InClusterOptions {
 
 /**
  * The pod's own service account: the API server from `KUBERNETES_SERVICE_HOST` and
- * `KUBERNETES_SERVICE_PORT`, the token from its file (re-read when it is rotated), the
- * CA and the namespace from theirs.
+ * `KUBERNETES_SERVICE_PORT`, the token from its file (checked for a rotated one every few
+ * seconds, and at once after a 401), the CA and the namespace from theirs.
  *
  * @since 0.1.0
  * @category constructors

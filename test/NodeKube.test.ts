@@ -5,6 +5,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
@@ -14,6 +15,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import type * as Tls from "node:tls"
 import * as Yaml from "yaml"
+import * as Client from "../src/internal/client.js"
 import * as KubeConfig from "../src/KubeConfig.js"
 import * as NodeKube from "../src/NodeKube.js"
 import { runs, writeExecPlugin } from "./util/execPlugin.js"
@@ -242,6 +244,28 @@ describe("NodeKube", () => {
           assert.strictEqual(runs(dir), 2)
         })
         yield* Effect.provide(program, NodeKube.layerFromFile({ path: kubeconfig }))
+      }))
+  })
+
+  describe("credentials", () => {
+    it.scoped("are obtained once per request: the transport takes the client certificate the request path got", () =>
+      Effect.gen(function*() {
+        const { ca, client } = pki()
+        const server = yield* serve({ ...serverTls(), ca: ca.cert, requestCert: true, rejectUnauthorized: true })
+        let asked = 0
+        const auth: KubeConfig.AuthProvider = {
+          kind: "counting",
+          credentials: Effect.sync(() => {
+            asked++
+            return { token: Redacted.make("t"), clientCertificate: { cert: client.cert, key: Redacted.make(client.key) } }
+          }),
+          invalidate: Effect.succeed(false)
+        }
+        const seen = yield* Effect.forEach([1, 2, 3], () => Client.sendJson({ method: "GET", path: "/me" })).pipe(
+          Effect.provide(explicit({ server: server.url, tls: { ca: ca.cert }, auth }))
+        )
+        assert.deepStrictEqual(seen.map((s) => (s as Seen).cn), ["test-user", "test-user", "test-user"])
+        assert.strictEqual(asked, 3)
       }))
   })
 

@@ -6,9 +6,10 @@
  *
  * A client certificate may come from an exec plugin and change after a 401, and a
  * certificate is bound to a dispatcher's connections, so there is one dispatcher per
- * distinct certificate: each request asks the auth provider for its current credentials
- * and goes through the dispatcher of that certificate. Static credentials make this a
- * map lookup.
+ * distinct certificate: each request goes through the dispatcher of its credentials'
+ * certificate. The request path obtains the credentials once per request and passes them
+ * in `currentCredentials`; only a request sent by someone else makes this layer ask the
+ * auth provider. Static credentials make this a map lookup.
  *
  * Undici's own body and header timeouts are off: a quiet watch or log follow must never
  * be cut by the transport, and non-streaming requests are timed by `RequestPolicy`.
@@ -22,11 +23,13 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Tls from "node:tls"
 import * as Undici from "undici"
 import type { Credentials, Service } from "../KubeConfig.js"
+import { currentCredentials } from "./credentials.js"
 
 /** @internal */
 export interface Options {
@@ -120,11 +123,16 @@ export const make = (
     }
 
     const plain = slotFor(undefined).client
+    // The request path has obtained them for this request already; anyone else's request asks.
+    const clusterCredentials = Effect.flatMap(
+      FiberRef.get(currentCredentials),
+      (given) => given !== undefined ? Effect.succeed(given) : config.auth.credentials
+    )
 
     return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
       Effect.flatMap((request) => {
         if (!/^https:/i.test(request.url)) return plain.execute(request)
-        return config.auth.credentials.pipe(
+        return clusterCredentials.pipe(
           Effect.mapError((cause) => new HttpClientError.RequestError({ request, reason: "Transport", cause })),
           Effect.flatMap((credentials) => {
             const slot = slotFor(credentials.clientCertificate)
