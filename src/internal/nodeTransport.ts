@@ -1,6 +1,10 @@
 /**
  * The Node transport: `@effect/platform-node`'s undici HttpClient over dispatchers that
- * carry the kubeconfig's TLS material and keep connections alive. Undici rather than
+ * carry the kubeconfig's TLS material and keep connections alive. The cluster's TLS (CA,
+ * client certificate, server name, `insecure-skip-tls-verify`) applies to the cluster's
+ * origin only: this client is the application's HttpClient, and a request to any other
+ * origin goes through a dispatcher with the platform's defaults (system roots, no client
+ * certificate), so a third party never sees the cluster's certificate. Undici rather than
  * `node:https`: a GET costs about half as much (measured on loopback TLS: p50 0.63 ms
  * against 1.05 ms for the whole operation).
  *
@@ -38,7 +42,7 @@ export interface Options {
 }
 
 interface Slot {
-  readonly dispatcher: Undici.Agent
+  readonly dispatcher: Undici.Dispatcher
   readonly client: HttpClient.HttpClient
   /** Why the certificate cannot be used, when Node refuses it. */
   readonly unusable?: string | undefined
@@ -60,8 +64,27 @@ const certificateProblem = (certificate: NonNullable<Credentials["clientCertific
 }
 
 /** Retires a dispatcher without cutting requests in flight: it closes once they are done. */
-const retire = (dispatcher: Undici.Agent): void => {
-  dispatcher.close().catch(() => undefined)
+const retire = (dispatcher: Undici.Dispatcher, retired: Set<Undici.Dispatcher>): void => {
+  retired.add(dispatcher)
+  dispatcher.close().then(() => retired.delete(dispatcher), () => undefined)
+}
+
+/**
+ * Whether a URL is on the cluster's origin. Requests the operations build start with the
+ * server URL as given, so a prefix test settles almost all; any other spelling is parsed.
+ */
+const onOrigin = (origin: string | undefined) => (url: string): boolean => {
+  if (origin === undefined) return false
+  if (url.startsWith(origin)) {
+    const next = url.charCodeAt(origin.length)
+    // End of URL, "/", "?" or "#": the authority ended where the origin does.
+    if (Number.isNaN(next) || next === 47 || next === 63 || next === 35) return true
+  }
+  try {
+    return new URL(url).origin === origin
+  } catch {
+    return false
+  }
 }
 
 /** @internal */
@@ -71,24 +94,56 @@ export const make = (
 ): Effect.Effect<HttpClient.HttpClient, never, Scope.Scope> =>
   Effect.gen(function*() {
     const maxCertificateAgents = Math.max(1, options.maxCertificateAgents ?? 2)
-    type Connect = { readonly rejectUnauthorized: boolean; readonly ca?: string; readonly servername?: string; readonly cert?: string; readonly key?: string }
+    type Connect = {
+      readonly rejectUnauthorized: boolean
+      readonly ca?: string
+      readonly servername?: string
+      readonly cert?: string
+      readonly key?: string
+    }
     const tlsOptions: Connect = {
       rejectUnauthorized: !config.tls.insecureSkipTlsVerify,
       ...(config.tls.ca !== undefined ? { ca: config.tls.ca } : {}),
       ...(config.tls.serverName !== undefined ? { servername: config.tls.serverName } : {})
     }
-    const dispatcher = (connect: Connect): Undici.Agent =>
+    let clusterUrl: URL | undefined
+    try {
+      clusterUrl = new URL(config.server)
+    } catch {
+      clusterUrl = undefined
+    }
+    const isCluster = onOrigin(clusterUrl?.origin)
+    const clusterIsHttps = clusterUrl?.protocol === "https:"
+
+    const dispatcher = (connect: Connect): Undici.Dispatcher =>
       new Undici.Agent({ connect: { ...connect }, bodyTimeout: 0, headersTimeout: 0 })
     // Insertion order is recency order: a hit is moved to the end, the first is evicted.
     const slots = new Map<string, Slot>()
-    const retired = new Set<Undici.Agent>()
+    const retired = new Set<Undici.Dispatcher>()
+    // Every other origin: the platform's defaults (what NodeHttpClient.layerUndici builds),
+    // made on first use. None of the cluster's TLS, certificates or proxy reaches them.
+    let others: { readonly dispatcher: Undici.Dispatcher; readonly client: HttpClient.HttpClient } | undefined
+    const otherClient = (): HttpClient.HttpClient => {
+      if (others === undefined) {
+        const agent = new Undici.Agent()
+        others = { dispatcher: agent, client: NodeHttpClient.makeUndici(agent) }
+      }
+      return others.client
+    }
 
     yield* Effect.addFinalizer(() =>
       Effect.promise(() =>
-        Promise.all([...[...slots.values()].map((slot) => slot.dispatcher), ...retired].map((d) => d.destroy()))
+        Promise.all(
+          [
+            ...[...slots.values()].map((slot) => slot.dispatcher),
+            ...retired,
+            ...(others === undefined ? [] : [others.dispatcher])
+          ].map((d) => d.destroy())
+        )
       ).pipe(Effect.ensuring(Effect.sync(() => {
         slots.clear()
         retired.clear()
+        others = undefined
       })))
     )
 
@@ -114,10 +169,7 @@ export const make = (
         const oldest = withCertificates[0]!
         const evicted = slots.get(oldest)!
         slots.delete(oldest)
-        retire(evicted.dispatcher)
-        retired.add(evicted.dispatcher)
-        // Retired dispatchers whose last request is done hold nothing: forget them.
-        for (const closed of retired) if (closed.closed || closed.destroyed) retired.delete(closed)
+        retire(evicted.dispatcher, retired)
       }
       return slot
     }
@@ -131,7 +183,8 @@ export const make = (
 
     return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
       Effect.flatMap((request) => {
-        if (!/^https:/i.test(request.url)) return plain.execute(request)
+        if (!isCluster(request.url)) return otherClient().execute(request)
+        if (!clusterIsHttps) return plain.execute(request)
         return clusterCredentials.pipe(
           Effect.mapError((cause) => new HttpClientError.RequestError({ request, reason: "Transport", cause })),
           Effect.flatMap((credentials) => {
