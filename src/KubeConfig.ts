@@ -70,6 +70,24 @@ export interface TlsOptions {
 }
 
 /**
+ * A proxy to reach the cluster through: a cluster's `proxy-url`, or `KubeConfig.make`'s
+ * `proxy`. The credentials a URL carries (`http://user:password@host:port`) are kept
+ * apart and `Redacted`, so that printing the configuration never shows them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ProxyOptions {
+  /** `http://host:port`, `https://host:port` or `socks5://host:port`, without credentials. */
+  readonly url: string
+  /**
+   * The URL's credentials: sent as `Proxy-Authorization: Basic` to an http(s) proxy, or as
+   * the SOCKS5 username and password.
+   */
+  readonly credentials?: Redacted.Redacted<{ readonly username: string; readonly password: string }> | undefined
+}
+
+/**
  * A resolved configuration: server URL, default namespace, TLS and authentication.
  *
  * @since 0.1.0
@@ -82,6 +100,12 @@ export interface Service {
   readonly namespace: string
   readonly tls: TlsOptions
   readonly auth: AuthProvider
+  /**
+   * The proxy to reach the server through. When there is none, the Node transport
+   * follows `HTTPS_PROXY` (`HTTP_PROXY` for an http server) and `NO_PROXY` from the
+   * environment, as client-go does.
+   */
+  readonly proxy?: ProxyOptions | undefined
   /** The context this was resolved from, when it came from a kubeconfig. */
   readonly context?: string | undefined
   /** Where this came from: a file path, `"<string>"`, `"<in-cluster>"` or `"<explicit>"`. */
@@ -127,6 +151,11 @@ export interface MakeOptions {
   } | undefined
   /** A custom auth provider, for credentials obtained some other way. */
   readonly auth?: AuthProvider | undefined
+  /**
+   * A proxy URL (`http://`, `https://` or `socks5://`), as a cluster's `proxy-url`. Give
+   * it `Redacted` when it carries credentials.
+   */
+  readonly proxy?: string | Redacted.Redacted<string> | undefined
 }
 
 /**

@@ -564,11 +564,11 @@ describe("KubeConfig", () => {
         assert.strictEqual(yield* token(service), "oidc-id")
       }))
 
-    it.effect("impersonation, proxies and conflicting credentials are refused", () =>
+    it.effect("impersonation, unsupported proxies and conflicting credentials are refused", () =>
       Effect.gen(function*() {
         const fields = yield* Effect.forEach([
           single({ token: "t", as: "someone" }),
-          single({ token: "t" }, { server: "https://x", "proxy-url": "http://proxy:3128" }),
+          single({ token: "t" }, { server: "https://x", "proxy-url": "socks4://proxy:1080" }),
           single({ token: "t", username: "a", password: "b" }),
           single({ username: "a" }),
           single({ "client-certificate-data": b64(pki().client.cert) }),

@@ -15,6 +15,11 @@
  * in `currentCredentials`; only a request sent by someone else makes this layer ask the
  * auth provider. Static credentials make this a map lookup.
  *
+ * The cluster's origin is reached through its proxy when it has one (`proxy-url`), else
+ * through the one `HTTPS_PROXY` / `NO_PROXY` give it (client-go's rules, see
+ * `proxyEnvironment.ts`): a CONNECT tunnel through an http(s) proxy, or SOCKS5. No other
+ * origin goes through that proxy.
+ *
  * Undici's own body and header timeouts are off: a quiet watch or log follow must never
  * be cut by the transport, and non-streaming requests are timed by `RequestPolicy`.
  *
@@ -26,14 +31,17 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Tls from "node:tls"
 import * as Undici from "undici"
-import type { Credentials, Service } from "../KubeConfig.js"
+import type { Credentials, ProxyOptions, Service } from "../KubeConfig.js"
 import { currentCredentials } from "./credentials.js"
+import type { EnvironmentProxy, ProxyEnvironment } from "./proxyEnvironment.js"
+import { environmentNames, forServer } from "./proxyEnvironment.js"
 
 /** @internal */
 export interface Options {
@@ -87,6 +95,55 @@ const onOrigin = (origin: string | undefined) => (url: string): boolean => {
   }
 }
 
+/** The proxy variables, through `Config` (the environment by default; a test may provide others). */
+const readEnvironment: Effect.Effect<ProxyEnvironment> = Effect.map(
+  Effect.forEach(
+    environmentNames,
+    (name) => Effect.map(Effect.orElseSucceed(Config.string(name), () => ""), (value) => [name, value] as const)
+  ),
+  (entries) => Object.fromEntries(entries) as ProxyEnvironment
+)
+
+const viaEnvironment = (
+  found: EnvironmentProxy
+): { readonly proxy?: ProxyOptions | undefined; readonly problem?: string | undefined } =>
+  found._tag === "Proxy"
+    ? { proxy: found.proxy }
+    : found._tag === "Invalid"
+    ? { problem: `${found.detail}, so the cluster cannot be reached through it` }
+    : {}
+
+/** Undici's per-connection timeouts, off for every request (see the module comment). */
+const withoutTimeouts: Undici.Dispatcher.DispatcherComposeInterceptor = (dispatch) => (options, handler) =>
+  dispatch({ ...options, bodyTimeout: 0, headersTimeout: 0 }, handler)
+
+/**
+ * A dispatcher reaching the cluster through a proxy: a CONNECT tunnel through an http(s)
+ * proxy, or a SOCKS5 one, with the cluster's TLS inside it. An https proxy is verified
+ * against the platform's roots and, as client-go would, the cluster's CA; it is never
+ * shown the client certificate.
+ */
+const proxyDispatcher = (proxy: ProxyOptions, connect: object, ca: string | undefined): Undici.Dispatcher => {
+  const credentials = proxy.credentials === undefined ? undefined : Redacted.value(proxy.credentials)
+  if (proxy.url.startsWith("socks5:")) {
+    const options: Undici.Socks5ProxyAgent.Options & { readonly requestTls: object } = {
+      requestTls: { ...connect },
+      ...(credentials !== undefined ? { username: credentials.username, password: credentials.password } : {})
+    }
+    return new Undici.Socks5ProxyAgent(proxy.url, options).compose(withoutTimeouts)
+  }
+  return new Undici.ProxyAgent({
+    uri: proxy.url,
+    requestTls: { ...connect },
+    ...(ca !== undefined && proxy.url.startsWith("https:") ? { proxyTls: { ca: [...Tls.rootCertificates, ca] } } : {}),
+    ...(credentials !== undefined
+      ? { token: `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString("base64")}` }
+      : {}),
+    bodyTimeout: 0,
+    headersTimeout: 0
+  })
+}
+
 /** @internal */
 export const make = (
   config: Service,
@@ -115,8 +172,16 @@ export const make = (
     const isCluster = onOrigin(clusterUrl?.origin)
     const clusterIsHttps = clusterUrl?.protocol === "https:"
 
+    // The cluster's proxy: its own, else the one the environment gives (client-go's rules).
+    const proxied = config.proxy !== undefined
+      ? { proxy: config.proxy }
+      : clusterUrl === undefined
+      ? {}
+      : viaEnvironment(forServer(yield* readEnvironment, clusterUrl))
     const dispatcher = (connect: Connect): Undici.Dispatcher =>
-      new Undici.Agent({ connect: { ...connect }, bodyTimeout: 0, headersTimeout: 0 })
+      proxied.proxy === undefined
+        ? new Undici.Agent({ connect: { ...connect }, bodyTimeout: 0, headersTimeout: 0 })
+        : proxyDispatcher(proxied.proxy, connect, config.tls.ca)
     // Insertion order is recency order: a hit is moved to the end, the first is evicted.
     const slots = new Map<string, Slot>()
     const retired = new Set<Undici.Dispatcher>()
@@ -184,6 +249,11 @@ export const make = (
     return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
       Effect.flatMap((request) => {
         if (!isCluster(request.url)) return otherClient().execute(request)
+        if (proxied.problem !== undefined) {
+          return Effect.fail(
+            new HttpClientError.RequestError({ request, reason: "Transport", description: proxied.problem })
+          )
+        }
         if (!clusterIsHttps) return plain.execute(request)
         return clusterCredentials.pipe(
           Effect.mapError((cause) => new HttpClientError.RequestError({ request, reason: "Transport", cause })),
