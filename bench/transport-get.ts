@@ -65,7 +65,8 @@ const program = Effect.gen(function*() {
     const credentialsStart = performance.now()
     for (let i = 0; i < n; i++) yield* config.auth.credentials
     const credentials = performance.now() - credentialsStart
-    console.log(`${n} credential look-ups: ${credentials.toFixed(1)} ms, mean ${(credentials / n * 1000).toFixed(1)} µs`)
+    const each = (credentials / n * 1000).toFixed(1)
+    console.log(`${n} credential look-ups: ${credentials.toFixed(1)} ms, mean ${each} µs`)
   })
   yield* Effect.provide(measure, NodeKube.layerFromFile({ path: kubeconfig }))
 })

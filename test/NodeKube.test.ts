@@ -256,7 +256,10 @@ describe("NodeKube", () => {
       Fs.writeFileSync(path, Yaml.stringify({
         "current-context": "x",
         clusters: [{ name: "c", cluster: { server: url, "certificate-authority-data": b64(ca.cert), ...cluster } }],
-        users: [{ name: "u", user: { "client-certificate-data": b64(client.cert), "client-key-data": b64(client.key) } }],
+        users: [{
+          name: "u",
+          user: { "client-certificate-data": b64(client.cert), "client-key-data": b64(client.key) }
+        }],
         contexts: [{ name: "x", context: { cluster: "c", user: "u" } }]
       }))
       return path
@@ -300,7 +303,8 @@ describe("NodeKube", () => {
             process.execPath,
             ["--import", "tsx", "test/util/otherOrigin.ts", kubeconfig, `${cluster.url}/api`, `${other.url}/x`],
             { env: { ...process.env, NODE_EXTRA_CA_CERTS: Path.join(pki().dir, "other-ca.crt") }, timeout: 60_000 },
-            (error, stdout, stderr) => resume(error ? Effect.fail(new Error(`${error.message}\n${stderr}`)) : Effect.succeed(stdout))
+            (error, stdout, stderr) =>
+              resume(error ? Effect.fail(new Error(`${error.message}\n${stderr}`)) : Effect.succeed(stdout))
           )
         })
         const result = JSON.parse(output) as {
@@ -325,7 +329,10 @@ describe("NodeKube", () => {
           kind: "counting",
           credentials: Effect.sync(() => {
             asked++
-            return { token: Redacted.make("t"), clientCertificate: { cert: client.cert, key: Redacted.make(client.key) } }
+            return {
+              token: Redacted.make("t"),
+              clientCertificate: { cert: client.cert, key: Redacted.make(client.key) }
+            }
           }),
           invalidate: Effect.succeed(false)
         }

@@ -42,7 +42,10 @@ const tempDir = Effect.acquireRelease(
 /** A FakeCluster over HTTPS with a certificate for `kube.internal.test` only. */
 const cluster = Effect.gen(function*() {
   const { namedServer, ca } = pki()
-  const served = yield* FakeCluster.serve({ token: TOKEN, tls: { cert: namedServer.cert, key: namedServer.key, ca: ca.cert } })
+  const served = yield* FakeCluster.serve({
+    token: TOKEN,
+    tls: { cert: namedServer.cert, key: namedServer.key, ca: ca.cert }
+  })
   return { served, port: Number(new URL(served.url).port) }
 })
 
@@ -174,9 +177,9 @@ describe("Proxy", () => {
         // The loaded configuration shows where the proxy is, not how to log in to it.
         const service = yield* KubeConfig.fromString(text)
         assert.strictEqual(service.proxy?.url, proxy.url)
-        for (const shown of [JSON.stringify(service), Util.inspect(service, { depth: 10 }), String(service.proxy?.credentials)]) {
-          assertNoSecret(shown)
-        }
+        assertNoSecret(JSON.stringify(service))
+        assertNoSecret(Util.inspect(service, { depth: 10 }))
+        assertNoSecret(String(service.proxy?.credentials))
 
         // A proxy that refuses the credentials (407): the failure says so without them.
         const refused = yield* Effect.exit(
@@ -213,7 +216,8 @@ describe("Proxy", () => {
 
     it.effect("a proxy-url that cannot be used is refused, naming file, context and field but not the URL", () =>
       Effect.gen(function*() {
-        for (const url of [`ftp://user:${PASSWORD}@proxy:21`, `not a url ${PASSWORD}`, `http://user:%zz${PASSWORD}@proxy`]) {
+        const urls = [`ftp://user:${PASSWORD}@proxy:21`, `not a url ${PASSWORD}`, `http://user:%zz${PASSWORD}@proxy`]
+        for (const url of urls) {
           const error = yield* Effect.flip(KubeConfig.fromString(kubeconfig(1, { "proxy-url": url })))
           assert.strictEqual(error._tag, "KubeConfigError")
           assert.strictEqual(error.field, "clusters[c].cluster.proxy-url")
@@ -242,7 +246,10 @@ describe("Proxy", () => {
         const upper = proxy.tunnels()
         assert.isAtLeast(upper, 1)
         // Without a scheme, as people often write it: an http proxy.
-        yield* Effect.provide(pods.get("through"), layerFor(kubeconfig(port), { https_proxy: `127.0.0.1:${proxy.port}` }))
+        yield* Effect.provide(
+          pods.get("through"),
+          layerFor(kubeconfig(port), { https_proxy: `127.0.0.1:${proxy.port}` })
+        )
         assert.strictEqual(proxy.tunnels(), upper + 1)
         // HTTP_PROXY is for http servers only.
         const direct = yield* Effect.exit(
@@ -274,7 +281,16 @@ describe("Proxy", () => {
             Effect.provide(pods.get("x"), layerFor(kubeconfig(port), { HTTPS_PROXY: proxy.url, NO_PROXY: noProxy }))
           )
         // Direct: the name does not resolve without the proxy, and the proxy saw nothing.
-        for (const noProxy of [hostName, ".internal.test", "internal.test", `*.internal.test`, `${hostName}:${port}`, "*", " other.test , *"]) {
+        const bypassing = [
+          hostName,
+          ".internal.test",
+          "internal.test",
+          "*.internal.test",
+          `${hostName}:${port}`,
+          "*",
+          " other.test , *"
+        ]
+        for (const noProxy of bypassing) {
           const exit = yield* run(noProxy)
           assert.isTrue(Exit.isFailure(exit), noProxy)
           assert.strictEqual(proxy.tunnels(), 0, noProxy)
@@ -290,6 +306,35 @@ describe("Proxy", () => {
         assert.isTrue(Exit.isFailure(yield* Effect.exit(
           Effect.provide(pods.get("x"), layerFor(kubeconfig(port), { HTTPS_PROXY: proxy.url, no_proxy: hostName }))
         )))
+      }))
+
+    // Loopback is never proxied (client-go's rule), so an address rule needs a server on another interface.
+    const outward = Object.values(Os.networkInterfaces()).flat().find((i) => i?.family === "IPv4" && !i.internal)
+    it.scoped.skipIf(outward === undefined)("NO_PROXY by CIDR and by address: a server on a non-loopback address", () =>
+      Effect.gen(function*() {
+        const address = outward!.address
+        const { server, ca } = pki()
+        const served = yield* FakeCluster.serve({
+          token: TOKEN,
+          host: address,
+          tls: { cert: server.cert, key: server.key, ca: ca.cert }
+        })
+        const port = Number(new URL(served.url).port)
+        const proxy = yield* connectProxy()
+        // The certificate names localhost, not this address.
+        const text = kubeconfig(port, { "tls-server-name": "localhost" }, `https://${address}:${port}`)
+        const run = (noProxy: string) =>
+          Effect.provide(pods.get("x"), layerFor(text, { HTTPS_PROXY: proxy.url, NO_PROXY: noProxy }))
+        yield* run("")
+        assert.strictEqual(proxy.tunnels(), 1)
+        assert.deepStrictEqual(proxy.targets, [`${address}:${port}`])
+        const prefix = address.split(".").slice(0, 2).join(".")
+        for (const noProxy of [`${prefix}.0.0/16`, address, `${address}:${port}`, `example.com,${address}/32`]) {
+          yield* run(noProxy)
+          assert.strictEqual(proxy.tunnels(), 1, noProxy)
+        }
+        yield* run(`${address}:1`)
+        assert.strictEqual(proxy.tunnels(), 2)
       }))
 
     it.scoped("an HTTPS_PROXY that is not a URL fails the cluster's requests, naming the variable, not its value", () =>

@@ -121,7 +121,8 @@ const resolveCluster = (entry: Entry, context: string): Effect.Effect<ResolvedCl
       `${field}.server`,
       yield* F.requiredString(where, body, "server", field)
     )
-    const proxy = yield* resolveProxy(where, `${field}.proxy-url`, yield* F.optionalString(where, body, "proxy-url", field))
+    const proxyUrl = yield* F.optionalString(where, body, "proxy-url", field)
+    const proxy = yield* resolveProxy(where, `${field}.proxy-url`, proxyUrl)
     const insecureSkipTlsVerify = (yield* F.optionalBoolean(where, body, "insecure-skip-tls-verify", field)) ?? false
     const serverName = yield* F.optionalString(where, body, "tls-server-name", field)
     const caData = yield* F.optionalString(where, body, "certificate-authority-data", field)
