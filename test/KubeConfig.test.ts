@@ -378,7 +378,11 @@ describe("KubeConfig", () => {
           execConfig(dir, {
             provideClusterInfo: true,
             env: [{ name: "PLUGIN_EXPIRES", value: "1970-01-01T01:00:00Z" }]
-          }, { "certificate-authority-data": b64(ca), "tls-server-name": "kube.internal.test" })
+          }, {
+            "certificate-authority-data": b64(ca),
+            "tls-server-name": "kube.internal.test",
+            "proxy-url": "http://proxy.example:3128"
+          })
         )
         const service = yield* KubeConfig.fromFile({ path })
         assert.strictEqual(service.auth.kind, "exec")
@@ -392,6 +396,7 @@ describe("KubeConfig", () => {
         assert.strictEqual(first.info.spec.interactive, false)
         assert.strictEqual(first.info.spec.cluster.server, "https://127.0.0.1:6443")
         assert.strictEqual(first.info.spec.cluster["tls-server-name"], "kube.internal.test")
+        assert.strictEqual(first.info.spec.cluster["proxy-url"], "http://proxy.example:3128")
         assert.strictEqual(Buffer.from(first.info.spec.cluster["certificate-authority-data"], "base64").toString(), ca)
 
         // Cached: the TestClock stands at 1970-01-01T00:00:00Z, before the expiry.

@@ -145,6 +145,8 @@ const resolveCluster = (entry: Entry, context: string): Effect.Effect<ResolvedCl
       ...(serverName !== undefined ? { "tls-server-name": serverName } : {}),
       ...(insecureSkipTlsVerify ? { "insecure-skip-tls-verify": true } : {}),
       ...(ca !== undefined ? { "certificate-authority-data": Buffer.from(ca, "utf8").toString("base64") } : {}),
+      // As client-go gives it (with its credentials: the plugin is the user's own program).
+      ...(proxyUrl !== undefined ? { "proxy-url": proxyUrl } : {}),
       ...(execConfig?.["extension"] !== undefined ? { config: execConfig["extension"] } : {})
     }
     return { server, tls: { ca, insecureSkipTlsVerify, serverName }, proxy, execInfo }
