@@ -35,8 +35,9 @@ export interface Credentials {
 }
 
 /**
- * Obtains credentials, caching them as long as they are valid (a token file is re-read
- * when it changes, an exec plugin is run again after its `expirationTimestamp`).
+ * Obtains credentials, caching them as long as they are valid (a token file is checked
+ * for a new token every few seconds, an exec plugin is run again after its
+ * `expirationTimestamp`; both at once after a 401).
  *
  * @since 0.1.0
  * @category models
@@ -69,6 +70,24 @@ export interface TlsOptions {
 }
 
 /**
+ * A proxy to reach the cluster through: a cluster's `proxy-url`, or `KubeConfig.make`'s
+ * `proxy`. The credentials a URL carries (`http://user:password@host:port`) are kept
+ * apart and `Redacted`, so that printing the configuration never shows them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ProxyOptions {
+  /** `http://host:port`, `https://host:port` or `socks5://host:port`, without credentials. */
+  readonly url: string
+  /**
+   * The URL's credentials: sent as `Proxy-Authorization: Basic` to an http(s) proxy, or as
+   * the SOCKS5 username and password.
+   */
+  readonly credentials?: Redacted.Redacted<{ readonly username: string; readonly password: string }> | undefined
+}
+
+/**
  * A resolved configuration: server URL, default namespace, TLS and authentication.
  *
  * @since 0.1.0
@@ -81,6 +100,12 @@ export interface Service {
   readonly namespace: string
   readonly tls: TlsOptions
   readonly auth: AuthProvider
+  /**
+   * The proxy to reach the server through. When there is none, the Node transport
+   * follows `HTTPS_PROXY` (`HTTP_PROXY` for an http server) and `NO_PROXY` from the
+   * environment, as client-go does.
+   */
+  readonly proxy?: ProxyOptions | undefined
   /** The context this was resolved from, when it came from a kubeconfig. */
   readonly context?: string | undefined
   /** Where this came from: a file path, `"<string>"`, `"<in-cluster>"` or `"<explicit>"`. */
@@ -115,7 +140,7 @@ export interface MakeOptions {
     readonly serverName?: string | undefined
   } | undefined
   readonly token?: string | Redacted.Redacted<string> | undefined
-  /** A file holding the token, re-read whenever it changes. */
+  /** A file holding the token, checked for a new one every few seconds and at once after a 401. */
   readonly tokenFile?: string | undefined
   readonly username?: string | undefined
   readonly password?: string | Redacted.Redacted<string> | undefined
@@ -126,6 +151,11 @@ export interface MakeOptions {
   } | undefined
   /** A custom auth provider, for credentials obtained some other way. */
   readonly auth?: AuthProvider | undefined
+  /**
+   * A proxy URL (`http://`, `https://` or `socks5://`), as a cluster's `proxy-url`. Give
+   * it `Redacted` when it carries credentials.
+   */
+  readonly proxy?: string | Redacted.Redacted<string> | undefined
 }
 
 /**
@@ -251,8 +281,8 @@ export interface InClusterOptions {
 
 /**
  * The pod's own service account: the API server from `KUBERNETES_SERVICE_HOST` and
- * `KUBERNETES_SERVICE_PORT`, the token from its file (re-read when it is rotated), the
- * CA and the namespace from theirs.
+ * `KUBERNETES_SERVICE_PORT`, the token from its file (checked for a rotated one every few
+ * seconds, and at once after a 401), the CA and the namespace from theirs.
  *
  * @since 0.1.0
  * @category constructors

@@ -38,32 +38,50 @@ export const withClientCertificate = (
 })
 
 /**
- * A bearer token read from a file, re-read whenever the file changes (its inode, size or
- * modification time), because projected service-account tokens are rotated in place.
- * A `stat` per request is cheap next to the request itself.
+ * How long a token read from a file is used before the file is checked again. client-go
+ * re-reads each minute; a few seconds see a rotation sooner for the cost of one `stat`,
+ * and a 401 makes the next request read the file at once (`invalidate`).
+ *
+ * @internal
+ */
+export const tokenFileRecheckMillis = 5_000
+
+/**
+ * A bearer token read from a file, because projected service-account tokens are rotated
+ * in place. The file is checked (its inode, size and modification time) at most every
+ * `tokenFileRecheckMillis`, not on every request, and read again only when it changed.
  *
  * @internal
  */
 export const tokenFile = (path: string, where: Where, field: string): Effect.Effect<AuthProvider> =>
   Effect.sync(() => {
-    let cached: { readonly stamp: string; readonly token: Redacted.Redacted<string> } | undefined
+    let cached:
+      | { readonly stamp: string; readonly credentials: Credentials; readonly checkedAt: number }
+      | undefined
     const failWith = (detail: string, cause?: unknown) =>
       new KubeConfigError({ source: where.source, context: where.context, field, detail, cause })
     const credentials = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      if (cached !== undefined && now >= cached.checkedAt && now - cached.checkedAt < tokenFileRecheckMillis) {
+        return cached.credentials
+      }
       const stat = yield* Effect.tryPromise({
         try: () => Fs.stat(path, { bigint: true }),
         catch: (cause) => failWith(`cannot read the token file ${path}: ${errnoCode(cause)}`, cause)
       })
       const stamp = `${stat.ino}:${stat.size}:${stat.mtimeNs}`
-      if (cached !== undefined && cached.stamp === stamp) return { token: cached.token }
+      if (cached !== undefined && cached.stamp === stamp) {
+        cached = { ...cached, checkedAt: now }
+        return cached.credentials
+      }
       const text = yield* Effect.tryPromise({
         try: () => Fs.readFile(path, "utf8"),
         catch: (cause) => failWith(`cannot read the token file ${path}: ${errnoCode(cause)}`, cause)
       })
       const token = text.trim()
       if (token === "") return yield* Effect.fail(failWith(`the token file ${path} is empty`))
-      cached = { stamp, token: Redacted.make(token) }
-      return { token: cached.token }
+      cached = { stamp, credentials: { token: Redacted.make(token) }, checkedAt: now }
+      return cached.credentials
     })
     return {
       kind: "tokenFile",

@@ -50,6 +50,9 @@ export const make = (options: MakeOptions): Effect.Effect<Service, KubeConfigErr
       yield* F.checkPem(where, Redacted.value(key), "clientCertificate.key")
       clientCertificate = { cert: options.clientCertificate.cert, key }
     }
+    const proxy = options.proxy === undefined
+      ? undefined
+      : yield* Resolve.resolveProxy(where, "proxy", Redacted.value(redact(options.proxy)))
     let auth: AuthProvider | undefined = options.auth
     if (options.tokenFile !== undefined) {
       auth = yield* Auth.tokenFile(Path.resolve(options.tokenFile), where, "tokenFile")
@@ -72,6 +75,7 @@ export const make = (options: MakeOptions): Effect.Effect<Service, KubeConfigErr
         serverName: options.tls?.serverName
       },
       auth: auth ?? Auth.none,
+      ...(proxy !== undefined ? { proxy } : {}),
       source: "<explicit>"
     }
   })

@@ -6,10 +6,12 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Redacted from "effect/Redacted"
 import * as Path from "node:path"
 import type { KubeConfigError } from "../../Errors.js"
-import type { AuthProvider, Credentials, Service, TlsOptions } from "../../KubeConfig.js"
+import type { AuthProvider, Credentials, ProxyOptions, Service, TlsOptions } from "../../KubeConfig.js"
+import { parseProxyUrl } from "../proxy.js"
 import * as Auth from "./auth.js"
 import type { Mapping, Where } from "./fields.js"
 import * as F from "./fields.js"
@@ -95,6 +97,7 @@ export const resolve = (config: Config, options: ResolveOptions = {}): Effect.Ef
       namespace,
       tls: cluster.tls,
       auth,
+      ...(cluster.proxy !== undefined ? { proxy: cluster.proxy } : {}),
       context: contextName,
       source: contextEntry.source
     }
@@ -103,6 +106,7 @@ export const resolve = (config: Config, options: ResolveOptions = {}): Effect.Ef
 interface ResolvedCluster {
   readonly server: string
   readonly tls: TlsOptions
+  readonly proxy: ProxyOptions | undefined
   /** `spec.cluster` for exec plugins that ask for cluster info. */
   readonly execInfo: Mapping
 }
@@ -117,9 +121,8 @@ const resolveCluster = (entry: Entry, context: string): Effect.Effect<ResolvedCl
       `${field}.server`,
       yield* F.requiredString(where, body, "server", field)
     )
-    if (body["proxy-url"] !== undefined && body["proxy-url"] !== null && body["proxy-url"] !== "") {
-      return yield* Effect.fail(F.fail(where, `${field}.proxy-url`, "proxies are not supported"))
-    }
+    const proxyUrl = yield* F.optionalString(where, body, "proxy-url", field)
+    const proxy = yield* resolveProxy(where, `${field}.proxy-url`, proxyUrl)
     const insecureSkipTlsVerify = (yield* F.optionalBoolean(where, body, "insecure-skip-tls-verify", field)) ?? false
     const serverName = yield* F.optionalString(where, body, "tls-server-name", field)
     const caData = yield* F.optionalString(where, body, "certificate-authority-data", field)
@@ -142,9 +145,22 @@ const resolveCluster = (entry: Entry, context: string): Effect.Effect<ResolvedCl
       ...(serverName !== undefined ? { "tls-server-name": serverName } : {}),
       ...(insecureSkipTlsVerify ? { "insecure-skip-tls-verify": true } : {}),
       ...(ca !== undefined ? { "certificate-authority-data": Buffer.from(ca, "utf8").toString("base64") } : {}),
+      // As client-go gives it (with its credentials: the plugin is the user's own program).
+      ...(proxyUrl !== undefined ? { "proxy-url": proxyUrl } : {}),
       ...(execConfig?.["extension"] !== undefined ? { config: execConfig["extension"] } : {})
     }
-    return { server, tls: { ca, insecureSkipTlsVerify, serverName }, execInfo }
+    return { server, tls: { ca, insecureSkipTlsVerify, serverName }, proxy, execInfo }
+  })
+
+/** Reads a proxy URL; the refusal names the field, never the URL (it may hold a password). @internal */
+export const resolveProxy = (
+  where: Where,
+  field: string,
+  value: string | undefined
+): Effect.Effect<ProxyOptions | undefined, KubeConfigError> =>
+  value === undefined ? Effect.succeed(undefined) : Either.match(parseProxyUrl(value), {
+    onLeft: (problem) => Effect.fail(F.fail(where, field, problem)),
+    onRight: (proxy) => Effect.succeed(proxy)
   })
 
 /** Fields of a user entry that kubectl knows and this client deliberately does not support. */
