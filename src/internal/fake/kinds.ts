@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import type { ResourceSpec } from "../../testing/FakeCluster.js"
+import type { ResourceSpec } from "./types.js"
 
 /** @internal */
 export interface KindInfo {

@@ -10,7 +10,7 @@ import * as Https from "node:https"
 import type * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import type { Listening, ListenOptions } from "../../testing/FakeCluster.js"
+import type { Listening, ListenOptions } from "./types.js"
 import { ConnectionReset, type FakeServer, type RawResponse } from "./server.js"
 import { cutAfter, type Sink } from "./stream.js"
 

@@ -13,12 +13,13 @@
 import * as YAML from "yaml"
 import type {
   Control,
+  FakeObject,
   ObjectRef,
   Options as ServerOptions,
   RequestMatch,
   RequestRecord,
   SimulateOptions
-} from "../../testing/FakeCluster.js"
+} from "./types.js"
 import * as Discovery from "./discovery.js"
 import { child, clone, deepEqual, drop, isObject, type JsonObject, now, randomSuffix, stringAt } from "./json.js"
 import {
@@ -40,29 +41,7 @@ import { processTemplate } from "./template.js"
 import { ActiveWatch, type WatchHub } from "./watch.js"
 
 // The control surface is declared, with its documentation, by the public module.
-export type { Control, ObjectRef, RequestMatch, RequestRecord, ServerOptions, SimulateOptions }
-
-// ---------------------------------------------------------------------------
-// Public shapes (re-exported by src/testing/FakeCluster.ts)
-// ---------------------------------------------------------------------------
-
-/** @internal */
-export interface FakeObject {
-  readonly apiVersion: string
-  readonly kind: string
-  readonly metadata: {
-    readonly name: string
-    readonly namespace?: string | undefined
-    readonly uid: string
-    readonly resourceVersion: string
-    readonly generation?: number | undefined
-    readonly creationTimestamp: string
-    readonly labels?: { readonly [key: string]: string } | undefined
-    readonly annotations?: { readonly [key: string]: string } | undefined
-    readonly [key: string]: unknown
-  }
-  readonly [key: string]: unknown
-}
+export type { Control, FakeObject, ObjectRef, RequestMatch, RequestRecord, ServerOptions, SimulateOptions }
 
 // ---------------------------------------------------------------------------
 // Transport-free request and response
