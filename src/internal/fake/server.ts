@@ -1156,7 +1156,15 @@ export class FakeServer {
     if (dryRun) {
       const obj = markDeleting(entry.obj)
       return {
-        entry: Entry.of(obj, entry.namespace, entry.name, entry.rv, entry.managers, kind.fieldSelectors),
+        entry: Entry.of(
+          obj,
+          entry.namespace,
+          entry.name,
+          entry.rv,
+          entry.managers,
+          kind.fieldSelectors,
+          this.store.recent
+        ),
         gone: !hasFinalizers(entry.obj)
       }
     }
