@@ -43,6 +43,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as KubeConfig from "../KubeConfig.js"
 import * as Node from "../internal/fake/node.js"
+import * as Http from "../internal/fake/http.js"
 import * as Internal from "../internal/fake/server.js"
 import type { Control, ListenOptions, Listening, Options } from "../internal/fake/types.js"
 
@@ -260,7 +261,7 @@ export const httpClient = (server: Server): HttpClient.HttpClient => {
             text: () => Promise.resolve(text),
             signal
           })
-          return Internal.toWebResponse(raw, signal)
+          return Http.toWebResponse(raw, signal)
         },
         catch: (cause) => new HttpClientError.RequestError({ request, reason: "Transport", cause })
       })).pipe(Effect.map((response) => HttpClientResponse.fromWeb(request, response)))

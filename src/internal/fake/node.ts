@@ -11,7 +11,8 @@ import type * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import type { Listening, ListenOptions } from "./types.js"
-import { ConnectionReset, type FakeServer, type RawResponse } from "./server.js"
+import { ConnectionReset, type RawResponse } from "./http.js"
+import type { FakeServer } from "./server.js"
 import { cutAfter, type Sink } from "./stream.js"
 
 const kubeconfigText = (
