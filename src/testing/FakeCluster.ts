@@ -36,6 +36,7 @@ import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -173,6 +174,52 @@ export interface Served extends Listening {
  */
 export interface ServeOptions extends Options, ListenOptions {}
 
+/**
+ * A fake cluster could not be served, and nothing was left open:
+ *
+ * - `"Tls"`: the server could not be created from the given certificate and key;
+ * - `"Listen"`: the address could not be bound (a port in use, an address not on this
+ *   machine, a privileged port);
+ * - `"Kubeconfig"`: the kubeconfig could not be written (e.g. `kubeconfigDir` does not exist);
+ * - `"UnknownServer"`: `listen` was given a `Server` that `makeServer` did not build.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { FakeCluster } from "effect-kube/testing"
+ *
+ * const served = FakeCluster.serve({ port: 6443 }).pipe(
+ *   Effect.catchTag("FakeClusterError", (e) =>
+ *     e.reason === "Listen" ? FakeCluster.serve() : Effect.fail(e))
+ * )
+ * ```
+ * @since 0.1.0
+ * @category errors
+ */
+export class FakeClusterError extends Data.TaggedError("FakeClusterError")<{
+  readonly reason: "Tls" | "Listen" | "Kubeconfig" | "UnknownServer"
+  /** What was to be served: `host:port` before binding, the URL after. */
+  readonly address: string
+  readonly cause?: unknown
+}> {
+  override get message(): string {
+    const attempt = this.reason === "Tls"
+      ? `create a TLS server for ${this.address} from the given certificate and key`
+      : this.reason === "Listen"
+      ? `listen on ${this.address}`
+      : this.reason === "Kubeconfig"
+      ? `write the kubeconfig for ${this.address}`
+      : `serve ${this.address}: listen takes a server built by FakeCluster.makeServer`
+    const cause = this.cause instanceof Error ? this.cause.message : this.cause === undefined ? "" : String(this.cause)
+    return `FakeCluster could not ${attempt}${cause === "" ? "" : `: ${cause}`}`
+  }
+}
+
+const listenFailure = (options: ListenOptions, cause: unknown): FakeClusterError =>
+  cause instanceof FakeClusterError
+    ? cause
+    : new FakeClusterError({ reason: "Listen", address: `${options.host ?? "127.0.0.1"}:${options.port ?? 0}`, cause })
+
 const servers = new WeakMap<Server, Internal.FakeServer>()
 
 /**
@@ -194,14 +241,21 @@ export const makeServer = (options: Options = {}): Server => {
 
 /**
  * Serves a fake on loopback (no Effect), for benchmark scripts and other clients.
+ * Rejects with a `FakeClusterError` when it cannot.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const listen = (server: Server, options: ListenOptions = {}): Promise<Listening> => {
   const internal = servers.get(server)
-  if (internal === undefined) return Promise.reject(new Error("listen: the server was not built by makeServer"))
-  return Node.listen(internal, options)
+  if (internal === undefined) {
+    return Promise.reject(new FakeClusterError({ reason: "UnknownServer", address: "a Server value" }))
+  }
+  return Node.listen(internal, options).catch((e: unknown) => {
+    throw e instanceof Node.ServeFailure
+      ? new FakeClusterError({ reason: e.reason, address: e.address, cause: e.cause })
+      : listenFailure(options, e)
+  })
 }
 
 const defaultUrl = "http://fake-cluster.local"
@@ -245,24 +299,38 @@ const bodyText = (
  * An `HttpClient` answered in memory by a server. Aborting a request (interruption)
  * cancels a streaming body, so the server drops the watch or log follower.
  *
+ * Any `Server` works: one built by `makeServer` is answered directly, any other (a
+ * wrapper around one, say) through its `handle`.
+ *
  * @since 0.1.0
  * @category constructors
  */
 export const httpClient = (server: Server): HttpClient.HttpClient => {
-  const internal = servers.get(server)!
+  const internal = servers.get(server)
+  const answer = (
+    request: HttpClientRequest.HttpClientRequest,
+    url: URL,
+    text: string,
+    signal: AbortSignal
+  ): Promise<Response> => {
+    if (internal === undefined) {
+      const withBody = text !== "" && request.method !== "GET" && request.method !== "HEAD"
+      return server.handle(
+        new Request(url, { method: request.method, headers: request.headers, body: withBody ? text : null, signal })
+      )
+    }
+    return internal.handleRaw({
+      method: request.method,
+      url: url.pathname + url.search,
+      header: (name) => request.headers[name.toLowerCase()],
+      text: () => Promise.resolve(text),
+      signal
+    }).then((raw) => Http.toWebResponse(raw, signal))
+  }
   return HttpClient.make((request, url, signal) =>
     Effect.flatMap(bodyText(request), (text) =>
       Effect.tryPromise({
-        try: async () => {
-          const raw = await internal.handleRaw({
-            method: request.method,
-            url: url.pathname + url.search,
-            header: (name) => request.headers[name.toLowerCase()],
-            text: () => Promise.resolve(text),
-            signal
-          })
-          return Http.toWebResponse(raw, signal)
-        },
+        try: () => answer(request, url, text, signal),
         catch: (cause) => new HttpClientError.RequestError({ request, reason: "Transport", cause })
       })).pipe(Effect.map((response) => HttpClientResponse.fromWeb(request, response)))
   )
@@ -307,23 +375,23 @@ export const layer = (
 
 /**
  * The fake on a loopback HTTP(S) server, with a kubeconfig written for it; closed with
- * the scope (sockets destroyed, kubeconfig removed).
+ * the scope (sockets destroyed, kubeconfig removed). Fails with a `FakeClusterError`
+ * when it cannot be served (a port in use, an address not on this machine, a bad
+ * certificate, an unwritable kubeconfig directory).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const serve = (options: ServeOptions = {}): Effect.Effect<Served, never, Scope.Scope> =>
+export const serve = (options: ServeOptions = {}): Effect.Effect<Served, FakeClusterError, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.promise(async () => {
-      const server = makeServer(options)
-      try {
-        const listening = await listen(server, options)
-        return { server, listening }
-      } catch (e) {
-        server.close()
-        throw e
-      }
-    }),
+    Effect.flatMap(Effect.sync(() => makeServer(options)), (server) =>
+      Effect.tryPromise({
+        try: () => listen(server, options),
+        catch: (cause) => listenFailure(options, cause)
+      }).pipe(
+        Effect.tapError(() => Effect.sync(() => server.close())),
+        Effect.map((listening) => ({ server, listening }))
+      )),
     ({ listening, server }) =>
       Effect.promise(async () => {
         server.close()
