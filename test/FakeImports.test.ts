@@ -8,7 +8,10 @@ interface Graph {
   readonly circular: () => ReadonlyArray<ReadonlyArray<string>>
   readonly obj: () => Readonly<Record<string, ReadonlyArray<string>>>
 }
-type Madge = (paths: ReadonlyArray<string>, config: { readonly fileExtensions: ReadonlyArray<string> }) => Promise<Graph>
+type Madge = (
+  paths: ReadonlyArray<string>,
+  config: { readonly fileExtensions: ReadonlyArray<string> }
+) => Promise<Graph>
 
 // madge ships no types: loaded by a specifier TypeScript does not resolve
 const madgeModule = "madge"

@@ -113,6 +113,35 @@ export type { RequestMatch } from "../internal/fake/types.js"
 export type { Control } from "../internal/fake/types.js"
 
 /**
+ * One `exec` or `attach` in a served fake's container, as an `ExecHandler` sees it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type { ExecCall } from "../internal/fake/types.js"
+
+/**
+ * What `exec` and `attach` run in a served fake (`Options.exec`): the exit code, or
+ * `undefined` for the built-ins (`echo`, `cat`, `env`, `true`, `false`, `exit N`).
+ *
+ * @example
+ * ```ts
+ * import { FakeCluster } from "effect-kube/testing"
+ *
+ * const served = FakeCluster.serve({
+ *   exec: async ({ command, stdout }) => {
+ *     if (command[0] !== "date") return undefined
+ *     stdout("Mon Jan  1 00:00:00 UTC 2024\n")
+ *     return 0
+ *   }
+ * })
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export type { ExecHandler } from "../internal/fake/types.js"
+
+/**
  * The `FakeCluster` service: the controls plus the in-memory handler and its URL.
  *
  * @since 0.1.0

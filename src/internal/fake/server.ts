@@ -17,6 +17,7 @@
  */
 import * as Controls from "./controls.js"
 import * as Crds from "./crds.js"
+import * as Exec from "./exec.js"
 import { type RawRequest, type RawResponse, toWebResponse } from "./http.js"
 import { customKind } from "./kinds.js"
 import * as Routing from "./routing.js"
@@ -77,6 +78,16 @@ export class FakeServer {
       signal: request.signal
     })
     return toWebResponse(raw, request.signal)
+  }
+
+  /** Checks an exec or attach upgrade request: what to serve, or the answer refusing it. */
+  upgrade(request: RawRequest): Exec.Target | RawResponse {
+    return Exec.resolve(this.state, request)
+  }
+
+  /** Serves an accepted exec or attach on its WebSocket. */
+  runExec(socket: Exec.Socket, target: Exec.Target): void {
+    Exec.run(socket, target, this.options.exec)
   }
 
   /** Answers a transport-free request. */

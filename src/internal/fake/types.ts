@@ -67,7 +67,46 @@ export interface Options {
   readonly simulate?: boolean | SimulateOptions | undefined
   /** How many requests the request log keeps (default 100000, oldest dropped). */
   readonly maxRequestLog?: number | undefined
+  /**
+   * What `exec` and `attach` run in a served fake's containers (over WebSocket, the
+   * `v5.channel.k8s.io` / `v4.channel.k8s.io` protocol kubectl speaks). Return the exit
+   * code, or `undefined` to leave the call to the built-ins: `echo`, `cat`, `env`,
+   * `true`, `false`, `exit N` and `sh -c "<one of those>"`.
+   */
+  readonly exec?: ExecHandler | undefined
 }
+
+/**
+ * One `exec` (or `attach`, with an empty `command`) in a fake container.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ExecCall {
+  readonly kind: "exec" | "attach"
+  readonly namespace: string
+  readonly pod: string
+  readonly container: string
+  readonly command: ReadonlyArray<string>
+  readonly tty: boolean
+  /** The container's `env` values (plain `value`s only) and `HOSTNAME`. */
+  readonly env: Readonly<Record<string, string>>
+  /** What the client sends on stdin, until it closes stdin (v5) or goes away; empty without `-i`. */
+  readonly stdin: AsyncIterable<Uint8Array>
+  readonly stdout: (chunk: string | Uint8Array) => void
+  readonly stderr: (chunk: string | Uint8Array) => void
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal
+}
+
+/**
+ * Runs an `exec` or `attach` in a fake container: the exit code, or `undefined` to
+ * leave it to the built-in commands.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ExecHandler = (call: ExecCall) => number | undefined | Promise<number | undefined>
 
 /**
  * Identifies an object for the controls. `kind` may also be the plural (`pods`);
