@@ -280,3 +280,62 @@ describe("exec over a WebSocket client", () => {
       assert.deepInclude(base64, { refused: 400 })
     }))
 })
+
+describe("port-forward over a WebSocket client", () => {
+  it.scoped("two ports at once: each announces its port, one echoes, one runs the handler and reports its error", () =>
+    Effect.gen(function*() {
+      const served = yield* FakeCluster.serve({
+        objects: [pod("web")],
+        portForward: (call) =>
+          call.port !== 9090 ? undefined : (async () => {
+            call.write(`hello from ${call.pod}:${call.port}`)
+            throw new Error("connection refused by the test")
+          })()
+      })
+      const ws = served.url.replace(/^http/, "ws")
+      const frames = yield* Effect.promise(() =>
+        import(wsModule).then((m) =>
+          new Promise<Array<{ channel: number; data: Buffer }>>((resolve, reject) => {
+            const WebSocket = m.default as WsConstructor
+            const socket = new WebSocket(
+              `${ws}/api/v1/namespaces/default/pods/web/portforward?ports=8080&ports=9090`,
+              ["v4.channel.k8s.io"],
+              { headers: {} }
+            ) as WsClient & { close: () => void }
+            const got: Array<{ channel: number; data: Buffer }> = []
+            socket.on("open", () => socket.send(frame(0, "ping")))
+            socket.on("message", (data) => {
+              got.push({ channel: data[0]!, data: data.subarray(1) })
+              const text = (c: number) =>
+                Buffer.concat(got.filter((f) => f.channel === c).slice(1).map((f) => f.data)).toString()
+              if (text(0) === "ping" && text(3) !== "") socket.close()
+            })
+            socket.on("close", () => resolve(got))
+            socket.on("error", reject)
+          })
+        )
+      )
+      const first = (c: number) => frames.find((f) => f.channel === c)!.data
+      assert.deepStrictEqual([...first(0)], [0x90, 0x1f])
+      assert.deepStrictEqual([...first(1)], [0x90, 0x1f])
+      assert.deepStrictEqual([...first(2)], [0x82, 0x23])
+      assert.deepStrictEqual([...first(3)], [0x82, 0x23])
+      const rest = (c: number) =>
+        Buffer.concat(frames.filter((f) => f.channel === c).slice(1).map((f) => f.data)).toString()
+      assert.strictEqual(rest(0), "ping")
+      assert.strictEqual(rest(1), "")
+      assert.strictEqual(rest(2), "hello from web:9090")
+      assert.strictEqual(rest(3), "connection refused by the test")
+    }))
+
+  it.scoped("a port outside 1-65535 is refused in HTTP before the upgrade", () =>
+    Effect.gen(function*() {
+      const served = yield* FakeCluster.serve({ objects: [pod("web")] })
+      const ws = served.url.replace(/^http/, "ws")
+      const refused = yield* Effect.promise(() =>
+        open(`${ws}/api/v1/namespaces/default/pods/web/portforward?ports=70000`, ["v4.channel.k8s.io"], "")
+      )
+      assert.deepInclude(refused, { refused: 400 })
+      assert.include((refused as { body: string }).body, "invalid port")
+    }))
+})

@@ -142,6 +142,23 @@ export type { ExecCall } from "../internal/fake/types.js"
 export type { ExecHandler } from "../internal/fake/types.js"
 
 /**
+ * One forwarded port of a port-forward to a served fake's pod.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type { PortForwardCall } from "../internal/fake/types.js"
+
+/**
+ * What a port-forward to a served fake reaches (`Options.portForward`): a promise that
+ * settles when the port is done, or `undefined` for an echo.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type { PortForwardHandler } from "../internal/fake/types.js"
+
+/**
  * The `FakeCluster` service: the controls plus the in-memory handler and its URL.
  *
  * @since 0.1.0

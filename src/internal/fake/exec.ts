@@ -1,10 +1,11 @@
 /**
- * `exec` and `attach` over WebSocket, as the API server relays them from the kubelet:
+ * `exec`, `attach` and `portforward` over WebSocket, as the API server relays them from the kubelet:
  * the Kubernetes channel protocol (`v5.channel.k8s.io`, else `v4.channel.k8s.io`),
  * where each binary message starts with its channel (0 stdin, 1 stdout, 2 stderr,
  * 3 the final Status, 4 terminal resize, 255 close a channel, v5 only). The command
  * runs in a test-supplied handler or in the built-ins (`echo`, `cat`, `env`, `true`,
- * `false`, `exit N`, `sh -c "<one of those>"`).
+ * `false`, `exit N`, `sh -c "<one of those>"`). A port-forward gives each port a data
+ * and an error channel, served by a test-supplied handler or an echo.
  *
  * Transport-free like the rest of the fake: `resolve` checks an upgrade request and
  * `run` drives an accepted socket; `node.ts` does the WebSocket handshake (with `ws`).
@@ -17,14 +18,14 @@ import type { FakeState } from "./state.js"
 import * as Status from "./status.js"
 import { keyOf } from "./store.js"
 import { containerNames } from "./subresources.js"
-import type { ExecCall, ExecHandler } from "./types.js"
+import type { ExecCall, ExecHandler, PortForwardCall, PortForwardHandler } from "./types.js"
 
 /** The subprotocols served, preferred first. @internal */
 export const protocols = ["v5.channel.k8s.io", "v4.channel.k8s.io"] as const
 
-/** An accepted exec or attach, before the handshake. @internal */
+/** An accepted exec, attach or port-forward, before the handshake. @internal */
 export interface Target {
-  readonly kind: "exec" | "attach"
+  readonly kind: "exec" | "attach" | "portforward"
   readonly namespace: string
   readonly pod: string
   readonly container: string
@@ -32,11 +33,13 @@ export interface Target {
   readonly stdin: boolean
   readonly tty: boolean
   readonly env: Readonly<Record<string, string>>
+  /** The ports of a port-forward. */
+  readonly ports: ReadonlyArray<number>
   /** The subprotocol agreed. */
   readonly protocol: string
 }
 
-const streamPath = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/(exec|attach)$/
+const streamPath = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/(exec|attach|portforward)$/
 
 /** Whether a request path is one `resolve` answers. @internal */
 export const isStreamPath = (path: string): boolean => streamPath.test(path)
@@ -64,20 +67,27 @@ export const resolve = (state: FakeState, request: RawRequest): Target | RawResp
   }
   const match = streamPath.exec(url.pathname)
   if (match === null) return statusResponse(Status.pathNotFound())
-  const [, namespace, pod, kind] = match as unknown as [string, string, string, "exec" | "attach"]
+  const [, namespace, pod, kind] = match as unknown as [string, string, string, Target["kind"]]
   const podKind = state.registry.byResource("", "v1", "pods")!
   const entry = state.collectionOf(podKind).entries.get(keyOf(namespace, pod))
   if (entry === undefined) return statusResponse(Status.notFound(podKind, pod))
+  const ports = url.searchParams.getAll("ports").flatMap((p) => p.split(",")).map((p) => p.trim())
+  if (kind === "portforward") {
+    if (ports.length === 0) return statusResponse(Status.badRequest("at least 1 port must be specified"))
+    const bad = ports.find((p) => !/^\d+$/.test(p) || Number(p) < 1 || Number(p) > 65535)
+    if (bad !== undefined) return statusResponse(Status.badRequest(`invalid port "${bad}": must be 1-65535`))
+  }
   const names = containerNames(entry.obj)
   let container = url.searchParams.get("container") ?? ""
-  if (container === "") {
+  // a port-forward reaches the pod, not a container
+  if (kind !== "portforward" && container === "") {
     if (names.length > 1) {
       return statusResponse(
         Status.badRequest(`a container name must be specified for pod ${pod}, choose one of: [${names.join(" ")}]`)
       )
     }
     container = names[0] ?? ""
-  } else if (!names.includes(container)) {
+  } else if (kind !== "portforward" && !names.includes(container)) {
     return statusResponse(Status.badRequest(`container ${container} is not valid for pod ${pod}`))
   }
   const command = url.searchParams.getAll("command")
@@ -100,6 +110,7 @@ export const resolve = (state: FakeState, request: RawRequest): Target | RawResp
     stdin: isTrue(url.searchParams.get("stdin")),
     tty: isTrue(url.searchParams.get("tty")),
     env: envOf(entry.obj, container, pod),
+    ports: ports.map(Number),
     protocol
   }
 }
@@ -173,6 +184,9 @@ const frame = (channel: number, chunk: string | Uint8Array): Uint8Array => {
 
 const OPEN = 1
 
+const bytesOf = (raw: Uint8Array | ReadonlyArray<Uint8Array> | ArrayBuffer): Uint8Array =>
+  raw instanceof ArrayBuffer ? new Uint8Array(raw) : raw instanceof Uint8Array ? raw : Buffer.concat(raw)
+
 /**
  * Serves one accepted exec or attach on its socket: stdin in, stdout and stderr out,
  * then the final Status on channel 3 (Success, or Failure with reason
@@ -180,17 +194,19 @@ const OPEN = 1
  *
  * @internal
  */
-export const run = (socket: Socket, target: Target, handler: ExecHandler | undefined): void => {
+export const run = (
+  socket: Socket,
+  target: Target,
+  handler: ExecHandler | undefined,
+  forward: PortForwardHandler | undefined
+): void => {
+  if (target.kind === "portforward") return runPortForward(socket, target, forward)
   const v5 = target.protocol === "v5.channel.k8s.io"
   const stdin = new Inbox()
   if (!target.stdin) stdin.end()
   const abort = new AbortController()
   socket.on("message", (raw) => {
-    const data = raw instanceof ArrayBuffer
-      ? new Uint8Array(raw)
-      : raw instanceof Uint8Array
-      ? raw
-      : Buffer.concat(raw as ReadonlyArray<Uint8Array>)
+    const data = bytesOf(raw)
     if (data.length === 0) return
     const channel = data[0]
     if (channel === 0) stdin.push(data.slice(1))
@@ -209,7 +225,7 @@ export const run = (socket: Socket, target: Target, handler: ExecHandler | undef
     if (socket.readyState === OPEN && !abort.signal.aborted) socket.send(frame(channel, chunk))
   }
   const call: ExecCall = {
-    kind: target.kind,
+    kind: target.kind === "attach" ? "attach" : "exec",
     namespace: target.namespace,
     pod: target.pod,
     container: target.container,
@@ -290,4 +306,53 @@ const builtin = async (call: ExecCall): Promise<number> => {
       call.stderr(`exec: "${program}": executable file not found in $PATH\n`)
       return 127
   }
+}
+
+/**
+ * Serves a port-forward: for the i-th port, channel 2i carries data and 2i+1 errors;
+ * the first frame the server sends on each carries the port (two bytes, little endian).
+ * Each port runs the handler, or echoes. The socket closes when every port is done or
+ * the client goes away.
+ */
+const runPortForward = (socket: Socket, target: Target, forward: PortForwardHandler | undefined): void => {
+  const abort = new AbortController()
+  const inputs = target.ports.map(() => new Inbox())
+  const end = () => {
+    for (const input of inputs) input.end()
+    abort.abort()
+  }
+  socket.on("close", end)
+  socket.on("error", end)
+  socket.on("message", (raw) => {
+    const data = bytesOf(raw)
+    const channel = data[0]
+    if (channel === undefined || channel % 2 !== 0) return
+    inputs[channel / 2]?.push(data.slice(1))
+  })
+  const send = (channel: number, chunk: string | Uint8Array) => {
+    if (socket.readyState === OPEN && !abort.signal.aborted) socket.send(frame(channel, chunk))
+  }
+  const done = target.ports.map((port, i) => {
+    const portBytes = new Uint8Array([port & 0xff, port >> 8])
+    send(2 * i, portBytes)
+    send(2 * i + 1, portBytes)
+    const call: PortForwardCall = {
+      namespace: target.namespace,
+      pod: target.pod,
+      port,
+      input: inputs[i]!,
+      write: (chunk) => send(2 * i, chunk),
+      signal: abort.signal
+    }
+    return Promise.resolve()
+      .then(() => forward?.(call) ?? echo(call))
+      .catch((error: unknown) => send(2 * i + 1, error instanceof Error ? error.message : String(error)))
+  })
+  Promise.all(done).then(() => {
+    if (socket.readyState === OPEN) socket.close(1000)
+  })
+}
+
+const echo = async (call: PortForwardCall): Promise<void> => {
+  for await (const chunk of call.input) call.write(chunk)
 }

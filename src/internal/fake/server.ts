@@ -80,14 +80,14 @@ export class FakeServer {
     return toWebResponse(raw, request.signal)
   }
 
-  /** Checks an exec or attach upgrade request: what to serve, or the answer refusing it. */
+  /** Checks an exec, attach or port-forward upgrade request: what to serve, or the answer refusing it. */
   upgrade(request: RawRequest): Exec.Target | RawResponse {
     return Exec.resolve(this.state, request)
   }
 
-  /** Serves an accepted exec or attach on its WebSocket. */
+  /** Serves an accepted exec, attach or port-forward on its WebSocket. */
   runExec(socket: Exec.Socket, target: Exec.Target): void {
-    Exec.run(socket, target, this.options.exec)
+    Exec.run(socket, target, this.options.exec, this.options.portForward)
   }
 
   /** Answers a transport-free request. */

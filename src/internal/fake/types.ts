@@ -74,7 +74,40 @@ export interface Options {
    * `true`, `false`, `exit N` and `sh -c "<one of those>"`.
    */
   readonly exec?: ExecHandler | undefined
+  /**
+   * What a port-forward to a served fake's pod reaches (over WebSocket,
+   * `v4.channel.k8s.io`): each forwarded port is one call. Without it, or when it
+   * returns `undefined`, the port echoes what it receives.
+   */
+  readonly portForward?: PortForwardHandler | undefined
 }
+
+/**
+ * One forwarded port of a port-forward to a fake pod: the bytes the client sends to the
+ * port, and a way to answer.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PortForwardCall {
+  readonly namespace: string
+  readonly pod: string
+  readonly port: number
+  /** What the client sends to the port, until the connection ends. */
+  readonly input: AsyncIterable<Uint8Array>
+  readonly write: (chunk: string | Uint8Array) => void
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal
+}
+
+/**
+ * Serves one forwarded port: a promise that settles when the port is done (a rejection
+ * is sent on the port's error channel), or `undefined` for the built-in echo.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type PortForwardHandler = (call: PortForwardCall) => Promise<void> | undefined
 
 /**
  * One `exec` (or `attach`, with an empty `command`) in a fake container.
