@@ -4,8 +4,8 @@
  *
  * @internal
  */
-import type { ResourceSpec } from "../../testing/FakeCluster.js"
 import { specKinds } from "./generated.js"
+import type { ResourceSpec } from "./types.js"
 
 /** @internal */
 export interface KindInfo {

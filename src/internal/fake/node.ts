@@ -10,8 +10,10 @@ import * as Https from "node:https"
 import type * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import type { Listening, ListenOptions } from "../../testing/FakeCluster.js"
-import { ConnectionReset, type FakeServer, type RawResponse } from "./server.js"
+import type { Listening, ListenOptions } from "./types.js"
+import * as Exec from "./exec.js"
+import { ConnectionReset, type RawResponse } from "./http.js"
+import type { FakeServer } from "./server.js"
 import { cutAfter, type Sink } from "./stream.js"
 
 const kubeconfigText = (
@@ -115,6 +117,79 @@ const respond = (
   body.start(sink)
 }
 
+/** The part of the `ws` package's server the fake uses. */
+interface WsServer {
+  handleUpgrade(
+    request: Http.IncomingMessage,
+    socket: Net.Socket,
+    head: Buffer,
+    done: (socket: Exec.Socket) => void
+  ): void
+}
+
+// `ws` ships no types of its own; it is loaded by a specifier TypeScript does not resolve
+const wsModule = "ws"
+
+const webSocketServer = async (): Promise<WsServer> => {
+  const ws = (await import(wsModule)) as {
+    readonly WebSocketServer: new(options: {
+      readonly noServer: true
+      readonly perMessageDeflate: boolean
+      readonly handleProtocols: (offered: Set<string>) => string | false
+    }) => WsServer
+  }
+  return new ws.WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    handleProtocols: (offered) => Exec.protocols.find((p) => offered.has(p)) ?? false
+  })
+}
+
+/** Answers a refused upgrade in plain HTTP on the raw socket, then closes it. */
+const refuse = (socket: Net.Socket, raw: RawResponse): void => {
+  const body = typeof raw.body === "string" ? raw.body : ""
+  const head = [
+    `HTTP/1.1 ${raw.status} ${Http.STATUS_CODES[raw.status] ?? ""}`,
+    ...Object.entries(raw.headers).map(([k, v]) => `${k}: ${v}`),
+    `content-length: ${Buffer.byteLength(body)}`,
+    "connection: close"
+  ]
+  socket.end(`${head.join("\r\n")}\r\n\r\n${body}`)
+}
+
+/** Writes the kubeconfig into `dir`, or a new temporary directory removed again on failure. */
+const writeKubeconfig = (
+  given: string | undefined,
+  text: string
+): { readonly dir: string; readonly path: string } => {
+  const dir = given ?? Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-fake-"))
+  const path = Path.join(dir, "kubeconfig")
+  try {
+    Fs.writeFileSync(path, text, { mode: 0o600 })
+  } catch (e) {
+    if (given === undefined) Fs.rmSync(dir, { recursive: true, force: true })
+    throw e
+  }
+  return { dir, path }
+}
+
+/**
+ * Why serving failed: the server could not be created from the TLS options, could not
+ * bind its address, or its kubeconfig could not be written. Nothing is left open.
+ *
+ * @internal
+ */
+export class ServeFailure extends Error {
+  constructor(
+    readonly reason: "Tls" | "Listen" | "Kubeconfig",
+    readonly address: string,
+    override readonly cause: unknown
+  ) {
+    super(`${reason} failed for ${address}`)
+    this.name = "ServeFailure"
+  }
+}
+
 /** @internal */
 export const listen = async (server: FakeServer, options: ListenOptions = {}): Promise<Listening> => {
   const sockets = new Set<Net.Socket>()
@@ -149,9 +224,31 @@ export const listen = async (server: FakeServer, options: ListenOptions = {}): P
     )
   }
   const tls = options.tls
-  const http: Http.Server = tls !== undefined
-    ? Https.createServer({ cert: tls.cert, key: tls.key, keepAlive: true }, handler)
-    : Http.createServer({ keepAlive: true }, handler)
+  const host = options.host ?? "127.0.0.1"
+  const port = options.port ?? 0
+  const address = `${host.includes(":") ? `[${host}]` : host}:${port}`
+  let http: Http.Server
+  try {
+    http = tls !== undefined
+      ? Https.createServer({ cert: tls.cert, key: tls.key, keepAlive: true }, handler)
+      : Http.createServer({ keepAlive: true }, handler)
+  } catch (cause) {
+    throw new ServeFailure("Tls", address, cause)
+  }
+  const wss = await webSocketServer()
+  http.on("upgrade", (req: Http.IncomingMessage, socket: Net.Socket, head: Buffer) => {
+    const result = server.upgrade({
+      method: req.method ?? "GET",
+      url: req.url ?? "/",
+      header: (name) => {
+        const v = req.headers[name.toLowerCase()]
+        return Array.isArray(v) ? v.join(", ") : v
+      },
+      text: () => Promise.resolve("")
+    })
+    if ("status" in result) return refuse(socket, result)
+    wss.handleUpgrade(req, socket, head, (ws) => server.runExec(ws, result))
+  })
   http.keepAliveTimeout = 65_000
   http.headersTimeout = 66_000
   http.requestTimeout = 0
@@ -160,19 +257,23 @@ export const listen = async (server: FakeServer, options: ListenOptions = {}): P
     sockets.add(socket)
     socket.on("close", () => sockets.delete(socket))
   })
-  const host = options.host ?? "127.0.0.1"
   await new Promise<void>((resolve, reject) => {
-    http.once("error", reject)
-    http.listen(options.port ?? 0, host, () => {
-      http.off("error", reject)
-      resolve()
-    })
+    const failed = (cause: unknown) => reject(new ServeFailure("Listen", address, cause))
+    http.once("error", failed)
+    try {
+      http.listen(port, host, () => {
+        http.off("error", failed)
+        resolve()
+      })
+    } catch (cause) {
+      // an invalid port or host is thrown rather than emitted
+      http.off("error", failed)
+      failed(cause)
+    }
   })
-  const address = http.address() as Net.AddressInfo
-  const url = `${tls !== undefined ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${address.port}`
-  const dir = options.kubeconfigDir ?? Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-fake-"))
+  const bound = http.address() as Net.AddressInfo
+  const url = `${tls !== undefined ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${bound.port}`
   const ownsDir = options.kubeconfigDir === undefined
-  const kubeconfigPath = Path.join(dir, "kubeconfig")
   const kubeconfig = kubeconfigText(
     url,
     server.defaultNamespace,
@@ -180,7 +281,15 @@ export const listen = async (server: FakeServer, options: ListenOptions = {}): P
     tls?.ca,
     tls !== undefined && tls.ca === undefined
   )
-  Fs.writeFileSync(kubeconfigPath, kubeconfig, { mode: 0o600 })
+  let files: { readonly dir: string; readonly path: string }
+  try {
+    files = writeKubeconfig(options.kubeconfigDir, kubeconfig)
+  } catch (cause) {
+    // nothing is left behind: the port is released
+    await new Promise<void>((done) => http.close(() => done()))
+    throw new ServeFailure("Kubeconfig", url, cause)
+  }
+  const { dir, path: kubeconfigPath } = files
   let closing: Promise<void> | undefined
   return {
     url,
