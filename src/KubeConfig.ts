@@ -11,6 +11,9 @@
  * ```
  * @since 0.1.0
  */
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -88,6 +91,17 @@ export interface Service {
 }
 
 /**
+ * The platform services a loader uses: `FileSystem` (the kubeconfig, CA, certificate and
+ * token files), `Path` (relative paths, `$KUBECONFIG` lists) and `CommandExecutor` (exec
+ * credential plugins). `NodeContext.layer` (@effect/platform-node) or `BunContext.layer`
+ * (@effect/platform-bun) provide them; `NodeKube` and `BunKube` layers provide them for you.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Platform = FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
+
+/**
  * The `KubeConfig` service tag.
  *
  * @since 0.1.0
@@ -130,7 +144,8 @@ export interface MakeOptions {
 
 /**
  * Builds a configuration from explicit values, checking them (the server must be an
- * http(s) URL, PEM values must be PEM, credentials must not conflict).
+ * http(s) URL, PEM values must be PEM, credentials must not conflict). It needs no
+ * service, except `FileSystem` when a `tokenFile` is given (to read it).
  *
  * @example
  * ```ts
@@ -147,16 +162,23 @@ export interface MakeOptions {
  * @since 0.1.0
  * @category constructors
  */
-export const make: (options: MakeOptions) => Effect.Effect<Service, KubeConfigError> = internal.make
+export const make: {
+  (options: MakeOptions & { readonly tokenFile?: undefined }): Effect.Effect<Service, KubeConfigError>
+  (options: MakeOptions): Effect.Effect<Service, KubeConfigError, FileSystem.FileSystem>
+} = internal.make as (options: MakeOptions) => Effect.Effect<Service, KubeConfigError>
 
 /**
- * A layer for an explicit configuration; see `make`.
+ * A layer for an explicit configuration; see `make` (it needs `FileSystem` only for a
+ * `tokenFile`).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerFrom = (options: MakeOptions): Layer.Layer<KubeConfig, KubeConfigError> =>
-  Layer.effect(KubeConfig, make(options))
+export const layerFrom: {
+  (options: MakeOptions & { readonly tokenFile?: undefined }): Layer.Layer<KubeConfig, KubeConfigError>
+  (options: MakeOptions): Layer.Layer<KubeConfig, KubeConfigError, FileSystem.FileSystem>
+} = (options: MakeOptions) =>
+  Layer.effect(KubeConfig, internal.make(options) as Effect.Effect<Service, KubeConfigError>)
 
 /**
  * Where to find a kubeconfig file and which context to use.
@@ -180,14 +202,17 @@ export interface FileOptions {
  * directory. When several files are merged, the first to define a cluster, user or
  * context name wins, and `current-context` comes from the first file that sets one.
  *
+ * Requires the `Platform` services (`FileSystem`, `Path`, `CommandExecutor`); the
+ * `NodeKube` and `BunKube` layers provide them.
+ *
  * @since 0.1.0
  * @category constructors
  */
-export const fromFile = (options?: FileOptions): Effect.Effect<Service, KubeConfigError> =>
+export const fromFile = (options?: FileOptions): Effect.Effect<Service, KubeConfigError, Platform> =>
   internal.fromFile({ path: options?.path, context: options?.context })
 
 /**
- * A layer loading a kubeconfig file; see `fromFile`.
+ * A layer loading a kubeconfig file; see `fromFile`. Requires the `Platform` services.
  *
  * @example
  * ```ts
@@ -198,7 +223,7 @@ export const fromFile = (options?: FileOptions): Effect.Effect<Service, KubeConf
  * @since 0.1.0
  * @category layers
  */
-export const layerFromFile = (options?: FileOptions): Layer.Layer<KubeConfig, KubeConfigError> =>
+export const layerFromFile = (options?: FileOptions): Layer.Layer<KubeConfig, KubeConfigError, Platform> =>
   Layer.effect(KubeConfig, fromFile(options))
 
 /**
@@ -215,21 +240,27 @@ export interface StringOptions {
 }
 
 /**
- * Loads a context from kubeconfig text (YAML or JSON).
+ * Loads a context from kubeconfig text (YAML or JSON). Requires the `Platform` services:
+ * the text may name CA, certificate or token files and exec plugins.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const fromString: (text: string, options?: StringOptions) => Effect.Effect<Service, KubeConfigError> =
-  internal.fromString
+export const fromString: (
+  text: string,
+  options?: StringOptions
+) => Effect.Effect<Service, KubeConfigError, Platform> = internal.fromString
 
 /**
- * A layer loading kubeconfig text; see `fromString`.
+ * A layer loading kubeconfig text; see `fromString`. Requires the `Platform` services.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerFromString = (text: string, options?: StringOptions): Layer.Layer<KubeConfig, KubeConfigError> =>
+export const layerFromString = (
+  text: string,
+  options?: StringOptions
+): Layer.Layer<KubeConfig, KubeConfigError, Platform> =>
   Layer.effect(KubeConfig, fromString(text, options))
 
 /**
@@ -252,46 +283,53 @@ export interface InClusterOptions {
 /**
  * The pod's own service account: the API server from `KUBERNETES_SERVICE_HOST` and
  * `KUBERNETES_SERVICE_PORT`, the token from its file (re-read when it is rotated), the
- * CA and the namespace from theirs.
+ * CA and the namespace from theirs. Requires `FileSystem` and `Path`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const inCluster: (options?: InClusterOptions) => Effect.Effect<Service, KubeConfigError> = internal.inCluster
+export const inCluster: (
+  options?: InClusterOptions
+) => Effect.Effect<Service, KubeConfigError, FileSystem.FileSystem | Path.Path> = internal.inCluster
 
 /**
- * A layer for the pod's own service account; see `inCluster`.
+ * A layer for the pod's own service account; see `inCluster`. Requires `FileSystem` and `Path`.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerInCluster: Layer.Layer<KubeConfig, KubeConfigError> = Layer.effect(KubeConfig, inCluster())
+export const layerInCluster: Layer.Layer<KubeConfig, KubeConfigError, FileSystem.FileSystem | Path.Path> = Layer
+  .effect(KubeConfig, inCluster())
 
 /**
- * A layer for a service account found elsewhere; see `inCluster`.
+ * A layer for a service account found elsewhere; see `inCluster`. Requires `FileSystem` and `Path`.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerInClusterFrom = (options: InClusterOptions): Layer.Layer<KubeConfig, KubeConfigError> =>
+export const layerInClusterFrom = (
+  options: InClusterOptions
+): Layer.Layer<KubeConfig, KubeConfigError, FileSystem.FileSystem | Path.Path> =>
   Layer.effect(KubeConfig, inCluster(options))
 
 /**
  * What a program finds where it runs: in a pod (the service env vars are set and the
  * service-account token exists) the pod's service account, otherwise the kubeconfig
  * kubectl would use (`$KUBECONFIG` merged, else `~/.kube/config`) and its current
- * context.
+ * context. Requires the `Platform` services.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const fromEnvironment: Effect.Effect<Service, KubeConfigError> = internal.fromEnvironment()
+export const fromEnvironment: Effect.Effect<Service, KubeConfigError, Platform> = internal.fromEnvironment()
 
 /**
- * The layer for most programs; see `fromEnvironment`.
+ * The layer for most programs; see `fromEnvironment`. Requires the `Platform` services
+ * (`NodeKube.layer` and `BunKube.layer` include them).
  *
  * @example
  * ```ts
+ * import { NodeContext } from "@effect/platform-node"
  * import { Effect } from "effect"
  * import { KubeConfig } from "effect-kube"
  *
@@ -299,9 +337,9 @@ export const fromEnvironment: Effect.Effect<Service, KubeConfigError> = internal
  *   const config = yield* KubeConfig.KubeConfig
  *   console.log(config.server, config.namespace)
  * })
- * Effect.runPromise(Effect.provide(program, KubeConfig.layer))
+ * Effect.runPromise(Effect.provide(program, [KubeConfig.layer, NodeContext.layer]))
  * ```
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<KubeConfig, KubeConfigError> = Layer.effect(KubeConfig, fromEnvironment)
+export const layer: Layer.Layer<KubeConfig, KubeConfigError, Platform> = Layer.effect(KubeConfig, fromEnvironment)

@@ -1,4 +1,5 @@
-import { assert, describe, it } from "@effect/vitest"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Redacted from "effect/Redacted"
@@ -41,7 +42,7 @@ const single = (user: object, cluster: object = { server: "https://127.0.0.1:644
   contexts: [{ name: "ctx", context: { cluster: "c", user: "u" } }]
 })
 
-describe("KubeConfig", () => {
+layer(NodeContext.layer)("KubeConfig", (it) => {
   describe("merging a KUBECONFIG path list", () => {
     const files = (dir: string) => {
       const a = write(Path.join(dir, "a.yaml"), {

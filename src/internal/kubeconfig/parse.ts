@@ -7,13 +7,13 @@
  *
  * @internal
  */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
-import * as Fs from "node:fs/promises"
-import * as Path from "node:path"
 import * as Yaml from "yaml"
 import { KubeConfigError } from "../../Errors.js"
 import type { Mapping, Where } from "./fields.js"
-import { errnoCode, fail, isMapping } from "./fields.js"
+import { fail, isMapping, isNotFound, pathListDelimiter, platformCode } from "./fields.js"
 
 /** One named cluster, user or context, with the file it came from. @internal */
 export interface Entry {
@@ -130,23 +130,22 @@ export const merge = (configs: ReadonlyArray<Config>): Config =>
 export const readFile = (
   path: string,
   options: { readonly ignoreMissing: boolean }
-): Effect.Effect<Config | undefined, KubeConfigError> =>
-  Effect.flatMap(
-    Effect.tryPromise({
-      try: () => Fs.readFile(path, "utf8"),
-      catch: (cause) => cause
-    }).pipe(
+): Effect.Effect<Config | undefined, KubeConfigError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const paths = yield* Path.Path
+    const text = yield* fs.readFileString(path).pipe(
       Effect.map((text): string | undefined => text),
       Effect.catchAll((cause) =>
-        options.ignoreMissing && errnoCode(cause) === "ENOENT"
+        options.ignoreMissing && isNotFound(cause)
           ? Effect.succeed(undefined)
           : Effect.fail(
-            new KubeConfigError({ source: path, detail: `cannot read the file: ${errnoCode(cause)}`, cause })
+            new KubeConfigError({ source: path, detail: `cannot read the file: ${platformCode(cause)}`, cause })
           )
       )
-    ),
-    (text) => text === undefined ? Effect.succeed(undefined) : parse(text, path, Path.dirname(Path.resolve(path)))
-  )
+    )
+    return text === undefined ? undefined : yield* parse(text, path, paths.dirname(paths.resolve(path)))
+  })
 
 /**
  * Reads a path list as kubectl does for `$KUBECONFIG`: missing files are skipped, a
@@ -154,12 +153,15 @@ export const readFile = (
  *
  * @internal
  */
-export const readFiles = (paths: ReadonlyArray<string>): Effect.Effect<Config, KubeConfigError> =>
+export const readFiles = (
+  list: ReadonlyArray<string>
+): Effect.Effect<Config, KubeConfigError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
+    const paths = yield* Path.Path
     const seen = new Set<string>()
     const configs: Array<Config> = []
-    for (const path of paths) {
-      const absolute = Path.resolve(path)
+    for (const path of list) {
+      const absolute = paths.resolve(path)
       if (path === "" || seen.has(absolute)) continue
       seen.add(absolute)
       const config = yield* readFile(path, { ignoreMissing: true })
@@ -167,7 +169,10 @@ export const readFiles = (paths: ReadonlyArray<string>): Effect.Effect<Config, K
     }
     if (configs.length === 0) {
       return yield* Effect.fail(
-        new KubeConfigError({ source: paths.join(Path.delimiter), detail: "none of these kubeconfig files exists" })
+        new KubeConfigError({
+          source: list.join(pathListDelimiter(paths)),
+          detail: "none of these kubeconfig files exists"
+        })
       )
     }
     return merge(configs)

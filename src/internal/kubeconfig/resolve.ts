@@ -5,9 +5,12 @@
  *
  * @internal
  */
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
+import * as Encoding from "effect/Encoding"
 import * as Redacted from "effect/Redacted"
-import * as Path from "node:path"
 import type { KubeConfigError } from "../../Errors.js"
 import type { AuthProvider, Credentials, Service, TlsOptions } from "../../KubeConfig.js"
 import * as Auth from "./auth.js"
@@ -45,8 +48,14 @@ export interface ResolveOptions {
   readonly context?: string | undefined
 }
 
+/** What resolving a context may need: files (CA, certificates, token files), paths and exec plugins. @internal */
+export type Platform = FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
+
 /** @internal */
-export const resolve = (config: Config, options: ResolveOptions = {}): Effect.Effect<Service, KubeConfigError> =>
+export const resolve = (
+  config: Config,
+  options: ResolveOptions = {}
+): Effect.Effect<Service, KubeConfigError, Platform> =>
   Effect.gen(function*() {
     const firstSource = config.sources[0] ?? "<none>"
     const contextName = options.context ?? config.currentContext?.name
@@ -107,7 +116,10 @@ interface ResolvedCluster {
   readonly execInfo: Mapping
 }
 
-const resolveCluster = (entry: Entry, context: string): Effect.Effect<ResolvedCluster, KubeConfigError> =>
+const resolveCluster = (
+  entry: Entry,
+  context: string
+): Effect.Effect<ResolvedCluster, KubeConfigError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const where: Where = { source: entry.source, context }
     const field = `clusters[${entry.name}].cluster`
@@ -131,7 +143,7 @@ const resolveCluster = (entry: Entry, context: string): Effect.Effect<ResolvedCl
       ca = yield* F.checkPem(where, yield* F.decodeData(where, caData, f), f)
     } else if (caFile !== undefined) {
       const f = `${field}.certificate-authority`
-      ca = yield* F.checkPem(where, yield* F.readFileText(where, F.resolvePath(entry.dir, caFile), f), f)
+      ca = yield* F.checkPem(where, yield* F.readFileText(where, yield* F.resolvePath(entry.dir, caFile), f), f)
     }
     const extensions = yield* F.optionalList(where, body, "extensions", field)
     const execConfig = extensions.find((e) =>
@@ -141,7 +153,7 @@ const resolveCluster = (entry: Entry, context: string): Effect.Effect<ResolvedCl
       server,
       ...(serverName !== undefined ? { "tls-server-name": serverName } : {}),
       ...(insecureSkipTlsVerify ? { "insecure-skip-tls-verify": true } : {}),
-      ...(ca !== undefined ? { "certificate-authority-data": Buffer.from(ca, "utf8").toString("base64") } : {}),
+      ...(ca !== undefined ? { "certificate-authority-data": Encoding.encodeBase64(ca) } : {}),
       ...(execConfig?.["extension"] !== undefined ? { config: execConfig["extension"] } : {})
     }
     return { server, tls: { ca, insecureSkipTlsVerify, serverName }, execInfo }
@@ -159,7 +171,7 @@ const resolveUser = (
   entry: Entry,
   context: string,
   cluster: ResolvedCluster
-): Effect.Effect<AuthProvider, KubeConfigError> =>
+): Effect.Effect<AuthProvider, KubeConfigError, Platform> =>
   Effect.gen(function*() {
     const where: Where = { source: entry.source, context }
     const field = `users[${entry.name}].user`
@@ -191,7 +203,7 @@ const resolveUser = (
     let provider: AuthProvider | undefined
     if (tokenFile !== undefined) {
       // As in client-go, a token file wins over an inline token: it is the one kept fresh.
-      provider = yield* Auth.tokenFile(F.resolvePath(entry.dir, tokenFile), where, `${field}.tokenFile`)
+      provider = yield* Auth.tokenFile(yield* F.resolvePath(entry.dir, tokenFile), where, `${field}.tokenFile`)
     } else if (token !== undefined) {
       provider = Auth.fixed("token", { token: Redacted.make(token) })
     } else if (username !== undefined || password !== undefined) {
@@ -215,7 +227,7 @@ const resolveClientCertificate = (
   entry: Entry,
   where: Where,
   field: string
-): Effect.Effect<Credentials["clientCertificate"], KubeConfigError> =>
+): Effect.Effect<Credentials["clientCertificate"], KubeConfigError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const body = entry.body
     const pem = (key: string) =>
@@ -228,7 +240,7 @@ const resolveClientCertificate = (
         const file = yield* F.optionalString(where, body, key, field)
         if (file === undefined) return undefined
         const f = `${field}.${key}`
-        return yield* F.checkPem(where, yield* F.readFileText(where, F.resolvePath(entry.dir, file), f), f)
+        return yield* F.checkPem(where, yield* F.readFileText(where, yield* F.resolvePath(entry.dir, file), f), f)
       })
     const cert = yield* pem("client-certificate")
     const key = yield* pem("client-key")
@@ -248,7 +260,7 @@ const resolveExec = (
   field: string,
   body: Mapping,
   cluster: ResolvedCluster
-): Effect.Effect<AuthProvider, KubeConfigError> =>
+): Effect.Effect<AuthProvider, KubeConfigError, Platform> =>
   Effect.gen(function*() {
     const apiVersion = yield* F.requiredString(where, body, "apiVersion", field)
     if (!(Auth.execApiVersions as ReadonlyArray<string>).includes(apiVersion)) {
@@ -289,7 +301,10 @@ const resolveExec = (
     const installHint = yield* F.optionalString(where, body, "installHint", field)
     // client-go resolves a command with a path separator against the kubeconfig's
     // directory, and looks a bare name up in PATH.
-    const resolved = command.includes("/") || command.includes(Path.sep) ? F.resolvePath(entry.dir, command) : command
+    const paths = yield* Path.Path
+    const resolved = command.includes("/") || command.includes(paths.sep)
+      ? paths.resolve(entry.dir, command)
+      : command
     return yield* Auth.exec({
       where,
       field,
