@@ -20,6 +20,7 @@ import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import type { KubeConfigError } from "./Errors.js"
 import * as internal from "./internal/kubeconfig/load.js"
+import * as internalOidc from "./internal/kubeconfig/oidc.js"
 
 /**
  * Credentials to present on a request. Secrets are `Redacted`, so they print as
@@ -72,6 +73,22 @@ export interface TlsOptions {
 }
 
 /**
+ * Acting as another user (kubectl's `--as`, `--as-uid`, `--as-group`; a kubeconfig
+ * user's `as`, `as-uid`, `as-groups`, `as-user-extra`). Every request carries
+ * `Impersonate-User`, `Impersonate-Uid`, one `Impersonate-Group` per group and one
+ * `Impersonate-Extra-<key>` per value (the key percent-encoded as kubectl does).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Impersonation {
+  readonly user: string
+  readonly uid?: string | undefined
+  readonly groups: ReadonlyArray<string>
+  readonly extra: { readonly [key: string]: ReadonlyArray<string> }
+}
+
+/**
  * A resolved configuration: server URL, default namespace, TLS and authentication.
  *
  * @since 0.1.0
@@ -84,6 +101,8 @@ export interface Service {
   readonly namespace: string
   readonly tls: TlsOptions
   readonly auth: AuthProvider
+  /** Whom to act as, when the user entry impersonates someone. */
+  readonly impersonate?: Impersonation | undefined
   /** The context this was resolved from, when it came from a kubeconfig. */
   readonly context?: string | undefined
   /** Where this came from: a file path, `"<string>"`, `"<in-cluster>"` or `"<explicit>"`. */
@@ -108,6 +127,38 @@ export type Platform = FileSystem.FileSystem | Path.Path | CommandExecutor.Comma
  * @category tags
  */
 export class KubeConfig extends Context.Tag("effect-kube/KubeConfig")<KubeConfig, Service>() {}
+
+/**
+ * The `HttpClient` that talks to OIDC identity providers, to renew an `oidc`
+ * auth-provider's id-token. An issuer is not the cluster: it must not be sent the
+ * cluster's client certificate, nor be checked against the cluster's CA. By default it is
+ * `fetch` with the platform's own trust store; provide another (for an issuer behind a
+ * private CA, named by `idp-certificate-authority`) to the `KubeConfig` layer.
+ *
+ * @example
+ * ```ts
+ * import { FetchHttpClient, HttpClient } from "@effect/platform"
+ * import { Effect, Layer } from "effect"
+ * import { KubeConfig, NodeKube } from "effect-kube"
+ *
+ * const issuerClient = Layer.effect(
+ *   KubeConfig.OidcHttpClient,
+ *   Effect.provide(HttpClient.HttpClient, FetchHttpClient.layer)
+ * )
+ * const layer = NodeKube.layerFromKubeConfig(Layer.provide(KubeConfig.layerFromFile(), issuerClient))
+ * ```
+ * @since 0.1.0
+ * @category tags
+ */
+export const OidcHttpClient: typeof internalOidc.OidcHttpClient = internalOidc.OidcHttpClient
+
+/**
+ * The type of the `OidcHttpClient` tag.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export type OidcHttpClient = internalOidc.OidcHttpClient
 
 /**
  * An explicit configuration. At most one way to authenticate (`token`, `tokenFile`,
@@ -140,6 +191,13 @@ export interface MakeOptions {
   } | undefined
   /** A custom auth provider, for credentials obtained some other way. */
   readonly auth?: AuthProvider | undefined
+  /** Act as another user on every request; see `Impersonation`. */
+  readonly impersonate?: {
+    readonly user: string
+    readonly uid?: string | undefined
+    readonly groups?: ReadonlyArray<string> | undefined
+    readonly extra?: { readonly [key: string]: ReadonlyArray<string> } | undefined
+  } | undefined
 }
 
 /**

@@ -20,6 +20,7 @@ import type * as Scope from "effect/Scope"
 import { ApiError, KubeConfigError, reasonFor, type Status, ValidationError } from "../Errors.js"
 import { KubeConfig, type Credentials, type Service as KubeConfigService } from "../KubeConfig.js"
 import { type Policy, RequestPolicy } from "../RequestPolicy.js"
+import * as Impersonate from "./kubeconfig/impersonate.js"
 import { userAgent } from "./version.js"
 
 /** Query values; `undefined` ones are left out. */
@@ -162,7 +163,11 @@ const sendOnce = <R>(
 ) =>
   Effect.flatMap(
     config.auth.credentials,
-    (credentials) => Effect.flatMap(authorize(request, credentials, config), (authorized) => client.execute(authorized))
+    (credentials) =>
+      Effect.flatMap(
+        authorize(Impersonate.apply(request, config.impersonate), credentials, config),
+        (authorized) => client.execute(authorized)
+      )
   )
 
 const failFor = (spec: Spec, response: HttpClientResponse.HttpClientResponse) =>

@@ -131,14 +131,14 @@ const run = (executor: CommandExecutor.CommandExecutor, spec: ExecSpec): Effect.
       Command.stdin(Stream.empty),
       Command.stderr("inherit")
     )
-    const process = yield* Effect.mapError(executor.start(command), (cause) => {
+    const child = yield* Effect.mapError(executor.start(command), (cause) => {
       if (isNotFound(cause)) {
         const hint = spec.installHint !== undefined ? `\n${spec.installHint.trim()}` : ""
         return failWith(`the exec plugin ${spec.commandName} was not found${hint}`)
       }
       return failWith(`cannot run the exec plugin ${spec.commandName}: ${platformCode(cause)}`)
     })
-    const output = yield* process.stdout.pipe(
+    const output = yield* child.stdout.pipe(
       Stream.mapError((cause) =>
         failWith(`cannot read the output of the exec plugin ${spec.commandName}: ${platformCode(cause)}`)
       ),
@@ -151,7 +151,7 @@ const run = (executor: CommandExecutor.CommandExecutor, spec: ExecSpec): Effect.
       )
     )
     const code = yield* Effect.mapError(
-      process.exitCode,
+      child.exitCode,
       () => failWith(`the exec plugin ${spec.commandName} was killed by a signal`)
     )
     if (code !== 0) return yield* Effect.fail(failWith(`the exec plugin ${spec.commandName} exited with code ${code}`))

@@ -14,6 +14,7 @@ import type { AuthProvider, Credentials, MakeOptions, Service } from "../../Kube
 import * as Auth from "./auth.js"
 import type { Where } from "./fields.js"
 import * as F from "./fields.js"
+import * as Impersonate from "./impersonate.js"
 import * as Parse from "./parse.js"
 import * as Resolve from "./resolve.js"
 
@@ -60,6 +61,16 @@ export const make = (options: MakeOptions): Effect.Effect<Service, KubeConfigErr
       yield* F.checkPem(where, Redacted.value(key), "clientCertificate.key")
       clientCertificate = { cert: options.clientCertificate.cert, key }
     }
+    const impersonate = options.impersonate === undefined ? undefined : yield* Impersonate.read(
+      where,
+      {
+        as: options.impersonate.user,
+        "as-uid": options.impersonate.uid,
+        "as-groups": options.impersonate.groups,
+        "as-user-extra": options.impersonate.extra
+      },
+      "impersonate"
+    )
     let auth: AuthProvider | undefined = options.auth
     if (options.tokenFile !== undefined) {
       auth = yield* Auth.tokenFile(options.tokenFile, where, "tokenFile")
@@ -82,6 +93,7 @@ export const make = (options: MakeOptions): Effect.Effect<Service, KubeConfigErr
         serverName: options.tls?.serverName
       },
       auth: auth ?? Auth.none,
+      ...(impersonate !== undefined ? { impersonate } : {}),
       source: "<explicit>"
     }
   })

@@ -12,10 +12,12 @@ import * as Effect from "effect/Effect"
 import * as Encoding from "effect/Encoding"
 import * as Redacted from "effect/Redacted"
 import type { KubeConfigError } from "../../Errors.js"
-import type { AuthProvider, Credentials, Service, TlsOptions } from "../../KubeConfig.js"
+import type { AuthProvider, Credentials, Impersonation, Service, TlsOptions } from "../../KubeConfig.js"
 import * as Auth from "./auth.js"
 import type { Mapping, Where } from "./fields.js"
 import * as F from "./fields.js"
+import * as Impersonate from "./impersonate.js"
+import * as Oidc from "./oidc.js"
 import type { Config, Entry } from "./parse.js"
 
 /** Normalises a server URL: must be http(s), loses its trailing slashes. @internal */
@@ -92,18 +94,25 @@ export const resolve = (
     const cluster = yield* resolveCluster(clusterEntry, contextName)
 
     let auth: AuthProvider = Auth.none
+    let impersonate: Impersonation | undefined
     if (userName !== undefined) {
       const userEntry = config.users.get(userName)
       if (userEntry === undefined) {
         return yield* Effect.fail(F.fail(at, `${contextField}.user`, `user "${userName}" not found`))
       }
       auth = yield* resolveUser(userEntry, contextName, cluster)
+      impersonate = yield* Impersonate.read(
+        { source: userEntry.source, context: contextName },
+        userEntry.body,
+        `users[${userEntry.name}].user`
+      )
     }
     return {
       server: cluster.server,
       namespace,
       tls: cluster.tls,
       auth,
+      ...(impersonate !== undefined ? { impersonate } : {}),
       context: contextName,
       source: contextEntry.source
     }
@@ -159,14 +168,6 @@ const resolveCluster = (
     return { server, tls: { ca, insecureSkipTlsVerify, serverName }, execInfo }
   })
 
-/** Fields of a user entry that kubectl knows and this client deliberately does not support. */
-const unsupportedUserFields: ReadonlyArray<readonly [string, string]> = [
-  ["as", "impersonation is not supported"],
-  ["as-uid", "impersonation is not supported"],
-  ["as-groups", "impersonation is not supported"],
-  ["as-user-extra", "impersonation is not supported"]
-]
-
 const resolveUser = (
   entry: Entry,
   context: string,
@@ -176,12 +177,6 @@ const resolveUser = (
     const where: Where = { source: entry.source, context }
     const field = `users[${entry.name}].user`
     const body = entry.body
-    for (const [key, why] of unsupportedUserFields) {
-      if (body[key] !== undefined && body[key] !== null) {
-        return yield* Effect.fail(F.fail(where, `${field}.${key}`, why))
-      }
-    }
-
     const clientCertificate = yield* resolveClientCertificate(entry, where, field)
     const token = yield* F.optionalString(where, body, "token", field)
     const tokenFile = yield* F.optionalString(where, body, "tokenFile", field)
@@ -264,11 +259,15 @@ const resolveExec = (
   Effect.gen(function*() {
     const apiVersion = yield* F.requiredString(where, body, "apiVersion", field)
     if (!(Auth.execApiVersions as ReadonlyArray<string>).includes(apiVersion)) {
+      const why = apiVersion === "client.authentication.k8s.io/v1alpha1"
+        ? "client.authentication.k8s.io/v1alpha1 was removed from Kubernetes (and kubectl) in 1.24"
+        : "this apiVersion is not supported"
       return yield* Effect.fail(
         F.fail(
           where,
           `${field}.apiVersion`,
-          `${apiVersion} is not supported (use ${Auth.execApiVersions.join(" or ")})`
+          `${why}: set it to client.authentication.k8s.io/v1beta1 (what most plugins speak) ` +
+            "or client.authentication.k8s.io/v1"
         )
       )
     }
@@ -318,6 +317,13 @@ const resolveExec = (
     })
   })
 
+/** Auth-providers that kubectl no longer has, and what replaced them. */
+const removedAuthProviders: { readonly [name: string]: string } = {
+  gcp: "kubectl removed it; install gke-gcloud-auth-plugin and use its exec entry " +
+    "(gcloud container clusters get-credentials writes it)",
+  azure: "kubectl removed it; install kubelogin and use its exec entry (kubelogin convert-kubeconfig writes it)"
+}
+
 const resolveAuthProvider = (
   where: Where,
   field: string,
@@ -326,16 +332,52 @@ const resolveAuthProvider = (
   Effect.gen(function*() {
     const name = yield* F.requiredString(where, body, "name", field)
     if (name !== "oidc") {
+      const replacement = removedAuthProviders[name] ?? "use an exec plugin instead"
       return yield* Effect.fail(
-        F.fail(where, `${field}.name`, `auth-provider ${name} is not supported (use an exec plugin instead)`)
+        F.fail(where, `${field}.name`, `auth-provider ${name} is not supported: ${replacement}`)
       )
     }
+    const configField = `${field}.config`
     const config = (yield* F.optionalRecord(where, body, "config", field)) ?? {}
-    const idToken = yield* F.optionalString(where, config, "id-token", `${field}.config`)
-    if (idToken === undefined) {
+    const idToken = yield* F.optionalString(where, config, "id-token", configField)
+    const refreshToken = yield* F.optionalString(where, config, "refresh-token", configField)
+    const clientId = yield* F.optionalString(where, config, "client-id", configField)
+    const clientSecret = yield* F.optionalString(where, config, "client-secret", configField)
+    const issuerUrl = yield* F.optionalString(where, config, "idp-issuer-url", configField)
+    if (issuerUrl !== undefined) {
+      yield* normaliseServer(where, `${configField}.idp-issuer-url`, issuerUrl)
+    }
+    const canRefresh = refreshToken !== undefined && clientId !== undefined && issuerUrl !== undefined
+    if (idToken === undefined && !canRefresh) {
       return yield* Effect.fail(
-        F.fail(where, `${field}.config.id-token`, "is required: only an oidc id-token is supported, not a refresh flow")
+        F.fail(
+          where,
+          `${configField}.id-token`,
+          "is required, unless refresh-token, client-id and idp-issuer-url are given to obtain one"
+        )
       )
     }
-    return Auth.fixed("oidc", { token: Redacted.make(idToken) })
+    const client = yield* Oidc.OidcHttpClient
+    for (const key of ["idp-certificate-authority", "idp-certificate-authority-data"]) {
+      if (canRefresh && config[key] !== undefined && config[key] !== null && client === Oidc.makeDefaultClient()) {
+        return yield* Effect.fail(
+          F.fail(
+            where,
+            `${configField}.${key}`,
+            "is not applied: the issuer is reached through KubeConfig.OidcHttpClient, which by default trusts " +
+              "the platform's roots only; provide an HttpClient that trusts this CA as KubeConfig.OidcHttpClient"
+          )
+        )
+      }
+    }
+    return yield* Oidc.oidc({
+      where,
+      field,
+      idToken: idToken !== undefined ? Redacted.make(idToken) : undefined,
+      refreshToken: refreshToken !== undefined ? Redacted.make(refreshToken) : undefined,
+      clientId,
+      clientSecret: clientSecret !== undefined ? Redacted.make(clientSecret) : undefined,
+      issuerUrl,
+      client
+    })
   })
