@@ -1,0 +1,76 @@
+/**
+ * The smoke flow on other runtimes: Bun (BunKube) and Deno (DenoKube), each in its own
+ * process, given only a kubeconfig, talking HTTPS with a bearer token to the fake served
+ * on loopback. Each also asks a second HTTPS origin through the same HttpClient, which
+ * must fail: that origin's certificate is signed by the cluster's CA, so it would verify
+ * only if the cluster's TLS material leaked beyond the cluster's origin.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { execFile } from "node:child_process"
+import * as Https from "node:https"
+import type * as Net from "node:net"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as FakeCluster from "../src/testing/FakeCluster.js"
+import { pki } from "./util/pki.js"
+
+const root = Path.resolve(fileURLToPath(new URL("..", import.meta.url)))
+const bin = (name: string) => Path.join(root, "node_modules", ".bin", name)
+
+const run = (command: string, args: ReadonlyArray<string>) =>
+  Effect.async<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resume) => {
+    const child = execFile(command, [...args], { cwd: root, timeout: 25_000, env: { ...process.env, KUBECONFIG: "" } }, (error, stdout, stderr) =>
+      resume(Effect.succeed({ code: error === null ? 0 : (typeof error.code === "number" ? error.code : null), stdout, stderr })))
+    return Effect.sync(() => child.kill())
+  })
+
+/** A second HTTPS origin, with a certificate the cluster's CA signed; counts the requests it answered. */
+const otherOrigin = Effect.acquireRelease(
+  Effect.async<{ readonly server: Https.Server; readonly url: string; readonly answered: { n: number } }>((resume) => {
+    const { server: pair } = pki()
+    const answered = { n: 0 }
+    const server = Https.createServer({ cert: pair.cert, key: pair.key }, (_req, res) => {
+      answered.n++
+      res.end("{}")
+    })
+    server.listen(0, "127.0.0.1", () =>
+      resume(Effect.succeed({ server, url: `https://127.0.0.1:${(server.address() as Net.AddressInfo).port}/`, answered })))
+  }),
+  ({ server }) => Effect.async<void>((resume) => {
+    server.closeAllConnections()
+    server.close(() => resume(Effect.void))
+  })
+)
+
+describe("other runtimes", () => {
+  it.scoped("the smoke flow runs on Bun and on Deno over HTTPS against a served cluster", () =>
+    Effect.gen(function*() {
+      const { ca, server } = pki()
+      const served = yield* FakeCluster.serve({
+        tls: { cert: server.cert, key: server.key, ca: ca.cert },
+        token: "smoke-token",
+        simulate: true
+      })
+      const other = yield* otherOrigin
+      const [bun, deno] = yield* Effect.all([
+        run(bin("bun"), ["test/runtimes/bun.ts", served.kubeconfigPath, other.url]),
+        run(bin("deno"), ["run", "-A", "--sloppy-imports", "--no-lock", "test/runtimes/deno.ts", served.kubeconfigPath, other.url])
+      ], { concurrency: 2 })
+      for (const [name, result] of [["bun", bun!], ["deno", deno!]] as const) {
+        const output = `${name} exited ${result.code}\n${result.stdout}\n${result.stderr}`
+        assert.strictEqual(result.code, 0, output)
+        assert.match(result.stdout, /created {2}pod\/effect-kube-smoke \(uid [0-9a-f-]{36}\)/, output)
+        assert.include(result.stdout, "list     app=smoke: effect-kube-smoke", output)
+        assert.include(result.stdout, "watch    phase=Succeeded", output)
+        assert.include(result.stdout, "hello from effect-kube", output)
+        assert.include(result.stdout, "deleted  1", output)
+        assert.include(result.stdout, "other    failed (Transport)", output)
+        assert.include(result.stdout, `smoke passed on ${name}`, output)
+      }
+      assert.strictEqual(other.answered.n, 0, "the other origin was not trusted with the cluster's CA")
+      const pods = served.control.requests().filter((r) => r.path.startsWith("/api/v1/namespaces/default/pods"))
+      assert.isAtLeast(pods.length, 10)
+      assert.strictEqual(served.control.list("v1", "Pod", "default").length, 0)
+    }), { timeout: 40_000 })
+})
