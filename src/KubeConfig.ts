@@ -252,6 +252,12 @@ export interface FileOptions {
   readonly path?: string | undefined
   /** The context to use instead of the file's `current-context`. */
   readonly context?: string | undefined
+  /**
+   * Write an oidc auth-provider's renewed `id-token` (and a rotated `refresh-token`) back
+   * to the file that defined the user, as kubectl does; comments and other entries are
+   * kept. Default `false`: the renewed tokens live in memory only.
+   */
+  readonly persistOidcTokens?: boolean | undefined
 }
 
 /**
@@ -267,7 +273,11 @@ export interface FileOptions {
  * @category constructors
  */
 export const fromFile = (options?: FileOptions): Effect.Effect<Service, KubeConfigError, Platform> =>
-  internal.fromFile({ path: options?.path, context: options?.context })
+  internal.fromFile({
+    path: options?.path,
+    context: options?.context,
+    persistOidcTokens: options?.persistOidcTokens
+  })
 
 /**
  * A layer loading a kubeconfig file; see `fromFile`. Requires the `Platform` services.

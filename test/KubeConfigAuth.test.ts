@@ -256,29 +256,50 @@ describe("oidc auth-provider", () => {
   it.scopedLive("after a 401 the id-token is renewed once and the request sent again; the rotated refresh-token is used next", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
+      const later = nowSeconds() + 3600
       let issued = 0
       const idp = yield* issuer(() => {
         issued++
         return {
           status: 200,
-          body: { id_token: jwt({ exp: nowSeconds() + 3600, sub: `fresh-${issued}` }), refresh_token: `refresh-${issued + 1}` }
+          body: { id_token: jwt({ exp: later, sub: `fresh-${issued}` }), refresh_token: `refresh-${issued + 1}` }
         }
       })
       let accepted = ""
       const server = yield* cluster((token) => token === accepted)
-      const path = writeConfig(dir, server.url, oidcUser(idp.url, jwt({ exp: nowSeconds() + 3600, sub: "revoked" })))
+      const path = writeConfig(dir, server.url, oidcUser(idp.url, jwt({ exp: later, sub: "revoked" })))
       const service = yield* Effect.provide(KubeConfig.fromFile({ path }), NodeContext.layer)
       const layer = NodeKube.layerFromKubeConfig(Layer.succeed(KubeConfig.KubeConfig, service))
-      accepted = jwt({ exp: nowSeconds() + 3600, sub: "fresh-1" })
+      accepted = jwt({ exp: later, sub: "fresh-1" })
       yield* Effect.provide(getA, layer)
       assert.strictEqual(server.seen.length, 2, "401, then the retry")
       assert.strictEqual(idp.tokenRequests.length, 1)
       // The server revokes again: the next refresh presents the rotated refresh token.
-      accepted = jwt({ exp: nowSeconds() + 3600, sub: "fresh-2" })
+      accepted = jwt({ exp: later, sub: "fresh-2" })
       yield* Effect.provide(getA, layer)
       assert.strictEqual(idp.tokenRequests.length, 2)
       assert.strictEqual(idp.tokenRequests[1]!.form.get("refresh_token"), "refresh-2")
       assert.strictEqual(idp.discoveries.length, 1, "the token endpoint is discovered once")
+    }))
+
+  it.scopedLive("persistOidcTokens writes the renewed tokens back to the file, keeping comments and other users", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const fresh = jwt({ exp: nowSeconds() + 3600, sub: "fresh" })
+      const idp = yield* issuer(() => ({ status: 200, body: { id_token: fresh, refresh_token: "refresh-2-s3cr3t" } }))
+      const server = yield* cluster((token) => token === fresh)
+      const path = Path.join(dir, "kubeconfig")
+      const config = kubeconfig(server.url, oidcUser(idp.url, jwt({ exp: nowSeconds() - 60, sub: "old" })))
+      const other = { name: "someone-else", user: { token: "other-token" } }
+      Fs.writeFileSync(path, `# written by hand\n${Yaml.stringify({ ...config, users: [...config.users, other] })}`)
+      yield* Effect.provide(getA, NodeKube.layerFromFile({ path, persistOidcTokens: true }))
+      const text = Fs.readFileSync(path, "utf8")
+      assert.isTrue(text.startsWith("# written by hand\n"))
+      const written = Yaml.parse(text)
+      assert.strictEqual(written.users[0].user["auth-provider"].config["id-token"], fresh)
+      assert.strictEqual(written.users[0].user["auth-provider"].config["refresh-token"], "refresh-2-s3cr3t")
+      assert.strictEqual(written.users[0].user["auth-provider"].config["client-secret"], "client-s3cr3t")
+      assert.deepStrictEqual(written.users[1], other)
     }))
 
   it.scopedLive("a refused refresh and an expired token without a refresh-token fail naming the field, and no secret", () =>

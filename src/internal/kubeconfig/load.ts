@@ -103,6 +103,8 @@ export interface FileOptions {
   /** One file, or a path list like `$KUBECONFIG`; default `$KUBECONFIG`, else `~/.kube/config`. */
   readonly path?: string | undefined
   readonly context?: string | undefined
+  /** Write renewed oidc tokens back to the file that defined the user. Default false. */
+  readonly persistOidcTokens?: boolean | undefined
   /** For tests: the environment to read `KUBECONFIG` from. */
   readonly env?: Env | undefined
   /** For tests: the home directory holding `.kube/config`. */
@@ -134,7 +136,7 @@ export const fromFile = (options: FileOptions = {}): Effect.Effect<Service, Kube
           ? options.path.split(delimiter)
           : defaultPaths(paths, options.env ?? processEnv(), options.homeDir ?? homeDirOf(processEnv()))
       )
-    return yield* Resolve.resolve(config, { context: options.context })
+    return yield* Resolve.resolve(config, { context: options.context, persistOidcTokens: options.persistOidcTokens })
   })
 
 /** @internal */

@@ -6,7 +6,7 @@
  * @internal
  */
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import type * as FileSystem from "@effect/platform/FileSystem"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Encoding from "effect/Encoding"
@@ -18,6 +18,7 @@ import type { Mapping, Where } from "./fields.js"
 import * as F from "./fields.js"
 import * as Impersonate from "./impersonate.js"
 import * as Oidc from "./oidc.js"
+import * as Persist from "./persist.js"
 import type { Config, Entry } from "./parse.js"
 
 /** Normalises a server URL: must be http(s), loses its trailing slashes. @internal */
@@ -48,6 +49,8 @@ export const normaliseServer = (
 export interface ResolveOptions {
   /** The context to use instead of `current-context`. */
   readonly context?: string | undefined
+  /** Write renewed oidc tokens back to the file that defined the user. Default false. */
+  readonly persistOidcTokens?: boolean | undefined
 }
 
 /** What resolving a context may need: files (CA, certificates, token files), paths and exec plugins. @internal */
@@ -100,7 +103,7 @@ export const resolve = (
       if (userEntry === undefined) {
         return yield* Effect.fail(F.fail(at, `${contextField}.user`, `user "${userName}" not found`))
       }
-      auth = yield* resolveUser(userEntry, contextName, cluster)
+      auth = yield* resolveUser(userEntry, contextName, cluster, options.persistOidcTokens ?? false)
       impersonate = yield* Impersonate.read(
         { source: userEntry.source, context: contextName },
         userEntry.body,
@@ -171,7 +174,8 @@ const resolveCluster = (
 const resolveUser = (
   entry: Entry,
   context: string,
-  cluster: ResolvedCluster
+  cluster: ResolvedCluster,
+  persistOidcTokens: boolean
 ): Effect.Effect<AuthProvider, KubeConfigError, Platform> =>
   Effect.gen(function*() {
     const where: Where = { source: entry.source, context }
@@ -209,7 +213,12 @@ const resolveUser = (
     } else if (exec !== undefined) {
       provider = yield* resolveExec(entry, where, `${field}.exec`, exec, cluster)
     } else if (authProvider !== undefined) {
-      provider = yield* resolveAuthProvider(where, `${field}.auth-provider`, authProvider)
+      const fs = yield* FileSystem.FileSystem
+      // Only a file can be written back to ("<string>" and "<explicit>" are not files).
+      const onRefresh = persistOidcTokens && !entry.source.startsWith("<")
+        ? Persist.oidcTokens(fs, entry.source, entry.name)
+        : undefined
+      provider = yield* resolveAuthProvider(where, `${field}.auth-provider`, authProvider, onRefresh)
     }
 
     if (provider === undefined) {
@@ -327,7 +336,8 @@ const removedAuthProviders: { readonly [name: string]: string } = {
 const resolveAuthProvider = (
   where: Where,
   field: string,
-  body: Mapping
+  body: Mapping,
+  onRefresh: ((tokens: Oidc.Refreshed) => Effect.Effect<void>) | undefined
 ): Effect.Effect<AuthProvider, KubeConfigError> =>
   Effect.gen(function*() {
     const name = yield* F.requiredString(where, body, "name", field)
@@ -378,6 +388,7 @@ const resolveAuthProvider = (
       clientId,
       clientSecret: clientSecret !== undefined ? Redacted.make(clientSecret) : undefined,
       issuerUrl,
-      client
+      client,
+      onRefresh
     })
   })
