@@ -398,14 +398,14 @@ export const fromEnvironment: Effect.Effect<Service, KubeConfigError, Platform> 
  * @example
  * ```ts
  * import { NodeContext } from "@effect/platform-node"
- * import { Effect } from "effect"
+ * import { Effect, Layer } from "effect"
  * import { KubeConfig } from "effect-kube"
  *
  * const program = Effect.gen(function* () {
  *   const config = yield* KubeConfig.KubeConfig
  *   console.log(config.server, config.namespace)
  * })
- * Effect.runPromise(Effect.provide(program, [KubeConfig.layer, NodeContext.layer]))
+ * Effect.runPromise(Effect.provide(program, Layer.provide(KubeConfig.layer, NodeContext.layer)))
  * ```
  * @since 0.1.0
  * @category layers

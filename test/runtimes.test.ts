@@ -8,10 +8,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { execFile } from "node:child_process"
+import * as Fs from "node:fs"
 import * as Https from "node:https"
 import type * as Net from "node:net"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Yaml from "yaml"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import { pki } from "./util/pki.js"
 
@@ -72,5 +74,30 @@ describe("other runtimes", () => {
       const pods = served.control.requests().filter((r) => r.path.startsWith("/api/v1/namespaces/default/pods"))
       assert.isAtLeast(pods.length, 10)
       assert.strictEqual(served.control.list("v1", "Pod", "default").length, 0)
+    }), { timeout: 40_000 })
+
+  it.scoped("tls-server-name: Bun checks the named certificate; Deno, which cannot, refuses it by name", () =>
+    Effect.gen(function*() {
+      const { ca, namedServer, serverName } = pki()
+      const served = yield* FakeCluster.serve({
+        tls: { cert: namedServer.cert, key: namedServer.key, ca: ca.cert },
+        token: "smoke-token",
+        simulate: true
+      })
+      const config = Yaml.parse(served.kubeconfig)
+      config.clusters[0].cluster["tls-server-name"] = serverName
+      const path = `${served.kubeconfigPath}.named`
+      Fs.writeFileSync(path, Yaml.stringify(config))
+      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(path, { force: true })))
+      const [bun, deno] = yield* Effect.all([
+        run(bin("bun"), ["test/runtimes/bun.ts", path]),
+        run(bin("deno"), ["run", "-A", "--sloppy-imports", "--no-lock", "test/runtimes/deno.ts", path])
+      ], { concurrency: 2 })
+      assert.strictEqual(bun!.code, 0, `${bun!.stdout}\n${bun!.stderr}`)
+      assert.include(bun!.stdout, "smoke passed on bun")
+      assert.strictEqual(deno!.code, 1, `${deno!.stdout}\n${deno!.stderr}`)
+      assert.include(deno!.stderr, "tls-server-name")
+      assert.include(deno!.stderr, "not supported on Deno")
+      assert.notInclude(deno!.stderr, "smoke-token")
     }), { timeout: 40_000 })
 })
