@@ -342,6 +342,21 @@ describe("oidc auth-provider", () => {
     }))
 })
 
+describe("oidc issuer trust", () => {
+  it.effect("idp-certificate-authority is refused unless an OidcHttpClient that can trust it is provided", () =>
+    Effect.gen(function*() {
+      const text = Yaml.stringify(kubeconfig("https://h", oidcUser("https://issuer.example", "not-a-jwt", {
+        "idp-certificate-authority-data": "LS0tLS1CRUdJTg=="
+      })))
+      const refused = yield* Effect.flip(Effect.provide(KubeConfig.fromString(text), NodeContext.layer))
+      assert.strictEqual(refused.field, "users[u].user.auth-provider.config.idp-certificate-authority-data")
+      assert.include(refused.message, "OidcHttpClient")
+      const own = Layer.effect(KubeConfig.OidcHttpClient, Effect.provide(HttpClient.HttpClient, FetchHttpClient.layer))
+      const loaded = yield* Effect.provide(KubeConfig.fromString(text), Layer.merge(NodeContext.layer, own))
+      assert.strictEqual(loaded.auth.kind, "oidc")
+    }))
+})
+
 describe("refused auth, with the replacement named", () => {
   const load = (user: object) =>
     Effect.flip(Effect.provide(KubeConfig.fromString(Yaml.stringify(kubeconfig("https://h", user))), NodeContext.layer))

@@ -76,7 +76,7 @@ describe("other runtimes", () => {
       assert.strictEqual(served.control.list("v1", "Pod", "default").length, 0)
     }), { timeout: 40_000 })
 
-  it.scoped("tls-server-name: Bun checks the named certificate; Deno, which cannot, refuses it by name", () =>
+  it.scoped("tls-server-name: Bun checks the named certificate, Deno (which cannot) refuses it; fetch refuses two groups", () =>
     Effect.gen(function*() {
       const { ca, namedServer, serverName } = pki()
       const served = yield* FakeCluster.serve({
@@ -88,11 +88,20 @@ describe("other runtimes", () => {
       config.clusters[0].cluster["tls-server-name"] = serverName
       const path = `${served.kubeconfigPath}.named`
       Fs.writeFileSync(path, Yaml.stringify(config))
-      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(path, { force: true })))
-      const [bun, deno] = yield* Effect.all([
+      // fetch joins a repeated header with commas: impersonating two groups must fail, not
+      // impersonate the group "a, b".
+      config.users[0].user["as"] = "jane"
+      config.users[0].user["as-groups"] = ["a", "b"]
+      const groupsPath = `${served.kubeconfigPath}.groups`
+      Fs.writeFileSync(groupsPath, Yaml.stringify(config))
+      yield* Effect.addFinalizer(() => Effect.sync(() => [path, groupsPath].forEach((p) => Fs.rmSync(p, { force: true }))))
+      const [bun, deno, groups] = yield* Effect.all([
         run(bin("bun"), ["test/runtimes/bun.ts", path]),
-        run(bin("deno"), ["run", "-A", "--sloppy-imports", "--no-lock", "test/runtimes/deno.ts", path])
+        run(bin("deno"), ["run", "-A", "--sloppy-imports", "--no-lock", "test/runtimes/deno.ts", path]),
+        run(bin("bun"), ["test/runtimes/bun.ts", groupsPath])
       ], { concurrency: 2 })
+      assert.strictEqual(groups!.code, 1, `${groups!.stdout}\n${groups!.stderr}`)
+      assert.include(groups!.stderr, "impersonate-group header must be sent once per value")
       assert.strictEqual(bun!.code, 0, `${bun!.stdout}\n${bun!.stderr}`)
       assert.include(bun!.stdout, "smoke passed on bun")
       assert.strictEqual(deno!.code, 1, `${deno!.stdout}\n${deno!.stderr}`)
