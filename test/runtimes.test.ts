@@ -15,6 +15,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Yaml from "yaml"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
+import { runs, writeExecPlugin } from "./util/execPlugin.js"
 import { pki } from "./util/pki.js"
 
 const root = Path.resolve(fileURLToPath(new URL("..", import.meta.url)))
@@ -108,5 +109,42 @@ describe("other runtimes", () => {
       assert.include(deno!.stderr, "tls-server-name")
       assert.include(deno!.stderr, "not supported on Deno")
       assert.notInclude(deno!.stderr, "smoke-token")
+    }), { timeout: 40_000 })
+
+  it.scoped("exec plugins run on Bun (BunContext) and Deno (Node compatibility), found relative to the kubeconfig", () =>
+    Effect.gen(function*() {
+      const { ca, server } = pki()
+      const served = yield* FakeCluster.serve({
+        tls: { cert: server.cert, key: server.key, ca: ca.cert },
+        token: "exec-token-1",
+        simulate: true
+      })
+      const dir = Fs.mkdtempSync(Path.join(Path.dirname(served.kubeconfigPath), "exec-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
+      writeExecPlugin(Path.join(dir, "bin", "plugin"))
+      const files = ["bun", "deno"].map((name) => {
+        const config = Yaml.parse(served.kubeconfig)
+        const state = Path.join(dir, `state-${name}`)
+        Fs.mkdirSync(state, { recursive: true })
+        config.users[0].user = {
+          exec: {
+            apiVersion: "client.authentication.k8s.io/v1",
+            command: "./bin/plugin",
+            env: [{ name: "PLUGIN_STATE_DIR", value: state }],
+            interactiveMode: "Never"
+          }
+        }
+        const path = Path.join(dir, `kubeconfig-${name}`)
+        Fs.writeFileSync(path, Yaml.stringify(config))
+        return { path, state }
+      })
+      const [bun, deno] = yield* Effect.all([
+        run(bin("bun"), ["test/runtimes/bun.ts", files[0]!.path]),
+        run(bin("deno"), ["run", "-A", "--sloppy-imports", "--no-lock", "test/runtimes/deno.ts", files[1]!.path])
+      ], { concurrency: 2 })
+      assert.include(bun!.stdout, "smoke passed on bun", `${bun!.stdout}\n${bun!.stderr}`)
+      assert.include(deno!.stdout, "smoke passed on deno", `${deno!.stdout}\n${deno!.stderr}`)
+      assert.strictEqual(runs(files[0]!.state), 1, "the plugin ran once on Bun, its token cached")
+      assert.strictEqual(runs(files[1]!.state), 1, "the plugin ran once on Deno, its token cached")
     }), { timeout: 40_000 })
 })
