@@ -23,10 +23,18 @@ const bin = (name: string) => Path.join(root, "node_modules", ".bin", name)
 
 const run = (command: string, args: ReadonlyArray<string>) =>
   Effect.async<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resume) => {
-    const child = execFile(command, [...args], { cwd: root, timeout: 25_000, env: { ...process.env, KUBECONFIG: "" } }, (error, stdout, stderr) =>
-      resume(Effect.succeed({ code: error === null ? 0 : (typeof error.code === "number" ? error.code : null), stdout, stderr })))
+    const options = { cwd: root, timeout: 25_000, env: { ...process.env, KUBECONFIG: "" } }
+    const child = execFile(command, [...args], options, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === "number" ? error.code : null
+      resume(Effect.succeed({ code, stdout, stderr }))
+    })
     return Effect.sync(() => child.kill())
   })
+
+/** The smoke flow under Bun, then under Deno (sloppy imports: the sources import `.js` names of `.ts` files). */
+const onBun = (...args: ReadonlyArray<string>) => run(bin("bun"), ["test/runtimes/bun.ts", ...args])
+const onDeno = (...args: ReadonlyArray<string>) =>
+  run(bin("deno"), ["run", "-A", "--sloppy-imports", "--no-lock", "test/runtimes/deno.ts", ...args])
 
 /** A second HTTPS origin, with a certificate the cluster's CA signed; counts the requests it answered. */
 const otherOrigin = Effect.acquireRelease(
@@ -38,7 +46,11 @@ const otherOrigin = Effect.acquireRelease(
       res.end("{}")
     })
     server.listen(0, "127.0.0.1", () =>
-      resume(Effect.succeed({ server, url: `https://127.0.0.1:${(server.address() as Net.AddressInfo).port}/`, answered })))
+      resume(Effect.succeed({
+        server,
+        url: `https://127.0.0.1:${(server.address() as Net.AddressInfo).port}/`,
+        answered
+      })))
   }),
   ({ server }) => Effect.async<void>((resume) => {
     server.closeAllConnections()
@@ -57,14 +69,14 @@ describe("other runtimes", () => {
       })
       const other = yield* otherOrigin
       const [bun, deno] = yield* Effect.all([
-        run(bin("bun"), ["test/runtimes/bun.ts", served.kubeconfigPath, other.url]),
-        run(bin("deno"), ["run", "-A", "--sloppy-imports", "--no-lock", "test/runtimes/deno.ts", served.kubeconfigPath, other.url])
+        onBun(served.kubeconfigPath, other.url),
+        onDeno(served.kubeconfigPath, other.url)
       ], { concurrency: 2 })
       for (const [name, result] of [["bun", bun!], ["deno", deno!]] as const) {
         const output = `${name} exited ${result.code}\n${result.stdout}\n${result.stderr}`
         assert.strictEqual(result.code, 0, output)
-        assert.match(result.stdout, /created {2}pod\/effect-kube-smoke \(uid [0-9a-f-]{36}\)/, output)
-        assert.include(result.stdout, "list     app=smoke: effect-kube-smoke", output)
+        assert.match(result.stdout, new RegExp(`created  pod/smoke-${name} \\(uid [0-9a-f-]{36}\\)`), output)
+        assert.include(result.stdout, `list     app=smoke-${name}: smoke-${name}`, output)
         assert.include(result.stdout, "watch    phase=Succeeded", output)
         assert.include(result.stdout, "hello from effect-kube", output)
         assert.include(result.stdout, "deleted  1", output)
@@ -77,7 +89,7 @@ describe("other runtimes", () => {
       assert.strictEqual(served.control.list("v1", "Pod", "default").length, 0)
     }), { timeout: 40_000 })
 
-  it.scoped("tls-server-name: Bun checks the named certificate, Deno (which cannot) refuses it; fetch refuses two groups", () =>
+  it.scoped("tls-server-name: Bun checks it, Deno (which cannot) refuses it; fetch refuses two groups", () =>
     Effect.gen(function*() {
       const { ca, namedServer, serverName } = pki()
       const served = yield* FakeCluster.serve({
@@ -95,11 +107,13 @@ describe("other runtimes", () => {
       config.users[0].user["as-groups"] = ["a", "b"]
       const groupsPath = `${served.kubeconfigPath}.groups`
       Fs.writeFileSync(groupsPath, Yaml.stringify(config))
-      yield* Effect.addFinalizer(() => Effect.sync(() => [path, groupsPath].forEach((p) => Fs.rmSync(p, { force: true }))))
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => [path, groupsPath].forEach((p) => Fs.rmSync(p, { force: true })))
+      )
       const [bun, deno, groups] = yield* Effect.all([
-        run(bin("bun"), ["test/runtimes/bun.ts", path]),
-        run(bin("deno"), ["run", "-A", "--sloppy-imports", "--no-lock", "test/runtimes/deno.ts", path]),
-        run(bin("bun"), ["test/runtimes/bun.ts", groupsPath])
+        onBun(path),
+        onDeno(path),
+        onBun(groupsPath)
       ], { concurrency: 2 })
       assert.strictEqual(groups!.code, 1, `${groups!.stdout}\n${groups!.stderr}`)
       assert.include(groups!.stderr, "impersonate-group header must be sent once per value")
@@ -111,7 +125,7 @@ describe("other runtimes", () => {
       assert.notInclude(deno!.stderr, "smoke-token")
     }), { timeout: 40_000 })
 
-  it.scoped("exec plugins run on Bun (BunContext) and Deno (Node compatibility), found relative to the kubeconfig", () =>
+  it.scoped("exec plugins, named relative to the kubeconfig, run on Bun (BunContext) and Deno (Node compat)", () =>
     Effect.gen(function*() {
       const { ca, server } = pki()
       const served = yield* FakeCluster.serve({
@@ -139,8 +153,8 @@ describe("other runtimes", () => {
         return { path, state }
       })
       const [bun, deno] = yield* Effect.all([
-        run(bin("bun"), ["test/runtimes/bun.ts", files[0]!.path]),
-        run(bin("deno"), ["run", "-A", "--sloppy-imports", "--no-lock", "test/runtimes/deno.ts", files[1]!.path])
+        onBun(files[0]!.path),
+        onDeno(files[1]!.path)
       ], { concurrency: 2 })
       assert.include(bun!.stdout, "smoke passed on bun", `${bun!.stdout}\n${bun!.stderr}`)
       assert.include(deno!.stdout, "smoke passed on deno", `${deno!.stdout}\n${deno!.stderr}`)

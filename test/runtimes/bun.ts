@@ -3,4 +3,4 @@ import * as BunKube from "../../src/BunKube.js"
 import { main } from "./flow.js"
 
 const [kubeconfig, other] = process.argv.slice(2)
-main(`bun ${process.versions["bun"]}`, BunKube.layerFromFile({ path: kubeconfig }), other)
+main("bun", `bun ${process.versions["bun"]}`, BunKube.layerFromFile({ path: kubeconfig }), other)

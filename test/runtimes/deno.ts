@@ -3,4 +3,4 @@ import * as DenoKube from "../../src/DenoKube.js"
 import { main } from "./flow.js"
 
 const [kubeconfig, other] = process.argv.slice(2)
-main(`deno ${process.versions["deno"]}`, DenoKube.layerFromFile({ path: kubeconfig }), other)
+main("deno", `deno ${process.versions["deno"]}`, DenoKube.layerFromFile({ path: kubeconfig }), other)

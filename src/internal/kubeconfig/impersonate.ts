@@ -17,7 +17,11 @@ const invalidHeaderCharacter = /[^\t\x20-\x7e\x80-\xff]/
 const checkValue = (where: Where, field: string, value: string): Effect.Effect<string, KubeConfigError> =>
   invalidHeaderCharacter.test(value)
     ? Effect.fail(
-      F.fail(where, field, "holds a character that cannot be sent in an HTTP header (a line break or a control character)")
+      F.fail(
+        where,
+        field,
+        "holds a character that cannot be sent in an HTTP header (a line break or a control character)"
+      )
     )
     : Effect.succeed(value)
 
@@ -65,10 +69,20 @@ export const read = (
     }
     const hasExtra = Object.keys(extra).length > 0
     if (user === undefined) {
-      const without = uid !== undefined ? "as-uid" : groups.length > 0 ? "as-groups" : hasExtra ? "as-user-extra" : undefined
+      const without = uid !== undefined
+        ? "as-uid"
+        : groups.length > 0
+        ? "as-groups"
+        : hasExtra
+        ? "as-user-extra"
+        : undefined
       if (without === undefined) return undefined
       return yield* Effect.fail(
-        F.fail(where, `${field}.as`, `is required with ${without}: the API server impersonates a user, not ${without} alone`)
+        F.fail(
+          where,
+          `${field}.as`,
+          `is required with ${without}: the API server impersonates a user, not ${without} alone`
+        )
       )
     }
     yield* checkValue(where, `${field}.as`, user)
@@ -134,6 +148,3 @@ export const apply = (
   }
   return out
 }
-
-/** True when a header value is a list (several lines of one name), which fetch cannot send. @internal */
-export const isMultiValue = (value: unknown): value is ReadonlyArray<string> => Array.isArray(value)

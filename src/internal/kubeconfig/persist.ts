@@ -33,7 +33,9 @@ export const oidcTokens = (
     if (!Yaml.isMap(entry)) return yield* Effect.fail("the user is gone")
     const config = ["user", "auth-provider", "config"]
     entry.setIn([...config, "id-token"], Redacted.value(tokens.idToken))
-    if (tokens.refreshToken !== undefined) entry.setIn([...config, "refresh-token"], Redacted.value(tokens.refreshToken))
+    if (tokens.refreshToken !== undefined) {
+      entry.setIn([...config, "refresh-token"], Redacted.value(tokens.refreshToken))
+    }
     yield* fs.writeFileString(path, doc.toString())
   }).pipe(
     Effect.catchAll(() =>
