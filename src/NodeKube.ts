@@ -21,6 +21,7 @@
  * @since 0.1.0
  */
 import * as HttpClient from "@effect/platform/HttpClient"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import type { KubeConfigError } from "./Errors.js"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -57,6 +58,8 @@ export const httpClientLayer: Layer.Layer<HttpClient.HttpClient, never, KubeConf
 
 /**
  * Both services from any `KubeConfig` layer: that layer, plus the Node `HttpClient` for it.
+ * The layer is given Node's `FileSystem`, `Path` and `CommandExecutor` (`NodeContext`), so
+ * the kubeconfig loaders' `KubeConfig.Platform` requirement is met here.
  *
  * @example
  * ```ts
@@ -69,8 +72,8 @@ export const httpClientLayer: Layer.Layer<HttpClient.HttpClient, never, KubeConf
  */
 export const layerFromKubeConfig = <E, R>(
   kubeConfig: Layer.Layer<KubeConfig.KubeConfig, E, R>
-): Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, E, R> =>
-  Layer.provideMerge(httpClientLayer, kubeConfig)
+): Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, E, Exclude<R, NodeContext.NodeContext>> =>
+  Layer.provideMerge(httpClientLayer, Layer.provide(kubeConfig, NodeContext.layer))
 
 /**
  * The layer for most programs: in a pod its service account, elsewhere the kubeconfig

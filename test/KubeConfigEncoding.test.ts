@@ -4,7 +4,8 @@
  * PowerShell's `>`), UTF-8 with a BOM, CRLF line ends; and YAML 1.1 values read as kubectl
  * reads them.
  */
-import { assert, describe, it } from "@effect/vitest"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -65,7 +66,7 @@ const listWith = (path: string) =>
     return { namespace: config.namespace, items: list.items.map((c) => c.metadata?.name) }
   }).pipe(Effect.provide(NodeKube.layerFromFile({ path })))
 
-describe("kubeconfig encodings", () => {
+layer(NodeContext.layer)("kubeconfig encodings", (it) => {
   const encodings: ReadonlyArray<readonly [string, (text: string) => Uint8Array]> = [
     ["UTF-16 LE with a BOM and CRLF (Windows PowerShell 5 `>`)", (text) => utf16le(crlf(text))],
     ["UTF-16 BE with a BOM", utf16be],

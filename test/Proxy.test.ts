@@ -6,7 +6,8 @@
  * proxies can resolve (`kube.internal.test`), so a request that succeeds went through one.
  */
 import * as HttpClient from "@effect/platform/HttpClient"
-import { assert, describe, it } from "@effect/vitest"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, describe, layer } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
@@ -105,7 +106,7 @@ const assertNoSecret = (text: string) => {
 const withCredentials = (proxy: TestProxy, password = PASSWORD) =>
   proxy.url.replace("://", `://user:${encodeURIComponent(password)}@`)
 
-describe("Proxy", () => {
+layer(NodeContext.layer)("Proxy", (it) => {
   describe("proxy-url", () => {
     it.scoped("an http proxy: every request goes through one kept-alive CONNECT tunnel", () =>
       Effect.gen(function*() {

@@ -21,6 +21,7 @@ import { ApiError, KubeConfigError, reasonFor, type Status, ValidationError } fr
 import { KubeConfig, type Credentials, type Service as KubeConfigService } from "../KubeConfig.js"
 import { type Policy, RequestPolicy } from "../RequestPolicy.js"
 import { currentCredentials } from "./credentials.js"
+import * as Impersonate from "./kubeconfig/impersonate.js"
 import { userAgent } from "./version.js"
 
 /** Query values; `undefined` ones are left out. */
@@ -170,7 +171,7 @@ const sendOnce = <R>(
     config.auth.credentials,
     (credentials) =>
       Effect.flatMap(
-        authorize(request, credentials, config),
+        authorize(Impersonate.apply(request, config.impersonate), credentials, config),
         (authorized) => Effect.locally(client.execute(authorized), currentCredentials, credentials)
       )
   )

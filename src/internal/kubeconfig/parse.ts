@@ -7,13 +7,13 @@
  *
  * @internal
  */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Fs from "node:fs/promises"
-import * as Path from "node:path"
 import { KubeConfigError } from "../../Errors.js"
 import type { Mapping, Where } from "./fields.js"
-import { errnoCode, fail, isMapping } from "./fields.js"
+import { fail, isMapping, isNotFound, pathListDelimiter, platformCode } from "./fields.js"
 import * as Yaml from "../yaml.js"
 
 /** One named cluster, user or context, with the file it came from. @internal */
@@ -138,23 +138,23 @@ export const merge = (configs: ReadonlyArray<Config>): Config =>
 export const readFile = (
   path: string,
   options: { readonly ignoreMissing: boolean }
-): Effect.Effect<Config | undefined, KubeConfigError> =>
-  Effect.flatMap(
-    Effect.tryPromise({
-      try: () => Fs.readFile(path),
-      catch: (cause) => cause
-    }).pipe(
+): Effect.Effect<Config | undefined, KubeConfigError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const paths = yield* Path.Path
+    // Bytes, not text: a kubeconfig may be UTF-16 (PowerShell's `>`), decoded by `parse`.
+    const text = yield* fs.readFile(path).pipe(
       Effect.map((bytes): Uint8Array | undefined => bytes),
       Effect.catchAll((cause) =>
-        options.ignoreMissing && errnoCode(cause) === "ENOENT"
+        options.ignoreMissing && isNotFound(cause)
           ? Effect.succeed(undefined)
           : Effect.fail(
-            new KubeConfigError({ source: path, detail: `cannot read the file: ${errnoCode(cause)}`, cause })
+            new KubeConfigError({ source: path, detail: `cannot read the file: ${platformCode(cause)}`, cause })
           )
       )
-    ),
-    (text) => text === undefined ? Effect.succeed(undefined) : parse(text, path, Path.dirname(Path.resolve(path)))
-  )
+    )
+    return text === undefined ? undefined : yield* parse(text, path, paths.dirname(paths.resolve(path)))
+  })
 
 /**
  * Reads a path list as kubectl does for `$KUBECONFIG`: missing files are skipped, a
@@ -162,12 +162,15 @@ export const readFile = (
  *
  * @internal
  */
-export const readFiles = (paths: ReadonlyArray<string>): Effect.Effect<Config, KubeConfigError> =>
+export const readFiles = (
+  list: ReadonlyArray<string>
+): Effect.Effect<Config, KubeConfigError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
+    const paths = yield* Path.Path
     const seen = new Set<string>()
     const configs: Array<Config> = []
-    for (const path of paths) {
-      const absolute = Path.resolve(path)
+    for (const path of list) {
+      const absolute = paths.resolve(path)
       if (path === "" || seen.has(absolute)) continue
       seen.add(absolute)
       const config = yield* readFile(path, { ignoreMissing: true })
@@ -175,7 +178,10 @@ export const readFiles = (paths: ReadonlyArray<string>): Effect.Effect<Config, K
     }
     if (configs.length === 0) {
       return yield* Effect.fail(
-        new KubeConfigError({ source: paths.join(Path.delimiter), detail: "none of these kubeconfig files exists" })
+        new KubeConfigError({
+          source: list.join(pathListDelimiter(paths)),
+          detail: "none of these kubeconfig files exists"
+        })
       )
     }
     return merge(configs)
