@@ -45,6 +45,12 @@ export * as Template from "./Template.js"
 export * as Errors from "./Errors.js"
 
 /** @since 0.1.0 */
+export * as MicroTime from "./MicroTime.js"
+
+/** @since 0.1.0 */
+export * as Conflict from "./Conflict.js"
+
+/** @since 0.1.0 */
 export {
   ApiError,
   type ApiErrorReason,

@@ -33,6 +33,7 @@ import { ContainerLog, LogFollower, type ReadOptions } from "./logs.js"
 import * as Managed from "./managed.js"
 import { jsonPatch, mergePatch, PatchError, strategicMerge } from "./patch.js"
 import { type Matcher, parseFieldSelector, parseLabelSelector } from "./selectors.js"
+import * as MicroTime from "./microtime.js"
 import * as Status from "./status.js"
 import { type Collection, Entry, keyOf, Store } from "./store.js"
 import { cutAfter, fromString, type Sink, type StreamBody } from "./stream.js"
@@ -223,7 +224,7 @@ interface Route {
 
 /** @internal */
 export class FakeServer {
-  readonly registry = new Registry(builtinKinds)
+  readonly registry = new Registry([...builtinKinds, ...MicroTime.kinds])
   readonly store: Store
   readonly defaultNamespace: string
   private token: string | undefined
@@ -812,6 +813,7 @@ export class FakeServer {
     const namespace = route.namespace ?? ""
     const name = route.name ?? (candidate.metadata as JsonObject).name as string
     const obj = this.finish(kind, candidate, prev?.obj, undefined, mainResource)
+    MicroTime.checkMicroTimes(kind, obj)
     if (prev !== undefined) {
       const unchanged = deepEqual(this.stripForCompare(obj), this.stripForCompare(prev.obj)) &&
         managersEqual(managers, prev.managers)
