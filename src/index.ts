@@ -51,6 +51,9 @@ export * as MicroTime from "./MicroTime.js"
 export * as Conflict from "./Conflict.js"
 
 /** @since 0.1.0 */
+export * as Informers from "./Informers.js"
+
+/** @since 0.1.0 */
 export {
   ApiError,
   type ApiErrorReason,
