@@ -54,6 +54,15 @@ export * as Conflict from "./Conflict.js"
 export * as Informers from "./Informers.js"
 
 /** @since 0.1.0 */
+export * as Controller from "./Controller.js"
+
+/** @since 0.1.0 */
+export * as Finalizer from "./Finalizer.js"
+
+/** @since 0.1.0 */
+export * as EventRecorder from "./EventRecorder.js"
+
+/** @since 0.1.0 */
 export {
   ApiError,
   type ApiErrorReason,
