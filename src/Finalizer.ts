@@ -125,8 +125,12 @@ export const reconcile = <A, B, E, R, E2, R2>(
   Effect.gen(function*() {
     if (isDeleting(object)) {
       if (!has(object, finalizer)) return Option.none()
-      yield* handlers.cleanup(object)
-      yield* remove(api, object, finalizer)
+      // a cached object may be stale: confirm with the server that cleanup is still due,
+      // so that a cleanup that finished (finalizer removed) is not run again
+      const fresh = yield* boundTo(api, meta.metadataOf(object).namespace).get(meta.metadataOf(object).name ?? "")
+      if (Option.isNone(fresh) || !has(fresh.value, finalizer)) return Option.none()
+      yield* handlers.cleanup(fresh.value)
+      yield* remove(api, fresh.value, finalizer)
       return Option.none()
     }
     let current = object
