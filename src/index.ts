@@ -63,6 +63,9 @@ export * as Finalizer from "./Finalizer.js"
 export * as EventRecorder from "./EventRecorder.js"
 
 /** @since 0.1.0 */
+export * as LeaderElection from "./LeaderElection.js"
+
+/** @since 0.1.0 */
 export {
   ApiError,
   type ApiErrorReason,
