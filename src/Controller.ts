@@ -153,6 +153,22 @@ export interface Watch {
   readonly mapper: (object: never) => ReadonlyArray<ObjectKey>
   readonly labelSelector?: string | undefined
   readonly fieldSelector?: string | undefined
+  /** A namespaced kind in every namespace. */
+  readonly allNamespaces?: boolean | undefined
+}
+
+/**
+ * An owned resource with selectors, or in every namespace (a cluster-scoped owner may own
+ * objects in many namespaces).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Owns {
+  readonly api: Watched
+  readonly labelSelector?: string | undefined
+  readonly fieldSelector?: string | undefined
+  readonly allNamespaces?: boolean | undefined
 }
 
 /**
@@ -164,7 +180,7 @@ export interface Watch {
 export const watch = <A>(
   api: Kube.Api<A>,
   mapper: (object: A) => ReadonlyArray<ObjectKey>,
-  selectors?: Kube.Selectors
+  selectors?: Kube.Selectors & { readonly allNamespaces?: boolean | undefined }
 ): Watch => ({ api, mapper, ...selectors })
 
 /**
@@ -185,7 +201,7 @@ export interface Options<A, E, R> {
     readonly cleanup: (object: A, context: Context<A>) => Effect.Effect<void, E, R>
   } | undefined
   /** Owned resources: a change to one reconciles its controlling owner. */
-  readonly owns?: ReadonlyArray<Watched> | undefined
+  readonly owns?: ReadonlyArray<Watched | Owns> | undefined
   /** Other triggers. */
   readonly watches?: ReadonlyArray<Watch> | undefined
   /** Reconciles running at once (default 1). */

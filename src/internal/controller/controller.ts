@@ -111,7 +111,12 @@ export const run = <A, E, R>(
 
     // owned objects: their controlling owner of the primary kind
     for (const owned of options.owns ?? []) {
-      const informer = yield* informers.subscribe(owned as Kube.Api<unknown>)
+      const spec: Controller.Owns = "api" in owned ? owned : { api: owned }
+      const informer = yield* informers.subscribe(spec.api as Kube.Api<unknown>, {
+        labelSelector: spec.labelSelector,
+        fieldSelector: spec.fieldSelector,
+        allNamespaces: spec.allNamespaces
+      })
       yield* FiberSet.run(
         fibers,
         Stream.runForEach(informer.events, (event) =>
@@ -131,7 +136,8 @@ export const run = <A, E, R>(
     for (const watch of options.watches ?? []) {
       const informer = yield* informers.subscribe(watch.api as Kube.Api<unknown>, {
         labelSelector: watch.labelSelector,
-        fieldSelector: watch.fieldSelector
+        fieldSelector: watch.fieldSelector,
+        allNamespaces: watch.allNamespaces
       })
       const mapper = watch.mapper as (object: unknown) => ReadonlyArray<Controller.ObjectKey>
       yield* FiberSet.run(
