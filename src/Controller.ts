@@ -215,6 +215,11 @@ export interface Options<A, E, R> {
   readonly fieldSelector?: string | undefined
   /** Watch a namespaced primary kind in every namespace. */
   readonly allNamespaces?: boolean | undefined
+  /**
+   * Only the keys of this shard: `hash(namespace/name) % count === index` (see
+   * `LeaderElection.shards`, which runs one controller per shard lease held).
+   */
+  readonly shard?: { readonly index: number; readonly count: number } | undefined
   /** This replica's name in events (default the controller's name and a random suffix). */
   readonly instance?: string | undefined
 }
@@ -257,6 +262,15 @@ export const make = <A extends HasMetadata, E = never, R = never>(options: Optio
  */
 export const run: <A, E, R>(controller: Controller<A, E, R>) => Effect.Effect<never, Kube.Error, R | Kube.Requirements> =
   internal.run
+
+/**
+ * The shard of a key among `count`: FNV-1a of `namespace/name`, modulo `count`.
+ *
+ * @since 0.1.0
+ * @category sharding
+ */
+export const shardOf: (key: ObjectKey, count: number) => number = (key, count) =>
+  internal.shardOfKey(`${key.namespace ?? ""}/${key.name}`, count)
 
 /**
  * The key of an object.

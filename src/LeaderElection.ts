@@ -65,3 +65,44 @@ export const run: <A, E, R>(
   effect: Effect.Effect<A, E, R>,
   options: Options
 ) => Effect.Effect<A, E | ValidationError, R | Kube.Requirements> = internal.run
+
+/**
+ * Options of `shards`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ShardOptions extends Options {
+  /** How many shards (and leases, named `<lease.name>-<index>`). */
+  readonly shards: number
+  /**
+   * The shard this replica contests at once; it stands by for the others and takes one
+   * over when its holder goes away. Give each of N replicas a different home (e.g. the
+   * StatefulSet ordinal) so that the work spreads.
+   */
+  readonly home?: number | undefined
+}
+
+/**
+ * Scale-out: N replicas split the keys instead of idling behind one leader. Each shard
+ * has a Lease; for every shard lease this replica holds, `work(shard)` runs (typically
+ * `Controller.run(Controller.make({ ..., shard }))`, which reconciles only the keys
+ * whose hash falls in that shard). A replica that goes away loses its leases and
+ * another replica takes its shards over.
+ *
+ * @example
+ * ```ts
+ * LeaderElection.shards((shard) => Controller.run(Controller.make({ ...options, shard })), {
+ *   lease: { name: "config-mirror", namespace: "operators" },
+ *   identity: podName,
+ *   shards: 3,
+ *   home: ordinal
+ * })
+ * ```
+ * @since 0.1.0
+ * @category running
+ */
+export const shards: <E, R>(
+  work: (shard: { readonly index: number; readonly count: number }) => Effect.Effect<unknown, E, R>,
+  options: ShardOptions
+) => Effect.Effect<never, E | ValidationError, R | Kube.Requirements> = internal.shards

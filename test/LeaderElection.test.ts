@@ -5,7 +5,10 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
+import * as Controller from "../src/Controller.js"
+import * as Informers from "../src/Informers.js"
 import { Leases } from "../src/internal/controller/resources.js"
+import { type ConfigMap, ConfigMaps } from "../src/resources/ConfigMap.js"
 import * as Kube from "../src/Kube.js"
 import * as LeaderElection from "../src/LeaderElection.js"
 import * as RequestPolicy from "../src/RequestPolicy.js"
@@ -138,5 +141,46 @@ describe("LeaderElection", () => {
       assert.strictEqual(result, 42)
       const lease = yield* leases.get("once")
       assert.strictEqual(lease._tag === "Some" && lease.value.spec?.holderIdentity, "")
+    }).pipe(Effect.provide(fake)))
+
+  it.live("shards: 3 replicas split 300 objects, each reconciled by exactly one; a replica that goes away is taken over", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      const names = Array.from({ length: 300 }, (_, i) => `cm-${i}`)
+      cluster.seed(names.map((name) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name } })))
+      const reconciledBy = new Map<string, Set<number>>()
+      const replica = (i: number) =>
+        LeaderElection.shards(
+          (shard) =>
+            Controller.run(Controller.make({
+              name: `test/shards-${i}`,
+              api: Kube.api(ConfigMaps, { namespace: "default" }),
+              shard,
+              concurrency: 4,
+              reconcile: (cm: ConfigMap) =>
+                Effect.sync(() => {
+                  const key = cm.metadata!.name!
+                  reconciledBy.set(key, (reconciledBy.get(key) ?? new Set()).add(i))
+                  return Controller.done
+                })
+            })),
+          { lease: { name: "sharded" }, identity: `replica-${i}`, shards: 3, home: i, ...timing }
+        ).pipe(Effect.provide(Informers.layer), Effect.fork)
+      const fibers = [yield* replica(0), yield* replica(1), yield* replica(2)]
+      yield* until(() => reconciledBy.size === 300, "every object reconciled")
+      yield* realSleep(LD + 2 * RP)
+      for (const name of names) assert.strictEqual(reconciledBy.get(name)!.size, 1, `${name} by exactly one replica`)
+      const perReplica = [0, 1, 2].map((i) => names.filter((n) => reconciledBy.get(n)!.has(i)).length)
+      for (const n of perReplica) assert.isAbove(n, 50, `the work is spread: ${perReplica}`)
+      for (const name of names) {
+        const shard = Controller.shardOf({ namespace: "default", name }, 3)
+        assert.isTrue(reconciledBy.get(name)!.has(shard), `${name} reconciled by its shard's home replica`)
+      }
+      // replica 0 goes away: its shard is taken over and its objects reconciled again by another replica
+      yield* Fiber.interrupt(fibers[0]!)
+      const orphaned = names.filter((n) => reconciledBy.get(n)!.has(0))
+      yield* until(() => orphaned.every((n) => reconciledBy.get(n)!.size === 2), "shard 0 taken over")
+      for (const n of orphaned) assert.isFalse(reconciledBy.get(n)!.has(0) && reconciledBy.get(n)!.size !== 2)
+      yield* Effect.forEach(fibers, Fiber.interrupt)
     }).pipe(Effect.provide(fake)))
 })

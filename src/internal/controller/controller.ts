@@ -47,6 +47,16 @@ export const defaultErrorPolicy: Schedule.Schedule<unknown, unknown> = Schedule.
   Schedule.union(Schedule.spaced("1000 seconds"))
 )
 
+/** FNV-1a (32 bit) of the key, modulo count. @internal */
+export const shardOfKey = (key: string, count: number): number => {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < key.length; i++) {
+    hash ^= key.charCodeAt(i)
+    hash = Math.imul(hash, 0x01000193) >>> 0
+  }
+  return hash % count
+}
+
 const splitKey = (key: string): Controller.ObjectKey => {
   const slash = key.indexOf("/")
   const namespace = key.slice(0, slash)
@@ -95,7 +105,9 @@ export const run = <A, E, R>(
       allNamespaces: options.allNamespaces
     })
 
+    const shard = options.shard
     const enqueue = (key: string) => {
+      if (shard !== undefined && shardOfKey(key, shard.count) !== shard.index) return
       queue.add(key)
       depthGauge.unsafeUpdate(queue.depth(), [])
     }

@@ -164,3 +164,38 @@ export const run = <A, E, R>(
       }
     }
   })
+
+/** @internal */
+export interface ShardOptions extends Options {
+  readonly shards: number
+  readonly home?: number | undefined
+}
+
+/** One candidate loop per shard lease; shards other than `home` are contested only after a lease duration. @internal */
+export const shards = <E, R>(
+  work: (shard: { readonly index: number; readonly count: number }) => Effect.Effect<unknown, E, R>,
+  options: ShardOptions
+): Effect.Effect<never, E | ValidationError, R | Kube.Requirements> =>
+  Effect.gen(function*() {
+    const count = options.shards
+    if (!Number.isInteger(count) || count < 1) {
+      return yield* new ValidationError({ subject: "LeaderElection shards", detail: `must be a positive integer (got ${count})` })
+    }
+    const home = options.home
+    if (home !== undefined && !(Number.isInteger(home) && home >= 0 && home < count)) {
+      return yield* new ValidationError({ subject: "LeaderElection home", detail: `must be a shard in 0..${count - 1} (got ${home})` })
+    }
+    const leaseDuration = Duration.decode(options.leaseDuration ?? "15 seconds")
+    const indexes = Array.from({ length: count }, (_, i) => i)
+    return yield* Effect.forEach(
+      indexes,
+      (index) =>
+        run(work({ index, count }), { ...options, lease: { ...options.lease, name: `${options.lease.name}-${index}` } })
+          .pipe(
+            Effect.forever,
+            // let each shard's home replica take it first; the others stand by for a takeover
+            home === undefined || home === index ? (e) => e : Effect.delay(leaseDuration)
+          ),
+      { concurrency: "unbounded", discard: true }
+    ).pipe(Effect.zipRight(Effect.never))
+  })
