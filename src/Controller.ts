@@ -40,6 +40,7 @@
  */
 import * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
+import type * as Metric from "effect/Metric"
 import type * as Schedule from "effect/Schedule"
 import * as internal from "./internal/controller/controller.js"
 import type * as Kube from "./Kube.js"
@@ -271,6 +272,21 @@ export const run: <A, E, R>(controller: Controller<A, E, R>) => Effect.Effect<ne
  */
 export const shardOf: (key: ObjectKey, count: number) => number = (key, count) =>
   internal.shardOfKey(`${key.namespace ?? ""}/${key.name}`, count)
+
+/**
+ * The metrics every controller updates, tagged `controller` (its name); `reconciles` is
+ * also tagged `result` (`success`, `requeue`, `error`). Read them with `Metric.value`
+ * or export them with `@effect/opentelemetry`.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const metrics: {
+  readonly reconciles: Metric.Metric.Counter<number>
+  readonly reconcileDuration: Metric.Metric.Histogram<number>
+  readonly queueDepth: Metric.Metric.Gauge<number>
+  readonly retries: Metric.Metric.Counter<number>
+} = internal.metrics
 
 /**
  * The key of an object.

@@ -4,6 +4,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
 import * as Schedule from "effect/Schedule"
 import * as TestClock from "effect/TestClock"
 import * as Controller from "../src/Controller.js"
@@ -151,6 +152,14 @@ describe("Controller", () => {
       yield* TestClock.adjust(1000)
       yield* realSleep(20)
       assert.strictEqual(rec.count("bad"), 8)
+      // metrics: reconciles by result, retries, durations
+      const reconciles = (result: string) =>
+        Metric.value(Metric.tagged(Metric.tagged(Controller.metrics.reconciles, "controller", "test/backoff"), "result", result))
+      assert.strictEqual((yield* reconciles("error")).count, 6)
+      assert.strictEqual((yield* reconciles("success")).count, 3)
+      assert.strictEqual((yield* Metric.value(Metric.tagged(Controller.metrics.retries, "controller", "test/backoff"))).count, 6)
+      const durations = yield* Metric.value(Metric.tagged(Controller.metrics.reconcileDuration, "controller", "test/backoff"))
+      assert.strictEqual(durations.count, 9)
       yield* Fiber.interrupt(fiber)
     }).pipe(Effect.provide(fake([cm("bad"), cm("good")]))))
 

@@ -57,6 +57,14 @@ export const shardOfKey = (key: string, count: number): number => {
   return hash % count
 }
 
+/** @internal */
+export const metrics = {
+  reconciles: reconcilesTotal,
+  reconcileDuration,
+  queueDepth,
+  retries: retriesTotal
+}
+
 const splitKey = (key: string): Controller.ObjectKey => {
   const slash = key.indexOf("/")
   const namespace = key.slice(0, slash)
