@@ -7,6 +7,7 @@ import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Schedule from "effect/Schedule"
 import * as TestClock from "effect/TestClock"
+import * as Tracer from "effect/Tracer"
 import * as Controller from "../src/Controller.js"
 import * as Kube from "../src/Kube.js"
 import * as RequestPolicy from "../src/RequestPolicy.js"
@@ -224,4 +225,40 @@ describe("Controller", () => {
       assert.strictEqual(rec.running, 0)
       yield* until(() => cluster.openWatches() === 0, "every watch closed")
     }).pipe(Effect.provide(fake([cm("p"), cm("q"), cm("r"), cm("s")]))))
+
+  it.live("each reconcile runs in a span with the controller, kind, namespace and name", () =>
+    Effect.gen(function*() {
+      const base = yield* Effect.tracer
+      const spans: Array<Tracer.Span> = []
+      const tracer = Tracer.make({
+        span: (...args: Parameters<Tracer.Tracer["span"]>) => {
+          const span = base.span(...args)
+          spans.push(span)
+          return span
+        },
+        context: (f) => f()
+      })
+      const seen: Array<string> = []
+      const controller = Controller.make({
+        name: "test/spans",
+        api: configMaps,
+        reconcile: (object: ConfigMap) =>
+          Effect.gen(function*() {
+            const current = yield* Effect.currentSpan
+            seen.push(`${current.name} ${object.metadata?.name}`)
+            return Controller.done
+          })
+      })
+      const fiber = yield* Effect.fork(Controller.run(controller).pipe(Effect.withTracer(tracer)))
+      yield* until(() => seen.length === 1, "reconciled")
+      yield* Fiber.interrupt(fiber)
+      assert.deepStrictEqual(seen, ["Controller.reconcile traced"])
+      const span = spans.find((s) => s.name === "Controller.reconcile")!
+      assert.deepStrictEqual(Object.fromEntries(span.attributes), {
+        "k8s.controller": "test/spans",
+        "k8s.kind": "ConfigMap",
+        "k8s.namespace": "default",
+        "k8s.name": "traced"
+      })
+    }).pipe(Effect.provide(fake([cm("traced")]))))
 })
