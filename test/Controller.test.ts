@@ -261,4 +261,18 @@ describe("Controller", () => {
         "k8s.name": "traced"
       })
     }).pipe(Effect.provide(fake([cm("traced")]))))
+
+  it.live("run fails when a watch fails with an error the watcher does not retry (403)", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      cluster.failNext({ status: 403, reason: "Forbidden", match: (method) => method === "GET" })
+      const controller = Controller.make({
+        name: "test/forbidden",
+        api: configMaps,
+        reconcile: () => Effect.succeed(Controller.done)
+      })
+      const error = yield* Controller.run(controller).pipe(Effect.flip)
+      assert.isTrue(error._tag === "ApiError" && error.code === 403, String(error))
+      yield* until(() => cluster.openWatches() === 0, "nothing left open")
+    }).pipe(Effect.provide(fake([cm("x")]))))
 })
