@@ -48,6 +48,27 @@ export * as Errors from "./Errors.js"
 export * as Quantity from "./Quantity.js"
 
 /** @since 0.1.0 */
+export * as MicroTime from "./MicroTime.js"
+
+/** @since 0.1.0 */
+export * as Conflict from "./Conflict.js"
+
+/** @since 0.1.0 */
+export * as Informers from "./Informers.js"
+
+/** @since 0.1.0 */
+export * as Controller from "./Controller.js"
+
+/** @since 0.1.0 */
+export * as Finalizer from "./Finalizer.js"
+
+/** @since 0.1.0 */
+export * as EventRecorder from "./EventRecorder.js"
+
+/** @since 0.1.0 */
+export * as LeaderElection from "./LeaderElection.js"
+
+/** @since 0.1.0 */
 export {
   ApiError,
   type ApiErrorReason,

@@ -118,7 +118,19 @@ const extras: Record<string, KindExtras> = {
   "rbac.authorization.k8s.io/clusterrolebindings": { nameRule: "path" },
   "apiextensions.k8s.io/customresourcedefinitions": { shortNames: ["crd", "crds"] },
   "certificates.k8s.io/certificatesigningrequests": { shortNames: ["csr"] },
-  "scheduling.k8s.io/priorityclasses": { shortNames: ["pc"] }
+  "scheduling.k8s.io/priorityclasses": { shortNames: ["pc"] },
+  "events.k8s.io/events": {
+    shortNames: ["ev"],
+    fieldSelectors: [
+      "regarding.kind",
+      "regarding.namespace",
+      "regarding.name",
+      "regarding.uid",
+      "reason",
+      "reportingController",
+      "type"
+    ]
+  }
 }
 
 const builtin = (

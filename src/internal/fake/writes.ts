@@ -7,6 +7,7 @@
  *
  * @internal
  */
+import * as MicroTime from "./microtime.js"
 import { isTrue, json, mediaType, type RawRequest, type RawResponse, readBody } from "./http.js"
 import { child, clone, deepEqual, drop, isObject, type JsonObject, now, randomSuffix } from "./json.js"
 import { apiVersionOf, type KindInfo } from "./kinds.js"
@@ -140,6 +141,7 @@ export const finish = (
   rv: number | undefined,
   mainResource: boolean
 ): JsonObject => {
+  MicroTime.checkMicroTimes(kind, obj)
   const metadata = child(obj, "metadata")
   const prevMeta = prev !== undefined ? (prev.metadata as JsonObject) : undefined
   if (prevMeta !== undefined) {

@@ -1,0 +1,292 @@
+/**
+ * A small but real operator: `ConfigMirror` (mirror.example.com/v1, cluster-scoped)
+ * keeps copies of a ConfigMap in a list of namespaces. It owns the copies
+ * (ownerReferences), reports conditions in its status, cleans up through a finalizer,
+ * records events, and runs under leader election so that N replicas can be deployed.
+ *
+ *   npm run example:operator                                  # on the embedded fake cluster: a scripted tour
+ *   npx tsx examples/operator.ts --kubeconfig ~/.kube/config  # on a real cluster: installs the CRD, runs until Ctrl-C
+ *
+ * On a real cluster, try:
+ *   kubectl create configmap settings --from-literal=color=blue
+ *   kubectl apply -f - <<< '{"apiVersion":"mirror.example.com/v1","kind":"ConfigMirror","metadata":{"name":"settings"},
+ *     "spec":{"source":{"namespace":"default","name":"settings"},"targetNamespaces":["kube-public"]}}'
+ */
+import * as os from "node:os"
+import { NodeRuntime } from "@effect/platform-node"
+import { Console, Duration, Effect, Fiber, Option, Schedule, Schema } from "effect"
+import {
+  ApiError,
+  ConfigMaps,
+  Controller,
+  type ConfigMap,
+  Informers,
+  Kube,
+  LeaderElection,
+  NodeKube,
+  ObjectMeta,
+  Resource
+} from "../src/index.js"
+import { FakeCluster } from "../src/testing/index.js"
+
+// ---- the custom resource ---------------------------------------------------------------
+
+const Condition = Schema.Struct({
+  type: Schema.String,
+  status: Schema.Literal("True", "False", "Unknown"),
+  reason: Schema.String,
+  message: Schema.String,
+  lastTransitionTime: Schema.String,
+  observedGeneration: Schema.optional(Schema.Number)
+})
+
+const ConfigMirror = Schema.Struct({
+  apiVersion: Schema.optional(Schema.String),
+  kind: Schema.optional(Schema.String),
+  metadata: Schema.optional(ObjectMeta),
+  spec: Schema.Struct({
+    source: Schema.Struct({ namespace: Schema.String, name: Schema.String }),
+    targetNamespaces: Schema.Array(Schema.String)
+  }),
+  status: Schema.optional(Schema.Struct({
+    copies: Schema.optional(Schema.Array(Schema.String)),
+    conditions: Schema.optional(Schema.Array(Condition))
+  }))
+})
+type ConfigMirror = typeof ConfigMirror.Type
+
+const ConfigMirrors = Resource.make({
+  apiVersion: "mirror.example.com/v1",
+  kind: "ConfigMirror",
+  plural: "configmirrors",
+  namespaced: false,
+  schema: ConfigMirror
+})
+
+const mirrors = Kube.api(ConfigMirrors)
+const controllerName = "mirror.example.com/config-mirror"
+const fieldManager = "config-mirror"
+const mirrorLabel = "mirror.example.com/mirror"
+const finalizer = "mirror.example.com/cleanup"
+
+// ---- reconcile -------------------------------------------------------------------------
+
+/** Source ConfigMap (namespace/name) -> the mirrors that copy it, so that a change to it triggers them. */
+const bySource = new Map<string, Set<string>>()
+const remember = (mirror: ConfigMirror) => {
+  const source = `${mirror.spec.source.namespace}/${mirror.spec.source.name}`
+  for (const names of bySource.values()) names.delete(mirror.metadata!.name!)
+  bySource.set(source, (bySource.get(source) ?? new Set()).add(mirror.metadata!.name!))
+}
+
+/**
+ * Writes the status. The one place to switch to the status subresource (`patchStatus`)
+ * once the API offers it; the CRD below has no status subresource, so the main resource
+ * carries the status on real clusters too.
+ */
+const writeStatus = (mirror: ConfigMirror, status: NonNullable<ConfigMirror["status"]>) =>
+  mirrors.patch(mirror.metadata!.name!, { _tag: "Merge", body: { status } })
+
+const readyCondition = (mirror: ConfigMirror, ok: boolean, reason: string, message: string) => {
+  const previous = mirror.status?.conditions?.find((c) => c.type === "Ready")
+  const status = ok ? "True" as const : "False" as const
+  return {
+    type: "Ready",
+    status,
+    reason,
+    message,
+    lastTransitionTime: previous?.status === status ? previous.lastTransitionTime : new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+    observedGeneration: mirror.metadata?.generation
+  }
+}
+
+const copiesOf = (mirror: ConfigMirror) =>
+  Kube.api(ConfigMaps).list({ labelSelector: `${mirrorLabel}=${mirror.metadata!.name!}`, allNamespaces: true })
+
+const reconcile = (mirror: ConfigMirror, ctx: Controller.Context<ConfigMirror>) =>
+  Effect.gen(function*() {
+    remember(mirror)
+    const name = mirror.metadata!.name!
+    const source = yield* Kube.api(ConfigMaps, { namespace: mirror.spec.source.namespace }).get(mirror.spec.source.name)
+    if (Option.isNone(source)) {
+      yield* writeStatus(mirror, {
+        copies: [],
+        conditions: [readyCondition(mirror, false, "SourceNotFound", `ConfigMap ${mirror.spec.source.namespace}/${mirror.spec.source.name} does not exist`)]
+      })
+      yield* ctx.recorder.warning("SourceNotFound", `ConfigMap ${mirror.spec.source.namespace}/${mirror.spec.source.name} does not exist`)
+      return Controller.requeueAfter("30 seconds")
+    }
+    const targets = [...new Set(mirror.spec.targetNamespaces)].sort()
+    for (const namespace of targets) {
+      const copy: ConfigMap = {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: {
+          name: mirror.spec.source.name,
+          namespace,
+          labels: { [mirrorLabel]: name },
+          ownerReferences: [{
+            apiVersion: ConfigMirrors.apiVersion,
+            kind: ConfigMirrors.kind,
+            name,
+            uid: mirror.metadata!.uid!,
+            controller: true,
+            blockOwnerDeletion: true
+          }]
+        },
+        data: source.value.data ?? {}
+      }
+      yield* Kube.api(ConfigMaps, { namespace }).apply(copy, { fieldManager, force: true })
+    }
+    // copies in namespaces no longer listed
+    for (const stale of (yield* copiesOf(mirror)).items) {
+      if (!targets.includes(stale.metadata!.namespace!)) {
+        yield* Kube.api(ConfigMaps, { namespace: stale.metadata!.namespace! }).delete(stale.metadata!.name!)
+      }
+    }
+    const message = `copied to ${targets.length} namespace(s)`
+    yield* writeStatus(mirror, { copies: targets, conditions: [readyCondition(mirror, true, "Synced", message)] })
+    yield* ctx.recorder.normal("Synced", message)
+    return Controller.done
+  })
+
+const cleanup = (mirror: ConfigMirror, ctx: Controller.Context<ConfigMirror>) =>
+  Effect.gen(function*() {
+    const copies = (yield* copiesOf(mirror)).items
+    for (const copy of copies) {
+      yield* Kube.api(ConfigMaps, { namespace: copy.metadata!.namespace! }).delete(copy.metadata!.name!)
+    }
+    yield* ctx.recorder.normal("CleanedUp", `removed ${copies.length} copies`, "Cleanup")
+  })
+
+const controller = Controller.make({
+  name: controllerName,
+  api: mirrors,
+  reconcile,
+  finalizer: { name: finalizer, cleanup },
+  owns: [{ api: Kube.api(ConfigMaps), allNamespaces: true, labelSelector: mirrorLabel }],
+  watches: [
+    Controller.watch(
+      Kube.api(ConfigMaps),
+      (cm) => [...(bySource.get(`${cm.metadata?.namespace}/${cm.metadata?.name}`) ?? [])].map((name) => ({ name })),
+      { allNamespaces: true }
+    )
+  ],
+  concurrency: 2
+})
+
+/** The operator: the controller, only while this replica holds the lease. */
+const operator = (namespace: string | undefined) =>
+  LeaderElection.run(Controller.run(controller), {
+    lease: { name: "config-mirror", namespace },
+    identity: `${os.hostname()}-${process.pid}`
+  }).pipe(Effect.provide(Informers.layer))
+
+// ---- on the embedded fake cluster: a scripted tour ---------------------------------------
+
+const waitUntil = <A, E, R>(what: string, check: Effect.Effect<boolean, E, R>) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 200; i++) {
+      if (yield* check) return yield* Console.log(`  ✓ ${what}`)
+      yield* Effect.sleep("25 millis")
+    }
+    return yield* Effect.dieMessage(`timed out waiting until ${what}`)
+  })
+
+const copyIn = (namespace: string) =>
+  Effect.map(Kube.api(ConfigMaps, { namespace }).get("settings"), (o) => Option.map(o, (cm) => cm.data?.color ?? ""))
+
+const tour = Effect.gen(function*() {
+  const cluster = yield* FakeCluster.FakeCluster
+  yield* Kube.api(ConfigMaps, { namespace: "default" }).create({ metadata: { name: "settings" }, data: { color: "blue" } })
+  const running = yield* Effect.fork(operator("default"))
+  yield* Console.log("ConfigMirror 'settings' copies default/settings into team-a and team-b")
+  yield* mirrors.create({
+    metadata: { name: "settings" },
+    spec: { source: { namespace: "default", name: "settings" }, targetNamespaces: ["team-a", "team-b"] }
+  })
+  yield* waitUntil("copies in team-a and team-b", Effect.map(Effect.all([copyIn("team-a"), copyIn("team-b")]), (c) => c.every((o) => Option.getOrElse(o, () => "") === "blue")))
+  yield* waitUntil("status Ready=True", Effect.map(mirrors.get("settings"), (m) => Option.exists(m, (m) => m.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false)))
+
+  yield* Console.log("the source changes: the copies follow")
+  yield* Kube.api(ConfigMaps, { namespace: "default" }).patch("settings", { _tag: "Merge", body: { data: { color: "green" } } })
+  yield* waitUntil("copies are green", Effect.map(Effect.all([copyIn("team-a"), copyIn("team-b")]), (c) => c.every((o) => Option.getOrElse(o, () => "") === "green")))
+
+  yield* Console.log("someone deletes a copy: it comes back (the controller owns it)")
+  yield* Kube.api(ConfigMaps, { namespace: "team-a" }).delete("settings")
+  yield* waitUntil("team-a's copy is back", Effect.map(copyIn("team-a"), Option.isSome))
+
+  yield* Console.log("targets become team-b and team-c: team-a's copy goes, team-c's comes")
+  yield* mirrors.patch("settings", { _tag: "Merge", body: { spec: { targetNamespaces: ["team-b", "team-c"] } } })
+  yield* waitUntil("copies in team-b and team-c only", Effect.map(Effect.all([copyIn("team-a"), copyIn("team-c")]), ([a, c]) => Option.isNone(a) && Option.isSome(c)))
+
+  yield* Console.log("the mirror is deleted: the finalizer cleans up, then lets it go")
+  yield* mirrors.delete("settings")
+  yield* waitUntil("the mirror and its copies are gone", Effect.map(Effect.all([mirrors.get("settings"), copyIn("team-b"), copyIn("team-c")]), ([m, b, c]) => Option.isNone(m) && Option.isNone(b) && Option.isNone(c)))
+
+  const lease = cluster.get({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "config-mirror", namespace: "default" })
+  yield* Console.log(`lease held by ${(lease?.spec as { holderIdentity?: string }).holderIdentity}, renewed at ${(lease?.spec as { renewTime?: string }).renewTime}`)
+  const events = cluster.list("events.k8s.io/v1", "events", "default")
+  yield* Console.log(`events recorded (${events.length}):`)
+  for (const e of events) {
+    const ev = e as { type?: string; reason?: string; note?: string; series?: { count: number } }
+    yield* Console.log(`  ${ev.type} ${ev.reason}: ${ev.note}${ev.series ? ` (x${ev.series.count})` : ""}`)
+  }
+  yield* Fiber.interrupt(running)
+  yield* Console.log("done")
+}).pipe(
+  Effect.provide(FakeCluster.layer({
+    namespaces: ["team-a", "team-b", "team-c"],
+    resources: [{ apiVersion: "mirror.example.com/v1", kind: "ConfigMirror", plural: "configmirrors", namespaced: false }]
+  }))
+)
+
+// ---- on a real cluster -------------------------------------------------------------------
+
+const CustomResourceDefinitions = Resource.make({
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  plural: "customresourcedefinitions",
+  namespaced: false,
+  schema: Schema.Unknown
+})
+
+const crd = {
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: "configmirrors.mirror.example.com" },
+  spec: {
+    group: "mirror.example.com",
+    scope: "Cluster",
+    names: { kind: "ConfigMirror", plural: "configmirrors", singular: "configmirror", listKind: "ConfigMirrorList" },
+    versions: [{
+      name: "v1",
+      served: true,
+      storage: true,
+      // no status subresource yet: writeStatus patches the main resource (see above)
+      schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } }
+    }]
+  }
+}
+
+const onRealCluster = (path: string) =>
+  Effect.gen(function*() {
+    yield* Kube.api(CustomResourceDefinitions).apply(crd, { fieldManager, force: true })
+    yield* Console.log("CRD configmirrors.mirror.example.com applied; waiting for it to be served")
+    yield* Effect.retry(mirrors.list({ limit: 1 }), {
+      while: (e) => ApiError.isNotFound(e),
+      schedule: Schedule.spaced(Duration.seconds(1)).pipe(Schedule.intersect(Schedule.recurs(30)))
+    })
+    yield* Console.log("running (Ctrl-C to stop); create ConfigMirror objects to see it work")
+    return yield* operator(undefined)
+  }).pipe(Effect.provide(NodeKube.layerFromFile({ path })))
+
+const at = process.argv.indexOf("--kubeconfig")
+const program: Effect.Effect<unknown, unknown> = at !== -1 && process.argv[at + 1] !== undefined
+  ? onRealCluster(process.argv[at + 1]!)
+  : tour
+
+// runMain interrupts the program on Ctrl-C / SIGTERM, so the lease is released for a successor
+NodeRuntime.runMain(program.pipe(
+  Effect.tapErrorCause((cause) => Console.error("operator failed", cause))
+), { disableErrorReporting: true })
