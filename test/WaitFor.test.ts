@@ -2,6 +2,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import { pipe } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
@@ -156,6 +157,31 @@ describe("waitFor", () => {
       yield* until(() => cluster.openWatches() === 0, "the watch is closed on timeout")
     }).pipe(Effect.provide(fake())))
 
+  it.effect("takes a plain predicate, named \"predicate\" in the timeout", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      cluster.seed([pod("web")])
+      const fiber = yield* Effect.fork(
+        pods.waitFor("web", (p) => p?.status?.phase === "Succeeded", { timeout: "1 minute" })
+      )
+      yield* until(() => cluster.openWatches() === 1, "watch open")
+      cluster.setPodPhase("default", "web", "Succeeded")
+      const done = yield* Fiber.join(fiber)
+      assert.isTrue(Option.isSome(done))
+      assert.strictEqual(Option.getOrUndefined(done)?.status?.phase, "Succeeded")
+      // satisfied by absence: none, as get answers for a missing object
+      const gone = yield* pods.waitFor("missing", (p) => p === undefined, { timeout: "1 minute" })
+      assert.isTrue(Option.isNone(gone))
+
+      const slow = yield* Effect.fork(pods.waitFor("web", (p) => p?.status?.phase === "Failed", { timeout: "10 seconds" }))
+      yield* until(() => cluster.openWatches() === 1, "second watch open")
+      yield* TestClock.adjust("10 seconds")
+      const error = yield* Effect.flip(Fiber.join(slow))
+      assert.instanceOf(error, WaitTimeout)
+      assert.strictEqual((error as WaitTimeout).condition, "predicate")
+      assert.strictEqual(error.message, "timed out after 10s waiting for Pod default/web to be predicate")
+    }).pipe(Effect.provide(fake())))
+
   it.effect("a bad name fails before any request", () =>
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
@@ -225,5 +251,16 @@ describe("Condition", () => {
     assert.isTrue(custom.test(withPhase("Pending")))
     const orDeleted = Condition.or(Condition.podSucceeded, Condition.deleted)
     assert.isTrue(orDeleted.test(undefined))
+  })
+
+  it("and/or are dual: data-first and data-last alike", () => {
+    const dataLast = pipe(Condition.podSucceeded, Condition.or(Condition.podFailed))
+    assert.strictEqual(dataLast.name, "Succeeded or Failed")
+    assert.isTrue(dataLast.test(withPhase("Failed")))
+    assert.isFalse(dataLast.test(withPhase("Running")))
+    const both = pipe(Condition.podRunning, Condition.and(Condition.podReady))
+    assert.strictEqual(both.name, "Running and Ready")
+    assert.isTrue(both.test(withPhase("Running", "True")))
+    assert.isFalse(both.test(withPhase("Running", "False")))
   })
 })
