@@ -170,5 +170,15 @@ describe("telemetry", () => {
       assert.strictEqual((yield* requestCount("list", "GET", "200")) - ok, 2)
       assert.strictEqual((yield* requestCount("get", "GET", "500")) - failed, 1)
       assert.strictEqual((yield* Metric.value(latency)).count - before.count, 2)
+
+      // labels the application adds with Effect.tagMetrics are kept
+      yield* configMaps.list().pipe(Effect.tagMetrics("cluster", "blue"))
+      const tagged = yield* Metric.value(Metric.taggedWithLabels(telemetry.requests, [
+        MetricLabel.make("cluster", "blue"),
+        MetricLabel.make("verb", "list"),
+        MetricLabel.make("method", "GET"),
+        MetricLabel.make("code", "200")
+      ]))
+      assert.strictEqual(tagged.count, 1)
     }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(), noRetries))))
 })

@@ -11,50 +11,59 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
+import type * as MetricHook from "effect/MetricHook"
+import * as MetricKey from "effect/MetricKey"
 import * as MetricLabel from "effect/MetricLabel"
 import type * as Stream from "effect/Stream"
 import * as StreamModule from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
 import type { Spec } from "./request/spec.js"
 
-/** Requests sent, by `verb` (`get`, `list`, ...), `method` (HTTP) and `code` (the status, or `error` without one). */
-export const requests = Metric.counter("kube_client_requests_total", {
+const requestsKey = MetricKey.counter("kube_client_requests_total", {
   description: "Requests sent to the Kubernetes API, by verb, HTTP method and status code",
   incremental: true
 })
 
-/** Seconds from sending a request to its answer's status (the body excluded), by `verb`. */
-export const duration = Metric.histogram(
+const durationKey = MetricKey.histogram(
   "kube_client_request_duration_seconds",
   MetricBoundaries.exponential({ start: 0.001, factor: 2, count: 16 }),
   "Time from sending a request to the Kubernetes API to its answer, by verb"
 )
 
-// Tagged metrics are built once per tag set, not once per request.
-const counters = new Map<string, typeof requests>()
-const histograms = new Map<string, typeof duration>()
+/** Requests sent, by `verb` (`get`, `list`, ...), `method` (HTTP) and `code` (the status, or `error` without one). */
+export const requests = Metric.fromMetricKey(requestsKey)
 
-const counterFor = (verb: string, method: string, code: string) => {
+/** Seconds from sending a request to its answer's status (the body excluded), by `verb`. */
+export const duration = Metric.fromMetricKey(durationKey)
+
+// The registry's hooks are looked up once per tag set, not once per request (a lookup
+// builds and hashes a tagged key).
+const counterHooks = new Map<string, MetricHook.MetricHook.Counter<number>>()
+const histogramHooks = new Map<string, MetricHook.MetricHook.Histogram>()
+
+const labelsOf = (verb: string, method: string, code: string) => [
+  MetricLabel.make("verb", verb),
+  MetricLabel.make("method", method),
+  MetricLabel.make("code", code)
+]
+
+const counterHook = (verb: string, method: string, code: string) => {
   const key = `${verb} ${method} ${code}`
-  let counter = counters.get(key)
-  if (counter === undefined) {
-    counter = Metric.taggedWithLabels(requests, [
-      MetricLabel.make("verb", verb),
-      MetricLabel.make("method", method),
-      MetricLabel.make("code", code)
-    ])
-    counters.set(key, counter)
+  let hook = counterHooks.get(key)
+  if (hook === undefined) {
+    hook = Metric.globalMetricRegistry.getCounter(MetricKey.taggedWithLabels(requestsKey, labelsOf(verb, method, code)))
+    counterHooks.set(key, hook)
   }
-  return counter
+  return hook
 }
 
-const histogramFor = (verb: string) => {
-  let histogram = histograms.get(verb)
-  if (histogram === undefined) {
-    histogram = Metric.tagged(duration, "verb", verb)
-    histograms.set(verb, histogram)
+const histogramHook = (verb: string) => {
+  let hook = histogramHooks.get(verb)
+  if (hook === undefined) {
+    hook = Metric.globalMetricRegistry.getHistogram(MetricKey.taggedWithLabels(durationKey, [MetricLabel.make("verb", verb)]))
+    histogramHooks.set(verb, hook)
   }
-  return histogram
+  return hook
 }
 
 /** The span's name for a request: `kube.<verb>`. */
@@ -98,7 +107,15 @@ export const withStreamSpan = (spec: Spec) => <A, E, R>(stream: Stream.Stream<A,
 export const record = (spec: Spec, startNanos: bigint, endNanos: bigint, code: number | undefined): Effect.Effect<void> =>
   FiberRef.getWith(FiberRef.currentMetricLabels, (labels) => {
     const { verb } = spec.operation
-    counterFor(verb, spec.method, code === undefined ? "error" : String(code)).unsafeUpdate(1, labels)
-    histogramFor(verb).unsafeUpdate(Number(endNanos - startNanos) / 1e9, labels)
+    const codeText = code === undefined ? "error" : String(code)
+    const seconds = Number(endNanos - startNanos) / 1e9
+    if (labels.length === 0) {
+      counterHook(verb, spec.method, codeText).update(1)
+      histogramHook(verb).update(seconds)
+    } else {
+      // labels added with Effect.tagMetrics: the general (slower) path
+      requests.unsafeUpdate(1, [...labels, ...labelsOf(verb, spec.method, codeText)])
+      duration.unsafeUpdate(seconds, [...labels, MetricLabel.make("verb", verb)])
+    }
     return code === undefined ? Effect.void : Effect.annotateCurrentSpan("http.status_code", code)
   })
