@@ -143,7 +143,7 @@ const floor = (target: Target): Client => {
 
 const effectKube = (target: Target): Client => {
   const runtime = ManagedRuntime.make(NodeKube.layerFromFile({ path: target.kubeconfig }))
-  const apis = new Map<string, Kube.Api<typeof Pods.schema.Type>>()
+  const apis = new Map<string, Kube.Api<typeof Pods.schema.Type, "log">>()
   const api = (namespace: string) => {
     let found = apis.get(namespace)
     if (found === undefined) {

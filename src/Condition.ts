@@ -1,7 +1,8 @@
 /**
  * Ready-made conditions for `waitFor`: a pod's phase or readiness, a job's completion,
  * an object's deletion; and `make` for any other test. A condition's name appears in
- * the `WaitTimeout` error when the wait runs out of time.
+ * the `WaitTimeout` error when the wait runs out of time. `waitFor` also takes a plain
+ * predicate `(object) => boolean`, named "predicate" in that error.
  *
  * @example
  * ```ts
@@ -17,6 +18,7 @@
  * ```
  * @since 0.1.0
  */
+import { dual } from "effect/Function"
 import type { Condition } from "./Kube.js"
 import type { Job } from "./resources/batch/v1.js"
 import type { Pod } from "./resources/core/v1.js"
@@ -35,22 +37,44 @@ import type { Pod } from "./resources/core/v1.js"
 export const make = <A>(name: string, test: (object: A | undefined) => boolean): Condition<A> => ({ name, test })
 
 /**
- * Holds when either condition holds.
+ * Holds when either condition holds. Data-first or data-last, as `Predicate.or`.
  *
+ * @example
+ * ```ts
+ * Condition.or(Condition.podSucceeded, Condition.podFailed)
+ * pipe(Condition.podSucceeded, Condition.or(Condition.podFailed))
+ * ```
  * @since 0.1.0
  * @category combinators
  */
-export const or = <A>(self: Condition<A>, that: Condition<A>): Condition<A> =>
-  make(`${self.name} or ${that.name}`, (object) => self.test(object) || that.test(object))
+export const or: {
+  <A>(that: Condition<A>): (self: Condition<A>) => Condition<A>
+  <A>(self: Condition<A>, that: Condition<A>): Condition<A>
+} = dual(
+  2,
+  <A>(self: Condition<A>, that: Condition<A>): Condition<A> =>
+    make(`${self.name} or ${that.name}`, (object) => self.test(object) || that.test(object))
+)
 
 /**
- * Holds when both conditions hold.
+ * Holds when both conditions hold. Data-first or data-last, as `Predicate.and`.
  *
+ * @example
+ * ```ts
+ * Condition.and(Condition.podRunning, Condition.podReady)
+ * pipe(Condition.podRunning, Condition.and(Condition.podReady))
+ * ```
  * @since 0.1.0
  * @category combinators
  */
-export const and = <A>(self: Condition<A>, that: Condition<A>): Condition<A> =>
-  make(`${self.name} and ${that.name}`, (object) => self.test(object) && that.test(object))
+export const and: {
+  <A>(that: Condition<A>): (self: Condition<A>) => Condition<A>
+  <A>(self: Condition<A>, that: Condition<A>): Condition<A>
+} = dual(
+  2,
+  <A>(self: Condition<A>, that: Condition<A>): Condition<A> =>
+    make(`${self.name} and ${that.name}`, (object) => self.test(object) && that.test(object))
+)
 
 /**
  * Holds once the object does not exist (deleted, or never created).

@@ -118,17 +118,29 @@ export interface DeleteOptions {
 }
 
 /**
- * Options of `deleteAll`: a selector is required, so that an empty one never deletes a
- * whole namespace by mistake.
+ * Options of `deleteAll`: a `labelSelector` or a `fieldSelector` is required (by the
+ * type, and a blank one fails with a ValidationError), so that a forgotten selector
+ * never deletes a whole namespace.
  *
+ * @example
+ * ```ts
+ * pods.deleteAll({ labelSelector: "app=smoke" })
+ * pods.deleteAll({ fieldSelector: "status.phase=Succeeded", propagationPolicy: "Background" })
+ * // pods.deleteAll({}) does not compile
+ * ```
  * @since 0.1.0
  * @category models
  */
-export interface DeleteAllOptions extends Selectors {
-  readonly propagationPolicy?: "Foreground" | "Background" | "Orphan" | undefined
-  readonly gracePeriodSeconds?: number | undefined
-  readonly dryRun?: boolean | undefined
-}
+export type DeleteAllOptions =
+  & {
+    readonly propagationPolicy?: "Foreground" | "Background" | "Orphan" | undefined
+    readonly gracePeriodSeconds?: number | undefined
+    readonly dryRun?: boolean | undefined
+  }
+  & (
+    | { readonly labelSelector: string; readonly fieldSelector?: string | undefined }
+    | { readonly labelSelector?: string | undefined; readonly fieldSelector: string }
+  )
 
 /**
  * Options of server-side apply.
@@ -209,12 +221,23 @@ export interface Condition<A> {
 }
 
 /**
- * The operations bound to one resource (and namespace).
+ * The operations bound to one resource (and namespace). `S` lists the subresources of
+ * the resource: the operations on a subresource are offered only where the kind has it
+ * (`logs` and `logStream` where `S` has `"log"`, as Pods do), so calling one a kind
+ * lacks is a compile error.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Api<A> {
+export type Api<A, S extends string = never> = Operations<A> & ("log" extends S ? LogOperations : unknown)
+
+/**
+ * The operations every resource has.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Operations<A> {
   readonly resource: Resource<A, unknown>
   /** The namespace given to `api`; `undefined` means the KubeConfig's (or none, for cluster-scoped kinds). */
   readonly namespace: string | undefined
@@ -240,36 +263,67 @@ export interface Api<A> {
   readonly listStream: (options?: ListStreamOptions) => Stream.Stream<A, Error, Requirements>
   /** An endless, resilient stream of changes (see `Watcher`). */
   readonly watcher: (options?: Watcher.Options) => Stream.Stream<Watcher.Event<A>, Error, Requirements>
+  /**
+   * Waits until `condition` holds for the object: the object then, or `Option.none()`
+   * when the condition is satisfied by its absence (as `Condition.deleted`). The
+   * condition is a `Condition` or a plain predicate (named "predicate" in the
+   * WaitTimeout). Starts from a `get` and watches from its resourceVersion, so no change
+   * in between is missed.
+   *
+   * @example
+   * ```ts
+   * const ready = yield* pods.waitFor("web", Condition.podReady, { timeout: "2 minutes" })
+   * const scaled = yield* deployments.waitFor("web", (d) => d?.status?.readyReplicas === 3, { timeout: "5 minutes" })
+   * ```
+   */
+  readonly waitFor: (
+    name: string,
+    condition: Condition<A> | ((object: A | undefined) => boolean),
+    options: WaitForOptions
+  ) => Effect.Effect<Option.Option<A>, Error | WaitTimeout, Requirements>
+}
+
+/**
+ * Options of `waitFor`: how long to wait, and the options of the watcher it runs.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface WaitForOptions extends Omit<Watcher.Options, "labelSelector" | "fieldSelector" | "allNamespaces"> {
+  readonly timeout: Duration.DurationInput
+}
+
+/**
+ * The operations on the `log` subresource, offered by `Api` only for kinds that have it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface LogOperations {
   /** A pod's log as one string; `""` when the pod is gone. */
   readonly logs: (name: string, options?: LogOptions) => Effect.Effect<string, Error, Requirements>
   /** Follows a pod's log: its lines, without their newline, until the container ends; empty when the pod is gone. */
   readonly logStream: (name: string, options?: LogOptions) => Stream.Stream<string, Error, Requirements>
-  /**
-   * The first version of the object for which `condition` holds (`undefined` when the
-   * condition is satisfied by its absence, as `deleted`). Starts from a `get` and
-   * watches from its resourceVersion, so no change in between is missed.
-   */
-  readonly waitFor: (
-    name: string,
-    condition: Condition<A>,
-    options: { readonly timeout: Duration.DurationInput }
-  ) => Effect.Effect<A | undefined, Error | WaitTimeout, Requirements>
 }
 
 /**
  * Binds the operations to a resource. The namespace defaults to the KubeConfig's;
- * cluster-scoped kinds take none.
+ * cluster-scoped kinds take none. The subresources of the resource decide which
+ * subresource operations the api offers (`logs` for Pods, not for Jobs).
  *
  * @example
  * ```ts
  * const jobs = Kube.api(Jobs, { namespace: "batch" })
  * const namespaces = Kube.api(Namespaces)
+ * Kube.api(Pods).logs("web") // Pods serve "log"; Kube.api(Jobs).logs does not compile
  * ```
  * @since 0.1.0
  * @category constructors
  */
-export const api: <A, I>(resource: Resource<A, I>, options?: { readonly namespace?: string | undefined }) => Api<A> =
-  internal.make
+export const api: <A, I, S extends string>(
+  resource: Resource<A, I, S>,
+  options?: { readonly namespace?: string | undefined }
+) => Api<A, S> = internal.make
 
 /**
  * The server's `Status` type, re-exported for convenience.

@@ -32,7 +32,13 @@ export type Patch =
   | { readonly _tag: "Merge"; readonly body: unknown }
   | { readonly _tag: "Json"; readonly operations: ReadonlyArray<JsonPatchOperation> }
   | { readonly _tag: "Strategic"; readonly body: unknown }
-  | { readonly _tag: "Apply"; readonly body: unknown; readonly fieldManager: string; readonly force: boolean }
+  | {
+    readonly _tag: "Apply"
+    readonly body: unknown
+    /** When undefined, the `fieldManager` of the call's options is used. */
+    readonly fieldManager: string | undefined
+    readonly force: boolean
+  }
 
 /**
  * An RFC 7386 JSON merge patch (`application/merge-patch+json`): objects merge, `null`
@@ -61,18 +67,30 @@ export const json = (operations: ReadonlyArray<JsonPatchOperation>): Patch => ({
 export const strategic = (body: unknown): Patch => ({ _tag: "Strategic", body })
 
 /**
- * A server-side apply patch (`application/apply-patch+yaml`): the fields `fieldManager`
- * wants to own. With `force`, fields owned by other managers are taken over instead of
- * failing with a 409 Conflict.
+ * A server-side apply patch (`application/apply-patch+yaml`): the fields the field
+ * manager wants to own. With `force`, fields owned by other managers are taken over
+ * instead of failing with a 409 Conflict.
  *
+ * The field manager is given here or in the options of `patch` (as kube-rs's
+ * `PatchParams::apply`); one of the two is required, and two different ones are
+ * refused with a ValidationError.
+ *
+ * @example
+ * ```ts
+ * deployments.patch("web", Patch.apply(desired, { force: true }), { fieldManager: "my-controller" })
+ * deployments.patch("web", Patch.apply(desired, { fieldManager: "my-controller" }))
+ * ```
  * @since 0.1.0
  * @category constructors
  */
-export const apply = (body: unknown, options: { readonly fieldManager: string; readonly force?: boolean | undefined }): Patch => ({
+export const apply = (
+  body: unknown,
+  options?: { readonly fieldManager?: string | undefined; readonly force?: boolean | undefined }
+): Patch => ({
   _tag: "Apply",
   body,
-  fieldManager: options.fieldManager,
-  force: options.force ?? false
+  fieldManager: options?.fieldManager,
+  force: options?.force ?? false
 })
 
 /**

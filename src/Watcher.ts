@@ -110,7 +110,8 @@ export const defaultFailOn: (error: Kube.Error) => boolean = internal.defaultFai
 /**
  * A read-only view of the objects a watcher has seen, keyed by namespace and name.
  * `ready` waits until the first complete listing is in (and fails if the stream
- * failed before that).
+ * failed before that). Once the stream that writes it has failed, the store keeps its
+ * last state and says so: `failure` is the failure, `stopped` fails with it.
  *
  * @since 0.1.0
  * @category models
@@ -122,7 +123,37 @@ export interface Store<A, E = never> {
   readonly list: () => Effect.Effect<ReadonlyArray<A>>
   /** Completes once the first `InitDone` has been written. */
   readonly ready: Effect.Effect<void, E>
+  /** The failure that stopped the updates, `None` while they go on: a `Some` means the store is stale. */
+  readonly failure: Effect.Effect<Option.Option<E>>
+  /**
+   * Fails with the failure that stopped the updates, when it comes (and never succeeds):
+   * race work against it to stop with the store rather than read a stale one.
+   */
+  readonly stopped: Effect.Effect<never, E>
 }
+
+/**
+ * The writing side of a store: what `reflect` needs. Any value with these two methods
+ * can be written by `reflect`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Writer<A, E> {
+  /** Writes one event. */
+  readonly apply: (event: Event<A>) => void
+  /** Records the failure that ended the stream. */
+  readonly fail: (error: E) => void
+}
+
+/**
+ * A store with its writing side, as `makeStore` makes it: give it to `reflect`, and
+ * read it (or hand it out as a `Store`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface WritableStore<A, E = never> extends Store<A, E>, Writer<A, E> {}
 
 /**
  * An empty store to pass to `reflect`. `namespace` is what `get` looks in when it is
@@ -133,12 +164,13 @@ export interface Store<A, E = never> {
  */
 export const makeStore: <A, E = never>(
   options?: { readonly namespace?: string | undefined }
-) => Effect.Effect<Store<A, E>> = reflector_.makeStore
+) => Effect.Effect<WritableStore<A, E>> = reflector_.makeStore
 
 /**
- * Writes every event of a watcher stream into a store (made by `makeStore`) and passes
- * it on. A listing replaces the store's contents at its `InitDone`, so objects deleted
- * while the watch was disconnected vanish from the store.
+ * Writes every event of a watcher stream into a store (any `Writer`, as the one
+ * `makeStore` makes) and passes it on. A listing replaces the store's contents at its
+ * `InitDone`, so objects deleted while the watch was disconnected vanish from the
+ * store. A failure of the stream is recorded in the store (`failure`, `stopped`).
  *
  * @example
  * ```ts
@@ -150,16 +182,17 @@ export const makeStore: <A, E = never>(
  * @category combinators
  */
 export const reflect: {
-  <A, E>(store: Store<A, E>): <R>(stream: Stream.Stream<Event<A>, E, R>) => Stream.Stream<Event<A>, E, R>
-  <A, E, R>(stream: Stream.Stream<Event<A>, E, R>, store: Store<A, E>): Stream.Stream<Event<A>, E, R>
+  <A, E>(store: Writer<A, E>): <R>(stream: Stream.Stream<Event<A>, E, R>) => Stream.Stream<Event<A>, E, R>
+  <A, E, R>(stream: Stream.Stream<Event<A>, E, R>, store: Writer<A, E>): Stream.Stream<Event<A>, E, R>
 } = dual(2, reflector_.reflect)
 
 /**
  * A store kept equal to the cluster's state by a watcher that runs for as long as the
  * scope is open. `get` without a namespace looks in the api's namespace. The watcher
  * retries what `failOn` allows; a failure it does not retry fails `ready` when it comes
- * before the first listing, and otherwise stops the updates (the store keeps its last
- * state). Use `reflect` on your own stream to handle such failures yourself.
+ * before the first listing, and otherwise stops the updates: the store keeps its last
+ * state, `failure` returns the failure and `stopped` fails with it. Use `reflect` on
+ * your own stream to handle such failures yourself.
  *
  * @example
  * ```ts
@@ -167,6 +200,8 @@ export const reflect: {
  *   const store = yield* Watcher.reflector(pods)
  *   yield* store.ready
  *   const web = yield* store.get("web") // Option<Pod>
+ *   // a controller loop that ends with the store's failure instead of reading a stale store
+ *   yield* Effect.raceFirst(reconcileForever(store), store.stopped)
  * }))
  * ```
  * @since 0.1.0

@@ -6,7 +6,7 @@ import * as Kube from "../src/Kube.js"
 import * as KubeConfig from "../src/KubeConfig.js"
 import * as Patch from "../src/Patch.js"
 import * as Resource from "../src/Resource.js"
-import { ConfigMaps, Deployments, Namespaces, type Pod, Pods, type Secret, Secrets, Services } from "../src/resources/index.js"
+import { ConfigMaps, Deployments, Jobs, Namespaces, type Pod, Pods, type Secret, Secrets, Services } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 
 const pod = (name: string, labels: Record<string, string> = { app: "smoke" }): Pod => ({
@@ -254,7 +254,8 @@ describe("input is checked before any request", () => {
           assert.include(error.message, "namespace")
         }
         for (const selector of [{}, { labelSelector: "" }, { labelSelector: "  ", fieldSelector: "" }]) {
-          const error = yield* failureOf(pods.deleteAll(selector))
+          // blank selectors get through the type (and `{}` with a cast): the runtime check refuses them
+          const error = yield* failureOf(pods.deleteAll(selector as Kube.DeleteAllOptions))
           assert.instanceOf(error, ValidationError)
           assert.include(error.message, "non-empty")
         }
@@ -344,5 +345,65 @@ describe("Secrets", () => {
           expect(text).not.toContain("aHVudGVyMg==")
         }
       }))
+  })
+})
+
+describe("server-side apply through patch", () => {
+  it.effect("patch(name, Patch.apply(body), { fieldManager }) sends the options' field manager", () =>
+    Effect.gen(function*() {
+      const cluster = yield* fake
+      const cms = Kube.api(ConfigMaps)
+      const body = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cfg" }, data: { a: "1" } }
+      const applied = yield* cms.patch("cfg", Patch.apply(body), { fieldManager: "from-options" })
+      assert.strictEqual(applied.data?.["a"], "1")
+      const patches = () => cluster.requests().filter((r) => r.method === "PATCH")
+      assert.strictEqual(patches()[0]?.query["fieldManager"], "from-options")
+      assert.strictEqual(patches()[0]?.contentType, "application/apply-patch+yaml")
+      assert.deepStrictEqual(applied.metadata?.managedFields?.map((f) => f.manager), ["from-options"])
+
+      // the patch's own manager is used when the options give none, and force goes along
+      yield* cms.patch("cfg", Patch.apply(body, { fieldManager: "from-patch", force: true }))
+      assert.deepStrictEqual(patches()[1]?.query, { fieldManager: "from-patch", force: "true" })
+      // the same manager in both places is fine
+      yield* cms.patch("cfg", Patch.apply(body, { fieldManager: "same" }), { fieldManager: "same" })
+      assert.strictEqual(patches()[2]?.query["fieldManager"], "same")
+
+      // two different managers, or none, fail before any request
+      const before = cluster.requests().length
+      const twoManagers = yield* failureOf(cms.patch("cfg", Patch.apply(body, { fieldManager: "a" }), { fieldManager: "b" }))
+      assert.instanceOf(twoManagers, ValidationError)
+      assert.include(twoManagers.message, "fieldManager")
+      const noManager = yield* failureOf(cms.patch("cfg", Patch.apply(body)))
+      assert.instanceOf(noManager, ValidationError)
+      assert.strictEqual(cluster.requests().length, before)
+
+      // a merge patch sends the options' field manager too
+      yield* cms.patch("cfg", Patch.merge({ data: { b: "2" } }), { fieldManager: "merger" })
+      assert.strictEqual(patches().at(-1)?.query["fieldManager"], "merger")
+    }).pipe(Effect.provide(FakeCluster.layer())))
+})
+
+describe("types promise only what the code keeps (compile-time checks)", () => {
+  it("logs only where the kind serves \"log\"; deleteAll needs a selector", () => {
+    // Never run: the typecheck (tsconfig.test.json covers test/) fails if an expected error is missing.
+    const typeOnly = () => {
+      const jobs = Kube.api(Jobs)
+      // @ts-expect-error Jobs serve no log subresource
+      jobs.logs("nightly")
+      // @ts-expect-error Jobs serve no log subresource
+      jobs.logStream("nightly")
+      Kube.api(Pods).logs("web")
+      Kube.api(Pods).logStream("web")
+      // @ts-expect-error a selector is required
+      pods.deleteAll({})
+      // @ts-expect-error a selector is required, whatever else is given
+      pods.deleteAll({ dryRun: true, propagationPolicy: "Background" })
+      pods.deleteAll({ labelSelector: "app=a" })
+      pods.deleteAll({ fieldSelector: "metadata.name=a", dryRun: true })
+      // an api with logs is still an api
+      const plain: Kube.Api<Pod> = Kube.api(Pods)
+      return plain
+    }
+    assert.isFunction(typeOnly)
   })
 })

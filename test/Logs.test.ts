@@ -12,7 +12,8 @@ import * as NodeKube from "../src/NodeKube.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import { splitLines } from "../src/internal/lines.js"
 import { Pods } from "../src/resources/Pod.js"
-import { Services } from "../src/resources/Service.js"
+import type * as Resource from "../src/Resource.js"
+import { type Service, Services } from "../src/resources/Service.js"
 import * as Loopback from "./util/loopback.js"
 
 const pods = Kube.api(Pods, { namespace: "default" })
@@ -148,7 +149,11 @@ describe("logs", () => {
       }
       const sinceBoth = yield* Effect.flip(pods.logs("web", { sinceSeconds: 10, sinceTime: new Date() }))
       assert.include(sinceBoth.message, "sinceTime")
-      const notPods = yield* Effect.flip(Kube.api(Services, { namespace: "default" }).logs("web"))
+      // @ts-expect-error Services serve no log subresource: a compile error ...
+      Kube.api(Services, { namespace: "default" }).logs
+      // ... and a runtime one for a resource whose subresources are not known at compile time
+      const services: Resource.Resource<Service, unknown, string> = Services as Resource.Resource<Service, unknown, string>
+      const notPods = yield* Effect.flip(Kube.api(services, { namespace: "default" }).logs("web"))
       assert.instanceOf(notPods, ValidationError)
       assert.strictEqual(cluster.requests().length, 0)
     }).pipe(Effect.provide(FakeCluster.layer())))

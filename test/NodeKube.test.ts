@@ -336,7 +336,7 @@ describe("NodeKube", () => {
           }),
           invalidate: Effect.succeed(false)
         }
-        const seen = yield* Effect.forEach([1, 2, 3], () => Client.sendJson({ method: "GET", path: "/me" })).pipe(
+        const seen = yield* Effect.forEach([1, 2, 3], () => Client.sendJson({ method: "GET", path: "/me", operation: { verb: "get" } })).pipe(
           Effect.provide(explicit({ server: server.url, tls: { ca: ca.cert }, auth }))
         )
         assert.deepStrictEqual(seen.map((s) => (s as Seen).cn), ["test-user", "test-user", "test-user"])

@@ -2,7 +2,9 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import { pipe } from "effect/Function"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as TestClock from "effect/TestClock"
 import * as Condition from "../src/Condition.js"
@@ -39,11 +41,11 @@ describe("waitFor", () => {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("web")])
       cluster.setPodPhase("default", "web", "Running")
-      const running = yield* pods.waitFor("web", Condition.podRunning, { timeout: "1 minute" })
+      const running = Option.getOrUndefined(yield* pods.waitFor("web", Condition.podRunning, { timeout: "1 minute" }))
       assert.strictEqual(running?.status?.phase, "Running")
       assert.strictEqual(cluster.requests().length, 1)
       const absent = yield* pods.waitFor("nothing", Condition.deleted, { timeout: "1 minute" })
-      assert.isUndefined(absent)
+      assert.isTrue(Option.isNone(absent))
       assert.strictEqual(cluster.requests().length, 2)
     }).pipe(Effect.provide(fake())))
 
@@ -56,7 +58,7 @@ describe("waitFor", () => {
       cluster.setPodPhase("default", "other", "Succeeded")
       cluster.setPodPhase("default", "web", "Running")
       cluster.setPodPhase("default", "web", "Succeeded")
-      const done = yield* Fiber.join(fiber)
+      const done = Option.getOrUndefined(yield* Fiber.join(fiber))
       assert.strictEqual(done?.metadata?.name, "web")
       assert.strictEqual(done?.status?.phase, "Succeeded")
       assert.deepStrictEqual(watches(cluster).map((r) => r.query), [{
@@ -88,8 +90,10 @@ describe("waitFor", () => {
               }
             })))
       )
-      const done = yield* pods.waitFor("web", Condition.podSucceeded, { timeout: "1 minute" }).pipe(
-        Effect.provide(changeAfterGet)
+      const done = Option.getOrUndefined(
+        yield* pods.waitFor("web", Condition.podSucceeded, { timeout: "1 minute" }).pipe(
+          Effect.provide(changeAfterGet)
+        )
       )
       assert.isTrue(changed)
       assert.strictEqual(done?.status?.phase, "Succeeded")
@@ -107,7 +111,7 @@ describe("waitFor", () => {
       yield* until(() => cluster.openWatches() === 1, "watch open")
       assert.deepStrictEqual(lists(cluster).map((r) => r.query), [{ fieldSelector: "metadata.name=web", limit: "500" }])
       cluster.seed([pod("other"), pod("web")])
-      const found = yield* Fiber.join(fiber)
+      const found = Option.getOrUndefined(yield* Fiber.join(fiber))
       assert.strictEqual(found?.metadata?.name, "web")
     }).pipe(Effect.provide(fake())))
 
@@ -118,7 +122,7 @@ describe("waitFor", () => {
       const fiber = yield* Effect.fork(pods.waitFor("web", Condition.deleted, { timeout: "1 minute" }))
       yield* until(() => cluster.openWatches() === 1, "watch open")
       cluster.remove(ref("web"))
-      assert.isUndefined(yield* Fiber.join(fiber))
+      assert.isTrue(Option.isNone(yield* Fiber.join(fiber)))
     }).pipe(Effect.provide(fake())))
 
   it.effect("when the get's resourceVersion is too old to watch from, lists by name and goes on from there", () =>
@@ -131,7 +135,7 @@ describe("waitFor", () => {
       yield* until(() => watches(cluster).length === 2 && cluster.openWatches() === 1, "second watch open")
       assert.deepStrictEqual(lists(cluster).map((r) => r.query["fieldSelector"]), ["metadata.name=web"])
       cluster.setPodPhase("default", "web", "Running") // Running comes with Ready
-      const ready = yield* Fiber.join(fiber)
+      const ready = Option.getOrUndefined(yield* Fiber.join(fiber))
       assert.strictEqual(ready?.status?.phase, "Running")
     }).pipe(Effect.provide(fake())))
 
@@ -151,6 +155,31 @@ describe("waitFor", () => {
       )
       assert.strictEqual(timeout.message, "timed out after 30s waiting for Pod default/web to be Succeeded")
       yield* until(() => cluster.openWatches() === 0, "the watch is closed on timeout")
+    }).pipe(Effect.provide(fake())))
+
+  it.effect("takes a plain predicate, named \"predicate\" in the timeout", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      cluster.seed([pod("web")])
+      const fiber = yield* Effect.fork(
+        pods.waitFor("web", (p) => p?.status?.phase === "Succeeded", { timeout: "1 minute" })
+      )
+      yield* until(() => cluster.openWatches() === 1, "watch open")
+      cluster.setPodPhase("default", "web", "Succeeded")
+      const done = yield* Fiber.join(fiber)
+      assert.isTrue(Option.isSome(done))
+      assert.strictEqual(Option.getOrUndefined(done)?.status?.phase, "Succeeded")
+      // satisfied by absence: none, as get answers for a missing object
+      const gone = yield* pods.waitFor("missing", (p) => p === undefined, { timeout: "1 minute" })
+      assert.isTrue(Option.isNone(gone))
+
+      const slow = yield* Effect.fork(pods.waitFor("web", (p) => p?.status?.phase === "Failed", { timeout: "10 seconds" }))
+      yield* until(() => cluster.openWatches() === 1, "second watch open")
+      yield* TestClock.adjust("10 seconds")
+      const error = yield* Effect.flip(Fiber.join(slow))
+      assert.instanceOf(error, WaitTimeout)
+      assert.strictEqual((error as WaitTimeout).condition, "predicate")
+      assert.strictEqual(error.message, "timed out after 10s waiting for Pod default/web to be predicate")
     }).pipe(Effect.provide(fake())))
 
   it.effect("a bad name fails before any request", () =>
@@ -176,7 +205,7 @@ describe("waitFor", () => {
       )
       yield* until(() => cluster.openWatches() === 1, "watch open")
       cluster.completeJob("default", "once")
-      const job = yield* Fiber.join(fiber)
+      const job = Option.getOrUndefined(yield* Fiber.join(fiber))
       assert.isTrue(Condition.jobComplete.test(job))
       assert.isFalse(Condition.jobFailed.test(job))
     }).pipe(Effect.provide(fake())))
@@ -222,5 +251,16 @@ describe("Condition", () => {
     assert.isTrue(custom.test(withPhase("Pending")))
     const orDeleted = Condition.or(Condition.podSucceeded, Condition.deleted)
     assert.isTrue(orDeleted.test(undefined))
+  })
+
+  it("and/or are dual: data-first and data-last alike", () => {
+    const dataLast = pipe(Condition.podSucceeded, Condition.or(Condition.podFailed))
+    assert.strictEqual(dataLast.name, "Succeeded or Failed")
+    assert.isTrue(dataLast.test(withPhase("Failed")))
+    assert.isFalse(dataLast.test(withPhase("Running")))
+    const both = pipe(Condition.podRunning, Condition.and(Condition.podReady))
+    assert.strictEqual(both.name, "Running and Ready")
+    assert.isTrue(both.test(withPhase("Running", "True")))
+    assert.isFalse(both.test(withPhase("Running", "False")))
   })
 })

@@ -385,6 +385,42 @@ describe("reflector", () => {
       assert.isTrue(ApiError.isNotFound(error))
     }).pipe(Effect.provide(fake())))
 
+  it.scoped("a watcher that fails for good after the first listing leaves a store that says so", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      cluster.seed([pod("a")])
+      const store = yield* Watcher.reflector(pods)
+      yield* store.ready
+      assert.isTrue(Option.isNone(yield* store.failure))
+      yield* until(() => cluster.openWatches() === 1, "watch open")
+      // the watch expires (410: list again) and the new listing is forbidden (403: not retried)
+      cluster.failNext({ status: 403, message: "RBAC was revoked" })
+      cluster.expireWatches()
+      const error = yield* Effect.flip(store.stopped)
+      assert.isTrue(ApiError.isForbidden(error))
+      const failure = yield* store.failure
+      assert.isTrue(Option.isSome(failure) && ApiError.isForbidden(failure.value))
+      // the store keeps its last state, now known to be stale
+      assert.deepStrictEqual(yield* storeNames(store), ["a"])
+    }).pipe(Effect.provide(fake())))
+
+  it.effect("reflect writes into any Writer; a read-only Store does not type-check", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      cluster.seed([pod("a")])
+      const written: Array<string> = []
+      const writer: Watcher.Writer<Pod, Kube.Error> = {
+        apply: (event) => written.push(show(event)),
+        fail: () => {}
+      }
+      yield* pods.watcher().pipe(Watcher.reflect(writer), Stream.take(3), Stream.runDrain)
+      assert.deepStrictEqual(written, ["Init", "InitApply a", "InitDone"])
+      const typeOnly = (readOnly: Watcher.Store<Pod, Kube.Error>) =>
+        // @ts-expect-error a Store without a writing side cannot be given to reflect
+        pods.watcher().pipe(Watcher.reflect(readOnly))
+      assert.isFunction(typeOnly)
+    }).pipe(Effect.provide(fake())))
+
   it.effect("reflect taps any watcher stream, for a store the caller makes", () =>
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster

@@ -2,6 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
 import { ApiError } from "../src/Errors.js"
 import * as client from "../src/internal/client.js"
+import * as request from "../src/internal/request/operations.js"
+import { pathWithQuery, type Spec, toHttpRequest } from "../src/internal/request/spec.js"
 import * as Patch from "../src/Patch.js"
 import * as Resource from "../src/Resource.js"
 import { userAgent } from "../src/internal/version.js"
@@ -26,34 +28,33 @@ describe("request building (pure)", () => {
   })
 
   it("percent-encodes selectors and leaves out undefined query values", () => {
-    const spec: client.Spec = {
+    const spec: Spec = {
       method: "GET",
       path: "/api/v1/namespaces/default/pods",
-      query: { labelSelector: "app in (a,b),tier!=db", fieldSelector: "metadata.name=x", limit: 5, continue: undefined }
+      query: { labelSelector: "app in (a,b),tier!=db", fieldSelector: "metadata.name=x", limit: 5, continue: undefined },
+      operation: { verb: "list", kind: "Pod", namespace: "default" }
     }
-    expect(client.pathWithQuery(spec)).toBe(
+    expect(pathWithQuery(spec)).toBe(
       "/api/v1/namespaces/default/pods?labelSelector=app+in+%28a%2Cb%29%2Ctier%21%3Ddb&fieldSelector=metadata.name%3Dx&limit=5"
     )
-    expect(new URL(`http://h${client.pathWithQuery(spec)}`).searchParams.get("labelSelector")).toBe(
+    expect(new URL(`http://h${pathWithQuery(spec)}`).searchParams.get("labelSelector")).toBe(
       "app in (a,b),tier!=db"
     )
   })
 
   it("builds a request with the server prefix, JSON accept and the user agent", () => {
-    const request = client.buildRequest("https://k8s.example:6443/prefix", {
-      method: "PATCH",
-      path: "/api/v1/namespaces/default/pods/p",
-      query: { fieldManager: "me", force: true },
-      body: { contentType: Patch.contentType(Patch.apply({}, { fieldManager: "me" })), text: "{}" }
-    })
-    expect(request.method).toBe("PATCH")
-    expect(request.url).toBe("https://k8s.example:6443/prefix/api/v1/namespaces/default/pods/p?fieldManager=me&force=true")
-    expect(request.headers["accept"]).toBe("application/json")
+    const built = toHttpRequest(
+      "https://k8s.example:6443/prefix",
+      request.patch(Pods, "default", "p", Patch.apply({}, { fieldManager: "me", force: true }), { fieldManager: "me" })
+    )
+    expect(built.method).toBe("PATCH")
+    expect(built.url).toBe("https://k8s.example:6443/prefix/api/v1/namespaces/default/pods/p?fieldManager=me&force=true")
+    expect(built.headers["accept"]).toBe("application/json")
     const { version } = JSON.parse(readFileSync("package.json", "utf8")) as { version: string }
-    expect(request.headers["user-agent"]).toBe(`effect-kube/${version}`)
+    expect(built.headers["user-agent"]).toBe(`effect-kube/${version}`)
     expect(userAgent).toBe(`effect-kube/${version}`)
-    expect(request.body._tag).toBe("Uint8Array")
-    expect(request.body._tag === "Uint8Array" && request.body.contentType).toBe("application/apply-patch+yaml")
+    expect(built.body._tag).toBe("Uint8Array")
+    expect(built.body._tag === "Uint8Array" && built.body.contentType).toBe("application/apply-patch+yaml")
   })
 
   it("gives each patch kind its content type and body", () => {
@@ -61,6 +62,96 @@ describe("request building (pure)", () => {
     expect(Patch.contentType(Patch.json([]))).toBe("application/json-patch+json")
     expect(Patch.contentType(Patch.strategic({}))).toBe("application/strategic-merge-patch+json")
     expect(Patch.bodyText(Patch.json([{ op: "remove", path: "/a" }]))).toBe('[{"op":"remove","path":"/a"}]')
+  })
+})
+
+describe("the request of every operation (pure, request/)", () => {
+  const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "ns" } }
+
+  it("get, list, create and replace", () => {
+    expect(request.get(Pods, "ns", "p")).toEqual({
+      method: "GET",
+      path: "/api/v1/namespaces/ns/pods/p",
+      operation: { verb: "get", kind: "Pod", namespace: "ns", name: "p" }
+    })
+    const list = request.list(Pods, undefined, { labelSelector: "app=a", fieldSelector: " ", limit: 10, continue: "c" })
+    expect(list.method).toBe("GET")
+    expect(pathWithQuery(list)).toBe("/api/v1/pods?labelSelector=app%3Da&limit=10&continue=c")
+    expect(list.operation).toEqual({ verb: "list", kind: "Pod", namespace: undefined })
+    const create = request.create(Pods, "ns", pod, { dryRun: true, fieldManager: "me" })
+    expect([create.method, pathWithQuery(create)]).toEqual(["POST", "/api/v1/namespaces/ns/pods?dryRun=All&fieldManager=me"])
+    expect(create.body).toEqual({ contentType: "application/json", text: JSON.stringify(pod) })
+    expect(create.operation.verb).toBe("create")
+    const replace = request.replace(Jobs, "batch", "j", { metadata: { name: "j" } }, {})
+    expect([replace.method, pathWithQuery(replace)]).toEqual(["PUT", "/apis/batch/v1/namespaces/batch/jobs/j"])
+    expect(replace.operation).toEqual({ verb: "replace", kind: "Job", namespace: "batch", name: "j" })
+  })
+
+  it("each patch kind with its content type; apply with its field manager and force", () => {
+    const merge = request.patch(Pods, "ns", "p", Patch.merge({ a: 1 }), {})
+    expect([merge.method, pathWithQuery(merge), merge.body, merge.operation.verb]).toEqual([
+      "PATCH",
+      "/api/v1/namespaces/ns/pods/p",
+      { contentType: "application/merge-patch+json", text: "{\"a\":1}" },
+      "patch"
+    ])
+    expect(request.patch(Pods, "ns", "p", Patch.json([]), {}).body?.contentType).toBe("application/json-patch+json")
+    expect(request.patch(Pods, "ns", "p", Patch.strategic({}), { fieldManager: "m" }).query).toEqual({
+      dryRun: undefined,
+      fieldManager: "m",
+      force: undefined
+    })
+    const apply = request.patch(Pods, "ns", "p", Patch.apply(pod, { force: true }), { fieldManager: "me", dryRun: true })
+    expect(pathWithQuery(apply)).toBe("/api/v1/namespaces/ns/pods/p?dryRun=All&fieldManager=me&force=true")
+    expect(apply.body).toEqual({ contentType: "application/apply-patch+yaml", text: JSON.stringify(pod) })
+    expect(apply.operation).toEqual({ verb: "apply", kind: "Pod", namespace: "ns", name: "p" })
+  })
+
+  it("delete and delete-collection carry DeleteOptions in the body", () => {
+    const del = request.del(Pods, "ns", "p", { propagationPolicy: "Foreground", preconditions: { uid: "u" } })
+    expect([del.method, pathWithQuery(del)]).toEqual(["DELETE", "/api/v1/namespaces/ns/pods/p"])
+    expect(JSON.parse(del.body!.text)).toEqual({
+      kind: "DeleteOptions",
+      apiVersion: "v1",
+      propagationPolicy: "Foreground",
+      preconditions: { uid: "u" }
+    })
+    const all = request.deleteCollection(Pods, "ns", { labelSelector: "app=a", gracePeriodSeconds: 0, dryRun: true })
+    expect([all.method, pathWithQuery(all)]).toEqual(["DELETE", "/api/v1/namespaces/ns/pods?labelSelector=app%3Da"])
+    expect(JSON.parse(all.body!.text)).toEqual({
+      kind: "DeleteOptions",
+      apiVersion: "v1",
+      gracePeriodSeconds: 0,
+      dryRun: ["All"]
+    })
+    expect(all.operation).toEqual({ verb: "deleteAll", kind: "Pod", namespace: "ns" })
+  })
+
+  it("watch, with the parameters sendInitialEvents needs", () => {
+    expect(pathWithQuery(request.watch(Pods, "ns", { resourceVersion: "5", timeoutSeconds: 60 }))).toBe(
+      "/api/v1/namespaces/ns/pods?watch=true&resourceVersion=5&timeoutSeconds=60"
+    )
+    const initial = request.watch(Namespaces, undefined, { sendInitialEvents: true, labelSelector: "a" })
+    expect(pathWithQuery(initial)).toBe(
+      "/api/v1/namespaces?watch=true&labelSelector=a&resourceVersionMatch=NotOlderThan&sendInitialEvents=true&allowWatchBookmarks=true"
+    )
+    expect(initial.operation.verb).toBe("watch")
+  })
+
+  it("log, as text", () => {
+    const log = request.log(Pods, "ns", "p", { follow: true, container: "c", tailLines: 0, timestamps: false })
+    expect(pathWithQuery(log)).toBe("/api/v1/namespaces/ns/pods/p/log?container=c&follow=true&tailLines=0")
+    expect(log.accept).toBe("text/plain, */*")
+    expect(log.operation).toEqual({ verb: "logs", kind: "Pod", namespace: "ns", name: "p" })
+  })
+
+  it("discovery of a group version", () => {
+    expect(request.discovery("v1").path).toBe("/api/v1")
+    expect(request.discovery("apps/v1")).toEqual({
+      method: "GET",
+      path: "/apis/apps/v1",
+      operation: { verb: "discovery", kind: "APIResourceList", name: "apps/v1" }
+    })
   })
 })
 

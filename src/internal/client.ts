@@ -4,6 +4,10 @@
  * and turn non-2xx answers into ApiError. A 401 makes the auth provider forget cached
  * credentials and the request is sent once more, because exec plugins and rotated token
  * files can go stale between two refreshes; any other failure is returned as it is.
+ *
+ * Requests are described by `request/` (pure); this module is the one place that sends
+ * them, so the timeout, the retries, the spans and metrics (`telemetry.ts`) and the
+ * scrubbing of secrets from errors apply to every operation alike.
  */
 import * as Headers from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -11,65 +15,27 @@ import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as HttpClientErrors from "@effect/platform/HttpClientError"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Encoding from "effect/Encoding"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import { ApiError, KubeConfigError, reasonFor, type Status, ValidationError } from "../Errors.js"
+import { ApiError, KubeConfigError, reasonFor, type Status, type ValidationError } from "../Errors.js"
 import { KubeConfig, type Credentials, type Service as KubeConfigService } from "../KubeConfig.js"
 import { type Policy, RequestPolicy } from "../RequestPolicy.js"
+import { malformed } from "./codec.js"
 import { currentCredentials } from "./credentials.js"
 import * as Impersonate from "./kubeconfig/impersonate.js"
-import { userAgent } from "./version.js"
+import { pathWithQuery, type Spec, toHttpRequest } from "./request/spec.js"
+import * as telemetry from "./telemetry.js"
 
-/** Query values; `undefined` ones are left out. */
-export type Query = Readonly<Record<string, string | number | boolean | undefined>>
-
-/** A request to the Kubernetes API, before it knows the server or the credentials. */
-export interface Spec {
-  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
-  readonly path: string
-  readonly query?: Query | undefined
-  readonly body?: { readonly contentType: string; readonly text: string } | undefined
-  /** The accept header, when the answer is not JSON (pod logs); `application/json` otherwise. */
-  readonly accept?: string | undefined
-}
+export type { Spec } from "./request/spec.js"
 
 /** What a failed request can fail with. */
 export type RequestError = ApiError | HttpClientError.HttpClientError | KubeConfigError | ValidationError
-
-/** Renders the query string; values are percent-encoded (`URLSearchParams` rules). */
-export const queryString = (query: Query | undefined): string => {
-  if (query === undefined) return ""
-  const params = new URLSearchParams()
-  for (const key in query) {
-    const value = query[key]
-    if (value !== undefined) params.append(key, String(value))
-  }
-  const text = params.toString()
-  return text === "" ? "" : `?${text}`
-}
-
-/** The path with its query, as it appears in errors. */
-export const pathWithQuery = (spec: Spec): string => `${spec.path}${queryString(spec.query)}`
-
-/** A pure function from a Spec and a server URL to the request to send (no credentials yet). */
-export const buildRequest = (server: string, spec: Spec): HttpClientRequest.HttpClientRequest => {
-  const request = HttpClientRequest.make(spec.method)(`${server}${pathWithQuery(spec)}`, {
-    headers: { accept: spec.accept ?? "application/json", "user-agent": userAgent }
-  })
-  return spec.body === undefined
-    ? request
-    : HttpClientRequest.bodyText(request, spec.body.text, spec.body.contentType)
-}
-
-/** A JSON body. */
-export const jsonBody = (value: unknown, contentType = "application/json"): Spec["body"] => ({
-  contentType,
-  text: JSON.stringify(value)
-})
 
 /** What Node refuses in a header value (it throws, which would be a defect): line breaks, controls, beyond Latin-1. */
 const invalidHeaderCharacter = /[^\t\x20-\x7e\x80-\xff]/
@@ -105,22 +71,31 @@ const bodySummaryLimit = 300
 const isStatus = (u: unknown): u is Status =>
   typeof u === "object" && u !== null && (u as { kind?: unknown }).kind === "Status"
 
-const parseRetryAfter = (header: string | undefined, status: Status | undefined): number | undefined => {
+/**
+ * The seconds a Retry-After asks for: a number of seconds, or an HTTP date counted from
+ * `now` (the Clock's time, so that TestClock drives it), else the Status's own
+ * `retryAfterSeconds`.
+ */
+const parseRetryAfter = (header: string | undefined, status: Status | undefined, now: number): number | undefined => {
   if (header !== undefined) {
     const seconds = Number(header)
-    if (Number.isFinite(seconds) && seconds >= 0) return seconds
+    if (header.trim() !== "" && Number.isFinite(seconds) && seconds >= 0) return seconds
     const date = Date.parse(header)
-    if (!Number.isNaN(date)) return Math.max(0, Math.ceil((date - Date.now()) / 1000))
+    if (!Number.isNaN(date)) return Math.max(0, Math.ceil((date - now) / 1000))
   }
   return status?.details?.retryAfterSeconds
 }
 
-/** Builds the ApiError for an answer from its code, headers and body text. */
+/**
+ * Builds the ApiError for an answer from its code, headers and body text. `now` is the
+ * time in milliseconds that an HTTP-date Retry-After is counted from.
+ */
 export const apiErrorFrom = (
   spec: Pick<Spec, "method" | "path" | "query">,
   code: number,
   bodyText: string,
-  retryAfterHeader?: string | undefined
+  retryAfterHeader?: string | undefined,
+  now = 0
 ): ApiError => {
   let parsed: unknown = undefined
   try {
@@ -139,7 +114,7 @@ export const apiErrorFrom = (
     statusMessage,
     status,
     body,
-    retryAfter: parseRetryAfter(retryAfterHeader, status)
+    retryAfter: parseRetryAfter(retryAfterHeader, status, now)
   })
 }
 
@@ -176,10 +151,24 @@ const sendOnce = <R>(
       )
   )
 
+/**
+ * The ApiError of a non-2xx answer. A body that cannot be read (the connection broke
+ * while it came) is said so in the message, rather than taken for an empty one.
+ */
 const failFor = (spec: Spec, response: HttpClientResponse.HttpClientResponse) =>
   Effect.flatMap(
-    Effect.orElseSucceed(response.text, () => ""),
-    (text) => Effect.fail(apiErrorFrom(spec, response.status, text, response.headers["retry-after"]))
+    Effect.either(response.text),
+    (text) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        if (text._tag === "Right") {
+          return Effect.fail(apiErrorFrom(spec, response.status, text.right, response.headers["retry-after"], now))
+        }
+        const error = apiErrorFrom(spec, response.status, "", response.headers["retry-after"], now)
+        const why = text.left.description ?? text.left.reason
+        return Effect.fail(
+          new ApiError({ ...error, statusMessage: `${error.statusMessage} (the body could not be read: ${why})` })
+        )
+      })
   )
 
 /**
@@ -234,8 +223,8 @@ const exchange = <A>(
     const config = yield* KubeConfig
     const client = yield* HttpClient.HttpClient
     const policy = yield* RequestPolicy
-    const request = buildRequest(config.server, spec)
-    const once = Effect.flatMap(sendWith(client, config, spec, request), read)
+    const request = toHttpRequest(config.server, spec)
+    const once = Effect.flatMap(measured(spec, sendWith(client, config, spec, request)), read)
     const timed = policy.timeout === undefined ? once : Effect.timeoutFail(once, {
       duration: policy.timeout,
       onTimeout: () =>
@@ -249,6 +238,26 @@ const exchange = <A>(
     return yield* (spec.method === "GET"
       ? Effect.retry(throttled, { schedule: policy.readRetries, while: isTransient })
       : throttled).pipe(Effect.mapError(scrub))
+  }).pipe(telemetry.withSpan(spec))
+
+/** Counts one request sent and how long its answer took, and puts the status code on the span. */
+const measured = <R>(
+  spec: Spec,
+  send: Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R>
+): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> =>
+  Effect.clockWith((clock) => {
+    const start = clock.unsafeCurrentTimeNanos()
+    return Effect.onExit(send, (exit) =>
+      telemetry.record(
+        spec,
+        start,
+        clock.unsafeCurrentTimeNanos(),
+        Exit.isSuccess(exit)
+          ? exit.value.status
+          : exit.cause._tag === "Fail" && exit.cause.error._tag === "ApiError"
+          ? exit.cause.error.code
+          : undefined
+      ))
   })
 
 const retryThrottled = <A, R>(
@@ -267,7 +276,7 @@ const retryThrottled = <A, R>(
 /**
  * Sends a request whose connection lives as long as the scope: for watches and log
  * follows, so closing the scope closes the connection. No timeout and no retry: the
- * stream's owner decides.
+ * stream's owner decides. The span is the stream's (`telemetry.withStreamSpan`).
  */
 export const sendScoped = (
   spec: Spec
@@ -279,7 +288,7 @@ export const sendScoped = (
   Effect.gen(function*() {
     const config = yield* KubeConfig
     const client = HttpClient.withScope(yield* HttpClient.HttpClient)
-    return yield* Effect.mapError(sendWith(client, config, spec, buildRequest(config.server, spec)), scrub)
+    return yield* Effect.mapError(measured(spec, sendWith(client, config, spec, toHttpRequest(config.server, spec))), scrub)
   })
 
 /** A request as errors show it: no Authorization header, and no body (it may hold Secret data). */
@@ -324,10 +333,6 @@ export const scrub = <E>(error: E): E => {
     })
   return scrubbed as E
 }
-
-/** A 2xx answer that cannot be what was asked for. */
-export const malformed = (spec: Pick<Spec, "method" | "path" | "query">, detail: string): ValidationError =>
-  new ValidationError({ subject: `answer to ${spec.method} ${pathWithQuery(spec)}`, detail })
 
 /** Sends a request and parses its JSON body. */
 export const sendJson = (spec: Spec): Effect.Effect<unknown, RequestError, KubeConfig | HttpClient.HttpClient> =>

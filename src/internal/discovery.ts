@@ -18,6 +18,9 @@ import type * as Kube from "../Kube.js"
 import type { KubeConfig } from "../KubeConfig.js"
 import * as Resource from "../Resource.js"
 import * as client from "./client.js"
+import { malformed } from "./codec.js"
+import * as request from "./request/operations.js"
+import type { Spec } from "./request/spec.js"
 
 /** The kinds one group version serves, by kind; `undefined` when the server does not serve the group version. */
 type Kinds = ReadonlyMap<string, Resource.Resource<unknown>> | undefined
@@ -73,16 +76,16 @@ const decodeEntry = Schema.decodeUnknownOption(ResourceEntry)
 export const kindsOf = (
   apiVersion: string,
   json: unknown,
-  spec: client.Spec
+  spec: Spec
 ): Effect.Effect<Kinds, ValidationError> => {
   const list = decodeList(json)
-  if (Option.isNone(list)) return Effect.fail(client.malformed(spec, "expected an APIResourceList"))
+  if (Option.isNone(list)) return Effect.fail(malformed(spec, "expected an APIResourceList"))
   const kinds = new Map<string, Resource.Resource<unknown>>()
   for (const raw of list.value.resources) {
     const entry = decodeEntry(raw)
     if (Option.isNone(entry)) {
       return Effect.fail(
-        client.malformed(spec, "has a resource without a string name and kind and a boolean namespaced")
+        malformed(spec, "has a resource without a string name and kind and a boolean namespaced")
       )
     }
     const { kind, name, namespaced } = entry.value
@@ -93,13 +96,10 @@ export const kindsOf = (
 }
 
 /** The discovery document of one group version: `/api/v1` or `/apis/<group>/<version>`. */
-export const groupVersionPath = (apiVersion: string): string => {
-  const slash = apiVersion.indexOf("/")
-  return slash === -1 ? `/api/${apiVersion}` : `/apis/${apiVersion}`
-}
+export const groupVersionPath = request.groupVersionPath
 
 const fetchKinds = (apiVersion: string): Effect.Effect<Kinds, Kube.Error, KubeConfig | HttpClient.HttpClient> => {
-  const spec: client.Spec = { method: "GET", path: groupVersionPath(apiVersion) }
+  const spec = request.discovery(apiVersion)
   return client.sendJson(spec).pipe(
     Effect.flatMap((json) => kindsOf(apiVersion, json, spec)),
     // A group version the server does not serve is answered 404: no kinds, not a failure.

@@ -7,12 +7,12 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { ApiError, ValidationError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
-import * as Resource from "../Resource.js"
-import { describe, resolveNamespace, type Target } from "./api.js"
 import * as client from "./client.js"
 import { splitLines } from "./lines.js"
-import { checkName } from "./validate.js"
-import { checkPositive } from "./watch.js"
+import * as request from "./request/operations.js"
+import type { Spec } from "./request/spec.js"
+import * as telemetry from "./telemetry.js"
+import { checkName, checkPositive, resolveNamed, type Target } from "./validate.js"
 
 const rfc3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
 
@@ -39,7 +39,7 @@ export const logSpec = <A, I>(
   name: string,
   options: Kube.LogOptions,
   follow: boolean
-): Effect.Effect<client.Spec, ValidationError, Kube.Requirements> =>
+): Effect.Effect<Spec, ValidationError, Kube.Requirements> =>
   Effect.gen(function*() {
     const { resource } = target
     if (resource.group !== "" || resource.plural !== "pods") {
@@ -48,8 +48,7 @@ export const logSpec = <A, I>(
         detail: "logs are served for pods only (the core v1 pods resource)"
       })
     }
-    const namespace = yield* resolveNamespace(target)
-    yield* checkName(name, `${describe(resource, namespace, String(name))}: name`)
+    const namespace = yield* resolveNamed(target, name)
     if (options.container !== undefined) yield* checkName(options.container, "container")
     if (options.sinceSeconds !== undefined && options.sinceTime !== undefined) {
       return yield* new ValidationError({
@@ -61,21 +60,16 @@ export const logSpec = <A, I>(
     yield* checkPositive(options.sinceSeconds, "sinceSeconds")
     yield* checkPositive(options.limitBytes, "limitBytes")
     const sinceTime = yield* sinceTimeText(options.sinceTime)
-    return {
-      method: "GET",
-      path: Resource.objectPath(resource, namespace, name, "log"),
-      query: {
-        container: options.container,
-        follow: follow ? true : undefined,
-        tailLines: options.tailLines,
-        sinceSeconds: options.sinceSeconds,
-        sinceTime,
-        timestamps: options.timestamps === true ? true : undefined,
-        previous: options.previous === true ? true : undefined,
-        limitBytes: options.limitBytes
-      },
-      accept: "text/plain, */*"
-    } satisfies client.Spec
+    return request.log(resource, namespace, name, {
+      container: options.container,
+      follow,
+      tailLines: options.tailLines,
+      sinceSeconds: options.sinceSeconds,
+      sinceTime,
+      timestamps: options.timestamps,
+      previous: options.previous,
+      limitBytes: options.limitBytes
+    })
   })
 
 /** `logs` on a bound api: `""` when the pod is gone. */
@@ -100,13 +94,13 @@ export const logStream = <A, I>(
   name: string,
   options: Kube.LogOptions
 ): Stream.Stream<string, Kube.Error, Kube.Requirements> =>
-  Stream.unwrapScoped(
-    Effect.gen(function*() {
-      const spec = yield* logSpec(target, name, options, true)
-      return yield* client.sendScoped(spec).pipe(
-        // body failures carry the authorized request: scrubbed like every transport error
-        Effect.map((response) => Stream.mapError(splitLines(true)(response.stream), client.scrub)),
-        Effect.catchIf(ApiError.isNotFound, () => Effect.succeed(Stream.empty))
-      )
-    })
+  Stream.unwrap(
+    Effect.map(logSpec(target, name, options, true), (spec) =>
+      Stream.unwrapScoped(
+        client.sendScoped(spec).pipe(
+          // body failures carry the authorized request: scrubbed like every transport error
+          Effect.map((response) => Stream.mapError(splitLines(true)(response.stream), client.scrub)),
+          Effect.catchIf(ApiError.isNotFound, () => Effect.succeed(Stream.empty))
+        )
+      ).pipe(telemetry.withStreamSpan(spec)))
   )

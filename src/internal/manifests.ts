@@ -15,16 +15,14 @@ import type * as Kube from "../Kube.js"
 import { KubeConfig } from "../KubeConfig.js"
 import type * as Manifests from "../Manifests.js"
 import * as Patch from "../Patch.js"
-import * as Resource from "../Resource.js"
-import * as api from "./api.js"
+import type * as Resource from "../Resource.js"
 import * as client from "./client.js"
+import { decodeObject, isObject, type JsonObject } from "./codec.js"
 import * as discovery from "./discovery.js"
+import * as operations from "./operations.js"
+import * as request from "./request/operations.js"
 import { checkNamespace, nameProblem, namespaceProblem } from "./validate.js"
 import * as yaml from "./yaml.js"
-
-type JsonObject = Record<string, unknown>
-
-const isObject = (u: unknown): u is JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const describeJson = (u: unknown): string =>
   u === null ? "null" : Array.isArray(u) ? "an array" : typeof u === "object" ? "an object" : `a ${typeof u}`
@@ -366,8 +364,8 @@ const prepareRefs = (
     return yield* resolveAll(located, target, options.clusterScoped === true)
   })
 
-/** The namespace the Kube.api of a resolved object acts in. */
-const apiFor = (item: Resolved) => api.make(item.resource, { namespace: item.ref.namespace })
+/** Where the operations on a resolved object act. */
+const targetOf = (item: Resolved) => ({ resource: item.resource, namespace: item.ref.namespace })
 
 // ---------------------------------------------------------------------------------------------------------------------
 // apply
@@ -449,9 +447,12 @@ export const apply = (
       const item = resolved[i]!
       const { uid: _given, ...ref } = item.ref
       const result = yield* Effect.either(
-        apiFor(item).patch(item.name, Patch.apply(bodies[i], { fieldManager, force: options.force === true }), {
-          dryRun: options.dryRun
-        })
+        operations.patch(
+          targetOf(item),
+          item.name,
+          Patch.apply(bodies[i], { fieldManager, force: options.force === true }),
+          { dryRun: options.dryRun }
+        )
       )
       if (Either.isLeft(result)) {
         return yield* new ApplyFailed({ applied, failed: { ref, error: asRefError(result.left) } })
@@ -473,13 +474,10 @@ export const get = (
   Effect.gen(function*() {
     const resolved = yield* prepareRefs(refs, options)
     return yield* Effect.forEach(resolved, (item) => {
-      const spec: client.Spec = {
-        method: "GET",
-        path: Resource.objectPath(item.resource, item.ref.namespace, item.name)
-      }
+      const spec = request.get(item.resource, item.ref.namespace, item.name)
       return Effect.flatMap(
         client.sendJson(spec),
-        (json) => api.decodeObject(item.resource, json, spec) as Effect.Effect<Manifests.Manifest, ValidationError>
+        (json) => decodeObject(item.resource, json, spec) as Effect.Effect<Manifests.Manifest, ValidationError>
       )
     })
   })
@@ -510,7 +508,7 @@ export const del = (
     for (let i = resolved.length - 1; i >= 0; i--) {
       const item = resolved[i]!
       const result = yield* Effect.either(
-        apiFor(item).delete(item.name, {
+        operations.del(targetOf(item), item.name, {
           propagationPolicy,
           dryRun: options.dryRun,
           ...(item.uid !== undefined ? { preconditions: { uid: item.uid } } : {})

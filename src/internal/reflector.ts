@@ -2,7 +2,9 @@
  * The reflector's store: a map of objects keyed by namespace and name, written by a
  * pass-through tap on a watcher stream. A listing (`Init` … `InitDone`) is collected
  * aside and swapped in at `InitDone`, so readers never see a half-listed state and
- * objects deleted while the watch was disconnected vanish with the swap.
+ * objects deleted while the watch was disconnected vanish with the swap. When the
+ * stream fails, the store says so (`ready` before the first listing, `failure` and
+ * `stopped` at any time), so a stale store is never taken for a live one.
  */
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -23,14 +25,16 @@ const keyOf = (object: unknown): string => {
   return `${namespace}/${name}`
 }
 
-/** The store with its writing side, which only `reflect` uses. */
-export class StoreImpl<A, E> implements Watcher.Store<A, E> {
+/** The store made by `makeStore`: readable by anyone, written by `reflect`. */
+class StoreImpl<A, E> implements Watcher.WritableStore<A, E> {
   private current = new Map<string, A>()
   private listing: Map<string, A> | undefined = undefined
+  private failedWith: Option.Option<E> = Option.none()
 
   constructor(
     private readonly defaultNamespace: string | undefined,
-    private readonly readyDeferred: Deferred.Deferred<void, E>
+    private readonly readyDeferred: Deferred.Deferred<void, E>,
+    private readonly stoppedDeferred: Deferred.Deferred<never, E>
   ) {}
 
   readonly get = (name: string, namespace?: string | undefined): Effect.Effect<Option.Option<A>> =>
@@ -42,8 +46,15 @@ export class StoreImpl<A, E> implements Watcher.Store<A, E> {
     return Deferred.await(this.readyDeferred)
   }
 
-  /** Applies one event; runs inside the stream, once per event. */
-  apply(event: Watcher.Event<A>): void {
+  get failure(): Effect.Effect<Option.Option<E>> {
+    return Effect.sync(() => this.failedWith)
+  }
+
+  get stopped(): Effect.Effect<never, E> {
+    return Deferred.await(this.stoppedDeferred)
+  }
+
+  readonly apply = (event: Watcher.Event<A>): void => {
     switch (event._tag) {
       case "Init":
         this.listing = new Map()
@@ -65,35 +76,35 @@ export class StoreImpl<A, E> implements Watcher.Store<A, E> {
     }
   }
 
-  /** The stream failed: readers waiting for the first listing learn why. */
-  fail(error: E): void {
+  readonly fail = (error: E): void => {
+    if (Option.isNone(this.failedWith)) this.failedWith = Option.some(error)
     Deferred.unsafeDone(this.readyDeferred, Exit.fail(error))
+    Deferred.unsafeDone(this.stoppedDeferred, Exit.fail(error))
   }
 }
 
 /** A new, empty store. */
 export const makeStore = <A, E = never>(
   options?: { readonly namespace?: string | undefined }
-): Effect.Effect<Watcher.Store<A, E>> =>
-  Effect.map(Deferred.make<void, E>(), (ready) => new StoreImpl<A, E>(options?.namespace, ready))
+): Effect.Effect<Watcher.WritableStore<A, E>> =>
+  Effect.zipWith(
+    Deferred.make<void, E>(),
+    Deferred.make<never, E>(),
+    (ready, stopped) => new StoreImpl<A, E>(options?.namespace, ready, stopped)
+  )
 
-/** The tap: every event is written into the store before it is passed on. */
+/** The tap: every event is written into the store before it is passed on; a failure is recorded. */
 export const reflect = <A, E, R>(
   stream: Stream.Stream<Watcher.Event<A>, E, R>,
-  store: Watcher.Store<A, E>
-): Stream.Stream<Watcher.Event<A>, E, R> => {
-  if (!(store instanceof StoreImpl)) {
-    return Stream.dieMessage("Watcher.reflect: the store must come from Watcher.makeStore")
-  }
-  const impl = store as StoreImpl<A, E>
-  return stream.pipe(
+  store: Watcher.Writer<A, E>
+): Stream.Stream<Watcher.Event<A>, E, R> =>
+  stream.pipe(
     Stream.mapChunks((events) => {
-      for (const event of events) impl.apply(event)
+      for (const event of events) store.apply(event)
       return events
     }),
-    Stream.tapError((error) => Effect.sync(() => impl.fail(error)))
+    Stream.tapError((error) => Effect.sync(() => store.fail(error)))
   )
-}
 
 /** A store kept up to date by a watcher running in the background of the scope. */
 export const reflector = <A>(

@@ -12,11 +12,9 @@ import { KubeConfig } from "../KubeConfig.js"
 import type * as Manifests from "../Manifests.js"
 import type * as Template from "../Template.js"
 import * as client from "./client.js"
+import { isObject, type JsonObject, malformed } from "./codec.js"
+import { jsonBody, type Spec } from "./request/spec.js"
 import { checkName, checkNamespace } from "./validate.js"
-
-type JsonObject = Record<string, unknown>
-
-const isObject = (u: unknown): u is JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const prefix = "/apis/template.openshift.io/v1/namespaces"
 
@@ -143,22 +141,27 @@ export const process = (
     const subject = `Template ${templateNamespace}/${name}`
     const values = yield* checkParameters(subject, parameters)
 
-    const getSpec: client.Spec = { method: "GET", path: `${prefix}/${templateNamespace}/templates/${name}` }
+    const getSpec: Spec = {
+      method: "GET",
+      path: `${prefix}/${templateNamespace}/templates/${name}`,
+      operation: { verb: "get", kind: "Template", namespace: templateNamespace, name }
+    }
     const template = yield* client.sendJson(getSpec)
     if (!isObject(template) || template["kind"] !== "Template") {
-      return yield* client.malformed(getSpec, "expected a Template")
+      return yield* malformed(getSpec, "expected a Template")
     }
     const body = yield* fill(subject, template, values, namespace)
 
-    const processSpec: client.Spec = {
+    const processSpec: Spec = {
       method: "POST",
       path: `${prefix}/${namespace}/processedtemplates`,
-      body: client.jsonBody(body)
+      body: jsonBody(body),
+      operation: { verb: "process", kind: "Template", namespace, name }
     }
     const processed = yield* client.sendJson(processSpec)
     const objects = isObject(processed) ? processed["objects"] : undefined
     if (!Array.isArray(objects) || !objects.every(isObject)) {
-      return yield* client.malformed(processSpec, "expected a Template whose objects are a list of objects")
+      return yield* malformed(processSpec, "expected a Template whose objects are a list of objects")
     }
     return objects as ReadonlyArray<Manifests.Manifest>
   })

@@ -4,6 +4,8 @@
  */
 import * as Effect from "effect/Effect"
 import { ValidationError } from "../Errors.js"
+import { KubeConfig } from "../KubeConfig.js"
+import type * as Resource from "../Resource.js"
 
 const maxNameLength = 253
 const namespacePattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
@@ -53,3 +55,60 @@ export const checkNamespace = (namespace: unknown, subject = "namespace"): Effec
     ? Effect.succeed(namespace as string)
     : Effect.fail(new ValidationError({ subject, detail: problem }))
 }
+
+/** A positive whole number (or >= 0 with `allowZero`), or undefined. */
+export const checkPositive = (
+  value: number | undefined,
+  subject: string,
+  allowZero = false
+): Effect.Effect<void, ValidationError> =>
+  value === undefined || (Number.isSafeInteger(value) && (allowZero ? value >= 0 : value > 0))
+    ? Effect.void
+    : Effect.fail(
+      new ValidationError({
+        subject,
+        detail: `must be a ${allowZero ? "whole number >= 0" : "positive whole number"} (got ${value})`
+      })
+    )
+
+/** Everything an operation needs to know about where it acts. */
+export interface Target<A, I> {
+  readonly resource: Resource.Resource<A, I, string>
+  /** The namespace given to `api`, unchecked. */
+  readonly namespace: string | undefined
+}
+
+/**
+ * The namespace an operation acts in: `undefined` for cluster-scoped kinds and for
+ * all-namespaces reads, else the given one or the KubeConfig's, checked.
+ */
+export const resolveNamespace = (
+  target: { readonly resource: Pick<Resource.Info, "kind" | "namespaced">; readonly namespace: string | undefined },
+  allNamespaces?: boolean | undefined
+): Effect.Effect<string | undefined, ValidationError, KubeConfig> => {
+  const { namespace, resource } = target
+  if (!resource.namespaced) {
+    return namespace === undefined
+      ? Effect.succeed(undefined)
+      : Effect.fail(
+        new ValidationError({
+          subject: "namespace",
+          detail: `${resource.kind} is cluster-scoped, so no namespace may be given (got ${JSON.stringify(namespace)})`
+        })
+      )
+  }
+  if (allNamespaces === true) return Effect.succeed(undefined)
+  if (namespace !== undefined) return checkNamespace(namespace)
+  return Effect.flatMap(KubeConfig, (config) => checkNamespace(config.namespace, "namespace (from the kubeconfig)"))
+}
+
+/** The namespace of an operation on one named object, and the name checked. */
+export const resolveNamed = (
+  target: { readonly resource: Pick<Resource.Info, "kind" | "namespaced">; readonly namespace: string | undefined },
+  name: string
+): Effect.Effect<string | undefined, ValidationError, KubeConfig> =>
+  Effect.flatMap(resolveNamespace(target), (namespace) =>
+    Effect.as(
+      checkName(name, `${target.resource.kind} ${namespace === undefined ? "" : `${namespace}/`}${String(name)}: name`),
+      namespace
+    ))

@@ -12,46 +12,41 @@ import * as Stream from "effect/Stream"
 import { WaitTimeout } from "../Errors.js"
 import type * as Kube from "../Kube.js"
 import type * as Watcher from "../Watcher.js"
-import * as Resource from "../Resource.js"
-import { decodeObject, describe, resolveNamespace, type Target } from "./api.js"
-import * as client from "./client.js"
-import { checkName } from "./validate.js"
+import { resourceVersionOf } from "./codec.js"
+import { get } from "./operations.js"
+import { resolveNamed, type Target } from "./validate.js"
 import * as watcher from "./watcher.js"
 
-const resourceVersionOf = (object: unknown): string | undefined => {
-  const metadata = typeof object === "object" && object !== null
-    ? (object as { readonly metadata?: { readonly resourceVersion?: unknown } }).metadata
-    : undefined
-  const rv = metadata?.resourceVersion
-  return typeof rv === "string" && rv !== "" ? rv : undefined
-}
+/** A Condition, or a plain predicate (named "predicate" in the timeout error). */
+const asCondition = <A>(
+  condition: Kube.Condition<A> | ((object: A | undefined) => boolean)
+): Kube.Condition<A> =>
+  typeof condition === "function" ? { name: "predicate", test: condition } : condition
 
-/** `waitFor` on a bound api. */
+/** `waitFor` on a bound api: the object that satisfied the condition, `None` when its absence did. */
 export const waitFor = <A, I>(
   target: Target<A, I>,
   name: string,
-  condition: Kube.Condition<A>,
+  condition: Kube.Condition<A> | ((object: A | undefined) => boolean),
   options: { readonly timeout: Duration.DurationInput } & Watcher.Options
-): Effect.Effect<A | undefined, Kube.Error | WaitTimeout, Kube.Requirements> =>
+): Effect.Effect<Option.Option<A>, Kube.Error | WaitTimeout, Kube.Requirements> =>
   Effect.gen(function*() {
-    const namespace = yield* resolveNamespace(target)
-    yield* checkName(name, `${describe(target.resource, namespace, String(name))}: name`)
+    const { name: conditionName, test } = asCondition(condition)
+    const namespace = yield* resolveNamed(target, name)
     const timeout = Duration.decode(options.timeout)
     const wait = Effect.gen(function*() {
-      const spec: client.Spec = { method: "GET", path: Resource.objectPath(target.resource, namespace, name) }
-      const json = yield* client.sendJsonOption(spec)
-      const found = Option.isSome(json) ? yield* decodeObject(target.resource, json.value, spec) : undefined
-      if (condition.test(found)) return found
+      const found = Option.getOrUndefined(yield* get(target, name))
+      if (test(found)) return Option.fromNullable(found)
       const resourceVersion = resourceVersionOf(found)
       // Without a resourceVersion to start from, the watcher lists the name first.
       const start = resourceVersion === undefined ? undefined : { resourceVersion }
       let listed: A | undefined = undefined
-      const met = yield* watcher.make(target.resource, namespace, {
+      const met = yield* watcher.make(target, namespace, {
         ...options,
         labelSelector: undefined,
         fieldSelector: `metadata.name=${name}`
       }, start).pipe(
-        Stream.filterMap((event): Option.Option<A | undefined> => {
+        Stream.filterMap((event): Option.Option<Option.Option<A>> => {
           switch (event._tag) {
             case "Init":
               listed = undefined
@@ -60,17 +55,17 @@ export const waitFor = <A, I>(
               listed = event.object
               return Option.none()
             case "InitDone":
-              return condition.test(listed) ? Option.some(listed) : Option.none()
+              return test(listed) ? Option.some(Option.fromNullable(listed)) : Option.none()
             case "Apply":
-              return condition.test(event.object) ? Option.some(event.object) : Option.none()
+              return test(event.object) ? Option.some(Option.some(event.object)) : Option.none()
             case "Delete":
-              return condition.test(undefined) ? Option.some(undefined) : Option.none()
+              return test(undefined) ? Option.some(Option.none()) : Option.none()
           }
         }),
         Stream.runHead
       )
       // The watcher never ends on its own; an end here means it was cut short.
-      return Option.getOrUndefined(met)
+      return Option.flatten(met)
     })
     return yield* Effect.timeoutFail(wait, {
       duration: timeout,
@@ -79,7 +74,7 @@ export const waitFor = <A, I>(
           kind: target.resource.kind,
           name,
           namespace,
-          condition: condition.name,
+          condition: conditionName,
           timeout: Duration.format(timeout)
         })
     })

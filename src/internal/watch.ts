@@ -13,32 +13,15 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { type Status, ValidationError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
-import * as Resource from "../Resource.js"
-import { decodeList, describe, inAnswer, listSpec, resolveNamespace, type Target } from "./api.js"
+import type * as Resource from "../Resource.js"
 import * as client from "./client.js"
-import { codecFor } from "./codec.js"
+import { isObject, type JsonObject, malformed, objectDecoder, resourceVersionOf } from "./codec.js"
 import { LineDecoder, transformChunks } from "./lines.js"
-
-type JsonObject = Record<string, unknown>
-
-const isObject = (u: unknown): u is JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
-
-const nonEmpty = (s: string | undefined): s is string => s !== undefined && s.trim() !== ""
-
-/** A positive whole number, or undefined. */
-export const checkPositive = (
-  value: number | undefined,
-  subject: string,
-  allowZero = false
-): Effect.Effect<void, ValidationError> =>
-  value === undefined || (Number.isSafeInteger(value) && (allowZero ? value >= 0 : value > 0))
-    ? Effect.void
-    : Effect.fail(
-      new ValidationError({
-        subject,
-        detail: `must be a ${allowZero ? "whole number >= 0" : "positive whole number"} (got ${value})`
-      })
-    )
+import { listIn } from "./operations.js"
+import * as request from "./request/operations.js"
+import type { Spec } from "./request/spec.js"
+import * as telemetry from "./telemetry.js"
+import { checkPositive, resolveNamespace, type Target } from "./validate.js"
 
 /** Checks the options of a watch before any request. */
 export const checkWatchOptions = (options: Kube.WatchOptions): Effect.Effect<void, ValidationError> =>
@@ -54,32 +37,6 @@ export const checkWatchOptions = (options: Kube.WatchOptions): Effect.Effect<voi
       : Effect.void
   )
 
-/**
- * The Spec of a watch. `sendInitialEvents` is only accepted by the API together with
- * `resourceVersionMatch=NotOlderThan` and bookmarks, so those are sent with it.
- */
-export const watchSpec = (
-  resource: Resource.Info,
-  namespace: string | undefined,
-  options: Kube.WatchOptions
-): client.Spec => {
-  const initialEvents = options.sendInitialEvents !== undefined
-  return {
-    method: "GET",
-    path: Resource.collectionPath(resource, namespace),
-    query: {
-      watch: true,
-      labelSelector: nonEmpty(options.labelSelector) ? options.labelSelector : undefined,
-      fieldSelector: nonEmpty(options.fieldSelector) ? options.fieldSelector : undefined,
-      resourceVersion: nonEmpty(options.resourceVersion) ? options.resourceVersion : undefined,
-      resourceVersionMatch: initialEvents ? "NotOlderThan" : undefined,
-      sendInitialEvents: options.sendInitialEvents,
-      allowWatchBookmarks: initialEvents ? true : options.allowWatchBookmarks,
-      timeoutSeconds: options.timeoutSeconds
-    }
-  }
-}
-
 /** What the watcher needs to know of a raw watch as it goes. */
 export interface WatchHooks {
   /** Called with the resourceVersion of every event (bookmarks included), in order. */
@@ -88,40 +45,6 @@ export interface WatchHooks {
   readonly onData?: (() => void) | undefined
   /** Ends the watch when no bytes arrive for this long (a connection that died silently). */
   readonly idleTimeout?: Duration.Duration | undefined
-}
-
-const resourceVersionOf = (object: JsonObject): string | undefined => {
-  const metadata = object["metadata"]
-  if (!isObject(metadata)) return undefined
-  const rv = metadata["resourceVersion"]
-  return typeof rv === "string" ? rv : undefined
-}
-
-/**
- * Decodes one object of the resource without going through an Effect: this runs once
- * per event. Same checks as `decodeObject` in api.ts.
- */
-export const objectDecoder = <A, I>(resource: Resource.Resource<A, I>, spec: client.Spec) => {
-  const codec = codecFor(resource.schema)
-  return (u: JsonObject): Either.Either<A, ValidationError> => {
-    const kind = u["kind"]
-    if (kind === undefined) {
-      u["kind"] = resource.kind
-      if (u["apiVersion"] === undefined) u["apiVersion"] = resource.apiVersion
-    } else if (kind !== resource.kind) {
-      return Either.left(client.malformed(spec, `expected a ${resource.kind}, got a ${String(kind)}`))
-    } else if (u["apiVersion"] === undefined) {
-      u["apiVersion"] = resource.apiVersion
-    }
-    const metadata = isObject(u["metadata"]) ? u["metadata"] : {}
-    const subject = describe(
-      resource,
-      metadata["namespace"] as string | undefined,
-      metadata["name"] as string | undefined
-    )
-    const decoded = codec.decode(u, subject)
-    return Either.isRight(decoded) ? decoded : Either.left(inAnswer(spec, decoded.left))
-  }
 }
 
 const truncated = (response: HttpClientResponse.HttpClientResponse, bytes: number) =>
@@ -137,8 +60,8 @@ const truncated = (response: HttpClientResponse.HttpClientResponse, bytes: numbe
  * time; an `ERROR` event fails the stream with the ApiError of its Status.
  */
 const decodeEvents = <A, I>(
-  resource: Resource.Resource<A, I>,
-  spec: client.Spec,
+  resource: Resource.Resource<A, I, string>,
+  spec: Spec,
   response: HttpClientResponse.HttpClientResponse,
   hooks: WatchHooks
 ) => {
@@ -152,10 +75,10 @@ const decodeEvents = <A, I>(
       try {
         event = JSON.parse(line)
       } catch {
-        return client.malformed(spec, `sent a line that is not JSON (${line.length} characters)`)
+        return malformed(spec, `sent a line that is not JSON (${line.length} characters)`)
       }
       if (!isObject(event) || !isObject(event["object"])) {
-        return client.malformed(spec, "sent an event without an object")
+        return malformed(spec, "sent an event without an object")
       }
       const type = event["type"]
       const object = event["object"]
@@ -189,7 +112,7 @@ const decodeEvents = <A, I>(
         case "ERROR":
           return client.apiErrorFromStatus(spec, object as Status)
         default:
-          return client.malformed(spec, `sent an event of unknown type ${JSON.stringify(type)}`)
+          return malformed(spec, `sent an event of unknown type ${JSON.stringify(type)}`)
       }
     }
     let seenData = false
@@ -223,10 +146,13 @@ const decodeEvents = <A, I>(
   })
 }
 
-/** Runs a watch Spec: one request, whose connection closes when the stream ends or is interrupted. */
+/**
+ * Runs a watch Spec: one request, whose connection closes when the stream ends or is
+ * interrupted, in one `kube.watch` span that lasts as long as the stream.
+ */
 export const watchSpecStream = <A, I>(
-  resource: Resource.Resource<A, I>,
-  spec: client.Spec,
+  resource: Resource.Resource<A, I, string>,
+  spec: Spec,
   hooks: WatchHooks = {}
 ): Stream.Stream<Kube.WatchEvent<A>, Kube.Error, Kube.Requirements> =>
   Stream.unwrapScoped(
@@ -241,13 +167,13 @@ export const watchSpecStream = <A, I>(
         return Stream.mapError(decodeEvents(resource, spec, response, hooks)(body), client.scrub)
       }
     }))
-  )
+  ).pipe(telemetry.withStreamSpan(spec))
 
 /**
  * Sends the watch request. Waiting for the answer counts as idle time too: a request
  * lost on a half-open connection gets no headers, and would otherwise wait for ever.
  */
-const connect = (spec: client.Spec, idleTimeout: Duration.Duration | undefined) =>
+const connect = (spec: Spec, idleTimeout: Duration.Duration | undefined) =>
   idleTimeout === undefined
     ? Effect.map(client.sendScoped(spec), Option.some)
     : Effect.timeoutOption(client.sendScoped(spec), idleTimeout)
@@ -261,7 +187,7 @@ export const watch = <A, I>(
     Effect.gen(function*() {
       yield* checkWatchOptions(options)
       const namespace = yield* resolveNamespace(target, options.allNamespaces)
-      return watchSpecStream(target.resource, watchSpec(target.resource, namespace, options))
+      return watchSpecStream(target.resource, request.watch(target.resource, namespace, options))
     })
   )
 
@@ -272,32 +198,30 @@ export interface PageOptions extends Kube.Selectors {
 
 /** One page of a list, from a continue token (or the start). */
 export const listPage = <A, I>(
-  resource: Resource.Resource<A, I>,
+  target: Target<A, I>,
   namespace: string | undefined,
   options: PageOptions,
   continueToken: string | undefined
-): Effect.Effect<Kube.ListResult<A>, Kube.Error, Kube.Requirements> => {
-  const spec = listSpec(resource, namespace, {
+): Effect.Effect<Kube.ListResult<A>, Kube.Error, Kube.Requirements> =>
+  listIn(target, namespace, {
     labelSelector: options.labelSelector,
     fieldSelector: options.fieldSelector,
     limit: options.pageSize ?? 500,
     continue: continueToken
   })
-  return Effect.flatMap(client.sendJson(spec), (json) => decodeList(resource, json, spec))
-}
 
 /**
  * The pages of a list, each fetched when the previous one has been pulled. Every page
  * carries the list's resourceVersion; the last one has no continue token.
  */
 export const pages = <A, I>(
-  resource: Resource.Resource<A, I>,
+  target: Target<A, I>,
   namespace: string | undefined,
   options: PageOptions
 ): Stream.Stream<Kube.ListResult<A>, Kube.Error, Kube.Requirements> =>
   Stream.paginateEffect(undefined as string | undefined, (continueToken) =>
     Effect.map(
-      listPage(resource, namespace, options, continueToken),
+      listPage(target, namespace, options, continueToken),
       (page) => [page, Option.fromNullable(page.metadata.continue)] as const
     ))
 
@@ -311,7 +235,7 @@ export const listStream = <A, I>(
       yield* checkPositive(options.pageSize, "pageSize")
       const namespace = yield* resolveNamespace(target, options.allNamespaces)
       return Stream.mapConcatChunk(
-        pages(target.resource, namespace, options),
+        pages(target, namespace, options),
         (page) => Chunk.unsafeFromArray(page.items)
       )
     })

@@ -22,10 +22,10 @@ import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { ApiError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
-import type * as Resource from "../Resource.js"
 import type * as Watcher from "../Watcher.js"
-import { resolveNamespace, type Target } from "./api.js"
-import { checkPositive, defaultIdleTimeout, listPage, watchSpec, watchSpecStream } from "./watch.js"
+import * as request from "./request/operations.js"
+import { checkPositive, resolveNamespace, type Target } from "./validate.js"
+import { defaultIdleTimeout, listPage, watchSpecStream } from "./watch.js"
 
 /** 800 ms doubling to 30 s, jittered (so that many clients do not reconnect in step). */
 export const defaultBackoff: Schedule.Schedule<unknown, unknown> = Schedule.exponential("800 millis", 2).pipe(
@@ -73,12 +73,13 @@ export interface Start {
 
 /** The watcher over a resolved namespace. */
 export const make = <A, I>(
-  resource: Resource.Resource<A, I>,
+  target: Target<A, I>,
   namespace: string | undefined,
   options: Watcher.Options,
   start?: Start | undefined
 ): Stream.Stream<Watcher.Event<A>, Kube.Error, Kube.Requirements> =>
   Stream.unwrap(Effect.gen(function*() {
+    const { resource } = target
     const driver = yield* Schedule.driver(options.backoff ?? defaultBackoff)
     const failOn = options.failOn ?? defaultFailOn
     const timeoutSeconds = options.timeoutSeconds ?? 290
@@ -101,7 +102,7 @@ export const make = <A, I>(
     }
 
     const listing = (current: State & { readonly _tag: "Empty" | "Listing" }) =>
-      Stream.fromEffect(listPage(resource, namespace, {
+      Stream.fromEffect(listPage(target, namespace, {
         labelSelector: options.labelSelector,
         fieldSelector: options.fieldSelector,
         pageSize
@@ -125,7 +126,7 @@ export const make = <A, I>(
       Stream.suspend(() => {
         let resourceVersion = current.resourceVersion
         let sawData = false
-        const spec = watchSpec(resource, namespace, {
+        const spec = request.watch(resource, namespace, {
           labelSelector: options.labelSelector,
           fieldSelector: options.fieldSelector,
           resourceVersion,
@@ -218,5 +219,5 @@ export const watcher = <A, I>(
   Stream.unwrap(Effect.gen(function*() {
     yield* checkOptions(options)
     const namespace = yield* resolveNamespace(target, options.allNamespaces)
-    return make(target.resource, namespace, options, start)
+    return make(target, namespace, options, start)
   }))

@@ -215,7 +215,8 @@ const runCall = (call: Call, control: FakeCluster.Control): Effect.Effect<string
       replace: cms.replace(call.name, object),
       patch: cms.patch(call.name, Patch.merge({ metadata: { labels: call.labels } })),
       list: cms.list({ ...selectors, limit: call.limit }),
-      deleteAll: cms.deleteAll(selectors),
+      // arbitrary selectors, missing ones included: the runtime check is what is tested
+      deleteAll: cms.deleteAll(selectors as Kube.DeleteAllOptions),
       logs: pods.logs(call.name, { container: call.labels["app"], tailLines: call.limit }),
       listStream: Stream.runDrain(cms.listStream({ ...selectors, pageSize: call.limit }))
     }[call.op]

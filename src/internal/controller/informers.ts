@@ -13,6 +13,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
@@ -50,7 +51,8 @@ class Shared<A> implements Watcher.Store<A, Kube.Error> {
   started = false
   readonly subscribers = new Set<Queue.Queue<Take.Take<Watcher.Event<A>, Kube.Error>>>()
   fiber: Fiber.RuntimeFiber<void> | undefined = undefined
-  failure: Kube.Error | undefined = undefined
+  failedWith: Kube.Error | undefined = undefined
+  readonly stoppedDeferred = Deferred.unsafeMake<never, Kube.Error>(FiberId.none)
 
   constructor(readonly defaultNamespace: string | undefined, readonly readyDeferred: Deferred.Deferred<void, Kube.Error>) {}
 
@@ -61,6 +63,14 @@ class Shared<A> implements Watcher.Store<A, Kube.Error> {
 
   get ready(): Effect.Effect<void, Kube.Error> {
     return Deferred.await(this.readyDeferred)
+  }
+
+  get failure(): Effect.Effect<Option.Option<Kube.Error>> {
+    return Effect.sync(() => Option.fromNullable(this.failedWith))
+  }
+
+  get stopped(): Effect.Effect<never, Kube.Error> {
+    return Deferred.await(this.stoppedDeferred)
   }
 
   /** Applies a chunk of events and hands it to every subscriber, in one synchronous step. */
@@ -95,8 +105,9 @@ class Shared<A> implements Watcher.Store<A, Kube.Error> {
   }
 
   fail(error: Kube.Error): void {
-    this.failure = error
+    this.failedWith = error
     Deferred.unsafeDone(this.readyDeferred, Exit.fail(error))
+    Deferred.unsafeDone(this.stoppedDeferred, Exit.fail(error))
     for (const queue of this.subscribers) Queue.unsafeOffer(queue, Take.fail(error))
   }
 
@@ -162,7 +173,7 @@ export const make = (
         } else {
           const replay = shared.replay()
           if (replay.length > 0) Queue.unsafeOffer(queue, Take.chunk(chunkOf([...replay])))
-          if (shared.failure !== undefined) Queue.unsafeOffer(queue, Take.fail(shared.failure))
+          if (shared.failedWith !== undefined) Queue.unsafeOffer(queue, Take.fail(shared.failedWith))
           shared.subscribers.add(queue)
         }
         return { shared, queue }

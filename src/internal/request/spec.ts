@@ -1,0 +1,80 @@
+/**
+ * What a request to the Kubernetes API is before it is sent: a plain value (method,
+ * path, query, body, accept) plus what it does (the verb and the object it acts on, for
+ * spans and metrics). Turning it into an `HttpClientRequest` is pure too; the executor
+ * (`client.ts`) adds the server's credentials and sends it.
+ */
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import { userAgent } from "../version.js"
+
+/** Query values; `undefined` ones are left out. */
+export type Query = Readonly<Record<string, string | number | boolean | undefined>>
+
+/**
+ * What an operation does, as spans are named (`kube.<verb>`) and metrics are tagged:
+ * one of the operations of `Kube.Api`, or a request of discovery and templates.
+ */
+export type Verb =
+  | "get"
+  | "list"
+  | "create"
+  | "replace"
+  | "patch"
+  | "apply"
+  | "delete"
+  | "deleteAll"
+  | "watch"
+  | "logs"
+  | "discovery"
+  | "process"
+
+/** The verb of a request and the object it acts on (never the object's body). */
+export interface Operation {
+  readonly verb: Verb
+  readonly kind?: string | undefined
+  readonly namespace?: string | undefined
+  readonly name?: string | undefined
+}
+
+/** A request to the Kubernetes API, before it knows the server or the credentials. */
+export interface Spec {
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
+  readonly path: string
+  readonly query?: Query | undefined
+  readonly body?: { readonly contentType: string; readonly text: string } | undefined
+  /** The accept header, when the answer is not JSON (pod logs); `application/json` otherwise. */
+  readonly accept?: string | undefined
+  /** What the request does; spans are named after it. */
+  readonly operation: Operation
+}
+
+/** Renders the query string; values are percent-encoded (`URLSearchParams` rules). */
+export const queryString = (query: Query | undefined): string => {
+  if (query === undefined) return ""
+  const params = new URLSearchParams()
+  for (const key in query) {
+    const value = query[key]
+    if (value !== undefined) params.append(key, String(value))
+  }
+  const text = params.toString()
+  return text === "" ? "" : `?${text}`
+}
+
+/** The path with its query, as it appears in errors. */
+export const pathWithQuery = (spec: Pick<Spec, "path" | "query">): string => `${spec.path}${queryString(spec.query)}`
+
+/** A JSON body. */
+export const jsonBody = (value: unknown, contentType = "application/json"): Spec["body"] => ({
+  contentType,
+  text: JSON.stringify(value)
+})
+
+/** A pure function from a Spec and a server URL to the request to send (no credentials yet). */
+export const toHttpRequest = (server: string, spec: Spec): HttpClientRequest.HttpClientRequest => {
+  const request = HttpClientRequest.make(spec.method)(`${server}${pathWithQuery(spec)}`, {
+    headers: { accept: spec.accept ?? "application/json", "user-agent": userAgent }
+  })
+  return spec.body === undefined
+    ? request
+    : HttpClientRequest.bodyText(request, spec.body.text, spec.body.contentType)
+}

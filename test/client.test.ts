@@ -1,0 +1,184 @@
+/**
+ * The executor (internal/client.ts) over real HTTP: what it says about answers it could
+ * not read, Retry-After driven by the Clock, and the span and metrics of every operation.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as MetricLabel from "effect/MetricLabel"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
+import * as Tracer from "effect/Tracer"
+import { ApiError } from "../src/Errors.js"
+import * as telemetry from "../src/internal/telemetry.js"
+import * as Kube from "../src/Kube.js"
+import * as Patch from "../src/Patch.js"
+import * as RequestPolicy from "../src/RequestPolicy.js"
+import { ConfigMaps } from "../src/resources/ConfigMap.js"
+import { Pods } from "../src/resources/Pod.js"
+import * as FakeCluster from "../src/testing/FakeCluster.js"
+import * as Loopback from "./util/loopback.js"
+import { pod } from "./util/pods.js"
+
+const noRetries = RequestPolicy.layer({ readRetries: Schedule.stop, throttleRetries: 0, timeout: null })
+const configMaps = Kube.api(ConfigMaps, { namespace: "default" })
+const configMap = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cfg", namespace: "default" }, data: {} }
+
+const realSleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+
+describe("answers the executor could not read", () => {
+  it.scoped("a non-2xx answer whose body broke off says so in the ApiError", () =>
+    Effect.gen(function*() {
+      const server = yield* Loopback.serve((_req, res) => {
+        res.writeHead(500, { "content-type": "application/json", "content-length": "1000" })
+        res.write("{\"kind\":\"Sta")
+        setTimeout(() => res.socket?.destroy(), 20)
+      })
+      const error = yield* Effect.flip(configMaps.get("cfg").pipe(Effect.provide(Layer.merge(Loopback.layer(server.url), noRetries))))
+      assert.instanceOf(error, ApiError)
+      const apiError = error as ApiError
+      assert.strictEqual(apiError.code, 500)
+      assert.include(apiError.message, "the body could not be read")
+      assert.isTrue(apiError.message.startsWith("k8s: GET /api/v1/namespaces/default/configmaps/cfg: 500 InternalError: "))
+    }))
+})
+
+const requestCount = (verb: string, method: string, code: string) =>
+  Metric.value(Metric.taggedWithLabels(telemetry.requests, [
+    MetricLabel.make("verb", verb),
+    MetricLabel.make("method", method),
+    MetricLabel.make("code", code)
+  ])).pipe(Effect.map((state) => state.count))
+
+describe("Retry-After", () => {
+  it.scoped("an HTTP-date Retry-After is counted from the Clock (TestClock drives it)", () =>
+    Effect.gen(function*() {
+      let calls = 0
+      const server = yield* Loopback.serve((_req, res) => {
+        calls++
+        if (calls === 1) {
+          // five seconds after the TestClock's start (the epoch)
+          res.writeHead(429, { "content-type": "application/json", "retry-after": new Date(5000).toUTCString() })
+          res.end(JSON.stringify({ kind: "Status", code: 429, reason: "TooManyRequests", message: "slow down" }))
+        } else {
+          res.writeHead(200, { "content-type": "application/json" })
+          res.end(JSON.stringify(configMap))
+        }
+      })
+      const throttledBefore = yield* requestCount("get", "GET", "429")
+      const okBefore = yield* requestCount("get", "GET", "200")
+      const policy = RequestPolicy.layer({ readRetries: Schedule.stop, throttleRetries: 1, timeout: null })
+      const fiber = yield* Effect.fork(
+        configMaps.get("cfg").pipe(Effect.provide(Layer.merge(Loopback.layer(server.url), policy)))
+      )
+      assert.isTrue(yield* Loopback.eventually(() => calls === 1))
+      yield* realSleep(50)
+      yield* TestClock.adjust("4 seconds")
+      yield* realSleep(50)
+      assert.strictEqual(calls, 1, "not sent again before the date")
+      yield* TestClock.adjust("1 second")
+      const found = yield* Fiber.join(fiber)
+      assert.strictEqual(calls, 2)
+      assert.strictEqual(Option.getOrUndefined(found)?.metadata?.name, "cfg")
+      // each request sent is counted, by its code
+      assert.strictEqual((yield* requestCount("get", "GET", "429")) - throttledBefore, 1)
+      assert.strictEqual((yield* requestCount("get", "GET", "200")) - okBefore, 1)
+    }))
+})
+
+/** A tracer that records every span it makes (over Effect's own). */
+const recordingTracer = (spans: Array<Tracer.Span>) =>
+  Effect.map(Effect.tracer, (native) =>
+    Tracer.make({
+      span: (...args) => {
+        const span = native.span(...args)
+        spans.push(span)
+        return span
+      },
+      context: (f, fiber) => native.context(f, fiber)
+    }))
+
+describe("telemetry", () => {
+  it.effect("every operation is one span named for what it does, with Kubernetes attributes", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      const spans: Array<Tracer.Span> = []
+      const tracer = yield* recordingTracer(spans)
+      const pods = Kube.api(Pods, { namespace: "default" })
+      cluster.seed([pod("web")])
+      cluster.appendLog("default", "web", "hello\n")
+      yield* Effect.gen(function*() {
+        yield* configMaps.create({ metadata: { name: "cfg" }, data: { a: "1" } })
+        yield* configMaps.get("cfg")
+        yield* configMaps.get("missing")
+        yield* configMaps.list({ labelSelector: "app=x" })
+        yield* configMaps.replace("cfg", configMap)
+        yield* configMaps.patch("cfg", Patch.merge({ data: { b: "2" } }))
+        yield* configMaps.apply(configMap, { fieldManager: "me" })
+        yield* configMaps.watch({ timeoutSeconds: 1 }).pipe(Stream.take(1), Stream.runDrain)
+        yield* pods.logs("web")
+        yield* configMaps.delete("cfg")
+        yield* configMaps.deleteAll({ labelSelector: "app=x" })
+      }).pipe(Effect.withTracer(tracer))
+      const kube = spans.filter((s) => s.name.startsWith("kube."))
+      assert.deepStrictEqual(kube.map((s) => s.name), [
+        "kube.create",
+        "kube.get",
+        "kube.get",
+        "kube.list",
+        "kube.replace",
+        "kube.patch",
+        "kube.apply",
+        "kube.watch",
+        "kube.logs",
+        "kube.delete",
+        "kube.deleteAll"
+      ])
+      for (const span of kube) assert.strictEqual(span.status._tag, "Ended", span.name)
+      const [, get, missing] = kube
+      assert.deepStrictEqual(Object.fromEntries(get!.attributes), {
+        "kube.verb": "get",
+        "kube.kind": "ConfigMap",
+        "kube.namespace": "default",
+        "kube.name": "cfg",
+        "http.method": "GET",
+        "url.path": "/api/v1/namespaces/default/configmaps/cfg",
+        "http.status_code": 200
+      })
+      assert.strictEqual(missing!.attributes.get("http.status_code"), 404)
+      assert.strictEqual(kube[6]!.attributes.get("kube.verb"), "apply")
+      assert.strictEqual(kube[7]!.attributes.get("http.status_code"), 200)
+      assert.strictEqual(kube[8]!.attributes.get("kube.name"), "web")
+      assert.strictEqual(kube.filter((s) => s.kind !== "client").length, 0)
+    }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(), noRetries))))
+
+  it.effect("a metric per request: count by verb, method and code; latency by verb", () =>
+    Effect.gen(function*() {
+      const latency = Metric.tagged(telemetry.duration, "verb", "list")
+      const before = yield* Metric.value(latency)
+      const ok = yield* requestCount("list", "GET", "200")
+      const failed = yield* requestCount("get", "GET", "500")
+      const cluster = yield* FakeCluster.FakeCluster
+      yield* configMaps.list()
+      yield* configMaps.list()
+      cluster.failNext({ status: 500 })
+      yield* Effect.flip(configMaps.get("cfg"))
+      assert.strictEqual((yield* requestCount("list", "GET", "200")) - ok, 2)
+      assert.strictEqual((yield* requestCount("get", "GET", "500")) - failed, 1)
+      assert.strictEqual((yield* Metric.value(latency)).count - before.count, 2)
+
+      // labels the application adds with Effect.tagMetrics are kept
+      yield* configMaps.list().pipe(Effect.tagMetrics("cluster", "blue"))
+      const tagged = yield* Metric.value(Metric.taggedWithLabels(telemetry.requests, [
+        MetricLabel.make("cluster", "blue"),
+        MetricLabel.make("verb", "list"),
+        MetricLabel.make("method", "GET"),
+        MetricLabel.make("code", "200")
+      ]))
+      assert.strictEqual(tagged.count, 1)
+    }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(), noRetries))))
+})
