@@ -42,6 +42,8 @@ import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as KubeConfig from "../KubeConfig.js"
+import { WebSocketDialer } from "../internal/exec/dialer.js"
+import * as FakeExec from "../internal/fake/exec.js"
 import * as Node from "../internal/fake/node.js"
 import * as Internal from "../internal/fake/server.js"
 
@@ -105,7 +107,57 @@ export interface Options {
   readonly simulate?: boolean | SimulateOptions | undefined
   /** How many requests the request log keeps (default 100000, oldest dropped). */
   readonly maxRequestLog?: number | undefined
+  /**
+   * What `exec` runs in a container: an exit code, or `undefined` for the built-ins (`echo`, `cat`,
+   * `env`, `exit N`, `sh -c "..."`, `true`, `false`, `sleep N`; anything else exits 127).
+   */
+  readonly exec?: ExecHandler | undefined
+  /** The main process `attach` reaches (default: the container's command run as `exec` would, else `cat`). */
+  readonly attach?: ExecHandler | undefined
+  /** What listens on a pod's ports for port-forward (default: an echo of every byte). */
+  readonly portForward?: PortForwardHandler | undefined
+  /** The subprotocols the fake speaks for exec and attach (default v5 and v4; `["v4.channel.k8s.io"]` for an old server). */
+  readonly execProtocols?: ReadonlyArray<string> | undefined
 }
+
+/**
+ * What a command run by the fake sees: stdin, stdout and stderr writers, tty resizes, env.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ExecIo = FakeExec.ExecIo
+
+/**
+ * A container's behaviour for `exec` and `attach`: its exit code, or `undefined` to use the built-ins.
+ *
+ * @example
+ * ```ts
+ * FakeCluster.layer({
+ *   exec: (pod, container, command, io) =>
+ *     command[0] === "whoami" ? Effect.as(io.stdout("root\n"), 0) : undefined
+ * })
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export type ExecHandler = FakeExec.ExecHandler
+
+/**
+ * One forwarded connection, as a fake port handler sees it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type PortConnection = FakeExec.PortConnection
+
+/**
+ * What listens on a pod's port for port-forward.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type PortForwardHandler = FakeExec.PortForwardHandler
 
 /**
  * Identifies an object for the controls. `kind` may also be the plural (`pods`);
@@ -488,7 +540,8 @@ export const layer = (
       const service: Service = { ...server.control, url: defaultUrl, handle: server.handle }
       return Context.make(FakeCluster, service).pipe(
         Context.add(KubeConfig.KubeConfig, kubeConfigFor(defaultUrl, options)),
-        Context.add(HttpClient.HttpClient, httpClient(server))
+        Context.add(HttpClient.HttpClient, httpClient(server)),
+        Context.add(WebSocketDialer, FakeExec.inMemoryDialer(servers.get(server)!))
       )
     })
   )

@@ -11,6 +11,7 @@ import type * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import type { Listening, ListenOptions } from "../../testing/FakeCluster.js"
+import { makeUpgradeHandler } from "./exec.js"
 import { ConnectionReset, type FakeServer, type RawResponse } from "./server.js"
 import { cutAfter, type Sink } from "./stream.js"
 
@@ -152,6 +153,8 @@ export const listen = async (server: FakeServer, options: ListenOptions = {}): P
   const http: Http.Server = tls !== undefined
     ? Https.createServer({ cert: tls.cert, key: tls.key, keepAlive: true }, handler)
     : Http.createServer({ keepAlive: true }, handler)
+  // exec, attach and port-forward arrive as WebSocket upgrades
+  http.on("upgrade", makeUpgradeHandler(server))
   http.keepAliveTimeout = 65_000
   http.headersTimeout = 66_000
   http.requestTimeout = 0
