@@ -4,7 +4,7 @@
  * `FakeCluster.layer` (the in-memory dialer).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Chunk, Effect, Exit, Fiber, Layer, Option, Stream } from "effect"
+import { Cause, Effect, Exit, Fiber, Layer, Option, Stream } from "effect"
 import * as Net from "node:net"
 import { ApiError } from "../src/Errors.js"
 import * as Exec from "../src/Exec.js"
@@ -84,4 +84,238 @@ describe("Exec over loopback HTTPS with a token", () => {
       assert.strictEqual(result.stdoutBytes.length, input.length)
       assert.isTrue(Buffer.from(result.stdoutBytes).equals(Buffer.from(input)), "byte for byte")
     }), 30_000)
+})
+
+describe("Exec: fallback, tty, attach, refusals", () => {
+  it.scopedLive("falls back to v4 against a server that offers only v4", () =>
+    Effect.gen(function*() {
+      const { layer } = yield* served({ execProtocols: ["v4.channel.k8s.io"] })
+      const result = yield* Exec.exec(pods, "web", ["echo", "old", "server"]).pipe(Effect.provide(layer))
+      assert.strictEqual(result.protocol, "v4.channel.k8s.io")
+      assert.strictEqual(result.stdout, "old server\n")
+      assert.strictEqual(result.exitCode, 0)
+    }))
+
+  it.scopedLive("tty: resizes reach the command, stderr is merged into stdout", () =>
+    Effect.gen(function*() {
+      const { layer } = yield* served({
+        exec: (_pod, _container, command, io) =>
+          command[0] === "stty"
+            ? io.resizes.pipe(
+              Stream.take(2),
+              Stream.runForEach((size) => io.stdout(`${size.columns}x${size.rows}\n`)),
+              Effect.zipRight(io.stderr("done\n")),
+              Effect.as(0)
+            )
+            : undefined
+      })
+      const out = yield* Effect.scoped(Effect.gen(function*() {
+        const tty = yield* Exec.execStream(pods, "web", ["stty"], { tty: true })
+        yield* tty.resize(80, 24)
+        yield* tty.resize(120, 40)
+        const [stdout, stderr, exit] = yield* Effect.all([text(tty.stdout), text(tty.stderr), tty.exit], {
+          concurrency: "unbounded"
+        })
+        return { stdout, stderr, exit }
+      })).pipe(Effect.provide(layer))
+      assert.deepStrictEqual(out, { stdout: "80x24\n120x40\ndone\n", stderr: "", exit: 0 })
+      const notTty = yield* Effect.scoped(Effect.flatMap(
+        Exec.execStream(pods, "web", ["cat"]),
+        (s) => Effect.flip(s.resize(80, 24))
+      )).pipe(Effect.provide(layer))
+      assert.strictEqual(notTty._tag, "ValidationError")
+    }))
+
+  it.scopedLive("attach reaches the main process; closing stdin ends it", () =>
+    Effect.gen(function*() {
+      const { layer } = yield* served({
+        attach: (_pod, container, _command, io) =>
+          Effect.zipRight(
+            io.stdout(`attached to ${container}\n`),
+            Effect.as(Stream.runForEach(io.stdin, (chunk) => io.stdout(chunk)), 7)
+          )
+      })
+      const out = yield* Effect.scoped(Effect.gen(function*() {
+        const session = yield* Exec.attach(pods, "two", { container: "b" })
+        yield* session.write("typed\n")
+        yield* session.end
+        const [stdout, exit] = yield* Effect.all([text(session.stdout), session.exit], { concurrency: "unbounded" })
+        return { stdout, exit }
+      })).pipe(Effect.provide(layer))
+      assert.deepStrictEqual(out, { stdout: "attached to b\ntyped\n", exit: 7 })
+    }))
+
+  it.scopedLive("every refusal is a typed error, and no error shows the token", () =>
+    Effect.gen(function*() {
+      const { fake, layer } = yield* served()
+      const refusal = (name: string, command: ReadonlyArray<string>, container?: string) =>
+        Effect.flip(Exec.exec(pods, name, command, { container })).pipe(Effect.provide(layer))
+      const missing = yield* refusal("nope", ["echo"])
+      assert.isTrue(ApiError.isNotFound(missing), String(missing))
+      const badContainer = yield* refusal("web", ["echo"], "other")
+      assert.strictEqual(badContainer._tag === "ApiError" && badContainer.code, 400)
+      assert.include(badContainer.message, "container other is not valid for pod web")
+      const noContainer = yield* refusal("two", ["echo"])
+      assert.include(noContainer.message, "a container name must be specified for pod two, choose one of: [a b]")
+      const completed = yield* refusal("done", ["echo"])
+      assert.strictEqual(completed._tag === "ApiError" && completed.code, 400)
+      const pending = yield* refusal("pending", ["echo"])
+      assert.include(pending.message, "is not running")
+      fake.control.failNext({ status: 403, message: "exec is not allowed" })
+      const forbidden = yield* refusal("web", ["echo"])
+      assert.isTrue(ApiError.isForbidden(forbidden), String(forbidden))
+      fake.control.setToken("another-token")
+      const unauthorized = yield* refusal("web", ["echo"])
+      assert.isTrue(ApiError.isUnauthorized(unauthorized), String(unauthorized))
+      fake.control.setToken(token)
+      // bad input: no connection is made at all
+      const before = fake.control.requests().length
+      const invalid = [
+        yield* refusal("web", []),
+        yield* refusal("web", [""]),
+        yield* refusal("web", ["echo"], "Bad_Container"),
+        yield* refusal("a/b", ["echo"]),
+        yield* Effect.flip(Exec.exec(Kube.api(ConfigMaps), "web", ["echo"])).pipe(Effect.provide(layer)),
+        yield* Effect.scoped(Effect.flip(Exec.portForward(pods, "web", [0]))).pipe(Effect.provide(layer)),
+        yield* Effect.scoped(Effect.flip(Exec.portForward(pods, "web", [65536]))).pipe(Effect.provide(layer)),
+        yield* Effect.scoped(Effect.flip(Exec.portForwardListen(pods, "web", { port: 1.5 }))).pipe(Effect.provide(layer))
+      ]
+      for (const error of invalid) assert.strictEqual(error._tag, "ValidationError", String(error))
+      assert.strictEqual(fake.control.requests().length, before, "no request for bad input")
+      for (const error of [missing, badContainer, forbidden, unauthorized, ...invalid]) {
+        assert.notInclude(JSON.stringify(error), token)
+        assert.notInclude(String(error), token)
+      }
+    }))
+})
+
+describe("Exec: connections end with their scope", () => {
+  it.scopedLive("interrupting exec, execStream, attach and port-forward closes each socket", () =>
+    Effect.gen(function*() {
+      const { fake, layer } = yield* served()
+      yield* eventually(() => fake.openConnections() === 0)
+      const cases: ReadonlyArray<Effect.Effect<unknown, unknown, Kube.Requirements>> = [
+        Exec.exec(pods, "web", ["cat"], { stdin: Stream.never }),
+        Effect.scoped(Effect.flatMap(Exec.execStream(pods, "web", ["cat"]), (s) => Stream.runDrain(s.stdout))),
+        Effect.scoped(Effect.flatMap(Exec.attach(pods, "web"), (s) => s.exit)),
+        Effect.scoped(Effect.flatMap(Exec.portForward(pods, "web", [80]), ([p]) => Stream.runDrain(p!.read)))
+      ]
+      for (const [i, effect] of cases.entries()) {
+        const fiber = yield* Effect.fork(Effect.provide(effect, layer))
+        assert.isTrue(yield* eventually(() => fake.openConnections() === 1), `case ${i}: connection open`)
+        yield* Effect.sleep("50 millis")
+        assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)), `case ${i}: still running`)
+        yield* Fiber.interrupt(fiber)
+        assert.isTrue(yield* eventually(() => fake.openConnections() === 0), `case ${i}: socket closed`)
+      }
+    }))
+
+  it.scopedLive("a server that drops the connection mid-stream fails with a transport error", () =>
+    Effect.gen(function*() {
+      const { fake, layer } = yield* served()
+      const fiber = yield* Effect.fork(
+        Effect.scoped(Effect.gen(function*() {
+          const s = yield* Exec.execStream(pods, "web", ["cat"])
+          yield* s.write("first")
+          return yield* Effect.all([Stream.runCollect(s.stdout), s.exit], { concurrency: "unbounded" })
+        })).pipe(Effect.provide(layer))
+      )
+      assert.isTrue(yield* eventually(() => fake.openConnections() === 1))
+      yield* Effect.sleep("50 millis")
+      yield* Effect.promise(() => fake.close())
+      const exit = yield* Fiber.await(fiber)
+      assert.isTrue(Exit.isFailure(exit))
+      if (Exit.isFailure(exit)) {
+        const error = Option.getOrThrow(Cause.failureOption(exit.cause))
+        assert.strictEqual(error._tag, "RequestError")
+        if (error._tag === "RequestError") assert.strictEqual(error.reason, "Transport")
+        assert.include(error.message, "connection")
+        assert.notInclude(JSON.stringify(error), token)
+      }
+    }))
+})
+
+describe("Port-forward", () => {
+  it.scopedLive("forwards two ports over one connection", () =>
+    Effect.gen(function*() {
+      const { fake, layer } = yield* served({
+        portForward: (_pod, port, connection) =>
+          Stream.runForEach(connection.read, (chunk) =>
+            connection.write(`${port}:${new TextDecoder().decode(chunk)}`))
+      })
+      const answers = yield* Effect.scoped(Effect.gen(function*() {
+        const [a, b] = yield* Exec.portForward(pods, "web", [80, 8443])
+        assert.strictEqual(fake.openConnections(), 1)
+        yield* a!.write("hello")
+        yield* b!.write("world")
+        return yield* Effect.all([
+          a!.read.pipe(Stream.decodeText(), Stream.take(1), Stream.mkString),
+          b!.read.pipe(Stream.decodeText(), Stream.take(1), Stream.mkString)
+        ], { concurrency: "unbounded" })
+      })).pipe(Effect.provide(layer))
+      assert.deepStrictEqual(answers, ["80:hello", "8443:world"])
+    }))
+
+  it.scopedLive("a handler's failure reaches that port's read stream as an error", () =>
+    Effect.gen(function*() {
+      const { layer } = yield* served({ portForward: () => Effect.fail("connection refused") })
+      const error = yield* Effect.scoped(Effect.flatMap(
+        Exec.portForward(pods, "web", [5432]),
+        ([p]) => Effect.flip(Stream.runDrain(p!.read))
+      )).pipe(Effect.provide(layer))
+      assert.include(String(error), "port 5432")
+      assert.include(String(error), "connection refused")
+    }))
+
+  it.scopedLive("a listener forwards 100 sequential connections and survives a failing one", () =>
+    Effect.gen(function*() {
+      let calls = 0
+      const { fake, layer } = yield* served({
+        portForward: (_pod, _port, connection) =>
+          ++calls === 50 ? Effect.fail("boom") : Stream.runForEach(connection.read, connection.write)
+      })
+      const listener = yield* Exec.portForwardListen(pods, "web", { port: 80 }).pipe(Effect.provide(layer))
+      assert.strictEqual(listener.address, "127.0.0.1")
+      const roundTrip = (i: number) =>
+        Effect.async<string>((resume) => {
+          const socket = Net.connect(listener.port, listener.address)
+          let got = ""
+          socket.on("connect", () => socket.write(`ping ${i}`))
+          socket.on("data", (d) => {
+            got += d.toString()
+            if (got.length >= `ping ${i}`.length) socket.end()
+          })
+          socket.on("close", () => resume(Effect.succeed(got)))
+          socket.on("error", () => undefined)
+        })
+      for (let i = 0; i < 100; i++) {
+        const got = yield* roundTrip(i)
+        if (i !== 49) assert.strictEqual(got, `ping ${i}`)
+      }
+      assert.isTrue(yield* eventually(() => fake.openConnections() === 0), "every forwarded socket closed")
+    }), 30_000)
+})
+
+describe("Exec against FakeCluster.layer (in memory)", () => {
+  it.scoped("runs commands, feeds stdin, forwards ports without a socket", () =>
+    Effect.gen(function*() {
+      const fake = yield* FakeCluster.FakeCluster
+      fake.seed([pod("web")])
+      const echo = yield* Exec.exec(pods, "web", ["echo", "hi"])
+      assert.deepStrictEqual([echo.stdout, echo.exitCode, echo.protocol], ["hi\n", 0, "v5.channel.k8s.io"])
+      const cat = yield* Exec.exec(pods, "web", ["cat"], { stdin: Stream.make("a", "b", "c").pipe(Stream.encodeText) })
+      assert.strictEqual(cat.stdout, "abc")
+      const custom = yield* Exec.exec(pods, "web", ["whoami"])
+      assert.deepStrictEqual([custom.stdout, custom.exitCode], ["root\n", 0])
+      const missing = yield* Effect.flip(Exec.exec(pods, "nope", ["echo"]))
+      assert.isTrue(ApiError.isNotFound(missing))
+      const echoed = yield* Effect.scoped(Effect.gen(function*() {
+        const [p] = yield* Exec.portForward(pods, "web", [80])
+        yield* p!.write("ping")
+        return yield* p!.read.pipe(Stream.decodeText(), Stream.take(1), Stream.mkString)
+      }))
+      assert.strictEqual(echoed, "ping")
+    }).pipe(Effect.provide(FakeCluster.layer({
+      exec: (_pod, _container, command, io) => command[0] === "whoami" ? Effect.as(io.stdout("root\n"), 0) : undefined
+    }))))
 })

@@ -472,6 +472,17 @@ export const portForward = (
     })
   })
 
+/** What a local socket receives, paused while the stream is behind. */
+const fromSocket = (local: Net.Socket): Stream.Stream<Uint8Array, Error> =>
+  Stream.async<Uint8Array, Error>((emit) => {
+    local.on("data", (chunk: Buffer) => {
+      local.pause()
+      emit.single(chunk).then(() => local.resume(), () => local.resume())
+    })
+    local.on("end", () => emit.end())
+    local.on("error", (cause) => emit.fail(transport(`tcp://${local.localAddress}`, "the local connection failed", cause)))
+  })
+
 /** @internal */
 export const portForwardListen = (
   target: Exec.Target,
@@ -495,10 +506,7 @@ export const portForwardListen = (
             Effect.async<void>((resume) => {
               local.write(chunk, () => resume(Effect.void))
             }))
-          const toRemote = Stream.runForEach(
-            Stream.fromAsyncIterable(local as AsyncIterable<Uint8Array>, (cause) => transport(address, "local connection failed", cause)),
-            (chunk) => remote!.write(chunk)
-          )
+          const toRemote = Stream.runForEach(fromSocket(local), (chunk) => remote!.write(chunk))
           yield* Effect.raceFirst(toLocal, toRemote)
         })
       ).pipe(
@@ -508,6 +516,7 @@ export const portForwardListen = (
       )
     const server = Net.createServer((local) => {
       sockets.add(local)
+      local.setNoDelay(true)
       local.on("close", () => sockets.delete(local))
       local.on("error", () => local.destroy())
       run(forward(local))
