@@ -303,3 +303,61 @@ export const portForwardListen: (
   name: string,
   options: ListenOptions
 ) => Effect.Effect<Listener, Kube.Error, Kube.Requirements | Scope.Scope> = internal.portForwardListen
+
+/**
+ * The operations of this module bound to one pods api: what `Kube.api(Pods)` offers
+ * besides CRUD (kinds without the `exec` subresource do not get them).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Operations {
+  /** Runs a command to its end; see `Exec.exec`. */
+  readonly exec: (
+    name: string,
+    command: ReadonlyArray<string>,
+    options?: ExecOptions
+  ) => Effect.Effect<ExecResult, Kube.Error, Kube.Requirements>
+  /** Runs a command to its end; a non-zero exit is `ExecFailed`. */
+  readonly execOrFail: (
+    name: string,
+    command: ReadonlyArray<string>,
+    options?: ExecOptions
+  ) => Effect.Effect<ExecResult, Kube.Error | ExecFailed, Kube.Requirements>
+  /** Starts a command and gives its streams for the scope's lifetime. */
+  readonly execStream: (
+    name: string,
+    command: ReadonlyArray<string>,
+    options?: StreamOptions
+  ) => Effect.Effect<ExecStream, Kube.Error, Kube.Requirements | Scope.Scope>
+  /** Attaches to a container's main process for the scope's lifetime. */
+  readonly attach: (
+    name: string,
+    options?: StreamOptions
+  ) => Effect.Effect<ExecStream, Kube.Error, Kube.Requirements | Scope.Scope>
+  /** Forwards ports of a pod over one connection, for the scope's lifetime. */
+  readonly portForward: (
+    name: string,
+    ports: ReadonlyArray<number>
+  ) => Effect.Effect<ReadonlyArray<PortForward>, Kube.Error, Kube.Requirements | Scope.Scope>
+  /** Listens locally and forwards each connection to a pod's port, for the scope's lifetime. */
+  readonly portForwardListen: (
+    name: string,
+    options: ListenOptions
+  ) => Effect.Effect<Listener, Kube.Error, Kube.Requirements | Scope.Scope>
+}
+
+/**
+ * Binds the operations to a pods api.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const operations = (pods: Target): Operations => ({
+  exec: (name, command, options) => exec(pods, name, command, options),
+  execOrFail: (name, command, options) => execOrFail(pods, name, command, options),
+  execStream: (name, command, options) => execStream(pods, name, command, options),
+  attach: (name, options) => attach(pods, name, options),
+  portForward: (name, ports) => portForward(pods, name, ports),
+  portForwardListen: (name, options) => portForwardListen(pods, name, options)
+})

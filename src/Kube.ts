@@ -27,6 +27,7 @@ import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
 import type { ApiError, KubeConfigError, Status, ValidationError, WaitTimeout } from "./Errors.js"
+import * as Exec from "./Exec.js"
 import * as internal from "./internal/api.js"
 import type { KubeConfig } from "./KubeConfig.js"
 import type { Patch } from "./Patch.js"
@@ -268,8 +269,16 @@ export interface Api<A> {
  * @since 0.1.0
  * @category constructors
  */
-export const api: <A, I>(resource: Resource<A, I>, options?: { readonly namespace?: string | undefined }) => Api<A> =
-  internal.make
+export const api = <A, I, S extends string = never>(
+  resource: Resource<A, I, S>,
+  options?: { readonly namespace?: string | undefined }
+): Api<A> & ("exec" extends S ? Exec.Operations : unknown) => {
+  const bound = internal.make(resource, options)
+  // exec, attach and port-forward only where the kind serves them (Pods)
+  return (resource.subresources.includes("exec" as S) ? { ...bound, ...Exec.operations(bound) } : bound) as
+    & Api<A>
+    & ("exec" extends S ? Exec.Operations : unknown)
+}
 
 /**
  * The server's `Status` type, re-exported for convenience.

@@ -301,7 +301,10 @@ describe("Exec against FakeCluster.layer (in memory)", () => {
     Effect.gen(function*() {
       const fake = yield* FakeCluster.FakeCluster
       fake.seed([pod("web")])
-      const echo = yield* Exec.exec(pods, "web", ["echo", "hi"])
+      const echo = yield* pods.exec("web", ["echo", "hi"])
+      // only kinds that serve "exec" get it
+      // @ts-expect-error ConfigMaps have no exec subresource
+      assert.isUndefined(Kube.api(ConfigMaps).exec)
       assert.deepStrictEqual([echo.stdout, echo.exitCode, echo.protocol], ["hi\n", 0, "v5.channel.k8s.io"])
       const cat = yield* Exec.exec(pods, "web", ["cat"], { stdin: Stream.make("a", "b", "c").pipe(Stream.encodeText) })
       assert.strictEqual(cat.stdout, "abc")
