@@ -208,6 +208,13 @@ describe("Exec: connections end with their scope", () => {
         yield* Fiber.interrupt(fiber)
         assert.isTrue(yield* eventually(() => fake.openConnections() === 0), `case ${i}: socket closed`)
       }
+      // interrupted during the handshake: the socket that opens afterwards is closed too
+      fake.control.delayNext({ ms: 300 })
+      const dialing = yield* Effect.fork(Effect.provide(Exec.exec(pods, "web", ["cat"], { stdin: Stream.never }), layer))
+      yield* Effect.sleep("100 millis")
+      yield* Fiber.interrupt(dialing)
+      yield* Effect.sleep("400 millis")
+      assert.isTrue(yield* eventually(() => fake.openConnections() === 0), "socket opened after interruption is closed")
     }))
 
   it.scopedLive("a server that drops the connection mid-stream fails with a transport error", () =>

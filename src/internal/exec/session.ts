@@ -149,15 +149,22 @@ const dialOnce = (
         key: credentials.clientCertificate === undefined ? undefined : Redacted.value(credentials.clientCertificate.key)
       }
     }
-    return yield* Effect.promise(() =>
+    // interrupted while dialing: a socket that opens afterwards is closed at once
+    return yield* Effect.async<Socket | DialFailure>((resume) => {
+      let cancelled = false
       dialer.dial(request, handlers).then(
-        (socket): Socket | DialFailure => socket,
-        (failure: unknown): DialFailure =>
-          typeof failure === "object" && failure !== null && "_tag" in failure
-            ? failure as DialFailure
-            : { _tag: "Unreachable", detail: failure instanceof globalThis.Error ? failure.message : "dial failed" }
+        (socket) => (cancelled ? socket.close() : resume(Effect.succeed(socket))),
+        (failure: unknown) =>
+          resume(Effect.succeed(
+            typeof failure === "object" && failure !== null && "_tag" in failure
+              ? failure as DialFailure
+              : { _tag: "Unreachable", detail: failure instanceof globalThis.Error ? failure.message : "dial failed" }
+          ))
       )
-    )
+      return Effect.sync(() => {
+        cancelled = true
+      })
+    })
   })
 
 const isSocket = (u: Socket | DialFailure): u is Socket => !("_tag" in u)
@@ -179,16 +186,18 @@ const connect = (
     const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}/${subresource}`
     const where: Where = { path, shownUrl: `${config.server}${path}` }
     const url = `${config.server.replace(/^http/i, "ws")}${path}?${query}`
-    const dial = dialOnce(config, url, protocols, handlers)
+    // the socket's finalizer is added in the same uninterruptible step that receives it
+    const dial = Effect.uninterruptibleMask((restore) =>
+      Effect.tap(
+        restore(dialOnce(config, url, protocols, handlers)),
+        (result) => isSocket(result) ? Effect.addFinalizer(() => Effect.sync(() => result.close())) : Effect.void
+      )
+    )
     let result = yield* dial
     if (!isSocket(result) && result._tag === "Refused" && result.status === 401 && (yield* config.auth.invalidate)) {
       result = yield* dial
     }
-    if (isSocket(result)) {
-      const socket = result
-      yield* Effect.addFinalizer(() => Effect.sync(() => socket.close()))
-      return socket
-    }
+    if (isSocket(result)) return result
     return yield* Effect.fail(
       result._tag === "Refused"
         ? apiErrorFrom({ method: "GET", path }, result.status, result.body, result.retryAfter)
