@@ -115,7 +115,11 @@ export interface StreamOptions {
  */
 export interface ExecStream {
   readonly protocol: Protocol
-  /** Ends when the command has ended; fails when the connection is lost. */
+  /**
+   * Ends when the command has ended; fails when the connection is lost. Read at your
+   * pace: with a few MB unread, the connection stops reading (and the command blocks on
+   * its output, as with a pipe), so read it before waiting for `exit`.
+   */
   readonly stdout: Stream.Stream<Uint8Array, Kube.Error>
   /** Empty under a tty (stderr is merged into stdout). */
   readonly stderr: Stream.Stream<Uint8Array, Kube.Error>

@@ -86,6 +86,33 @@ describe("Exec over loopback HTTPS with a token", () => {
     }), 30_000)
 })
 
+describe("Exec: stdout at the reader's pace", () => {
+  it.scopedLive("an unread stdout stops the server's writes; reading resumes them, nothing lost", () =>
+    Effect.gen(function*() {
+      let written = 0
+      const total = 400
+      const chunk = new Uint8Array(64 * 1024).fill(7)
+      const { layer } = yield* served({
+        exec: (_pod, _container, command, io) =>
+          command[0] === "flood"
+            ? Effect.as(Effect.forEach(Array.from({ length: total }), () => Effect.map(io.stdout(chunk), () => written++), { discard: true }), 0)
+            : undefined
+      })
+      const received = yield* Effect.scoped(Effect.gen(function*() {
+        const s = yield* Exec.execStream(pods, "web", ["flood"], { stdin: false })
+        yield* Effect.sleep("1 second")
+        const first = written
+        yield* Effect.sleep("500 millis")
+        assert.isBelow(written, total, `the server stopped writing (${written} of ${total} written)`)
+        assert.strictEqual(written, first, "and does not go on")
+        const bytes = yield* Stream.runFold(s.stdout, 0, (n, c) => n + c.length)
+        assert.strictEqual(yield* s.exit, 0)
+        return bytes
+      })).pipe(Effect.provide(layer))
+      assert.strictEqual(received, total * chunk.length)
+    }), 30_000)
+})
+
 describe("Exec: fallback, tty, attach, refusals", () => {
   it.scopedLive("falls back to v4 against a server that offers only v4", () =>
     Effect.gen(function*() {

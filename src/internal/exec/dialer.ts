@@ -40,6 +40,9 @@ export interface Socket {
   readonly send: (data: Uint8Array) => Promise<void>
   /** An orderly close (a close frame, then the connection is cut if the peer does not answer). */
   readonly close: () => void
+  /** Stops reading from the network until `resume` (backpressure towards the server). */
+  readonly pause: () => void
+  readonly resume: () => void
 }
 
 /** Why a dial failed: the server answered HTTP instead of upgrading, or could not be reached. @internal */
@@ -121,7 +124,9 @@ export const wsDialer: Dialer = {
             ws.close(1000)
             // a peer that does not answer the close frame does not keep the socket open
             setTimeout(() => ws.terminate(), 1000).unref()
-          }
+          },
+          pause: () => ws.pause(),
+          resume: () => ws.resume()
         })
       })
       ws.on("message", (data: Buffer) => handlers.onMessage(data))

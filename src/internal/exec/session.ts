@@ -219,6 +219,9 @@ const bytesOf = (data: Uint8Array | string): Uint8Array => (typeof data === "str
 /** Messages are kept at most this large; bigger writes are split. */
 const maxMessage = 256 * 1024
 
+/** Unread stdout messages before the socket stops reading. */
+const highWater = 64
+
 const session = (
   target: Exec.Target,
   name: string,
@@ -253,7 +256,13 @@ const session = (
         if (data.length === 0) return
         switch (data[0]) {
           case Protocol.Channel.stdout:
-            if (!ended && data.length > 1) Queue.unsafeOffer(stdout, Take.of(data.subarray(1)))
+            if (!ended && data.length > 1) {
+              Queue.unsafeOffer(stdout, Take.of(data.subarray(1)))
+              if (!paused && backlog() > highWater && socket !== undefined) {
+                paused = true
+                socket.pause()
+              }
+            }
             return
           case Protocol.Channel.stderr:
             if (!ended && data.length > 1) Queue.unsafeOffer(stderr, Take.of(data.subarray(1)))
@@ -278,7 +287,19 @@ const session = (
         Deferred.unsafeDone(exit, Exit.fail(lost))
       }
     }
-    const socket = yield* connect(
+    // stdout is read at the consumer's pace: past `highWater` unread messages the socket
+    // stops reading (the server then stops sending), and reads again below half of it.
+    // stderr is not counted, so a caller that never reads it cannot stall stdout.
+    let socket: Socket | undefined
+    let paused = false
+    const backlog = () => Option.getOrElse(stdout.unsafeSize(), () => 0)
+    const resumeIfDrained = Effect.sync(() => {
+      if (paused && backlog() <= highWater / 2) {
+        paused = false
+        socket?.resume()
+      }
+    })
+    socket = yield* connect(
       namespace,
       name,
       subresource,
@@ -293,10 +314,11 @@ const session = (
       Protocol.execProtocols,
       handlers
     )
-    const protocol = socket.protocol as Protocol.Protocol
+    const open = socket
+    const protocol = open.protocol as Protocol.Protocol
     const send = (message: Uint8Array): Effect.Effect<void, Error> =>
       Effect.tryPromise({
-        try: () => socket.send(message),
+        try: () => open.send(message),
         catch: (cause) => transport(shownUrl, `cannot write to the ${subresource} connection`, cause)
       })
     const write = (data: Uint8Array | string): Effect.Effect<void, Error> => {
@@ -325,7 +347,7 @@ const session = (
       })
     return {
       protocol,
-      stdout: Stream.flattenTake(Stream.fromQueue(stdout)),
+      stdout: Stream.flattenTake(Stream.fromQueue(stdout)).pipe(Stream.tap(() => resumeIfDrained)),
       stderr: Stream.flattenTake(Stream.fromQueue(stderr)),
       write,
       end,

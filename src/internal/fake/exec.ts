@@ -527,7 +527,10 @@ export const inMemoryDialer = (server: FakeServer): Dialer => ({
             })
           )
           : Promise.reject(new Error("the connection is closed")),
-      close: shut
+      close: shut,
+      // in memory the fake's sends already wait for delivery
+      pause: () => undefined,
+      resume: () => undefined
     }
   }
 })
