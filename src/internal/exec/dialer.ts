@@ -66,6 +66,9 @@ export class WebSocketDialer extends Context.Tag("effect-kube/internal/WebSocket
 
 const maxRefusalBody = 64 * 1024
 
+/** Bytes a connection may have queued before a write waits for them to reach the network. */
+const maxBuffered = 1024 * 1024
+
 /** The default dialer, over `ws`. @internal */
 export const wsDialer: Dialer = {
   dial: (request, handlers) =>
@@ -114,9 +117,15 @@ export const wsDialer: Dialer = {
         settled = true
         resolve({
           protocol: ws.protocol,
+          // a write waits for the network only when more than `maxBuffered` bytes are queued:
+          // waiting on every message costs a turn of the event loop (and a syscall) each
           send: (data) =>
             new Promise<void>((done, failed) => {
               if (ws.readyState !== WebSocket.OPEN) return failed(new Error("the connection is closed"))
+              if (ws.bufferedAmount + data.length <= maxBuffered) {
+                ws.send(data, { binary: true })
+                return done()
+              }
               ws.send(data, { binary: true }, (error) => (error ? failed(error) : done()))
             }),
           close: () => {
