@@ -18,8 +18,8 @@
  * @since 0.1.0
  */
 import type { Condition } from "./Kube.js"
-import type { Job } from "./resources/Job.js"
-import type { Pod } from "./resources/Pod.js"
+import type { Job } from "./resources/batch/v1.js"
+import type { Pod } from "./resources/core/v1.js"
 
 /**
  * A condition from a name and a test on the object's current state (`undefined` when

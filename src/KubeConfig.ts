@@ -11,12 +11,16 @@
  * ```
  * @since 0.1.0
  */
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import type { KubeConfigError } from "./Errors.js"
 import * as internal from "./internal/kubeconfig/load.js"
+import * as internalOidc from "./internal/kubeconfig/oidc.js"
 
 /**
  * Credentials to present on a request. Secrets are `Redacted`, so they print as
@@ -35,8 +39,9 @@ export interface Credentials {
 }
 
 /**
- * Obtains credentials, caching them as long as they are valid (a token file is re-read
- * when it changes, an exec plugin is run again after its `expirationTimestamp`).
+ * Obtains credentials, caching them as long as they are valid (a token file is checked
+ * for a new token every few seconds, an exec plugin is run again after its
+ * `expirationTimestamp`; both at once after a 401).
  *
  * @since 0.1.0
  * @category models
@@ -69,6 +74,40 @@ export interface TlsOptions {
 }
 
 /**
+ * A proxy to reach the cluster through: a cluster's `proxy-url`, or `KubeConfig.make`'s
+ * `proxy`. The credentials a URL carries (`http://user:password@host:port`) are kept
+ * apart and `Redacted`, so that printing the configuration never shows them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ProxyOptions {
+  /** `http://host:port`, `https://host:port` or `socks5://host:port`, without credentials. */
+  readonly url: string
+  /**
+   * The URL's credentials: sent as `Proxy-Authorization: Basic` to an http(s) proxy, or as
+   * the SOCKS5 username and password.
+   */
+  readonly credentials?: Redacted.Redacted<{ readonly username: string; readonly password: string }> | undefined
+}
+
+/**
+ * Acting as another user (kubectl's `--as`, `--as-uid`, `--as-group`; a kubeconfig
+ * user's `as`, `as-uid`, `as-groups`, `as-user-extra`). Every request carries
+ * `Impersonate-User`, `Impersonate-Uid`, one `Impersonate-Group` per group and one
+ * `Impersonate-Extra-<key>` per value (the key percent-encoded as kubectl does).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Impersonation {
+  readonly user: string
+  readonly uid?: string | undefined
+  readonly groups: ReadonlyArray<string>
+  readonly extra: { readonly [key: string]: ReadonlyArray<string> }
+}
+
+/**
  * A resolved configuration: server URL, default namespace, TLS and authentication.
  *
  * @since 0.1.0
@@ -81,11 +120,30 @@ export interface Service {
   readonly namespace: string
   readonly tls: TlsOptions
   readonly auth: AuthProvider
+  /**
+   * The proxy to reach the server through. When there is none, the Node transport
+   * follows `HTTPS_PROXY` (`HTTP_PROXY` for an http server) and `NO_PROXY` from the
+   * environment, as client-go does.
+   */
+  readonly proxy?: ProxyOptions | undefined
+  /** Whom to act as, when the user entry impersonates someone. */
+  readonly impersonate?: Impersonation | undefined
   /** The context this was resolved from, when it came from a kubeconfig. */
   readonly context?: string | undefined
   /** Where this came from: a file path, `"<string>"`, `"<in-cluster>"` or `"<explicit>"`. */
   readonly source: string
 }
+
+/**
+ * The platform services a loader uses: `FileSystem` (the kubeconfig, CA, certificate and
+ * token files), `Path` (relative paths, `$KUBECONFIG` lists) and `CommandExecutor` (exec
+ * credential plugins). `NodeContext.layer` (@effect/platform-node) or `BunContext.layer`
+ * (@effect/platform-bun) provide them; `NodeKube` and `BunKube` layers provide them for you.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Platform = FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
 
 /**
  * The `KubeConfig` service tag.
@@ -94,6 +152,38 @@ export interface Service {
  * @category tags
  */
 export class KubeConfig extends Context.Tag("effect-kube/KubeConfig")<KubeConfig, Service>() {}
+
+/**
+ * The `HttpClient` that talks to OIDC identity providers, to renew an `oidc`
+ * auth-provider's id-token. An issuer is not the cluster: it must not be sent the
+ * cluster's client certificate, nor be checked against the cluster's CA. By default it is
+ * `fetch` with the platform's own trust store; provide another (for an issuer behind a
+ * private CA, named by `idp-certificate-authority`) to the `KubeConfig` layer.
+ *
+ * @example
+ * ```ts
+ * import { FetchHttpClient, HttpClient } from "@effect/platform"
+ * import { Effect, Layer } from "effect"
+ * import { KubeConfig, NodeKube } from "effect-kube"
+ *
+ * const issuerClient = Layer.effect(
+ *   KubeConfig.OidcHttpClient,
+ *   Effect.provide(HttpClient.HttpClient, FetchHttpClient.layer)
+ * )
+ * const layer = NodeKube.layerFromKubeConfig(Layer.provide(KubeConfig.layerFromFile(), issuerClient))
+ * ```
+ * @since 0.1.0
+ * @category tags
+ */
+export const OidcHttpClient: typeof internalOidc.OidcHttpClient = internalOidc.OidcHttpClient
+
+/**
+ * The type of the `OidcHttpClient` tag.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export type OidcHttpClient = internalOidc.OidcHttpClient
 
 /**
  * An explicit configuration. At most one way to authenticate (`token`, `tokenFile`,
@@ -115,7 +205,7 @@ export interface MakeOptions {
     readonly serverName?: string | undefined
   } | undefined
   readonly token?: string | Redacted.Redacted<string> | undefined
-  /** A file holding the token, re-read whenever it changes. */
+  /** A file holding the token, checked for a new one every few seconds and at once after a 401. */
   readonly tokenFile?: string | undefined
   readonly username?: string | undefined
   readonly password?: string | Redacted.Redacted<string> | undefined
@@ -126,11 +216,24 @@ export interface MakeOptions {
   } | undefined
   /** A custom auth provider, for credentials obtained some other way. */
   readonly auth?: AuthProvider | undefined
+  /**
+   * A proxy URL (`http://`, `https://` or `socks5://`), as a cluster's `proxy-url`. Give
+   * it `Redacted` when it carries credentials.
+   */
+  readonly proxy?: string | Redacted.Redacted<string> | undefined
+  /** Act as another user on every request; see `Impersonation`. */
+  readonly impersonate?: {
+    readonly user: string
+    readonly uid?: string | undefined
+    readonly groups?: ReadonlyArray<string> | undefined
+    readonly extra?: { readonly [key: string]: ReadonlyArray<string> } | undefined
+  } | undefined
 }
 
 /**
  * Builds a configuration from explicit values, checking them (the server must be an
- * http(s) URL, PEM values must be PEM, credentials must not conflict).
+ * http(s) URL, PEM values must be PEM, credentials must not conflict). It needs no
+ * service, except `FileSystem` when a `tokenFile` is given (to read it).
  *
  * @example
  * ```ts
@@ -147,16 +250,23 @@ export interface MakeOptions {
  * @since 0.1.0
  * @category constructors
  */
-export const make: (options: MakeOptions) => Effect.Effect<Service, KubeConfigError> = internal.make
+export const make: {
+  (options: MakeOptions & { readonly tokenFile?: undefined }): Effect.Effect<Service, KubeConfigError>
+  (options: MakeOptions): Effect.Effect<Service, KubeConfigError, FileSystem.FileSystem>
+} = internal.make as (options: MakeOptions) => Effect.Effect<Service, KubeConfigError>
 
 /**
- * A layer for an explicit configuration; see `make`.
+ * A layer for an explicit configuration; see `make` (it needs `FileSystem` only for a
+ * `tokenFile`).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerFrom = (options: MakeOptions): Layer.Layer<KubeConfig, KubeConfigError> =>
-  Layer.effect(KubeConfig, make(options))
+export const layerFrom: {
+  (options: MakeOptions & { readonly tokenFile?: undefined }): Layer.Layer<KubeConfig, KubeConfigError>
+  (options: MakeOptions): Layer.Layer<KubeConfig, KubeConfigError, FileSystem.FileSystem>
+} = (options: MakeOptions) =>
+  Layer.effect(KubeConfig, internal.make(options) as Effect.Effect<Service, KubeConfigError>)
 
 /**
  * Where to find a kubeconfig file and which context to use.
@@ -172,6 +282,12 @@ export interface FileOptions {
   readonly path?: string | undefined
   /** The context to use instead of the file's `current-context`. */
   readonly context?: string | undefined
+  /**
+   * Write an oidc auth-provider's renewed `id-token` (and a rotated `refresh-token`) back
+   * to the file that defined the user, as kubectl does; comments and other entries are
+   * kept. Default `false`: the renewed tokens live in memory only.
+   */
+  readonly persistOidcTokens?: boolean | undefined
 }
 
 /**
@@ -180,14 +296,21 @@ export interface FileOptions {
  * directory. When several files are merged, the first to define a cluster, user or
  * context name wins, and `current-context` comes from the first file that sets one.
  *
+ * Requires the `Platform` services (`FileSystem`, `Path`, `CommandExecutor`); the
+ * `NodeKube` and `BunKube` layers provide them.
+ *
  * @since 0.1.0
  * @category constructors
  */
-export const fromFile = (options?: FileOptions): Effect.Effect<Service, KubeConfigError> =>
-  internal.fromFile({ path: options?.path, context: options?.context })
+export const fromFile = (options?: FileOptions): Effect.Effect<Service, KubeConfigError, Platform> =>
+  internal.fromFile({
+    path: options?.path,
+    context: options?.context,
+    persistOidcTokens: options?.persistOidcTokens
+  })
 
 /**
- * A layer loading a kubeconfig file; see `fromFile`.
+ * A layer loading a kubeconfig file; see `fromFile`. Requires the `Platform` services.
  *
  * @example
  * ```ts
@@ -198,7 +321,7 @@ export const fromFile = (options?: FileOptions): Effect.Effect<Service, KubeConf
  * @since 0.1.0
  * @category layers
  */
-export const layerFromFile = (options?: FileOptions): Layer.Layer<KubeConfig, KubeConfigError> =>
+export const layerFromFile = (options?: FileOptions): Layer.Layer<KubeConfig, KubeConfigError, Platform> =>
   Layer.effect(KubeConfig, fromFile(options))
 
 /**
@@ -215,21 +338,27 @@ export interface StringOptions {
 }
 
 /**
- * Loads a context from kubeconfig text (YAML or JSON).
+ * Loads a context from kubeconfig text (YAML or JSON). Requires the `Platform` services:
+ * the text may name CA, certificate or token files and exec plugins.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const fromString: (text: string, options?: StringOptions) => Effect.Effect<Service, KubeConfigError> =
-  internal.fromString
+export const fromString: (
+  text: string,
+  options?: StringOptions
+) => Effect.Effect<Service, KubeConfigError, Platform> = internal.fromString
 
 /**
- * A layer loading kubeconfig text; see `fromString`.
+ * A layer loading kubeconfig text; see `fromString`. Requires the `Platform` services.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerFromString = (text: string, options?: StringOptions): Layer.Layer<KubeConfig, KubeConfigError> =>
+export const layerFromString = (
+  text: string,
+  options?: StringOptions
+): Layer.Layer<KubeConfig, KubeConfigError, Platform> =>
   Layer.effect(KubeConfig, fromString(text, options))
 
 /**
@@ -251,57 +380,65 @@ export interface InClusterOptions {
 
 /**
  * The pod's own service account: the API server from `KUBERNETES_SERVICE_HOST` and
- * `KUBERNETES_SERVICE_PORT`, the token from its file (re-read when it is rotated), the
- * CA and the namespace from theirs.
+ * `KUBERNETES_SERVICE_PORT`, the token from its file (checked for a rotated one every few
+ * seconds, and at once after a 401), the CA and the namespace from theirs. Requires
+ * `FileSystem` and `Path`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const inCluster: (options?: InClusterOptions) => Effect.Effect<Service, KubeConfigError> = internal.inCluster
+export const inCluster: (
+  options?: InClusterOptions
+) => Effect.Effect<Service, KubeConfigError, FileSystem.FileSystem | Path.Path> = internal.inCluster
 
 /**
- * A layer for the pod's own service account; see `inCluster`.
+ * A layer for the pod's own service account; see `inCluster`. Requires `FileSystem` and `Path`.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerInCluster: Layer.Layer<KubeConfig, KubeConfigError> = Layer.effect(KubeConfig, inCluster())
+export const layerInCluster: Layer.Layer<KubeConfig, KubeConfigError, FileSystem.FileSystem | Path.Path> = Layer
+  .effect(KubeConfig, inCluster())
 
 /**
- * A layer for a service account found elsewhere; see `inCluster`.
+ * A layer for a service account found elsewhere; see `inCluster`. Requires `FileSystem` and `Path`.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerInClusterFrom = (options: InClusterOptions): Layer.Layer<KubeConfig, KubeConfigError> =>
+export const layerInClusterFrom = (
+  options: InClusterOptions
+): Layer.Layer<KubeConfig, KubeConfigError, FileSystem.FileSystem | Path.Path> =>
   Layer.effect(KubeConfig, inCluster(options))
 
 /**
  * What a program finds where it runs: in a pod (the service env vars are set and the
  * service-account token exists) the pod's service account, otherwise the kubeconfig
  * kubectl would use (`$KUBECONFIG` merged, else `~/.kube/config`) and its current
- * context.
+ * context. Requires the `Platform` services.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const fromEnvironment: Effect.Effect<Service, KubeConfigError> = internal.fromEnvironment()
+export const fromEnvironment: Effect.Effect<Service, KubeConfigError, Platform> = internal.fromEnvironment()
 
 /**
- * The layer for most programs; see `fromEnvironment`.
+ * The layer for most programs; see `fromEnvironment`. Requires the `Platform` services
+ * (`NodeKube.layer` and `BunKube.layer` include them).
  *
  * @example
  * ```ts
- * import { Effect } from "effect"
+ * import { NodeContext } from "@effect/platform-node"
+ * import { Effect, Layer } from "effect"
  * import { KubeConfig } from "effect-kube"
  *
  * const program = Effect.gen(function* () {
  *   const config = yield* KubeConfig.KubeConfig
  *   console.log(config.server, config.namespace)
  * })
- * Effect.runPromise(Effect.provide(program, KubeConfig.layer))
+ * Effect.runPromise(Effect.provide(program, Layer.provide(KubeConfig.layer, NodeContext.layer)))
  * ```
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<KubeConfig, KubeConfigError> = Layer.effect(KubeConfig, fromEnvironment)
+export const layer: Layer.Layer<KubeConfig, KubeConfigError, Platform> = Layer.effect(KubeConfig, fromEnvironment)

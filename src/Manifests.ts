@@ -16,7 +16,7 @@
  * import { Manifests, NodeKube } from "effect-kube"
  *
  * const program = Effect.gen(function* () {
- *   const objects = yield* Manifests.parse(fs.readFileSync("app.yaml", "utf8"))
+ *   const objects = yield* Manifests.parse(fs.readFileSync("app.yaml"))
  *   const refs = yield* Manifests.apply(objects, { namespace: "batch", fieldManager: "scheduler" })
  *   // ... later, even from another process:
  *   yield* Manifests.delete(objects, { namespace: "batch" })
@@ -98,12 +98,26 @@ export interface DeleteOptions extends Options {
 }
 
 /**
- * Parses manifests: YAML (several documents separated by `---`) or JSON (one object,
- * an array of them, or a `List`/`<Kind>List` with `items`). Lists and arrays are
- * flattened and empty documents skipped. A document that is not valid YAML, or an
- * object without a string `apiVersion` and `kind`, fails with a `ValidationError`
- * whose subject names it: `document[2]`, `document[0].items[3]` (indexes from 0).
- * The error never quotes the text, which may hold Secret data.
+ * Parses manifests as `kubectl apply -f` reads them: YAML (documents separated by `---`)
+ * or JSON (one value, or objects one after another), given as text or as the bytes of a
+ * file. Bytes may be UTF-8 or, with a byte order mark, UTF-16 (LE or BE, as Windows
+ * PowerShell writes); a UTF-8 BOM and CRLF line ends are fine.
+ *
+ * YAML is read with kubectl's rules (go-yaml v2, mostly YAML 1.1), not YAML 1.2: `0755`
+ * is octal (493), `yes`/`no`/`on`/`off`/`y`/`n` are booleans, `1:20` stays a string,
+ * `<<` merges maps (overriding keys written before it, as kubectl does), anchors and
+ * tags such as `!!str` apply, and keys that are not strings become strings as kubectl
+ * writes them (`yes:` is `"true"`, `0755:` is `"493"`). Quote a value to keep it a string.
+ * `.inf`, `.nan`, a null key, and a key written twice in one map are refused.
+ *
+ * An object with an `items` field is a list, whatever its kind (`List`, `PodList`...),
+ * and gives its items, as kubectl does; arrays and lists nested in lists are flattened
+ * too. Empty documents, documents of comments only and `null` are skipped. A document
+ * that is not valid YAML, or an object without a string `apiVersion` and `kind`, fails
+ * with a `ValidationError` whose subject names it: `document[2]`, `document[0].items[3]`
+ * (indexes from 0), with the line and column where YAML is broken. The error never quotes
+ * the text, which may hold Secret data. Integers beyond 2^53 lose precision (JavaScript
+ * numbers), where kubectl would keep them exact.
  *
  * @example
  * ```ts
@@ -118,11 +132,14 @@ export interface DeleteOptions extends Options {
  * metadata: { name: credentials }
  * stringData: { password: hunter2 }
  * `)
+ * // From a file, whatever its encoding:
+ * const fromFile = yield* Manifests.parse(fs.readFileSync("app.yaml"))
  * ```
  * @since 0.1.0
  * @category parsing
  */
-export const parse: (text: string) => Effect.Effect<ReadonlyArray<Manifest>, ValidationError> = internal.parse
+export const parse: (input: string | Uint8Array) => Effect.Effect<ReadonlyArray<Manifest>, ValidationError> =
+  internal.parse
 
 /**
  * Server-side applies a set of objects, in order, and returns their references with the

@@ -3,6 +3,10 @@
  * client certificate, server name, `insecure-skip-tls-verify`) comes from that
  * configuration, over keep-alive connections reused across requests.
  *
+ * The layers provide the application's `HttpClient`, so the cluster's TLS applies to the
+ * cluster's origin only: a request to any other origin goes out with the platform's
+ * defaults (the system's roots, no client certificate), as if the cluster were not there.
+ *
  * The layers provide both services every operation needs, `KubeConfig` and
  * `HttpClient.HttpClient`, and need nothing themselves.
  *
@@ -17,6 +21,7 @@
  * @since 0.1.0
  */
 import * as HttpClient from "@effect/platform/HttpClient"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import type { KubeConfigError } from "./Errors.js"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -25,11 +30,12 @@ import * as internal from "./internal/nodeTransport.js"
 import * as KubeConfig from "./KubeConfig.js"
 
 /**
- * An `HttpClient` for the configuration in context: TLS from `KubeConfig.tls`, client
- * certificates from the auth provider (an exec plugin's certificate included, with a
- * fresh connection pool when it changes), keep-alive connections. The agents are
- * destroyed when the scope closes. It adds no headers: the operations add the server
- * URL, the Authorization header and the rest.
+ * An `HttpClient` for the configuration in context: on the cluster's origin, TLS from
+ * `KubeConfig.tls` and client certificates from the auth provider (an exec plugin's
+ * certificate included, with a fresh connection pool when it changes); on any other
+ * origin, the platform's defaults. Keep-alive connections; the agents are destroyed when
+ * the scope closes. It adds no headers: the operations add the server URL, the
+ * Authorization header and the rest.
  *
  * @since 0.1.0
  * @category constructors
@@ -52,6 +58,8 @@ export const httpClientLayer: Layer.Layer<HttpClient.HttpClient, never, KubeConf
 
 /**
  * Both services from any `KubeConfig` layer: that layer, plus the Node `HttpClient` for it.
+ * The layer is given Node's `FileSystem`, `Path` and `CommandExecutor` (`NodeContext`), so
+ * the kubeconfig loaders' `KubeConfig.Platform` requirement is met here.
  *
  * @example
  * ```ts
@@ -64,8 +72,8 @@ export const httpClientLayer: Layer.Layer<HttpClient.HttpClient, never, KubeConf
  */
 export const layerFromKubeConfig = <E, R>(
   kubeConfig: Layer.Layer<KubeConfig.KubeConfig, E, R>
-): Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, E, R> =>
-  Layer.provideMerge(httpClientLayer, kubeConfig)
+): Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, E, Exclude<R, NodeContext.NodeContext>> =>
+  Layer.provideMerge(httpClientLayer, Layer.provide(kubeConfig, NodeContext.layer))
 
 /**
  * The layer for most programs: in a pod its service account, elsewhere the kubeconfig

@@ -48,6 +48,9 @@ export * as Exec from "./Exec.js"
 export * as Errors from "./Errors.js"
 
 /** @since 0.1.0 */
+export * as Quantity from "./Quantity.js"
+
+/** @since 0.1.0 */
 export {
   ApiError,
   type ApiErrorReason,

@@ -5,7 +5,8 @@
  * auth provider has fresh credentials. Plus the pure channel protocol.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
+import { ConfigProvider, Effect, Layer, Redacted } from "effect"
+import * as Http from "node:http"
 import * as Https from "node:https"
 import type * as Net from "node:net"
 import type * as Tls from "node:tls"
@@ -89,6 +90,68 @@ describe("Exec credentials and TLS", () => {
       assert.strictEqual(error._tag === "ApiError" && error.code, 401)
       assert.strictEqual(invalidated, 2)
       assert.notInclude(JSON.stringify(error), "fresh-token")
+    }))
+})
+
+describe("Exec impersonation and proxies", () => {
+  it.scopedLive("impersonation headers reach the upgrade as the request path sends them: one line per group", () =>
+    Effect.gen(function*() {
+      const server = Http.createServer()
+      server.on("upgrade", (req, socket: Net.Socket) => {
+        const seen: Array<string> = []
+        for (let i = 0; i < req.rawHeaders.length; i += 2) {
+          const name = req.rawHeaders[i]!
+          if (name.toLowerCase().startsWith("impersonate-")) seen.push(`${name}=${req.rawHeaders[i + 1]}`)
+        }
+        const body = JSON.stringify({ kind: "Status", status: "Failure", code: 403, message: `seen: ${seen.join(" ")}` })
+        socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
+      })
+      yield* Effect.acquireRelease(
+        Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))),
+        () => Effect.promise(() => new Promise<void>((resolve) => {
+          server.closeAllConnections()
+          server.close(() => resolve())
+        }))
+      )
+      const port = (server.address() as Net.AddressInfo).port
+      const layer = NodeKube.layerFromKubeConfig(KubeConfig.layerFrom({
+        server: `http://127.0.0.1:${port}`,
+        token: "t",
+        impersonate: { user: "jane", groups: ["dev", "ops"], extra: { "scopes.example.com/x": ["a"] } }
+      })).pipe(Layer.orDie)
+      const error = yield* Effect.flip(Exec.exec(pods, "web", ["echo"]).pipe(Effect.provide(layer)))
+      assert.include(
+        error.message,
+        "seen: impersonate-user=jane impersonate-group=dev impersonate-group=ops " +
+          "impersonate-extra-scopes.example.com%2Fx=a"
+      )
+    }))
+
+  it.scopedLive("a cluster behind a proxy: a RequestError naming the setting, never the proxy's credentials", () =>
+    Effect.gen(function*() {
+      const configured = NodeKube.layerFromKubeConfig(KubeConfig.layerFrom({
+        server: "https://127.0.0.1:1",
+        token: "t",
+        proxy: Redacted.make("http://user:proxy-secret@127.0.0.1:2")
+      })).pipe(Layer.orDie)
+      const viaConfig = yield* Effect.flip(Exec.exec(pods, "web", ["echo"]).pipe(Effect.provide(configured)))
+      assert.strictEqual(viaConfig._tag, "RequestError")
+      assert.include(viaConfig.message, "proxy-url")
+      assert.include(viaConfig.message, "do not support proxies")
+      assert.notInclude(JSON.stringify(viaConfig) + String(viaConfig), "proxy-secret")
+
+      const direct = NodeKube.layerFromKubeConfig(KubeConfig.layerFrom({ server: "https://10.0.0.1:6443", token: "t" }))
+        .pipe(Layer.orDie)
+      const env = (vars: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(vars))))
+      const viaEnvironment = yield* Effect.flip(
+        Effect.scoped(Exec.portForward(pods, "web", [80])).pipe(
+          Effect.provide(direct),
+          env({ HTTPS_PROXY: "http://user:env-secret@127.0.0.1:2" })
+        )
+      )
+      assert.strictEqual(viaEnvironment._tag, "RequestError")
+      assert.include(viaEnvironment.message, "HTTPS_PROXY")
+      assert.notInclude(JSON.stringify(viaEnvironment) + String(viaEnvironment), "env-secret")
     }))
 })
 

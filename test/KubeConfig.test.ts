@@ -1,6 +1,8 @@
-import { assert, describe, it } from "@effect/vitest"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import { execFileSync } from "node:child_process"
@@ -11,7 +13,12 @@ import * as Util from "node:util"
 import * as Yaml from "yaml"
 import { KubeConfigError } from "../src/Errors.js"
 import * as KubeConfig from "../src/KubeConfig.js"
+import * as Auth from "../src/internal/kubeconfig/auth.js"
 import * as Load from "../src/internal/kubeconfig/load.js"
+import * as Kube from "../src/Kube.js"
+import * as NodeKube from "../src/NodeKube.js"
+import { Pods } from "../src/resources/index.js"
+import * as FakeCluster from "../src/testing/FakeCluster.js"
 import { call, runs, writeExecPlugin } from "./util/execPlugin.js"
 import { pki } from "./util/pki.js"
 
@@ -41,7 +48,7 @@ const single = (user: object, cluster: object = { server: "https://127.0.0.1:644
   contexts: [{ name: "ctx", context: { cluster: "c", user: "u" } }]
 })
 
-describe("KubeConfig", () => {
+layer(NodeContext.layer)("KubeConfig", (it) => {
   describe("merging a KUBECONFIG path list", () => {
     const files = (dir: string) => {
       const a = write(Path.join(dir, "a.yaml"), {
@@ -281,14 +288,56 @@ describe("KubeConfig", () => {
         assert.strictEqual(yield* token(service), "first")
         assert.strictEqual(yield* token(service), "first")
 
+        // Not looked at again until the interval has passed (TestClock: no real waiting).
         Fs.writeFileSync(tokenPath, "second-token")
+        assert.strictEqual(yield* token(service), "first")
+        yield* TestClock.adjust(Auth.tokenFileRecheckMillis - 1)
+        assert.strictEqual(yield* token(service), "first")
+        yield* TestClock.adjust(1)
         assert.strictEqual(yield* token(service), "second-token")
 
         // Projected volumes swap the file atomically (a new inode), as a rename does.
         write(Path.join(dir, "token.new"), "third-token!")
         Fs.renameSync(Path.join(dir, "token.new"), tokenPath)
+        yield* TestClock.adjust(Auth.tokenFileRecheckMillis)
+        assert.strictEqual(yield* token(service), "third-token!")
+
+        // After a 401 the file is read at once, whatever the interval.
+        Fs.writeFileSync(tokenPath, "fourth")
         assert.strictEqual(yield* token(service), "third-token!")
         assert.isTrue(yield* service.auth.invalidate)
+        assert.strictEqual(yield* token(service), "fourth")
+      }))
+
+    it.scoped("is not looked at on every request: a file gone within the interval is noticed after it", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const tokenPath = write(Path.join(dir, "token"), "here")
+        const path = write(Path.join(dir, "kubeconfig"), single({ tokenFile: "token" }))
+        const service = yield* KubeConfig.fromFile({ path })
+        assert.strictEqual(yield* token(service), "here")
+        Fs.rmSync(tokenPath)
+        assert.strictEqual(yield* token(service), "here")
+        yield* TestClock.adjust(Auth.tokenFileRecheckMillis)
+        const error = yield* Effect.flip(service.auth.credentials)
+        assert.include(error.message, "ENOENT")
+      }))
+
+    it.scoped("a 401 makes the request path read the rotated token at once and send the request again", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const served = yield* FakeCluster.serve({ token: "old-token" })
+        const tokenPath = write(Path.join(dir, "token"), "old-token")
+        const path = write(Path.join(dir, "kubeconfig"), single({ tokenFile: "token" }, { server: served.url }))
+        const program = Effect.gen(function*() {
+          const pods = Kube.api(Pods, { namespace: "default" })
+          assert.isTrue(Option.isNone(yield* pods.get("nothing")))
+          // The server and the file rotate together, well within the re-check interval.
+          served.control.setToken("new-token")
+          Fs.writeFileSync(tokenPath, "new-token")
+          assert.isTrue(Option.isNone(yield* pods.get("nothing")))
+        })
+        yield* Effect.provide(program, NodeKube.layerFromFile({ path }))
       }))
 
     it.scoped("a token file that disappears fails with a KubeConfigError", () =>
@@ -330,7 +379,11 @@ describe("KubeConfig", () => {
           execConfig(dir, {
             provideClusterInfo: true,
             env: [{ name: "PLUGIN_EXPIRES", value: "1970-01-01T01:00:00Z" }]
-          }, { "certificate-authority-data": b64(ca), "tls-server-name": "kube.internal.test" })
+          }, {
+            "certificate-authority-data": b64(ca),
+            "tls-server-name": "kube.internal.test",
+            "proxy-url": "http://proxy.example:3128"
+          })
         )
         const service = yield* KubeConfig.fromFile({ path })
         assert.strictEqual(service.auth.kind, "exec")
@@ -344,6 +397,7 @@ describe("KubeConfig", () => {
         assert.strictEqual(first.info.spec.interactive, false)
         assert.strictEqual(first.info.spec.cluster.server, "https://127.0.0.1:6443")
         assert.strictEqual(first.info.spec.cluster["tls-server-name"], "kube.internal.test")
+        assert.strictEqual(first.info.spec.cluster["proxy-url"], "http://proxy.example:3128")
         assert.strictEqual(Buffer.from(first.info.spec.cluster["certificate-authority-data"], "base64").toString(), ca)
 
         // Cached: the TestClock stands at 1970-01-01T00:00:00Z, before the expiry.
@@ -455,6 +509,7 @@ describe("KubeConfig", () => {
         assert.strictEqual(service.source, "<in-cluster>")
         assert.strictEqual(yield* token(service), "sa-token")
         Fs.writeFileSync(Path.join(dir, "token"), "rotated-token")
+        yield* TestClock.adjust(Auth.tokenFileRecheckMillis)
         assert.strictEqual(yield* token(service), "rotated-token")
 
         const v6 = yield* KubeConfig.inCluster({
@@ -515,18 +570,16 @@ describe("KubeConfig", () => {
         assert.strictEqual(yield* token(service), "oidc-id")
       }))
 
-    it.effect("impersonation, proxies and conflicting credentials are refused", () =>
+    it.effect("unsupported proxies and conflicting credentials are refused", () =>
       Effect.gen(function*() {
         const fields = yield* Effect.forEach([
-          single({ token: "t", as: "someone" }),
-          single({ token: "t" }, { server: "https://x", "proxy-url": "http://proxy:3128" }),
+          single({ token: "t" }, { server: "https://x", "proxy-url": "socks4://proxy:1080" }),
           single({ token: "t", username: "a", password: "b" }),
           single({ username: "a" }),
           single({ "client-certificate-data": b64(pki().client.cert) }),
           single({}, { server: "ftp://x" })
         ], (config) => Effect.map(Effect.flip(KubeConfig.fromString(Yaml.stringify(config))), (e) => e.field))
         assert.deepStrictEqual(fields, [
-          "users[u].user.as",
           "clusters[c].cluster.proxy-url",
           "users[u].user",
           "users[u].user",

@@ -33,8 +33,8 @@ metadata:
         ["v1", "ConfigMap", "a"],
         ["apps/v1", "Deployment", "b"]
       ])
-      // YAML 1.2 core schema: `on`/`yes` stay strings, as Kubernetes reads them.
-      assert.deepStrictEqual(objects[0]!["data"], { on: "yes", count: "1" })
+      // kubectl's YAML 1.1 rules: an unquoted `on` key is the boolean true, written "true"; quoted values stay.
+      assert.deepStrictEqual(objects[0]!["data"], { true: "yes", count: "1" })
     }))
 
   it.effect("reads JSON: one object, an array, and Lists (flattened, nested too)", () =>

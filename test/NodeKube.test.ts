@@ -5,7 +5,9 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
+import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Https from "node:https"
@@ -14,6 +16,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import type * as Tls from "node:tls"
 import * as Yaml from "yaml"
+import * as Client from "../src/internal/client.js"
 import * as KubeConfig from "../src/KubeConfig.js"
 import * as NodeKube from "../src/NodeKube.js"
 import { runs, writeExecPlugin } from "./util/execPlugin.js"
@@ -242,6 +245,102 @@ describe("NodeKube", () => {
           assert.strictEqual(runs(dir), 2)
         })
         yield* Effect.provide(program, NodeKube.layerFromFile({ path: kubeconfig }))
+      }))
+  })
+
+  describe("other origins", () => {
+    const mutualTlsKubeconfig = (dir: string, url: string, cluster: object = {}) => {
+      const { ca, client } = pki()
+      const b64 = (text: string) => Buffer.from(text).toString("base64")
+      const path = Path.join(dir, "kubeconfig")
+      Fs.writeFileSync(path, Yaml.stringify({
+        "current-context": "x",
+        clusters: [{ name: "c", cluster: { server: url, "certificate-authority-data": b64(ca.cert), ...cluster } }],
+        users: [{
+          name: "u",
+          user: { "client-certificate-data": b64(client.cert), "client-key-data": b64(client.key) }
+        }],
+        contexts: [{ name: "x", context: { cluster: "c", user: "u" } }]
+      }))
+      return path
+    }
+    /** Another HTTPS service: asks for a client certificate but takes none, and says what it was offered. */
+    const thirdParty = (pair: { readonly cert: string; readonly key: string }) =>
+      serve({ key: pair.key, cert: pair.cert, requestCert: true, rejectUnauthorized: false })
+
+    it.scoped("the cluster's CA and insecure-skip-tls-verify do not make another origin trusted", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const cluster = yield* serve({ ...serverTls(), ca: pki().ca.cert, requestCert: true, rejectUnauthorized: true })
+        // Signed by the cluster's CA: only a leak of that CA would let the client accept it.
+        const other = yield* thirdParty(pki().server)
+        // Signed by a CA nobody trusts: only a leak of insecure-skip-tls-verify would accept it.
+        const untrusted = yield* thirdParty(pki().otherServer)
+        const program = Effect.gen(function*() {
+          assert.strictEqual((yield* getSeen(`${cluster.url}/api`)).cn, "test-user")
+          const error = yield* Effect.flip(getSeen(`${other.url}/elsewhere`))
+          assert.strictEqual(error._tag, "RequestError")
+          assert.strictEqual(other.connections(), 1, "the handshake was tried, and refused by the client")
+        })
+        yield* Effect.provide(program, NodeKube.layerFromFile({ path: mutualTlsKubeconfig(dir, cluster.url) }))
+
+        const insecure = mutualTlsKubeconfig(Path.join(dir), cluster.url, { "insecure-skip-tls-verify": true })
+        const refused = yield* Effect.flip(
+          Effect.provide(getSeen(`${untrusted.url}/elsewhere`), NodeKube.layerFromFile({ path: insecure }))
+        )
+        assert.strictEqual(refused._tag, "RequestError")
+      }))
+
+    it.scoped("another origin gets the platform's trust and never the cluster's client certificate", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const cluster = yield* serve({ ...serverTls(), ca: pki().ca.cert, requestCert: true, rejectUnauthorized: true })
+        const other = yield* thirdParty(pki().otherServer)
+        const kubeconfig = mutualTlsKubeconfig(dir, cluster.url)
+        // The platform trusts the other CA in the child process only, as it would a system root.
+        const output = yield* Effect.async<string, Error>((resume) => {
+          ChildProcess.execFile(
+            process.execPath,
+            ["--import", "tsx", "test/util/otherOrigin.ts", kubeconfig, `${cluster.url}/api`, `${other.url}/x`],
+            { env: { ...process.env, NODE_EXTRA_CA_CERTS: Path.join(pki().dir, "other-ca.crt") }, timeout: 60_000 },
+            (error, stdout, stderr) =>
+              resume(error ? Effect.fail(new Error(`${error.message}\n${stderr}`)) : Effect.succeed(stdout))
+          )
+        })
+        const result = JSON.parse(output) as {
+          readonly cluster: { readonly ok: boolean; readonly seen?: Seen }
+          readonly other: { readonly ok: boolean; readonly seen?: Seen; readonly error?: string }
+        }
+        assert.isTrue(result.cluster.ok)
+        assert.strictEqual(result.cluster.seen?.cn, "test-user")
+        assert.isTrue(result.other.ok, result.other.error)
+        assert.strictEqual(result.other.seen?.path, "/x")
+        assert.isNull(result.other.seen?.cn ?? null, "the cluster's client certificate went to a third party")
+      }), { timeout: 60_000 })
+  })
+
+  describe("credentials", () => {
+    it.scoped("are obtained once per request: the transport takes the client certificate the request path got", () =>
+      Effect.gen(function*() {
+        const { ca, client } = pki()
+        const server = yield* serve({ ...serverTls(), ca: ca.cert, requestCert: true, rejectUnauthorized: true })
+        let asked = 0
+        const auth: KubeConfig.AuthProvider = {
+          kind: "counting",
+          credentials: Effect.sync(() => {
+            asked++
+            return {
+              token: Redacted.make("t"),
+              clientCertificate: { cert: client.cert, key: Redacted.make(client.key) }
+            }
+          }),
+          invalidate: Effect.succeed(false)
+        }
+        const seen = yield* Effect.forEach([1, 2, 3], () => Client.sendJson({ method: "GET", path: "/me" })).pipe(
+          Effect.provide(explicit({ server: server.url, tls: { ca: ca.cert }, auth }))
+        )
+        assert.deepStrictEqual(seen.map((s) => (s as Seen).cn), ["test-user", "test-user", "test-user"])
+        assert.strictEqual(asked, 3)
       }))
   })
 

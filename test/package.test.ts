@@ -64,6 +64,30 @@ describe("package", () => {
     expect(esm).toBe("function,pods,function,function")
   })
 
+  it("the bun and deno entries load through exports, each in its runtime", { timeout: 120_000 }, () => {
+    ensureBuilt()
+    const dir = consumer()
+    writeFileSync(
+      join(dir, "bun.mjs"),
+      `import { BunKube } from "effect-kube/bun"; import { Kube } from "effect-kube";
+       console.log([typeof BunKube.layerFromFile, typeof Kube.api].join(","))`
+    )
+    const bun = execFileSync(join(root, "node_modules/.bin/bun"), [join(dir, "bun.mjs")], { cwd: dir, encoding: "utf8" })
+    expect(bun.trim()).toBe("function,function")
+    // Deno resolves bare names through node_modules when a package.json asks for them.
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module", dependencies: { "effect-kube": "*" } }))
+    writeFileSync(
+      join(dir, "deno.mjs"),
+      `import { DenoKube } from "effect-kube/deno"; import { Kube } from "effect-kube";
+       console.log([typeof DenoKube.layerFromFile, typeof Kube.api].join(","))`
+    )
+    const deno = execFileSync(join(root, "node_modules/.bin/deno"), ["run", "-A", "--no-lock", join(dir, "deno.mjs")], {
+      cwd: dir,
+      encoding: "utf8"
+    })
+    expect(deno.trim()).toBe("function,function")
+  })
+
   it("does not expose internals", { timeout: 120_000 }, () => {
     ensureBuilt()
     const dir = consumer()

@@ -20,6 +20,8 @@ import type * as Scope from "effect/Scope"
 import { ApiError, KubeConfigError, reasonFor, type Status, ValidationError } from "../Errors.js"
 import { KubeConfig, type Credentials, type Service as KubeConfigService } from "../KubeConfig.js"
 import { type Policy, RequestPolicy } from "../RequestPolicy.js"
+import { currentCredentials } from "./credentials.js"
+import * as Impersonate from "./kubeconfig/impersonate.js"
 import { userAgent } from "./version.js"
 
 /** Query values; `undefined` ones are left out. */
@@ -155,6 +157,11 @@ export const apiErrorFromStatus = (spec: Pick<Spec, "method" | "path" | "query">
 
 const httpText = (code: number): string => (code >= 500 ? "server error" : code >= 400 ? "request failed" : "unexpected answer")
 
+/**
+ * Obtains the credentials once for this request: the Authorization header is added here,
+ * and the transport finds them in `currentCredentials` (for a client certificate) rather
+ * than asking the auth provider again.
+ */
 const sendOnce = <R>(
   client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
   config: KubeConfigService,
@@ -162,7 +169,11 @@ const sendOnce = <R>(
 ) =>
   Effect.flatMap(
     config.auth.credentials,
-    (credentials) => Effect.flatMap(authorize(request, credentials, config), (authorized) => client.execute(authorized))
+    (credentials) =>
+      Effect.flatMap(
+        authorize(Impersonate.apply(request, config.impersonate), credentials, config),
+        (authorized) => Effect.locally(client.execute(authorized), currentCredentials, credentials)
+      )
   )
 
 const failFor = (spec: Spec, response: HttpClientResponse.HttpClientResponse) =>

@@ -24,7 +24,36 @@ export interface Codec<A, I> {
 const codecs = new WeakMap<SchemaAST.AST, Codec<unknown, unknown>>()
 
 const isIdentity = (ast: SchemaAST.AST): boolean =>
-  SchemaAST.encodedAST(ast) === ast && SchemaAST.typeAST(ast) === ast
+  (SchemaAST.encodedAST(ast) === ast && SchemaAST.typeAST(ast) === ast) || plainJson(ast, new Set())
+
+/**
+ * A recursive Schema (a `Suspend`, as `JSONSchemaProps`) is rebuilt by `typeAST` even when
+ * it transforms nothing, so those are walked: plain JSON shapes all the way down.
+ */
+const plainJson = (ast: SchemaAST.AST, seen: Set<SchemaAST.AST>): boolean => {
+  if (seen.has(ast)) return true
+  seen.add(ast)
+  switch (ast._tag) {
+    case "TypeLiteral":
+      return ast.propertySignatures.every((ps) => plainJson(ps.type, seen)) &&
+        ast.indexSignatures.every((is) => plainJson(is.type, seen))
+    case "TupleType":
+      return ast.elements.every((e) => plainJson(e.type, seen)) && ast.rest.every((r) => plainJson(r.type, seen))
+    case "Union":
+      return ast.types.every((t) => plainJson(t, seen))
+    case "Suspend":
+      return plainJson(ast.f(), seen)
+    case "StringKeyword":
+    case "NumberKeyword":
+    case "BooleanKeyword":
+    case "UnknownKeyword":
+    case "UndefinedKeyword":
+    case "Literal":
+      return true
+    default:
+      return false
+  }
+}
 
 /**
  * Says where and what was expected, never what was found: the value at fault may be

@@ -9,7 +9,6 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Encoding from "effect/Encoding"
 import * as Option from "effect/Option"
-import { parseAllDocuments } from "yaml"
 import * as Discovery from "../Discovery.js"
 import { ApplyFailed, DeleteFailed, formatRef, type ObjectRef, type RefFailure, ValidationError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
@@ -21,6 +20,7 @@ import * as api from "./api.js"
 import * as client from "./client.js"
 import * as discovery from "./discovery.js"
 import { checkNamespace, nameProblem, namespaceProblem } from "./validate.js"
+import * as yaml from "./yaml.js"
 
 type JsonObject = Record<string, unknown>
 
@@ -33,14 +33,11 @@ const describeJson = (u: unknown): string =>
 // parse
 // ---------------------------------------------------------------------------------------------------------------------
 
-const lineAndColumn = (text: string, offset: number): string => {
-  const before = text.slice(0, Math.max(0, offset))
-  const line = before.split("\n").length
-  const column = offset - before.lastIndexOf("\n")
-  return `line ${line}, column ${column}`
-}
-
-/** Adds the objects a parsed document holds: itself, or the items of an array or a List. */
+/**
+ * Adds the objects a parsed document holds. As kubectl does, an object with an `items`
+ * field is a list, whatever its kind, and gives its items (none when `items` is null);
+ * beyond kubectl, an array gives its elements and a list nested in a list is flattened.
+ */
 const collect = (value: unknown, subject: string, into: Array<Manifests.Manifest>): ValidationError | undefined => {
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
@@ -52,14 +49,19 @@ const collect = (value: unknown, subject: string, into: Array<Manifests.Manifest
   if (!isObject(value)) {
     return new ValidationError({ subject, detail: `expected an object, got ${describeJson(value)}` })
   }
-  const kind = value["kind"]
-  if (typeof kind === "string" && kind.endsWith("List") && Array.isArray(value["items"])) {
-    return collect(value["items"], `${subject}.items`, into)
+  if (Object.hasOwn(value, "items")) {
+    const items = value["items"]
+    if (items === null || items === undefined) return undefined
+    if (!Array.isArray(items)) {
+      return new ValidationError({ subject, detail: `has items that are ${describeJson(items)}, not a list` })
+    }
+    return collect(items, `${subject}.items`, into)
   }
   const apiVersion = value["apiVersion"]
   if (typeof apiVersion !== "string" || apiVersion === "") {
     return new ValidationError({ subject, detail: "has no apiVersion (a non-empty string)" })
   }
+  const kind = value["kind"]
   if (typeof kind !== "string" || kind === "") {
     return new ValidationError({ subject, detail: "has no kind (a non-empty string)" })
   }
@@ -67,51 +69,105 @@ const collect = (value: unknown, subject: string, into: Array<Manifests.Manifest
   return undefined
 }
 
-const parseJson = (text: string): Option.Option<unknown> => {
+/** A number JSON.parse read as Infinity (`1e400`), which kubectl refuses. */
+const hasInfinity = (value: unknown): boolean => {
+  if (typeof value === "number") return !Number.isFinite(value)
+  if (Array.isArray(value)) return value.some(hasInfinity)
+  if (isObject(value)) return Object.values(value).some(hasInfinity)
+  return false
+}
+
+/**
+ * The JSON values of a text that is JSON: one value, or objects one after another, as
+ * kubectl reads a stream that starts with `{`. None when it is not JSON (then it is YAML).
+ */
+const parseJson = (text: string): Option.Option<ReadonlyArray<unknown>> => {
   const trimmed = text.trimStart()
   if (!trimmed.startsWith("{") && !trimmed.startsWith("[")) return Option.none()
   try {
-    return Option.some(JSON.parse(text) as unknown)
+    return Option.some([JSON.parse(text) as unknown])
   } catch {
-    // Not one JSON value: YAML reads it (several JSON documents, or says where it is broken).
-    return Option.none()
+    // Several JSON values one after another, or YAML (which says where it is broken).
   }
+  if (!trimmed.startsWith("{")) return Option.none()
+  const values: Array<unknown> = []
+  let depth = 0
+  let inString = false
+  let start = 0
+  for (let i = 0; i < trimmed.length; i++) {
+    const c = trimmed[i]
+    if (inString) {
+      if (c === "\\") i++
+      else if (c === "\"") inString = false
+    } else if (c === "\"") inString = true
+    else if (c === "{" || c === "[") {
+      if (depth === 0 && trimmed.slice(start, i).trim() !== "") return Option.none()
+      if (depth === 0) start = i
+      depth++
+    } else if (c === "}" || c === "]") {
+      depth--
+      if (depth < 0) return Option.none()
+      if (depth === 0) {
+        try {
+          values.push(JSON.parse(trimmed.slice(start, i + 1)))
+        } catch {
+          return Option.none()
+        }
+        start = i + 1
+      }
+    }
+  }
+  return depth === 0 && trimmed.slice(start).trim() === "" ? Option.some(values) : Option.none()
 }
 
-export const parse = (text: string): Effect.Effect<ReadonlyArray<Manifests.Manifest>, ValidationError> =>
+const describeInput = (input: unknown): string =>
+  input === null ? "null" : typeof input === "object" ? "an object" : `a ${typeof input}`
+
+export const parse = (
+  input: string | Uint8Array
+): Effect.Effect<ReadonlyArray<Manifests.Manifest>, ValidationError> =>
   Effect.suspend(() => {
-    if (typeof text !== "string") {
+    if (typeof input !== "string" && !(input instanceof Uint8Array)) {
       return Effect.fail(
-        new ValidationError({ subject: "manifests", detail: `expected text, got ${describeJson(text)}` })
+        new ValidationError({ subject: "manifests", detail: `expected text or bytes, got ${describeInput(input)}` })
+      )
+    }
+    const text = yaml.decodeText(input)
+    if (yaml.looksLikeMisreadUtf16(text)) {
+      return Effect.fail(
+        new ValidationError({
+          subject: "manifests",
+          detail: typeof input === "string"
+            ? "looks like UTF-16 read as UTF-8: pass the file's bytes (a Uint8Array) instead of a string"
+            : "looks like UTF-16 without a byte order mark: save it as UTF-8 (kubectl cannot read it either)"
+        })
       )
     }
     const objects: Array<Manifests.Manifest> = []
     const json = parseJson(text)
     if (Option.isSome(json)) {
-      const problem = json.value === null ? undefined : collect(json.value, "document[0]", objects)
-      return problem === undefined ? Effect.succeed(objects) : Effect.fail(problem)
+      for (let i = 0; i < json.value.length; i++) {
+        const value = json.value[i]
+        const subject = `document[${i}]`
+        if (hasInfinity(value)) {
+          return Effect.fail(new ValidationError({ subject, detail: "holds a number too large for JSON" }))
+        }
+        const problem = value === null ? undefined : collect(value, subject, objects)
+        if (problem !== undefined) return Effect.fail(problem)
+      }
+      return Effect.succeed(objects)
     }
-    // prettyErrors off: the pretty form quotes the offending source line, which may be Secret data.
-    const documents = parseAllDocuments(text, { prettyErrors: false })
+    const documents = yaml.parseAll(text, { uniqueKeys: true })
     for (let i = 0; i < documents.length; i++) {
       const document = documents[i]!
       const subject = `document[${i}]`
-      const error = document.errors[0]
-      if (error !== undefined) {
-        const where = `${error.code}, ${lineAndColumn(text, error.pos[0])}`
-        return Effect.fail(
-          new ValidationError({ subject, detail: `is not valid YAML: ${error.message.split("\n")[0]} (${where})` })
-        )
+      if (Either.isLeft(document)) {
+        const where = yaml.formatPosition(document.left)
+        const detail = where === "" ? document.left.detail : `${document.left.detail} (${where})`
+        return Effect.fail(new ValidationError({ subject, detail }))
       }
-      let value: unknown
-      try {
-        value = document.toJS({ maxAliasCount: 100 })
-      } catch (e) {
-        const reason = e instanceof Error ? e.message.split("\n")[0] : "cannot be read"
-        return Effect.fail(new ValidationError({ subject, detail: `cannot be read: ${reason}` }))
-      }
-      if (value === null || value === undefined) continue
-      const problem = collect(value, subject, objects)
+      if (document.right === undefined) continue
+      const problem = collect(document.right, subject, objects)
       if (problem !== undefined) return Effect.fail(problem)
     }
     return Effect.succeed(objects)

@@ -36,6 +36,7 @@ import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -45,7 +46,9 @@ import * as KubeConfig from "../KubeConfig.js"
 import { WebSocketDialer } from "../internal/exec/dialer.js"
 import * as FakeExec from "../internal/fake/exec.js"
 import * as Node from "../internal/fake/node.js"
+import * as Http from "../internal/fake/http.js"
 import * as Internal from "../internal/fake/server.js"
+import type { Control, ListenOptions, Listening, Options } from "../internal/fake/types.js"
 
 /**
  * A kind to serve besides the built-in ones. Any `Resource` value fits.
@@ -53,15 +56,7 @@ import * as Internal from "../internal/fake/server.js"
  * @since 0.1.0
  * @category models
  */
-export interface ResourceSpec {
-  /** `<group>/<version>`. */
-  readonly apiVersion: string
-  readonly kind: string
-  readonly plural: string
-  readonly namespaced: boolean
-  readonly shortNames?: ReadonlyArray<string> | undefined
-  readonly singular?: string | undefined
-}
+export type { ResourceSpec } from "../internal/fake/types.js"
 
 /**
  * How simulated pods and jobs progress (`simulate: true` uses the defaults).
@@ -69,56 +64,56 @@ export interface ResourceSpec {
  * @since 0.1.0
  * @category models
  */
-export interface SimulateOptions {
-  /** Milliseconds from a pod's creation to Running (default 50). */
-  readonly podStartMs?: number | undefined
-  /** Milliseconds from Running to Succeeded (default 150). */
-  readonly podRunMs?: number | undefined
-  /** Whether running pods go on to Succeeded (default true). */
-  readonly completePods?: boolean | undefined
-}
+export type { SimulateOptions } from "../internal/fake/types.js"
 
 /**
+ * Options of a fake cluster: namespace, token, custom resources, seed objects, simulation,
+ * and what exec, attach and port-forward reach.
+ *
  * @since 0.1.0
  * @category models
  */
-export interface Options {
-  /** The kubeconfig's namespace, and the namespace controls use when a ref has none. Default `default`. */
-  readonly namespace?: string | undefined
-  /**
-   * A bearer token every request must carry (401 otherwise). Without it any request is
-   * accepted; the layer's KubeConfig still presents the token `fake-cluster-token`.
-   */
-  readonly token?: string | undefined
-  /** Custom resources to serve (and list in discovery) from the start. */
-  readonly resources?: ReadonlyArray<ResourceSpec> | undefined
-  /** Objects to seed, as `seed` does. */
-  readonly objects?: ReadonlyArray<unknown> | undefined
-  /** Namespaces to create besides `default`, `kube-system`, `kube-public`, `kube-node-lease`. */
-  readonly namespaces?: ReadonlyArray<string> | undefined
-  /**
-   * How many changes the event history keeps (default 1000). A watch or continue token
-   * from a resourceVersion older than that answers 410 Expired.
-   */
-  readonly compactionWindow?: number | undefined
-  /** Interval of BOOKMARK events to watches that allow them (ms, default 60000; 0 disables). */
-  readonly bookmarkIntervalMs?: number | undefined
-  /** Created pods go Pending -> Running -> Succeeded (writing a few log lines) and jobs complete. */
-  readonly simulate?: boolean | SimulateOptions | undefined
-  /** How many requests the request log keeps (default 100000, oldest dropped). */
-  readonly maxRequestLog?: number | undefined
-  /**
-   * What `exec` runs in a container: an exit code, or `undefined` for the built-ins (`echo`, `cat`,
-   * `env`, `exit N`, `sh -c "..."`, `true`, `false`, `sleep N`; anything else exits 127).
-   */
-  readonly exec?: ExecHandler | undefined
-  /** The main process `attach` reaches (default: the container's command run as `exec` would, else `cat`). */
-  readonly attach?: ExecHandler | undefined
-  /** What listens on a pod's ports for port-forward (default: an echo of every byte). */
-  readonly portForward?: PortForwardHandler | undefined
-  /** The subprotocols the fake speaks for exec and attach (default v5 and v4; `["v4.channel.k8s.io"]` for an old server). */
-  readonly execProtocols?: ReadonlyArray<string> | undefined
-}
+export type { Options } from "../internal/fake/types.js"
+
+/**
+ * Identifies an object for the controls (`kind` may be the plural).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type { ObjectRef } from "../internal/fake/types.js"
+
+/**
+ * A stored object as the controls return it (a deep copy).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type { FakeObject } from "../internal/fake/types.js"
+
+/**
+ * One request the fake received.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type { RequestRecord } from "../internal/fake/types.js"
+
+/**
+ * Chooses the requests a fault applies to.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type { RequestMatch } from "../internal/fake/types.js"
+
+/**
+ * The controls tests use to set up and inspect state and to inject faults.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type { Control } from "../internal/fake/types.js"
 
 /**
  * What a command run by the fake sees: stdin, stdout and stderr writers, tty resizes, env.
@@ -126,13 +121,19 @@ export interface Options {
  * @since 0.1.0
  * @category models
  */
-export type ExecIo = FakeExec.ExecIo
+export type { ExecIo } from "../internal/fake/types.js"
 
 /**
- * A container's behaviour for `exec` and `attach`: its exit code, or `undefined` to use the built-ins.
+ * A container's behaviour for `exec` and `attach` (`Options.exec`, `Options.attach`), in
+ * `layer` (in memory) and `serve` (over WebSocket) alike: its exit code, or `undefined`
+ * to use the built-ins (`echo`, `cat`, `env`, `exit N`, `sh -c "..."`, `true`, `false`,
+ * `sleep N`).
  *
  * @example
  * ```ts
+ * import { Effect } from "effect"
+ * import { FakeCluster } from "effect-kube/testing"
+ *
  * FakeCluster.layer({
  *   exec: (pod, container, command, io) =>
  *     command[0] === "whoami" ? Effect.as(io.stdout("root\n"), 0) : undefined
@@ -141,7 +142,7 @@ export type ExecIo = FakeExec.ExecIo
  * @since 0.1.0
  * @category models
  */
-export type ExecHandler = FakeExec.ExecHandler
+export type { ExecHandler } from "../internal/fake/types.js"
 
 /**
  * One forwarded connection, as a fake port handler sees it.
@@ -149,190 +150,16 @@ export type ExecHandler = FakeExec.ExecHandler
  * @since 0.1.0
  * @category models
  */
-export type PortConnection = FakeExec.PortConnection
+export type { PortConnection } from "../internal/fake/types.js"
 
 /**
- * What listens on a pod's port for port-forward.
+ * What listens on a pod's port for port-forward (`Options.portForward`): the default
+ * echoes every byte back; a failure is sent on the port's error channel.
  *
  * @since 0.1.0
  * @category models
  */
-export type PortForwardHandler = FakeExec.PortForwardHandler
-
-/**
- * Identifies an object for the controls. `kind` may also be the plural (`pods`);
- * `namespace` defaults to the cluster's namespace for namespaced kinds.
- *
- * @since 0.1.0
- * @category models
- */
-export interface ObjectRef {
-  readonly apiVersion: string
-  readonly kind: string
-  readonly name: string
-  readonly namespace?: string | undefined
-}
-
-/**
- * A stored object as the controls return it (a deep copy).
- *
- * @since 0.1.0
- * @category models
- */
-export type FakeObject = Internal.FakeObject
-
-/**
- * One request the fake received.
- *
- * @since 0.1.0
- * @category models
- */
-export interface RequestRecord {
-  readonly method: string
-  /** The path without the query. */
-  readonly path: string
-  /** Query parameters (the first value of each). */
-  readonly query: Readonly<Record<string, string>>
-  readonly contentType?: string | undefined
-  readonly userAgent?: string | undefined
-}
-
-/**
- * Chooses the requests a fault applies to.
- *
- * @since 0.1.0
- * @category models
- */
-export type RequestMatch = (method: string, path: string, query: Readonly<Record<string, string>>) => boolean
-
-/**
- * The controls tests use to set up and inspect state and to inject faults. Plain
- * synchronous functions: call them inside `Effect.gen` or from scripts alike. Changes
- * made through them bump resourceVersions and reach open watches like any write.
- *
- * @since 0.1.0
- * @category models
- */
-export interface Control {
-  /** Stores objects as given (status included); missing namespace, uid, timestamps are filled in. */
-  readonly seed: (objects: ReadonlyArray<unknown>) => ReadonlyArray<FakeObject>
-  readonly get: (ref: ObjectRef) => FakeObject | undefined
-  /** The objects of a kind, sorted by namespace and name; all namespaces when `namespace` is undefined. */
-  readonly list: (apiVersion: string, kindOrPlural: string, namespace?: string | undefined) => ReadonlyArray<FakeObject>
-  /**
-   * A server-side change: a JSON merge patch (`{ status: { phase: "Running" } }`) or a
-   * function that edits (or returns) a copy. Throws when the object does not exist.
-   */
-  readonly update: (
-    ref: ObjectRef,
-    change: { readonly [key: string]: unknown } | ((obj: FakeObject) => FakeObject | void)
-  ) => FakeObject
-  /** Deletes at once (finalizers ignored); `false` when there was none. */
-  readonly remove: (ref: ObjectRef) => boolean
-  /** Serves one more custom resource (discovery lists it from now on). */
-  readonly registerResource: (resource: ResourceSpec) => void
-  /** The current (last issued) resourceVersion. */
-  readonly resourceVersion: () => string
-  /** Every request received (after `reset`), oldest first. */
-  readonly requests: () => ReadonlyArray<RequestRecord>
-  /**
-   * How many non-GET requests reached a resource (failed ones included; those answered by
-   * `failNext`/`stallNext`, a 401, or an unknown path, and `processedtemplates`, excluded).
-   */
-  readonly mutations: () => number
-  /** Clears the request log, the mutation count and pending faults. The store is kept. */
-  readonly reset: () => void
-  /** Changes (or with `undefined` removes) the bearer token requests must carry. */
-  readonly setToken: (token: string | undefined) => void
-  /**
-   * Sets a pod's phase with the conditions and container statuses a kubelet would
-   * report (Ready when Running). Succeeded / Failed also end its containers' logs.
-   */
-  readonly setPodPhase: (
-    namespace: string,
-    name: string,
-    phase: "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown",
-    options?: { readonly reason?: string | undefined; readonly message?: string | undefined }
-  ) => FakeObject
-  /** Marks a Job complete: `succeeded`, `completionTime`, conditions SuccessCriteriaMet and Complete. */
-  readonly completeJob: (namespace: string, name: string) => FakeObject
-  /** Marks a Job failed: conditions FailureTarget and Failed (reason BackoffLimitExceeded by default). */
-  readonly failJob: (
-    namespace: string,
-    name: string,
-    options?: { readonly reason?: string | undefined; readonly message?: string | undefined }
-  ) => FakeObject
-  /**
-   * Appends to a container's log: an array is whole lines, a string is raw text (it may
-   * end in a partial line). The container defaults to the pod's only one.
-   */
-  readonly appendLog: (
-    namespace: string,
-    pod: string,
-    text: string | ReadonlyArray<string>,
-    options?: { readonly container?: string | undefined }
-  ) => void
-  /**
-   * Ends a container: followers of its log see the end; its status becomes terminated.
-   * With `restart: true` a new instance starts and the old log becomes `previous`.
-   */
-  readonly endContainer: (
-    namespace: string,
-    pod: string,
-    options?: {
-      readonly container?: string | undefined
-      readonly exitCode?: number | undefined
-      readonly restart?: boolean | undefined
-    }
-  ) => void
-  /** The next `count` (default 1) matching requests answer this status with the API server's Status body. */
-  readonly failNext: (options: {
-    readonly status: number
-    readonly count?: number | undefined
-    /** Sent as `Retry-After` and `details.retryAfterSeconds`. */
-    readonly retryAfterSeconds?: number | undefined
-    readonly message?: string | undefined
-    readonly reason?: string | undefined
-    readonly match?: RequestMatch | undefined
-  }) => void
-  /**
-   * The next `count` matching requests are carried out, then their connection is reset:
-   * before any answer when `afterBytes` is undefined, else after that many body bytes
-   * (layer: the response body fails; serve: the socket is destroyed).
-   */
-  readonly resetNext: (options?: {
-    readonly count?: number | undefined
-    readonly afterBytes?: number | undefined
-    readonly match?: RequestMatch | undefined
-  }) => void
-  /** The next `count` matching requests are carried out, then answered `ms` later. */
-  readonly delayNext: (options: {
-    readonly ms: number
-    readonly count?: number | undefined
-    readonly match?: RequestMatch | undefined
-  }) => void
-  /** The next `count` matching requests are never answered (nor carried out) until the client gives up. */
-  readonly stallNext: (
-    options?: { readonly count?: number | undefined; readonly match?: RequestMatch | undefined }
-  ) => void
-  /** Drops pending faults and the watch drop limit. */
-  readonly clearFaults: () => void
-  /**
-   * Every watch (open or future) ends, without a final event, once it has sent this many
-   * events (initial ADDED and bookmarks included). `undefined` lifts the limit.
-   */
-  readonly dropWatchesAfter: (events: number | undefined) => void
-  /** Sends every open watch an ERROR event with a 410 Expired Status, then ends it. */
-  readonly expireWatches: () => void
-  /** Drops the event history: watches and continue tokens from any older resourceVersion answer 410. */
-  readonly compact: () => void
-  /** Sends a BOOKMARK now to every open watch that allows bookmarks. */
-  readonly bookmark: () => void
-  /** Watch streams currently open (a client that goes away closes its watch). */
-  readonly openWatches: () => number
-  /** Followed log streams currently open. */
-  readonly openLogStreams: () => number
-}
+export type { PortForwardHandler } from "../internal/fake/types.js"
 
 /**
  * The `FakeCluster` service: the controls plus the in-memory handler and its URL.
@@ -367,19 +194,12 @@ export interface Server {
 }
 
 /**
+ * Where and how `listen` / `serve` listen: port, host, TLS, kubeconfig directory.
+ *
  * @since 0.1.0
  * @category models
  */
-export interface ListenOptions {
-  /** PEM certificate and key of the server; `ca` (the issuer) goes into the kubeconfig. Plain HTTP without. */
-  readonly tls?: { readonly cert: string; readonly key: string; readonly ca?: string | undefined } | undefined
-  /** 0 (default) picks a free port. */
-  readonly port?: number | undefined
-  /** Default `127.0.0.1`. */
-  readonly host?: string | undefined
-  /** Where to write the kubeconfig; a new temporary directory by default. */
-  readonly kubeconfigDir?: string | undefined
-}
+export type { ListenOptions } from "../internal/fake/types.js"
 
 /**
  * A fake served on loopback.
@@ -387,17 +207,7 @@ export interface ListenOptions {
  * @since 0.1.0
  * @category models
  */
-export interface Listening {
-  /** `https://127.0.0.1:<port>` (or `http://`). */
-  readonly url: string
-  /** A kubeconfig file for this server: its URL, CA, token and namespace. */
-  readonly kubeconfigPath: string
-  readonly kubeconfig: string
-  /** Sockets currently open to the server. */
-  readonly openConnections: () => number
-  /** Closes the server, destroys open sockets and removes the kubeconfig. */
-  readonly close: () => Promise<void>
-}
+export type { Listening } from "../internal/fake/types.js"
 
 /**
  * @since 0.1.0
@@ -412,6 +222,52 @@ export interface Served extends Listening {
  * @category models
  */
 export interface ServeOptions extends Options, ListenOptions {}
+
+/**
+ * A fake cluster could not be served, and nothing was left open:
+ *
+ * - `"Tls"`: the server could not be created from the given certificate and key;
+ * - `"Listen"`: the address could not be bound (a port in use, an address not on this
+ *   machine, a privileged port);
+ * - `"Kubeconfig"`: the kubeconfig could not be written (e.g. `kubeconfigDir` does not exist);
+ * - `"UnknownServer"`: `listen` was given a `Server` that `makeServer` did not build.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { FakeCluster } from "effect-kube/testing"
+ *
+ * const served = FakeCluster.serve({ port: 6443 }).pipe(
+ *   Effect.catchTag("FakeClusterError", (e) =>
+ *     e.reason === "Listen" ? FakeCluster.serve() : Effect.fail(e))
+ * )
+ * ```
+ * @since 0.1.0
+ * @category errors
+ */
+export class FakeClusterError extends Data.TaggedError("FakeClusterError")<{
+  readonly reason: "Tls" | "Listen" | "Kubeconfig" | "UnknownServer"
+  /** What was to be served: `host:port` before binding, the URL after. */
+  readonly address: string
+  readonly cause?: unknown
+}> {
+  override get message(): string {
+    const attempt = this.reason === "Tls"
+      ? `create a TLS server for ${this.address} from the given certificate and key`
+      : this.reason === "Listen"
+      ? `listen on ${this.address}`
+      : this.reason === "Kubeconfig"
+      ? `write the kubeconfig for ${this.address}`
+      : `serve ${this.address}: listen takes a server built by FakeCluster.makeServer`
+    const cause = this.cause instanceof Error ? this.cause.message : this.cause === undefined ? "" : String(this.cause)
+    return `FakeCluster could not ${attempt}${cause === "" ? "" : `: ${cause}`}`
+  }
+}
+
+const listenFailure = (options: ListenOptions, cause: unknown): FakeClusterError =>
+  cause instanceof FakeClusterError
+    ? cause
+    : new FakeClusterError({ reason: "Listen", address: `${options.host ?? "127.0.0.1"}:${options.port ?? 0}`, cause })
 
 const servers = new WeakMap<Server, Internal.FakeServer>()
 
@@ -434,14 +290,21 @@ export const makeServer = (options: Options = {}): Server => {
 
 /**
  * Serves a fake on loopback (no Effect), for benchmark scripts and other clients.
+ * Rejects with a `FakeClusterError` when it cannot.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const listen = (server: Server, options: ListenOptions = {}): Promise<Listening> => {
   const internal = servers.get(server)
-  if (internal === undefined) return Promise.reject(new Error("listen: the server was not built by makeServer"))
-  return Node.listen(internal, options)
+  if (internal === undefined) {
+    return Promise.reject(new FakeClusterError({ reason: "UnknownServer", address: "a Server value" }))
+  }
+  return Node.listen(internal, options).catch((e: unknown) => {
+    throw e instanceof Node.ServeFailure
+      ? new FakeClusterError({ reason: e.reason, address: e.address, cause: e.cause })
+      : listenFailure(options, e)
+  })
 }
 
 const defaultUrl = "http://fake-cluster.local"
@@ -485,24 +348,38 @@ const bodyText = (
  * An `HttpClient` answered in memory by a server. Aborting a request (interruption)
  * cancels a streaming body, so the server drops the watch or log follower.
  *
+ * Any `Server` works: one built by `makeServer` is answered directly, any other (a
+ * wrapper around one, say) through its `handle`.
+ *
  * @since 0.1.0
  * @category constructors
  */
 export const httpClient = (server: Server): HttpClient.HttpClient => {
-  const internal = servers.get(server)!
+  const internal = servers.get(server)
+  const answer = (
+    request: HttpClientRequest.HttpClientRequest,
+    url: URL,
+    text: string,
+    signal: AbortSignal
+  ): Promise<Response> => {
+    if (internal === undefined) {
+      const withBody = text !== "" && request.method !== "GET" && request.method !== "HEAD"
+      return server.handle(
+        new Request(url, { method: request.method, headers: request.headers, body: withBody ? text : null, signal })
+      )
+    }
+    return internal.handleRaw({
+      method: request.method,
+      url: url.pathname + url.search,
+      header: (name) => request.headers[name.toLowerCase()],
+      text: () => Promise.resolve(text),
+      signal
+    }).then((raw) => Http.toWebResponse(raw, signal))
+  }
   return HttpClient.make((request, url, signal) =>
     Effect.flatMap(bodyText(request), (text) =>
       Effect.tryPromise({
-        try: async () => {
-          const raw = await internal.handleRaw({
-            method: request.method,
-            url: url.pathname + url.search,
-            header: (name) => request.headers[name.toLowerCase()],
-            text: () => Promise.resolve(text),
-            signal
-          })
-          return Internal.toWebResponse(raw, signal)
-        },
+        try: () => answer(request, url, text, signal),
         catch: (cause) => new HttpClientError.RequestError({ request, reason: "Transport", cause })
       })).pipe(Effect.map((response) => HttpClientResponse.fromWeb(request, response)))
   )
@@ -548,23 +425,23 @@ export const layer = (
 
 /**
  * The fake on a loopback HTTP(S) server, with a kubeconfig written for it; closed with
- * the scope (sockets destroyed, kubeconfig removed).
+ * the scope (sockets destroyed, kubeconfig removed). Fails with a `FakeClusterError`
+ * when it cannot be served (a port in use, an address not on this machine, a bad
+ * certificate, an unwritable kubeconfig directory).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const serve = (options: ServeOptions = {}): Effect.Effect<Served, never, Scope.Scope> =>
+export const serve = (options: ServeOptions = {}): Effect.Effect<Served, FakeClusterError, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.promise(async () => {
-      const server = makeServer(options)
-      try {
-        const listening = await listen(server, options)
-        return { server, listening }
-      } catch (e) {
-        server.close()
-        throw e
-      }
-    }),
+    Effect.flatMap(Effect.sync(() => makeServer(options)), (server) =>
+      Effect.tryPromise({
+        try: () => listen(server, options),
+        catch: (cause) => listenFailure(options, cause)
+      }).pipe(
+        Effect.tapError(() => Effect.sync(() => server.close())),
+        Effect.map((listening) => ({ server, listening }))
+      )),
     ({ listening, server }) =>
       Effect.promise(async () => {
         server.close()

@@ -6,6 +6,7 @@
  * password, key or Secret value may appear in any error's message, String() or JSON
  * (nor in its causes).
  */
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -552,7 +553,7 @@ describe("kubeconfigs", () => {
       const seen = yield* check(kubeconfigArb([tls.url, plain.url]), (text) =>
         Effect.gen(function*() {
           counts.badInputs++
-          const loaded = yield* Effect.exit(KubeConfig.fromString(text))
+          const loaded = yield* Effect.exit(Effect.provide(KubeConfig.fromString(text), NodeContext.layer))
           const problem = problemWith(loaded)
           if (problem !== undefined) return yield* Effect.fail(`fromString: ${problem}`)
           if (Exit.isFailure(loaded)) {

@@ -29,8 +29,10 @@ export interface Pki {
   readonly client: KeyPair
   /** CN=test-user-2. */
   readonly client2: KeyPair
-  /** A second CA that signed nothing here: trusting it must not verify the server. */
+  /** A second CA: trusting it must not verify the server. */
   readonly otherCa: KeyPair
+  /** For `localhost` and `127.0.0.1`, signed by `otherCa`: a third party that is not the cluster. */
+  readonly otherServer: KeyPair
 }
 
 const serverName = "kube.internal.test"
@@ -53,14 +55,14 @@ const selfSigned = (dir: string, name: string, cn: string) =>
     "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"
   ])
 
-const signed = (dir: string, name: string, cn: string, extensions: string) => {
+const signed = (dir: string, name: string, cn: string, extensions: string, issuer = "ca") => {
   openssl(dir, [
     "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
     "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", `/CN=${cn}`
   ])
   Fs.writeFileSync(Path.join(dir, `${name}.ext`), extensions)
   openssl(dir, [
-    "x509", "-req", "-in", `${name}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+    "x509", "-req", "-in", `${name}.csr`, "-CA", `${issuer}.crt`, "-CAkey", `${issuer}.key`, "-CAcreateserial",
     "-out", `${name}.crt`, "-days", "3650", "-extfile", `${name}.ext`
   ])
 }
@@ -81,6 +83,13 @@ export const pki = (): Pki => {
   signed(dir, "named-server", serverName, `subjectAltName=DNS:${serverName}\nextendedKeyUsage=serverAuth\n`)
   signed(dir, "client", "test-user", "extendedKeyUsage=clientAuth\n")
   signed(dir, "client2", "test-user-2", "extendedKeyUsage=clientAuth\n")
+  signed(
+    dir,
+    "other-server",
+    "localhost",
+    "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n",
+    "other-ca"
+  )
   cached = {
     dir,
     ca: read(dir, "ca"),
@@ -89,7 +98,8 @@ export const pki = (): Pki => {
     serverName,
     client: read(dir, "client"),
     client2: read(dir, "client2"),
-    otherCa: read(dir, "other-ca")
+    otherCa: read(dir, "other-ca"),
+    otherServer: read(dir, "other-server")
   }
   return cached
 }

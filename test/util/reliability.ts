@@ -51,6 +51,7 @@ export const serveTls = (
 ): Effect.Effect<FakeCluster.Served, never, Scope.Scope> => {
   const { ca, server } = pki()
   return FakeCluster.serve({ token: servedToken, ...options, tls: { cert: server.cert, key: server.key, ca: ca.cert } })
+    .pipe(Effect.orDie)
 }
 
 /** KubeConfig and the Node HttpClient for a served fake, from the kubeconfig file it wrote. */

@@ -15,7 +15,8 @@ export interface DialRequest {
   /** `wss://host:port/path?query` (or `ws://`). */
   readonly url: string
   readonly protocols: ReadonlyArray<string>
-  readonly headers: Readonly<Record<string, string>>
+  /** A list is sent as one header line per value (`Impersonate-Group`). */
+  readonly headers: Readonly<Record<string, string | ReadonlyArray<string>>>
   readonly tls: {
     readonly ca?: string | undefined
     readonly cert?: string | undefined
@@ -81,7 +82,8 @@ export const wsDialer: Dialer = {
         reject(failure)
       }
       const ws = new WebSocket(request.url, [...request.protocols], {
-        headers: { ...request.headers },
+        // Node's request sends a list as one line per value; ws passes the headers through as they are
+        headers: { ...request.headers } as Record<string, string>,
         perMessageDeflate: false,
         handshakeTimeout: 30_000,
         maxPayload: 256 * 1024 * 1024,

@@ -11,6 +11,7 @@
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Chunk from "effect/Chunk"
+import * as Config from "effect/Config"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Encoding from "effect/Encoding"
@@ -29,6 +30,8 @@ import type * as Exec from "../../Exec.js"
 import type * as Kube from "../../Kube.js"
 import { type Credentials, KubeConfig, type Service as KubeConfigService } from "../../KubeConfig.js"
 import { apiErrorFrom, apiErrorFromStatus } from "../client.js"
+import * as Impersonate from "../kubeconfig/impersonate.js"
+import { environmentNames, forServer, type ProxyEnvironment } from "../proxyEnvironment.js"
 import { checkName, checkNamespace, namespaceProblem } from "../validate.js"
 import { userAgent } from "../version.js"
 import { type DialFailure, type DialRequest, type Handlers, type Socket, WebSocketDialer, wsDialer } from "./dialer.js"
@@ -98,8 +101,14 @@ const invalidHeaderCharacter = /[^\t\x20-\x7e\x80-\xff]/
 const headersFor = (
   credentials: Credentials,
   config: KubeConfigService
-): Effect.Effect<Record<string, string>, KubeConfigError> => {
-  const headers: Record<string, string> = { "user-agent": userAgent }
+): Effect.Effect<Record<string, string | ReadonlyArray<string>>, KubeConfigError> => {
+  const headers: Record<string, string | ReadonlyArray<string>> = { "user-agent": userAgent }
+  // as the request path does (`Impersonate.apply`): a list is sent as one header line per value
+  if (config.impersonate !== undefined) {
+    for (const [name, values] of Impersonate.headers(config.impersonate)) {
+      headers[name] = values.length === 1 ? values[0]! : values
+    }
+  }
   if (credentials.token !== undefined) {
     const token = Redacted.value(credentials.token)
     if (invalidHeaderCharacter.test(token)) {
@@ -169,6 +178,39 @@ const dialOnce = (
 
 const isSocket = (u: Socket | DialFailure): u is Socket => !("_tag" in u)
 
+/** The proxy variables, through `Config` (the environment by default), as the Node transport reads them. */
+const readProxyEnvironment: Effect.Effect<ProxyEnvironment> = Effect.map(
+  Effect.forEach(
+    environmentNames,
+    (name) => Effect.map(Effect.orElseSucceed(Config.string(name), () => ""), (value) => [name, value] as const)
+  ),
+  (entries) => Object.fromEntries(entries) as ProxyEnvironment
+)
+
+/**
+ * Why the `ws` dialer cannot reach the cluster: it goes through a proxy (the kubeconfig's
+ * `proxy-url`, or `HTTPS_PROXY`/`HTTP_PROXY` not excluded by `NO_PROXY`), which the
+ * WebSocket path does not support yet. Dialing around the proxy would reach the cluster
+ * by a route its configuration does not allow, so the connection is refused instead.
+ * Names the setting, never the proxy's URL (it may carry credentials).
+ */
+const proxyProblem = (config: KubeConfigService): Effect.Effect<string | undefined> =>
+  Effect.gen(function*() {
+    if (config.proxy !== undefined) return "the cluster is configured with a proxy (proxy-url)"
+    let server: URL
+    try {
+      server = new URL(config.server)
+    } catch {
+      return undefined
+    }
+    const found = forServer(yield* readProxyEnvironment, server)
+    return found._tag === "Proxy"
+      ? `the environment sends the cluster through a proxy (${found.variable})`
+      : found._tag === "Invalid"
+      ? found.detail
+      : undefined
+  })
+
 /**
  * Opens a connection for the scope's lifetime. A 401 makes the auth provider refresh,
  * and the dial is tried once more when fresh credentials may differ.
@@ -186,6 +228,19 @@ const connect = (
     const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}/${subresource}`
     const where: Where = { path, shownUrl: `${config.server}${path}` }
     const url = `${config.server.replace(/^http/i, "ws")}${path}?${query}`
+    // only the default dialer goes over the network (FakeCluster.layer's stays in memory)
+    if (Option.isNone(yield* Effect.serviceOption(WebSocketDialer))) {
+      const problem = yield* proxyProblem(config)
+      if (problem !== undefined) {
+        return yield* Effect.fail(
+          transport(
+            where.shownUrl,
+            `cannot open a WebSocket for ${subresource}: ${problem}, and exec, attach and port-forward ` +
+              "do not support proxies yet"
+          )
+        )
+      }
+    }
     // the socket's finalizer is added in the same uninterruptible step that receives it
     const dial = Effect.uninterruptibleMask((restore) =>
       Effect.tap(

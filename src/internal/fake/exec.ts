@@ -19,59 +19,14 @@ import * as Take from "effect/Take"
 import type * as Http from "node:http"
 import type * as Net from "node:net"
 import { WebSocketServer } from "ws"
-import type { Dialer, Handlers, Socket } from "../exec/dialer.js"
+import type { Dialer, DialFailure, Handlers, Socket } from "../exec/dialer.js"
 import * as Protocol from "../exec/protocol.js"
-import type { FakeObject, FakeServer } from "./server.js"
+import { firstValues } from "./http.js"
+import type { FakeServer } from "./server.js"
+import type { FakeState } from "./state.js"
 import * as Status from "./status.js"
-
-/**
- * What a command run in the fake sees: its stdin (ends when the client closes it, v5),
- * writers for stdout and stderr, and the terminal's size changes under a tty.
- *
- * @internal
- */
-export interface ExecIo {
-  readonly stdin: Stream.Stream<Uint8Array>
-  readonly stdout: (data: Uint8Array | string) => Effect.Effect<void>
-  readonly stderr: (data: Uint8Array | string) => Effect.Effect<void>
-  readonly tty: boolean
-  readonly resizes: Stream.Stream<{ readonly columns: number; readonly rows: number }>
-  /** The container's environment (`spec.containers[].env` values, `HOSTNAME`). */
-  readonly env: Readonly<Record<string, string>>
-}
-
-/**
- * A container's behaviour: the exit code, or `undefined` to fall back to the built-in
- * commands (`echo`, `cat`, `env`, `exit N`, `sh -c "..."`, `true`, `false`, `sleep N`).
- *
- * @internal
- */
-export type ExecHandler = (
-  pod: FakeObject,
-  container: string,
-  command: ReadonlyArray<string>,
-  io: ExecIo
-) => Effect.Effect<number, unknown> | undefined
-
-/** One forwarded connection as the fake's port handler sees it. @internal */
-export interface PortConnection {
-  /** What the client sends; ends when the client goes away. */
-  readonly read: Stream.Stream<Uint8Array>
-  readonly write: (data: Uint8Array | string) => Effect.Effect<void>
-}
-
-/** What listens on a pod's port: the default echoes every byte back. @internal */
-export type PortForwardHandler = (pod: FakeObject, port: number, connection: PortConnection) => Effect.Effect<void, unknown>
-
-/** The options of the fake that concern streaming. @internal */
-export interface ExecOptions {
-  readonly exec?: ExecHandler | undefined
-  /** The main process that `attach` reaches (default: the container's command with the built-ins, else `cat`). */
-  readonly attach?: ExecHandler | undefined
-  readonly portForward?: PortForwardHandler | undefined
-  /** The channel subprotocols offered for exec and attach (default v5 and v4). */
-  readonly execProtocols?: ReadonlyArray<string> | undefined
-}
+import { keyOf } from "./store.js"
+import type { ExecIo, FakeObject, Options, PortConnection, PortForwardHandler } from "./types.js"
 
 /** The far end of one connection. @internal */
 export interface Peer {
@@ -89,6 +44,9 @@ export interface Session {
 export type Decision =
   | { readonly _tag: "Refuse"; readonly status: number; readonly body: string }
   | { readonly _tag: "Accept"; readonly protocol: string; readonly start: (peer: Peer) => Session }
+  /** An injected fault: the connection is cut (`resetNext`) or never answered (`stallNext`). */
+  | { readonly _tag: "Reset" }
+  | { readonly _tag: "Stall" }
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
@@ -135,25 +93,38 @@ const containersOf = (pod: FakeObject): ReadonlyArray<ContainerSpec> => {
  * @internal
  */
 export const decide = async (
-  server: FakeServer,
+  state: FakeState,
+  options: Options,
   request: { readonly url: string; readonly header: (name: string) => string | undefined }
 ): Promise<Decision> => {
   const url = new URL(request.url, "http://fake")
+  const query = firstValues(url.searchParams)
+  // recorded as the request it is (GET with the upgrade), before any check, as the router records
+  state.record({
+    method: "GET",
+    path: url.pathname,
+    query,
+    contentType: request.header("content-type"),
+    userAgent: request.header("user-agent")
+  })
+  if (state.token !== undefined && request.header("authorization") !== `Bearer ${state.token}`) {
+    return refuse(Status.unauthorized())
+  }
+  // injected faults apply to upgrades as to any request, after the token check as in the router
+  const fault = state.faults.take("GET", url.pathname, query)
+  if (fault?.kind === "fail") return refuse(fault.status!)
+  if (fault?.kind === "reset") return { _tag: "Reset" }
+  if (fault?.kind === "stall") return { _tag: "Stall" }
+  if (fault?.kind === "delay") await new Promise((resolve) => setTimeout(resolve, fault.ms!))
   const match = streamPath.exec(url.pathname)
   if (match === null) return refuse(Status.pathNotFound())
   const [, namespace, name, what] = match as unknown as [string, string, string, "exec" | "attach" | "portforward"]
-  const answer = await server.handleRaw({
-    method: "GET",
-    url: `/api/v1/namespaces/${namespace}/pods/${name}`,
-    header: request.header,
-    text: () => Promise.resolve("")
-  })
-  if (answer.status !== 200 || typeof answer.body !== "string") {
-    return { _tag: "Refuse", status: answer.status, body: typeof answer.body === "string" ? answer.body : "" }
-  }
-  const pod = JSON.parse(answer.body) as FakeObject
+  const podKind = state.registry.byResource("", "v1", "pods")!
+  const entry = state.collectionOf(podKind).entries.get(keyOf(decodeURIComponent(namespace), decodeURIComponent(name)))
+  if (entry === undefined) return refuse(Status.notFound(podKind, decodeURIComponent(name)))
+  // a copy: a handler cannot change the stored pod
+  const pod = JSON.parse(JSON.stringify(entry.obj)) as FakeObject
   const podName = decodeURIComponent(name)
-  const options = server.options as ExecOptions
   const offered = (request.header("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim()).filter((p) => p !== "")
   const phase = isObject(pod.status) ? pod.status.phase : undefined
   if (phase !== undefined && phase !== "Running") {
@@ -362,7 +333,7 @@ const echo: PortForwardHandler = (_pod, _port, connection) => Stream.runForEach(
 const portForwardSession = (
   pod: FakeObject,
   ports: ReadonlyArray<number>,
-  options: ExecOptions,
+  options: Options,
   peer: Peer
 ): Session => {
   const handler = options.portForward ?? echo
@@ -384,7 +355,7 @@ const portForwardSession = (
         handler(pod, port, connection).pipe(
           Effect.catchAllCause((cause) =>
             Effect.promise(() =>
-              peer.send(Protocol.frame(errorChannel, encoder.encode(`error forwarding port ${port}: ${cause}`)))
+              peer.send(Protocol.frame(errorChannel, encoder.encode(`error forwarding port ${port}: ${messageOf(Cause.squash(cause))}`)))
                 .catch(() => undefined)
             )
           )
@@ -441,13 +412,16 @@ export const makeUpgradeHandler = (server: FakeServer) => {
   })
   return (req: Http.IncomingMessage, socket: Net.Socket, head: Buffer): void => {
     socket.on("error", () => socket.destroy())
-    decide(server, {
+    server.upgrade({
       url: req.url ?? "/",
       header: (name) => {
         const v = req.headers[name.toLowerCase()]
         return Array.isArray(v) ? v.join(", ") : v
       }
     }).then((decision) => {
+      // a stalled upgrade is never answered: the client gives up, or the server's close cuts it
+      if (decision._tag === "Stall") return
+      if (decision._tag === "Reset") return socket.destroy()
       if (decision._tag === "Refuse") {
         socket.end(
           `HTTP/1.1 ${decision.status} ${reasonPhrase[decision.status] ?? "Error"}\r\n` +
@@ -485,12 +459,17 @@ export const inMemoryDialer = (server: FakeServer): Dialer => ({
   dial: async (request, handlers: Handlers): Promise<Socket> => {
     const url = new URL(request.url)
     const headers: Record<string, string> = {}
-    for (const [k, v] of Object.entries(request.headers)) headers[k.toLowerCase()] = v
-    headers["sec-websocket-protocol"] = request.protocols.join(", ")
-    const decision = await decide(server, { url: url.pathname + url.search, header: (name) => headers[name.toLowerCase()] })
-    if (decision._tag === "Refuse") {
-      throw { _tag: "Refused", status: decision.status, body: decision.body }
+    for (const [k, v] of Object.entries(request.headers)) {
+      headers[k.toLowerCase()] = typeof v === "string" ? v : v.join(", ")
     }
+    headers["sec-websocket-protocol"] = request.protocols.join(", ")
+    const decision = await server.upgrade({ url: url.pathname + url.search, header: (name) => headers[name.toLowerCase()] })
+    if (decision._tag === "Refuse") {
+      throw { _tag: "Refused", status: decision.status, body: decision.body } satisfies DialFailure
+    }
+    if (decision._tag === "Reset") throw { _tag: "Unreachable", detail: "connection reset" } satisfies DialFailure
+    // never answered: the dial waits until it is interrupted
+    if (decision._tag === "Stall") return new Promise<never>(() => undefined)
     // `open` turns false once the close has crossed: what was sent before it arrives first
     let open = true
     let closing = false

@@ -4,7 +4,8 @@
  *
  * @internal
  */
-import type { ResourceSpec } from "../../testing/FakeCluster.js"
+import { specKinds } from "./generated.js"
+import type { ResourceSpec } from "./types.js"
 
 /** @internal */
 export interface KindInfo {
@@ -31,7 +32,7 @@ export interface KindInfo {
   readonly categories?: ReadonlyArray<string> | undefined
 }
 
-const allVerbs = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"] as const
+const allVerbs: ReadonlyArray<string> = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
 
 /** @internal */
 export const apiVersionOf = (group: string, version: string): string => (group === "" ? version : `${group}/${version}`)
@@ -47,49 +48,19 @@ export const splitApiVersion = (apiVersion: string): { readonly group: string; r
 /** @internal */
 export const collectionId = (k: Pick<KindInfo, "group" | "plural">): string => `${k.group}/${k.plural}`
 
-interface KindSpec {
-  readonly group?: string
-  readonly version?: string
-  readonly kind: string
-  readonly plural: string
-  readonly namespaced?: boolean
+/** What the spec does not say about a built-in kind: kubectl's short names, field selectors, name rules. */
+interface KindExtras {
   readonly shortNames?: ReadonlyArray<string>
-  readonly subresources?: ReadonlyArray<string>
-  readonly hasStatus?: boolean
   readonly fieldSelectors?: ReadonlyArray<string>
   readonly nameRule?: KindInfo["nameRule"]
-  readonly verbs?: ReadonlyArray<string>
   readonly categories?: ReadonlyArray<string>
 }
 
-const builtin = (s: KindSpec): KindInfo => ({
-  group: s.group ?? "",
-  versions: [s.version ?? "v1"],
-  kind: s.kind,
-  listKind: `${s.kind}List`,
-  plural: s.plural,
-  singular: s.kind.toLowerCase(),
-  namespaced: s.namespaced ?? true,
-  shortNames: s.shortNames ?? [],
-  verbs: s.verbs ?? allVerbs,
-  subresources: s.subresources ?? (s.hasStatus ? ["status"] : []),
-  custom: false,
-  hasStatus: s.hasStatus ?? false,
-  fieldSelectors: s.fieldSelectors ?? [],
-  nameRule: s.nameRule ?? "subdomain",
-  categories: s.categories
-})
-
 const all = ["all"]
 
-/** @internal */
-export const builtinKinds: ReadonlyArray<KindInfo> = [
-  builtin({
-    kind: "Pod",
-    plural: "pods",
+const extras: Record<string, KindExtras> = {
+  "/pods": {
     shortNames: ["po"],
-    subresources: ["log", "status"],
-    hasStatus: true,
     categories: all,
     fieldSelectors: [
       "spec.nodeName",
@@ -101,31 +72,13 @@ export const builtinKinds: ReadonlyArray<KindInfo> = [
       "status.podIP",
       "status.nominatedNodeName"
     ]
-  }),
-  builtin({
-    kind: "Service",
-    plural: "services",
-    shortNames: ["svc"],
-    hasStatus: true,
-    nameRule: "label",
-    categories: all
-  }),
-  builtin({ kind: "ConfigMap", plural: "configmaps", shortNames: ["cm"] }),
-  builtin({ kind: "Secret", plural: "secrets", fieldSelectors: ["type"] }),
-  builtin({
-    kind: "Namespace",
-    plural: "namespaces",
-    namespaced: false,
-    shortNames: ["ns"],
-    hasStatus: true,
-    nameRule: "label",
-    fieldSelectors: ["status.phase"],
-    verbs: ["create", "delete", "get", "list", "patch", "update", "watch"]
-  }),
-  builtin({ kind: "ServiceAccount", plural: "serviceaccounts", shortNames: ["sa"] }),
-  builtin({
-    kind: "Event",
-    plural: "events",
+  },
+  "/services": { shortNames: ["svc"], nameRule: "label", categories: all },
+  "/configmaps": { shortNames: ["cm"] },
+  "/secrets": { fieldSelectors: ["type"] },
+  "/namespaces": { shortNames: ["ns"], nameRule: "label", fieldSelectors: ["status.phase"] },
+  "/serviceaccounts": { shortNames: ["sa"] },
+  "/events": {
     shortNames: ["ev"],
     fieldSelectors: [
       "involvedObject.kind",
@@ -140,99 +93,65 @@ export const builtinKinds: ReadonlyArray<KindInfo> = [
       "source",
       "type"
     ]
-  }),
-  builtin({ kind: "Endpoints", plural: "endpoints", shortNames: ["ep"] }),
-  builtin({
-    kind: "Node",
-    plural: "nodes",
-    namespaced: false,
-    shortNames: ["no"],
-    hasStatus: true,
-    fieldSelectors: ["spec.unschedulable"]
-  }),
-  builtin({ kind: "PersistentVolumeClaim", plural: "persistentvolumeclaims", shortNames: ["pvc"], hasStatus: true }),
-  builtin({
-    group: "apps",
-    kind: "Deployment",
-    plural: "deployments",
-    shortNames: ["deploy"],
-    subresources: ["scale", "status"],
-    hasStatus: true,
-    categories: all
-  }),
-  builtin({
-    group: "apps",
-    kind: "StatefulSet",
-    plural: "statefulsets",
-    shortNames: ["sts"],
-    subresources: ["scale", "status"],
-    hasStatus: true,
-    categories: all
-  }),
-  builtin({
-    group: "apps",
-    kind: "DaemonSet",
-    plural: "daemonsets",
-    shortNames: ["ds"],
-    hasStatus: true,
-    categories: all
-  }),
-  builtin({
-    group: "apps",
-    kind: "ReplicaSet",
-    plural: "replicasets",
-    shortNames: ["rs"],
-    subresources: ["scale", "status"],
-    hasStatus: true,
-    categories: all
-  }),
-  builtin({
-    group: "batch",
-    kind: "Job",
-    plural: "jobs",
-    hasStatus: true,
-    fieldSelectors: ["status.successful"],
-    categories: all
-  }),
-  builtin({
-    group: "batch",
-    kind: "CronJob",
-    plural: "cronjobs",
-    shortNames: ["cj"],
-    hasStatus: true,
-    categories: all
-  }),
-  builtin({ group: "rbac.authorization.k8s.io", kind: "Role", plural: "roles", nameRule: "path" }),
-  builtin({ group: "rbac.authorization.k8s.io", kind: "RoleBinding", plural: "rolebindings", nameRule: "path" }),
-  builtin({
-    group: "rbac.authorization.k8s.io",
-    kind: "ClusterRole",
-    plural: "clusterroles",
-    namespaced: false,
-    nameRule: "path"
-  }),
-  builtin({
-    group: "rbac.authorization.k8s.io",
-    kind: "ClusterRoleBinding",
-    plural: "clusterrolebindings",
-    namespaced: false,
-    nameRule: "path"
-  }),
-  builtin({
-    group: "apiextensions.k8s.io",
-    kind: "CustomResourceDefinition",
-    plural: "customresourcedefinitions",
-    namespaced: false,
-    shortNames: ["crd", "crds"],
-    hasStatus: true
-  }),
-  builtin({ group: "template.openshift.io", kind: "Template", plural: "templates" }),
-  builtin({
-    group: "template.openshift.io",
-    kind: "Template",
-    plural: "processedtemplates",
-    verbs: ["create"]
-  })
+  },
+  "/endpoints": { shortNames: ["ep"] },
+  "/nodes": { shortNames: ["no"], fieldSelectors: ["spec.unschedulable"] },
+  "/persistentvolumeclaims": { shortNames: ["pvc"] },
+  "/persistentvolumes": { shortNames: ["pv"] },
+  "/replicationcontrollers": { shortNames: ["rc"], categories: all },
+  "/resourcequotas": { shortNames: ["quota"] },
+  "/limitranges": { shortNames: ["limits"] },
+  "apps/deployments": { shortNames: ["deploy"], categories: all },
+  "apps/statefulsets": { shortNames: ["sts"], categories: all },
+  "apps/daemonsets": { shortNames: ["ds"], categories: all },
+  "apps/replicasets": { shortNames: ["rs"], categories: all },
+  "batch/jobs": { fieldSelectors: ["status.successful"], categories: all },
+  "batch/cronjobs": { shortNames: ["cj"], categories: all },
+  "autoscaling/horizontalpodautoscalers": { shortNames: ["hpa"], categories: all },
+  "networking.k8s.io/ingresses": { shortNames: ["ing"] },
+  "networking.k8s.io/networkpolicies": { shortNames: ["netpol"] },
+  "policy/poddisruptionbudgets": { shortNames: ["pdb"] },
+  "storage.k8s.io/storageclasses": { shortNames: ["sc"] },
+  "rbac.authorization.k8s.io/roles": { nameRule: "path" },
+  "rbac.authorization.k8s.io/rolebindings": { nameRule: "path" },
+  "rbac.authorization.k8s.io/clusterroles": { nameRule: "path" },
+  "rbac.authorization.k8s.io/clusterrolebindings": { nameRule: "path" },
+  "apiextensions.k8s.io/customresourcedefinitions": { shortNames: ["crd", "crds"] },
+  "certificates.k8s.io/certificatesigningrequests": { shortNames: ["csr"] },
+  "scheduling.k8s.io/priorityclasses": { shortNames: ["pc"] }
+}
+
+const builtin = (
+  [group, versions, kind, plural, namespaced, verbs, subresources]: (typeof specKinds)[number],
+  extra: KindExtras = extras[`${group}/${plural}`] ?? {}
+): KindInfo => ({
+  group,
+  versions,
+  kind,
+  listKind: `${kind}List`,
+  plural,
+  singular: kind.toLowerCase(),
+  namespaced,
+  shortNames: extra.shortNames ?? [],
+  verbs,
+  subresources,
+  custom: false,
+  hasStatus: subresources.includes("status"),
+  fieldSelectors: extra.fieldSelectors ?? [],
+  nameRule: extra.nameRule ?? "subdomain",
+  categories: extra.categories
+})
+
+/**
+ * Every kind of the Kubernetes OpenAPI spec (generated into `generated.ts`, subresources
+ * limited to those the fake implements), plus OpenShift's templates.
+ *
+ * @internal
+ */
+export const builtinKinds: ReadonlyArray<KindInfo> = [
+  ...specKinds.map((k) => builtin(k)),
+  builtin(["template.openshift.io", ["v1"], "Template", "templates", true, allVerbs, []], {}),
+  builtin(["template.openshift.io", ["v1"], "Template", "processedtemplates", true, ["create"], []], {})
 ]
 
 /** @internal */

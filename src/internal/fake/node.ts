@@ -10,10 +10,11 @@ import * as Https from "node:https"
 import type * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import type { Listening, ListenOptions } from "../../testing/FakeCluster.js"
 import { makeUpgradeHandler } from "./exec.js"
-import { ConnectionReset, type FakeServer, type RawResponse } from "./server.js"
+import { ConnectionReset, type RawResponse } from "./http.js"
+import type { FakeServer } from "./server.js"
 import { cutAfter, type Sink } from "./stream.js"
+import type { Listening, ListenOptions } from "./types.js"
 
 const kubeconfigText = (
   url: string,
@@ -116,6 +117,39 @@ const respond = (
   body.start(sink)
 }
 
+/** Writes the kubeconfig into `dir`, or a new temporary directory removed again on failure. */
+const writeKubeconfig = (
+  given: string | undefined,
+  text: string
+): { readonly dir: string; readonly path: string } => {
+  const dir = given ?? Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-fake-"))
+  const path = Path.join(dir, "kubeconfig")
+  try {
+    Fs.writeFileSync(path, text, { mode: 0o600 })
+  } catch (e) {
+    if (given === undefined) Fs.rmSync(dir, { recursive: true, force: true })
+    throw e
+  }
+  return { dir, path }
+}
+
+/**
+ * Why serving failed: the server could not be created from the TLS options, could not
+ * bind its address, or its kubeconfig could not be written. Nothing is left open.
+ *
+ * @internal
+ */
+export class ServeFailure extends Error {
+  constructor(
+    readonly reason: "Tls" | "Listen" | "Kubeconfig",
+    readonly address: string,
+    override readonly cause: unknown
+  ) {
+    super(`${reason} failed for ${address}`)
+    this.name = "ServeFailure"
+  }
+}
+
 /** @internal */
 export const listen = async (server: FakeServer, options: ListenOptions = {}): Promise<Listening> => {
   const sockets = new Set<Net.Socket>()
@@ -150,9 +184,17 @@ export const listen = async (server: FakeServer, options: ListenOptions = {}): P
     )
   }
   const tls = options.tls
-  const http: Http.Server = tls !== undefined
-    ? Https.createServer({ cert: tls.cert, key: tls.key, keepAlive: true }, handler)
-    : Http.createServer({ keepAlive: true }, handler)
+  const host = options.host ?? "127.0.0.1"
+  const port = options.port ?? 0
+  const address = `${host.includes(":") ? `[${host}]` : host}:${port}`
+  let http: Http.Server
+  try {
+    http = tls !== undefined
+      ? Https.createServer({ cert: tls.cert, key: tls.key, keepAlive: true }, handler)
+      : Http.createServer({ keepAlive: true }, handler)
+  } catch (cause) {
+    throw new ServeFailure("Tls", address, cause)
+  }
   // exec, attach and port-forward arrive as WebSocket upgrades
   http.on("upgrade", makeUpgradeHandler(server))
   http.keepAliveTimeout = 65_000
@@ -163,19 +205,23 @@ export const listen = async (server: FakeServer, options: ListenOptions = {}): P
     sockets.add(socket)
     socket.on("close", () => sockets.delete(socket))
   })
-  const host = options.host ?? "127.0.0.1"
   await new Promise<void>((resolve, reject) => {
-    http.once("error", reject)
-    http.listen(options.port ?? 0, host, () => {
-      http.off("error", reject)
-      resolve()
-    })
+    const failed = (cause: unknown) => reject(new ServeFailure("Listen", address, cause))
+    http.once("error", failed)
+    try {
+      http.listen(port, host, () => {
+        http.off("error", failed)
+        resolve()
+      })
+    } catch (cause) {
+      // an invalid port or host is thrown rather than emitted
+      http.off("error", failed)
+      failed(cause)
+    }
   })
-  const address = http.address() as Net.AddressInfo
-  const url = `${tls !== undefined ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${address.port}`
-  const dir = options.kubeconfigDir ?? Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-fake-"))
+  const bound = http.address() as Net.AddressInfo
+  const url = `${tls !== undefined ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${bound.port}`
   const ownsDir = options.kubeconfigDir === undefined
-  const kubeconfigPath = Path.join(dir, "kubeconfig")
   const kubeconfig = kubeconfigText(
     url,
     server.defaultNamespace,
@@ -183,7 +229,15 @@ export const listen = async (server: FakeServer, options: ListenOptions = {}): P
     tls?.ca,
     tls !== undefined && tls.ca === undefined
   )
-  Fs.writeFileSync(kubeconfigPath, kubeconfig, { mode: 0o600 })
+  let files: { readonly dir: string; readonly path: string }
+  try {
+    files = writeKubeconfig(options.kubeconfigDir, kubeconfig)
+  } catch (cause) {
+    // nothing is left behind: the port is released
+    await new Promise<void>((done) => http.close(() => done()))
+    throw new ServeFailure("Kubeconfig", url, cause)
+  }
+  const { dir, path: kubeconfigPath } = files
   let closing: Promise<void> | undefined
   return {
     url,

@@ -35,20 +35,30 @@ const project = (obj: JsonObject, fields: ReadonlyArray<string>): JsonObject => 
 }
 
 /**
- * A few recently used parsed objects. Keeping every stored object parsed would keep
- * them all alive in the old generation of the heap, which makes garbage collection
- * the main cost of a fake holding 10k large pods (and a `WeakRef` would keep each one
- * alive until the end of the current job: a tight loop of writes is one job).
+ * The few recently used parsed objects of one store. Keeping every stored object parsed
+ * would keep them all alive in the old generation of the heap, which makes garbage
+ * collection the main cost of a fake holding 10k large pods (and a `WeakRef` would keep
+ * each one alive until the end of the current job: a tight loop of writes is one job).
+ *
+ * One per store, never shared: another fake's writes must not evict this one's objects,
+ * and a closed fake's objects must not stay reachable through a live one.
+ *
+ * @internal
  */
-const parsedCapacity = 256
-const parsed: Array<Entry | undefined> = new Array(parsedCapacity)
-let parsedNext = 0
+export class RecentlyParsed {
+  private readonly entries: Array<Entry | undefined>
+  private next = 0
 
-const remember = (entry: Entry): void => {
-  const evicted = parsed[parsedNext]
-  if (evicted !== undefined && evicted !== entry) evicted.forget()
-  parsed[parsedNext] = entry
-  parsedNext = (parsedNext + 1) % parsedCapacity
+  constructor(readonly capacity = 256) {
+    this.entries = new Array(capacity)
+  }
+
+  remember(entry: Entry): void {
+    const evicted = this.entries[this.next]
+    if (evicted !== undefined && evicted !== entry) evicted.forget()
+    this.entries[this.next] = entry
+    this.next = (this.next + 1) % this.capacity
+  }
 }
 
 /**
@@ -78,11 +88,13 @@ export class Entry {
     readonly creationTimestamp: string | undefined,
     /** The JSON of every top-level field but apiVersion, kind, metadata and status: a change bumps `generation`. */
     readonly specJson: string,
+    /** Where this entry's parsed object is kept while recently used. */
+    private readonly recent: RecentlyParsed,
     obj: JsonObject | undefined
   ) {
     if (obj !== undefined) {
       this.cached = obj
-      remember(this)
+      recent.remember(this)
     }
   }
 
@@ -91,7 +103,7 @@ export class Entry {
     let obj = this.cached
     if (obj === undefined) {
       obj = this.cached = JSON.parse(this.json) as JsonObject
-      remember(this)
+      this.recent.remember(this)
     }
     return obj
   }
@@ -118,6 +130,7 @@ export class Entry {
     rv: number,
     managers: ReadonlyArray<ManagerEntry>,
     fields: ReadonlyArray<string>,
+    recent: RecentlyParsed,
     options: { readonly generationFrom?: Entry | undefined; readonly cache?: boolean | undefined } = {}
   ): Entry {
     const meta = (obj.metadata ?? {}) as JsonObject
@@ -162,6 +175,7 @@ export class Entry {
       typeof meta.generation === "number" ? meta.generation : 1,
       typeof meta.creationTimestamp === "string" ? meta.creationTimestamp : undefined,
       spec,
+      recent,
       options.cache === false ? undefined : obj
     )
   }
@@ -310,6 +324,8 @@ export class Store {
   private readonly collections = new Map<string, Collection>()
   private history: Array<Change> = []
   private historyStart = 0
+  /** This store's recently parsed objects. */
+  readonly recent = new RecentlyParsed()
   /** Watches and continue tokens from a resourceVersion below this have expired. */
   compactedRv = 0
   /** owner uid -> the objects that name it in ownerReferences. */
@@ -364,7 +380,7 @@ export class Store {
     const rv = ++this.counter
     const { cache, generationFrom, managers, obj } = build(rv)
     const fields = collection.kind.fieldSelectors
-    const entry = Entry.of(obj, namespace, name, rv, managers, fields, { generationFrom, cache })
+    const entry = Entry.of(obj, namespace, name, rv, managers, fields, this.recent, { generationFrom, cache })
     const key = entry.key
     const prev = collection.entries.get(key)
     collection.entries.set(key, entry)
@@ -380,7 +396,15 @@ export class Store {
     const rv = ++this.counter
     const base = finalize !== undefined ? finalize(entry.obj) : entry.obj
     const obj = { ...base, metadata: { ...(base.metadata as JsonObject), resourceVersion: String(rv) } }
-    const deleted = Entry.of(obj, entry.namespace, entry.name, rv, entry.managers, collection.kind.fieldSelectors)
+    const deleted = Entry.of(
+      obj,
+      entry.namespace,
+      entry.name,
+      rv,
+      entry.managers,
+      collection.kind.fieldSelectors,
+      this.recent
+    )
     collection.entries.delete(entry.key)
     this.unindex(collection, entry)
     collection.invalidate()

@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import { json, type RawRequest, type RawResponse, readBody } from "./http.js"
 import { clone, isObject, type JsonObject } from "./json.js"
 import * as Status from "./status.js"
 
@@ -160,4 +161,11 @@ export const processTemplate = (template: JsonObject): JsonObject => {
     parameters,
     objects
   }
+}
+
+/** Answers a POST to `processedtemplates`: the Template with its objects processed. @internal */
+export const processRequest = async (request: RawRequest): Promise<RawResponse> => {
+  const body = await readBody(request)
+  if (!isObject(body)) throw Status.badRequest("the body of the request must be a Template")
+  return json(201, processTemplate(body))
 }

@@ -4,15 +4,19 @@
  *
  * @internal
  */
+import * as Command from "@effect/platform/Command"
+import * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as ChildProcess from "node:child_process"
-import * as Fs from "node:fs/promises"
+import * as Stream from "effect/Stream"
 import { KubeConfigError } from "../../Errors.js"
 import type { AuthProvider, Credentials } from "../../KubeConfig.js"
 import type { Mapping, Where } from "./fields.js"
-import { errnoCode, fail, isMapping } from "./fields.js"
+import { fail, isMapping, isNotFound, platformCode } from "./fields.js"
 
 /** Credentials that never change: `invalidate` says a retry would not help. @internal */
 export const fixed = (kind: string, credentials: Credentials): AuthProvider => ({
@@ -38,32 +42,56 @@ export const withClientCertificate = (
 })
 
 /**
- * A bearer token read from a file, re-read whenever the file changes (its inode, size or
- * modification time), because projected service-account tokens are rotated in place.
- * A `stat` per request is cheap next to the request itself.
+ * How long a token read from a file is used before the file is checked again. client-go
+ * re-reads each minute; a few seconds see a rotation sooner for the cost of one `stat`,
+ * and a 401 makes the next request read the file at once (`invalidate`).
  *
  * @internal
  */
-export const tokenFile = (path: string, where: Where, field: string): Effect.Effect<AuthProvider> =>
-  Effect.sync(() => {
-    let cached: { readonly stamp: string; readonly token: Redacted.Redacted<string> } | undefined
+export const tokenFileRecheckMillis = 5_000
+
+/**
+ * A bearer token read from a file, because projected service-account tokens are rotated
+ * in place. The file is checked (its inode, size and modification time) at most every
+ * `tokenFileRecheckMillis`, not on every request, and read again only when it changed.
+ *
+ * @internal
+ */
+export const tokenFile = (
+  path: string,
+  where: Where,
+  field: string
+): Effect.Effect<AuthProvider, never, FileSystem.FileSystem> =>
+  Effect.map(FileSystem.FileSystem, (fs) => {
+    let cached:
+      | { readonly stamp: string; readonly credentials: Credentials; readonly checkedAt: number }
+      | undefined
     const failWith = (detail: string, cause?: unknown) =>
       new KubeConfigError({ source: where.source, context: where.context, field, detail, cause })
     const credentials = Effect.gen(function*() {
-      const stat = yield* Effect.tryPromise({
-        try: () => Fs.stat(path, { bigint: true }),
-        catch: (cause) => failWith(`cannot read the token file ${path}: ${errnoCode(cause)}`, cause)
-      })
-      const stamp = `${stat.ino}:${stat.size}:${stat.mtimeNs}`
-      if (cached !== undefined && cached.stamp === stamp) return { token: cached.token }
-      const text = yield* Effect.tryPromise({
-        try: () => Fs.readFile(path, "utf8"),
-        catch: (cause) => failWith(`cannot read the token file ${path}: ${errnoCode(cause)}`, cause)
-      })
+      const now = yield* Clock.currentTimeMillis
+      if (cached !== undefined && now >= cached.checkedAt && now - cached.checkedAt < tokenFileRecheckMillis) {
+        return cached.credentials
+      }
+      const stat = yield* Effect.mapError(
+        fs.stat(path),
+        (cause) => failWith(`cannot read the token file ${path}: ${platformCode(cause)}`, cause)
+      )
+      const stamp = `${Option.getOrElse(stat.ino, () => "")}:${stat.size}:${
+        Option.getOrElse(Option.map(stat.mtime, (d) => d.getTime()), () => "")
+      }`
+      if (cached !== undefined && cached.stamp === stamp) {
+        cached = { ...cached, checkedAt: now }
+        return cached.credentials
+      }
+      const text = yield* Effect.mapError(
+        fs.readFileString(path),
+        (cause) => failWith(`cannot read the token file ${path}: ${platformCode(cause)}`, cause)
+      )
       const token = text.trim()
       if (token === "") return yield* Effect.fail(failWith(`the token file ${path} is empty`))
-      cached = { stamp, token: Redacted.make(token) }
-      return { token: cached.token }
+      cached = { stamp, credentials: { token: Redacted.make(token) }, checkedAt: now }
+      return cached.credentials
     })
     return {
       kind: "tokenFile",
@@ -104,69 +132,55 @@ const maxOutput = 1024 * 1024
  * Runs the plugin once. Its stdin is closed (it runs non-interactively) and its stderr
  * goes to ours, as with kubectl, so that a plugin can tell the user why it failed.
  * Failures name the command and the exit code only: arguments and output may hold
- * secrets.
+ * secrets (the platform's own error quotes the command line, so it is not kept).
  *
  * @internal
  */
-const run = (spec: ExecSpec): Effect.Effect<string, KubeConfigError> =>
-  Effect.async<string, KubeConfigError>((resume) => {
-    const failWith = (detail: string) => resume(Effect.fail(fail(spec.where, spec.field, detail)))
+const run = (executor: CommandExecutor.CommandExecutor, spec: ExecSpec): Effect.Effect<string, KubeConfigError> =>
+  Effect.scoped(Effect.gen(function*() {
+    const failWith = (detail: string) => fail(spec.where, spec.field, detail)
     const execInfo = {
       apiVersion: spec.apiVersion,
       kind: "ExecCredential",
       spec: spec.cluster !== undefined ? { interactive: false, cluster: spec.cluster } : { interactive: false }
     }
-    const env: NodeJS.ProcessEnv = { ...process.env }
-    for (const [name, value] of spec.env) env[name] = value
-    env["KUBERNETES_EXEC_INFO"] = JSON.stringify(execInfo)
-    let child: ChildProcess.ChildProcess
-    try {
-      child = ChildProcess.spawn(spec.command, [...spec.args], { env, stdio: ["ignore", "pipe", "inherit"] })
-    } catch (cause) {
-      failWith(`cannot start the exec plugin ${spec.commandName}: ${errnoCode(cause)}`)
-      return
-    }
-    const chunks: Array<Buffer> = []
-    let size = 0
-    let done = false
-    child.stdout?.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size > maxOutput) {
-        done = true
-        child.kill()
-        failWith(`the exec plugin ${spec.commandName} printed more than ${maxOutput} bytes`)
-        return
+    const command = Command.make(spec.command, ...spec.args).pipe(
+      Command.env({ ...Object.fromEntries(spec.env), KUBERNETES_EXEC_INFO: JSON.stringify(execInfo) }),
+      Command.stdin(Stream.empty),
+      Command.stderr("inherit")
+    )
+    const child = yield* Effect.mapError(executor.start(command), (cause) => {
+      if (isNotFound(cause)) {
+        const hint = spec.installHint !== undefined ? `\n${spec.installHint.trim()}` : ""
+        return failWith(`the exec plugin ${spec.commandName} was not found${hint}`)
       }
-      chunks.push(chunk)
+      return failWith(`cannot run the exec plugin ${spec.commandName}: ${platformCode(cause)}`)
     })
-    child.on("error", (cause) => {
-      if (done) return
-      done = true
-      const code = errnoCode(cause)
-      const hint = code === "ENOENT" && spec.installHint !== undefined ? `\n${spec.installHint.trim()}` : ""
-      failWith(
-        code === "ENOENT"
-          ? `the exec plugin ${spec.commandName} was not found${hint}`
-          : `cannot run the exec plugin ${spec.commandName}: ${code}`
+    const output = yield* child.stdout.pipe(
+      Stream.mapError((cause) =>
+        failWith(`cannot read the output of the exec plugin ${spec.commandName}: ${platformCode(cause)}`)
+      ),
+      Stream.runFoldEffect(
+        { size: 0, chunks: Chunk.empty<Uint8Array>() },
+        (acc, chunk) =>
+          acc.size + chunk.length > maxOutput
+            ? Effect.fail(failWith(`the exec plugin ${spec.commandName} printed more than ${maxOutput} bytes`))
+            : Effect.succeed({ size: acc.size + chunk.length, chunks: Chunk.append(acc.chunks, chunk) })
       )
-    })
-    child.on("close", (code, signal) => {
-      if (done) return
-      done = true
-      if (code === 0) resume(Effect.succeed(Buffer.concat(chunks).toString("utf8")))
-      else {
-        failWith(
-          signal !== null
-            ? `the exec plugin ${spec.commandName} was killed by ${signal}`
-            : `the exec plugin ${spec.commandName} exited with code ${code}`
-        )
-      }
-    })
-    return Effect.sync(() => {
-      done = true
-      child.kill()
-    })
-  })
+    )
+    const code = yield* Effect.mapError(
+      child.exitCode,
+      () => failWith(`the exec plugin ${spec.commandName} was killed by a signal`)
+    )
+    if (code !== 0) return yield* Effect.fail(failWith(`the exec plugin ${spec.commandName} exited with code ${code}`))
+    const bytes = new Uint8Array(output.size)
+    let offset = 0
+    for (const chunk of output.chunks) {
+      bytes.set(chunk, offset)
+      offset += chunk.length
+    }
+    return new TextDecoder().decode(bytes)
+  }))
 
 interface Issued {
   readonly credentials: Credentials
@@ -219,8 +233,9 @@ export const parseExecCredential = (spec: ExecSpec, output: string): Effect.Effe
  *
  * @internal
  */
-export const exec = (spec: ExecSpec): Effect.Effect<AuthProvider> =>
+export const exec = (spec: ExecSpec): Effect.Effect<AuthProvider, never, CommandExecutor.CommandExecutor> =>
   Effect.gen(function*() {
+    const executor = yield* CommandExecutor.CommandExecutor
     const lock = yield* Effect.makeSemaphore(1)
     let cached: Issued | undefined
     const fresh = (now: number) =>
@@ -232,7 +247,7 @@ export const exec = (spec: ExecSpec): Effect.Effect<AuthProvider> =>
         // Another fiber may have refreshed while this one waited for the lock.
         const again = fresh(yield* Clock.currentTimeMillis)
         if (again !== undefined) return again.credentials
-        const issued = yield* Effect.flatMap(run(spec), (output) => parseExecCredential(spec, output))
+        const issued = yield* Effect.flatMap(run(executor, spec), (output) => parseExecCredential(spec, output))
         cached = issued
         return issued.credentials
       }))

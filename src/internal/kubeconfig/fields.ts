@@ -5,9 +5,12 @@
  *
  * @internal
  */
+import type * as PlatformError from "@effect/platform/Error"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
-import * as Fs from "node:fs/promises"
-import * as Path from "node:path"
+import * as Encoding from "effect/Encoding"
+import * as Either from "effect/Either"
 import { KubeConfigError } from "../../Errors.js"
 
 /** @internal */
@@ -103,7 +106,9 @@ export const decodeData = (
   field: string
 ): Effect.Effect<string, KubeConfigError> => {
   if (!base64Pattern.test(value)) return Effect.fail(fail(where, field, "is not valid base64"))
-  const text = Buffer.from(value, "base64").toString("utf8")
+  const decoded = Encoding.decodeBase64String(value.replace(/\s+/g, ""))
+  if (Either.isLeft(decoded)) return Effect.fail(fail(where, field, "is not valid base64"))
+  const text = decoded.right
   return text.trim() === "" ? Effect.fail(fail(where, field, "decodes to nothing")) : Effect.succeed(text)
 }
 
@@ -118,26 +123,47 @@ export const checkPem = (
     : Effect.fail(fail(where, field, "is not PEM (no -----BEGIN line)"))
 
 /** Resolves a path the way kubectl does: relative to the directory of the file that named it. @internal */
-export const resolvePath = (dir: string, path: string): string => Path.resolve(dir, path)
+export const resolvePath = (dir: string, path: string): Effect.Effect<string, never, Path.Path> =>
+  Effect.map(Path.Path, (paths) => paths.resolve(dir, path))
+
+/** The separator of a path list such as `$KUBECONFIG`: `;` on Windows, `:` elsewhere. @internal */
+export const pathListDelimiter = (paths: Path.Path): string => (paths.sep === "\\" ? ";" : ":")
 
 /** Reads a file named by a kubeconfig field. The cause is the fs error, which holds the path only. @internal */
 export const readFileText = (
   where: Where,
   path: string,
   field: string
-): Effect.Effect<string, KubeConfigError> =>
-  Effect.tryPromise({
-    try: () => Fs.readFile(path, "utf8"),
-    catch: (cause) =>
+): Effect.Effect<string, KubeConfigError, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) =>
+    Effect.mapError(fs.readFileString(path), (cause) =>
       new KubeConfigError({
         source: where.source,
         context: where.context,
         field,
-        detail: `cannot read ${path}: ${errnoCode(cause)}`,
+        detail: `cannot read ${path}: ${platformCode(cause)}`,
         cause
-      })
-  })
+      })))
 
 /** @internal */
 export const errnoCode = (cause: unknown): string =>
   isMapping(cause) && typeof cause["code"] === "string" ? cause["code"] : "unknown error"
+
+/**
+ * What went wrong in a platform call, in a word: the operating system's code where the
+ * runtime gives one (`ENOENT`), else the platform's reason (`NotFound`). Never the
+ * description, which may quote a command line.
+ *
+ * @internal
+ */
+export const platformCode = (error: PlatformError.PlatformError): string => {
+  if (error._tag === "SystemError") {
+    const code = errnoCode(error.cause)
+    return code !== "unknown error" ? code : error.reason
+  }
+  return "bad argument"
+}
+
+/** True when a platform call failed because the file or command does not exist. @internal */
+export const isNotFound = (error: PlatformError.PlatformError): boolean =>
+  error._tag === "SystemError" && error.reason === "NotFound"

@@ -4,27 +4,38 @@
  *
  * @internal
  */
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import * as Fs from "node:fs/promises"
-import * as Os from "node:os"
-import * as Path from "node:path"
 import type { KubeConfigError } from "../../Errors.js"
 import type { AuthProvider, Credentials, MakeOptions, Service } from "../../KubeConfig.js"
 import * as Auth from "./auth.js"
 import type { Where } from "./fields.js"
 import * as F from "./fields.js"
+import * as Impersonate from "./impersonate.js"
 import * as Parse from "./parse.js"
 import * as Resolve from "./resolve.js"
 
 /** @internal */
 export type Env = { readonly [name: string]: string | undefined }
 
+/** The process environment where the runtime has one (Node, Bun and Deno all give `process.env`). @internal */
+export const processEnv = (): Env =>
+  (globalThis as { readonly process?: { readonly env?: Env } }).process?.env ?? {}
+
+/** The home directory as kubectl finds it: `$HOME`, else `%USERPROFILE%` on Windows. @internal */
+export const homeDirOf = (env: Env): string => env["HOME"] || env["USERPROFILE"] || ""
+
+/** Everything a kubeconfig may need: files, paths and exec plugins. @internal */
+export type Platform = FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
+
 const redact = (value: string | Redacted.Redacted<string>): Redacted.Redacted<string> =>
   Redacted.isRedacted(value) ? value : Redacted.make(value)
 
 /** @internal */
-export const make = (options: MakeOptions): Effect.Effect<Service, KubeConfigError> =>
+export const make = (options: MakeOptions): Effect.Effect<Service, KubeConfigError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const where: Where = { source: "<explicit>" }
     const server = yield* Resolve.normaliseServer(where, "server", options.server)
@@ -50,9 +61,22 @@ export const make = (options: MakeOptions): Effect.Effect<Service, KubeConfigErr
       yield* F.checkPem(where, Redacted.value(key), "clientCertificate.key")
       clientCertificate = { cert: options.clientCertificate.cert, key }
     }
+    const proxy = options.proxy === undefined
+      ? undefined
+      : yield* Resolve.resolveProxy(where, "proxy", Redacted.value(redact(options.proxy)))
+    const impersonate = options.impersonate === undefined ? undefined : yield* Impersonate.read(
+      where,
+      {
+        as: options.impersonate.user,
+        "as-uid": options.impersonate.uid,
+        "as-groups": options.impersonate.groups,
+        "as-user-extra": options.impersonate.extra
+      },
+      "impersonate"
+    )
     let auth: AuthProvider | undefined = options.auth
     if (options.tokenFile !== undefined) {
-      auth = yield* Auth.tokenFile(Path.resolve(options.tokenFile), where, "tokenFile")
+      auth = yield* Auth.tokenFile(options.tokenFile, where, "tokenFile")
     } else if (options.token !== undefined) {
       auth = Auth.fixed("token", { token: redact(options.token) })
     } else if (options.username !== undefined && options.password !== undefined) {
@@ -72,6 +96,8 @@ export const make = (options: MakeOptions): Effect.Effect<Service, KubeConfigErr
         serverName: options.tls?.serverName
       },
       auth: auth ?? Auth.none,
+      ...(proxy !== undefined ? { proxy } : {}),
+      ...(impersonate !== undefined ? { impersonate } : {}),
       source: "<explicit>"
     }
   })
@@ -81,6 +107,8 @@ export interface FileOptions {
   /** One file, or a path list like `$KUBECONFIG`; default `$KUBECONFIG`, else `~/.kube/config`. */
   readonly path?: string | undefined
   readonly context?: string | undefined
+  /** Write renewed oidc tokens back to the file that defined the user. Default false. */
+  readonly persistOidcTokens?: boolean | undefined
   /** For tests: the environment to read `KUBECONFIG` from. */
   readonly env?: Env | undefined
   /** For tests: the home directory holding `.kube/config`. */
@@ -88,27 +116,31 @@ export interface FileOptions {
 }
 
 /** The kubeconfig path list kubectl would use: `$KUBECONFIG`, else `~/.kube/config`. @internal */
-export const defaultPaths = (env: Env, homeDir: string): ReadonlyArray<string> => {
+export const defaultPaths = (paths: Path.Path, env: Env, homeDir: string): ReadonlyArray<string> => {
   const list = env["KUBECONFIG"]
-  if (list !== undefined && list.trim() !== "") return list.split(Path.delimiter).filter((p) => p !== "")
-  return [Path.join(homeDir, ".kube", "config")]
+  if (list !== undefined && list.trim() !== "") {
+    return list.split(F.pathListDelimiter(paths)).filter((p) => p !== "")
+  }
+  return [paths.join(homeDir, ".kube", "config")]
 }
 
 /** @internal */
-export const fromFile = (options: FileOptions = {}): Effect.Effect<Service, KubeConfigError> =>
+export const fromFile = (options: FileOptions = {}): Effect.Effect<Service, KubeConfigError, Platform> =>
   Effect.gen(function*() {
+    const paths = yield* Path.Path
+    const delimiter = F.pathListDelimiter(paths)
     // An explicit single path must exist; a path list skips missing files as kubectl does.
-    const config = options.path !== undefined && !options.path.includes(Path.delimiter)
+    const config = options.path !== undefined && !options.path.includes(delimiter)
       ? yield* Effect.map(
         Parse.readFile(options.path, { ignoreMissing: false }),
         (config) => config ?? Parse.empty
       )
       : yield* Parse.readFiles(
         options.path !== undefined
-          ? options.path.split(Path.delimiter)
-          : defaultPaths(options.env ?? process.env, options.homeDir ?? Os.homedir())
+          ? options.path.split(delimiter)
+          : defaultPaths(paths, options.env ?? processEnv(), options.homeDir ?? homeDirOf(processEnv()))
       )
-    return yield* Resolve.resolve(config, { context: options.context })
+    return yield* Resolve.resolve(config, { context: options.context, persistOidcTokens: options.persistOidcTokens })
   })
 
 /** @internal */
@@ -119,11 +151,15 @@ export interface StringOptions {
 }
 
 /** @internal */
-export const fromString = (text: string, options: StringOptions = {}): Effect.Effect<Service, KubeConfigError> =>
-  Effect.flatMap(
-    Parse.parse(text, "<string>", Path.resolve(options.basePath ?? ".")),
-    (config) => Resolve.resolve(config, { context: options.context })
-  )
+export const fromString = (
+  text: string,
+  options: StringOptions = {}
+): Effect.Effect<Service, KubeConfigError, Platform> =>
+  Effect.flatMap(Path.Path, (paths) =>
+    Effect.flatMap(
+      Parse.parse(text, "<string>", paths.resolve(options.basePath ?? ".")),
+      (config) => Resolve.resolve(config, { context: options.context })
+    ))
 
 /** The service-account directory every pod gets. @internal */
 export const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
@@ -136,16 +172,18 @@ export interface InClusterOptions {
   readonly env?: Env | undefined
 }
 
-const exists = (path: string): Effect.Effect<boolean> =>
-  Effect.promise(() => Fs.access(path).then(() => true, () => false))
+const exists = (path: string): Effect.Effect<boolean, never, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => Effect.orElseSucceed(fs.exists(path), () => false))
 
 /** True when this looks like a pod: the service env vars are set and the token is there. @internal */
-export const isInCluster = (options: InClusterOptions = {}): Effect.Effect<boolean> => {
-  const env = options.env ?? process.env
+export const isInCluster = (
+  options: InClusterOptions = {}
+): Effect.Effect<boolean, never, FileSystem.FileSystem | Path.Path> => {
+  const env = options.env ?? processEnv()
   const host = env["KUBERNETES_SERVICE_HOST"]
   const port = env["KUBERNETES_SERVICE_PORT"]
   if (host === undefined || host === "" || port === undefined || port === "") return Effect.succeed(false)
-  return exists(Path.join(options.dir ?? serviceAccountDir, "token"))
+  return Effect.flatMap(Path.Path, (paths) => exists(paths.join(options.dir ?? serviceAccountDir, "token")))
 }
 
 /**
@@ -154,11 +192,14 @@ export const isInCluster = (options: InClusterOptions = {}): Effect.Effect<boole
  *
  * @internal
  */
-export const inCluster = (options: InClusterOptions = {}): Effect.Effect<Service, KubeConfigError> =>
+export const inCluster = (
+  options: InClusterOptions = {}
+): Effect.Effect<Service, KubeConfigError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
+    const paths = yield* Path.Path
     const source = "<in-cluster>"
     const where: Where = { source }
-    const env = options.env ?? process.env
+    const env = options.env ?? processEnv()
     const dir = options.dir ?? serviceAccountDir
     const host = env["KUBERNETES_SERVICE_HOST"]
     const port = env["KUBERNETES_SERVICE_PORT"]
@@ -173,13 +214,13 @@ export const inCluster = (options: InClusterOptions = {}): Effect.Effect<Service
       "KUBERNETES_SERVICE_HOST",
       `https://${host.includes(":") ? `[${host}]` : host}:${port}`
     )
-    const tokenPath = Path.join(dir, "token")
+    const tokenPath = paths.join(dir, "token")
     const auth = yield* Auth.tokenFile(tokenPath, where, tokenPath)
     // Fail now, not on the first request, when the token is unreadable.
     yield* auth.credentials
-    const caPath = Path.join(dir, "ca.crt")
+    const caPath = paths.join(dir, "ca.crt")
     const ca = yield* F.checkPem(where, yield* F.readFileText(where, caPath, caPath), caPath)
-    const namespacePath = Path.join(dir, "namespace")
+    const namespacePath = paths.join(dir, "namespace")
     const namespace = (yield* exists(namespacePath))
       ? (yield* F.readFileText(where, namespacePath, namespacePath)).trim()
       : ""
@@ -206,7 +247,9 @@ export interface EnvironmentOptions {
  *
  * @internal
  */
-export const fromEnvironment = (options: EnvironmentOptions = {}): Effect.Effect<Service, KubeConfigError> =>
+export const fromEnvironment = (
+  options: EnvironmentOptions = {}
+): Effect.Effect<Service, KubeConfigError, Platform> =>
   Effect.gen(function*() {
     const inClusterOptions = { dir: options.inClusterDir, env: options.env }
     if (options.context === undefined && (yield* isInCluster(inClusterOptions))) {

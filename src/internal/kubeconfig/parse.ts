@@ -7,13 +7,14 @@
  *
  * @internal
  */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
-import * as Fs from "node:fs/promises"
-import * as Path from "node:path"
-import * as Yaml from "yaml"
+import * as Either from "effect/Either"
 import { KubeConfigError } from "../../Errors.js"
 import type { Mapping, Where } from "./fields.js"
-import { errnoCode, fail, isMapping } from "./fields.js"
+import { fail, isMapping, isNotFound, pathListDelimiter, platformCode } from "./fields.js"
+import * as Yaml from "../yaml.js"
 
 /** One named cluster, user or context, with the file it came from. @internal */
 export interface Entry {
@@ -41,25 +42,32 @@ const sections = [
   { key: "contexts", body: "context" }
 ] as const
 
-/** Parses one kubeconfig text. `source` names it in errors; `dir` anchors its relative paths. @internal */
-export const parse = (text: string, source: string, dir: string): Effect.Effect<Config, KubeConfigError> =>
+/**
+ * Parses one kubeconfig, as text or as the bytes of a file (UTF-8, or UTF-16 with a byte
+ * order mark as Windows PowerShell writes it), with kubectl's YAML rules (see yaml.ts):
+ * the first document only, a duplicate key keeping its last value. `source` names it in
+ * errors; `dir` anchors its relative paths.
+ *
+ * @internal
+ */
+export const parse = (
+  input: string | Uint8Array,
+  source: string,
+  dir: string
+): Effect.Effect<Config, KubeConfigError> =>
   Effect.suspend(() => {
     const where: Where = { source }
-    const doc = Yaml.parseDocument(text, { uniqueKeys: false })
-    const error = doc.errors[0]
-    if (error !== undefined) {
-      // The parser's own message quotes the text around the error, which may be a
-      // token: report the position only.
-      const pos = error.linePos?.[0]
-      const at = pos !== undefined ? ` at line ${pos.line}, column ${pos.col}` : ""
-      return Effect.fail(fail(where, undefined, `invalid YAML${at} (${error.code})`))
+    const text = Yaml.decodeText(input)
+    if (Yaml.looksLikeMisreadUtf16(text)) {
+      return Effect.fail(fail(where, undefined, "looks like UTF-16 read as UTF-8 (pass the bytes of the file)"))
     }
-    let root: unknown
-    try {
-      root = doc.toJS({ maxAliasCount: 100 })
-    } catch {
-      return Effect.fail(fail(where, undefined, "invalid YAML (could not be converted to data)"))
+    const document = Yaml.parseFirst(text)
+    if (Either.isLeft(document)) {
+      // Positions only: the text around the error may be a token.
+      const at = Yaml.formatPosition(document.left)
+      return Effect.fail(fail(where, undefined, `invalid YAML${at === "" ? "" : ` at ${at}`}: ${document.left.detail}`))
     }
+    let root: unknown = document.right
     if (root === null || root === undefined) root = {}
     if (!isMapping(root)) return Effect.fail(fail(where, undefined, "is not a mapping (not a kubeconfig)"))
 
@@ -130,23 +138,23 @@ export const merge = (configs: ReadonlyArray<Config>): Config =>
 export const readFile = (
   path: string,
   options: { readonly ignoreMissing: boolean }
-): Effect.Effect<Config | undefined, KubeConfigError> =>
-  Effect.flatMap(
-    Effect.tryPromise({
-      try: () => Fs.readFile(path, "utf8"),
-      catch: (cause) => cause
-    }).pipe(
-      Effect.map((text): string | undefined => text),
+): Effect.Effect<Config | undefined, KubeConfigError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const paths = yield* Path.Path
+    // Bytes, not text: a kubeconfig may be UTF-16 (PowerShell's `>`), decoded by `parse`.
+    const text = yield* fs.readFile(path).pipe(
+      Effect.map((bytes): Uint8Array | undefined => bytes),
       Effect.catchAll((cause) =>
-        options.ignoreMissing && errnoCode(cause) === "ENOENT"
+        options.ignoreMissing && isNotFound(cause)
           ? Effect.succeed(undefined)
           : Effect.fail(
-            new KubeConfigError({ source: path, detail: `cannot read the file: ${errnoCode(cause)}`, cause })
+            new KubeConfigError({ source: path, detail: `cannot read the file: ${platformCode(cause)}`, cause })
           )
       )
-    ),
-    (text) => text === undefined ? Effect.succeed(undefined) : parse(text, path, Path.dirname(Path.resolve(path)))
-  )
+    )
+    return text === undefined ? undefined : yield* parse(text, path, paths.dirname(paths.resolve(path)))
+  })
 
 /**
  * Reads a path list as kubectl does for `$KUBECONFIG`: missing files are skipped, a
@@ -154,12 +162,15 @@ export const readFile = (
  *
  * @internal
  */
-export const readFiles = (paths: ReadonlyArray<string>): Effect.Effect<Config, KubeConfigError> =>
+export const readFiles = (
+  list: ReadonlyArray<string>
+): Effect.Effect<Config, KubeConfigError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
+    const paths = yield* Path.Path
     const seen = new Set<string>()
     const configs: Array<Config> = []
-    for (const path of paths) {
-      const absolute = Path.resolve(path)
+    for (const path of list) {
+      const absolute = paths.resolve(path)
       if (path === "" || seen.has(absolute)) continue
       seen.add(absolute)
       const config = yield* readFile(path, { ignoreMissing: true })
@@ -167,7 +178,10 @@ export const readFiles = (paths: ReadonlyArray<string>): Effect.Effect<Config, K
     }
     if (configs.length === 0) {
       return yield* Effect.fail(
-        new KubeConfigError({ source: paths.join(Path.delimiter), detail: "none of these kubeconfig files exists" })
+        new KubeConfigError({
+          source: list.join(pathListDelimiter(paths)),
+          detail: "none of these kubeconfig files exists"
+        })
       )
     }
     return merge(configs)

@@ -5,14 +5,22 @@
  *
  * @internal
  */
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Encoding from "effect/Encoding"
 import * as Redacted from "effect/Redacted"
-import * as Path from "node:path"
 import type { KubeConfigError } from "../../Errors.js"
-import type { AuthProvider, Credentials, Service, TlsOptions } from "../../KubeConfig.js"
+import type { AuthProvider, Credentials, Impersonation, ProxyOptions, Service, TlsOptions } from "../../KubeConfig.js"
+import { parseProxyUrl } from "../proxy.js"
 import * as Auth from "./auth.js"
 import type { Mapping, Where } from "./fields.js"
 import * as F from "./fields.js"
+import * as Impersonate from "./impersonate.js"
+import * as Oidc from "./oidc.js"
+import * as Persist from "./persist.js"
 import type { Config, Entry } from "./parse.js"
 
 /** Normalises a server URL: must be http(s), loses its trailing slashes. @internal */
@@ -43,10 +51,18 @@ export const normaliseServer = (
 export interface ResolveOptions {
   /** The context to use instead of `current-context`. */
   readonly context?: string | undefined
+  /** Write renewed oidc tokens back to the file that defined the user. Default false. */
+  readonly persistOidcTokens?: boolean | undefined
 }
 
+/** What resolving a context may need: files (CA, certificates, token files), paths and exec plugins. @internal */
+export type Platform = FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
+
 /** @internal */
-export const resolve = (config: Config, options: ResolveOptions = {}): Effect.Effect<Service, KubeConfigError> =>
+export const resolve = (
+  config: Config,
+  options: ResolveOptions = {}
+): Effect.Effect<Service, KubeConfigError, Platform> =>
   Effect.gen(function*() {
     const firstSource = config.sources[0] ?? "<none>"
     const contextName = options.context ?? config.currentContext?.name
@@ -83,18 +99,26 @@ export const resolve = (config: Config, options: ResolveOptions = {}): Effect.Ef
     const cluster = yield* resolveCluster(clusterEntry, contextName)
 
     let auth: AuthProvider = Auth.none
+    let impersonate: Impersonation | undefined
     if (userName !== undefined) {
       const userEntry = config.users.get(userName)
       if (userEntry === undefined) {
         return yield* Effect.fail(F.fail(at, `${contextField}.user`, `user "${userName}" not found`))
       }
-      auth = yield* resolveUser(userEntry, contextName, cluster)
+      auth = yield* resolveUser(userEntry, contextName, cluster, options.persistOidcTokens ?? false)
+      impersonate = yield* Impersonate.read(
+        { source: userEntry.source, context: contextName },
+        userEntry.body,
+        `users[${userEntry.name}].user`
+      )
     }
     return {
       server: cluster.server,
       namespace,
       tls: cluster.tls,
       auth,
+      ...(cluster.proxy !== undefined ? { proxy: cluster.proxy } : {}),
+      ...(impersonate !== undefined ? { impersonate } : {}),
       context: contextName,
       source: contextEntry.source
     }
@@ -103,11 +127,15 @@ export const resolve = (config: Config, options: ResolveOptions = {}): Effect.Ef
 interface ResolvedCluster {
   readonly server: string
   readonly tls: TlsOptions
+  readonly proxy: ProxyOptions | undefined
   /** `spec.cluster` for exec plugins that ask for cluster info. */
   readonly execInfo: Mapping
 }
 
-const resolveCluster = (entry: Entry, context: string): Effect.Effect<ResolvedCluster, KubeConfigError> =>
+const resolveCluster = (
+  entry: Entry,
+  context: string
+): Effect.Effect<ResolvedCluster, KubeConfigError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const where: Where = { source: entry.source, context }
     const field = `clusters[${entry.name}].cluster`
@@ -117,9 +145,8 @@ const resolveCluster = (entry: Entry, context: string): Effect.Effect<ResolvedCl
       `${field}.server`,
       yield* F.requiredString(where, body, "server", field)
     )
-    if (body["proxy-url"] !== undefined && body["proxy-url"] !== null && body["proxy-url"] !== "") {
-      return yield* Effect.fail(F.fail(where, `${field}.proxy-url`, "proxies are not supported"))
-    }
+    const proxyUrl = yield* F.optionalString(where, body, "proxy-url", field)
+    const proxy = yield* resolveProxy(where, `${field}.proxy-url`, proxyUrl)
     const insecureSkipTlsVerify = (yield* F.optionalBoolean(where, body, "insecure-skip-tls-verify", field)) ?? false
     const serverName = yield* F.optionalString(where, body, "tls-server-name", field)
     const caData = yield* F.optionalString(where, body, "certificate-authority-data", field)
@@ -131,7 +158,7 @@ const resolveCluster = (entry: Entry, context: string): Effect.Effect<ResolvedCl
       ca = yield* F.checkPem(where, yield* F.decodeData(where, caData, f), f)
     } else if (caFile !== undefined) {
       const f = `${field}.certificate-authority`
-      ca = yield* F.checkPem(where, yield* F.readFileText(where, F.resolvePath(entry.dir, caFile), f), f)
+      ca = yield* F.checkPem(where, yield* F.readFileText(where, yield* F.resolvePath(entry.dir, caFile), f), f)
     }
     const extensions = yield* F.optionalList(where, body, "extensions", field)
     const execConfig = extensions.find((e) =>
@@ -141,35 +168,35 @@ const resolveCluster = (entry: Entry, context: string): Effect.Effect<ResolvedCl
       server,
       ...(serverName !== undefined ? { "tls-server-name": serverName } : {}),
       ...(insecureSkipTlsVerify ? { "insecure-skip-tls-verify": true } : {}),
-      ...(ca !== undefined ? { "certificate-authority-data": Buffer.from(ca, "utf8").toString("base64") } : {}),
+      ...(ca !== undefined ? { "certificate-authority-data": Encoding.encodeBase64(ca) } : {}),
+      // As client-go gives it (with its credentials: the plugin is the user's own program).
+      ...(proxyUrl !== undefined ? { "proxy-url": proxyUrl } : {}),
       ...(execConfig?.["extension"] !== undefined ? { config: execConfig["extension"] } : {})
     }
-    return { server, tls: { ca, insecureSkipTlsVerify, serverName }, execInfo }
+    return { server, tls: { ca, insecureSkipTlsVerify, serverName }, proxy, execInfo }
   })
 
-/** Fields of a user entry that kubectl knows and this client deliberately does not support. */
-const unsupportedUserFields: ReadonlyArray<readonly [string, string]> = [
-  ["as", "impersonation is not supported"],
-  ["as-uid", "impersonation is not supported"],
-  ["as-groups", "impersonation is not supported"],
-  ["as-user-extra", "impersonation is not supported"]
-]
+/** Reads a proxy URL; the refusal names the field, never the URL (it may hold a password). @internal */
+export const resolveProxy = (
+  where: Where,
+  field: string,
+  value: string | undefined
+): Effect.Effect<ProxyOptions | undefined, KubeConfigError> =>
+  value === undefined ? Effect.succeed(undefined) : Either.match(parseProxyUrl(value), {
+    onLeft: (problem) => Effect.fail(F.fail(where, field, problem)),
+    onRight: (proxy) => Effect.succeed(proxy)
+  })
 
 const resolveUser = (
   entry: Entry,
   context: string,
-  cluster: ResolvedCluster
-): Effect.Effect<AuthProvider, KubeConfigError> =>
+  cluster: ResolvedCluster,
+  persistOidcTokens: boolean
+): Effect.Effect<AuthProvider, KubeConfigError, Platform> =>
   Effect.gen(function*() {
     const where: Where = { source: entry.source, context }
     const field = `users[${entry.name}].user`
     const body = entry.body
-    for (const [key, why] of unsupportedUserFields) {
-      if (body[key] !== undefined && body[key] !== null) {
-        return yield* Effect.fail(F.fail(where, `${field}.${key}`, why))
-      }
-    }
-
     const clientCertificate = yield* resolveClientCertificate(entry, where, field)
     const token = yield* F.optionalString(where, body, "token", field)
     const tokenFile = yield* F.optionalString(where, body, "tokenFile", field)
@@ -191,7 +218,7 @@ const resolveUser = (
     let provider: AuthProvider | undefined
     if (tokenFile !== undefined) {
       // As in client-go, a token file wins over an inline token: it is the one kept fresh.
-      provider = yield* Auth.tokenFile(F.resolvePath(entry.dir, tokenFile), where, `${field}.tokenFile`)
+      provider = yield* Auth.tokenFile(yield* F.resolvePath(entry.dir, tokenFile), where, `${field}.tokenFile`)
     } else if (token !== undefined) {
       provider = Auth.fixed("token", { token: Redacted.make(token) })
     } else if (username !== undefined || password !== undefined) {
@@ -202,7 +229,12 @@ const resolveUser = (
     } else if (exec !== undefined) {
       provider = yield* resolveExec(entry, where, `${field}.exec`, exec, cluster)
     } else if (authProvider !== undefined) {
-      provider = yield* resolveAuthProvider(where, `${field}.auth-provider`, authProvider)
+      const fs = yield* FileSystem.FileSystem
+      // Only a file can be written back to ("<string>" and "<explicit>" are not files).
+      const onRefresh = persistOidcTokens && !entry.source.startsWith("<")
+        ? Persist.oidcTokens(fs, entry.source, entry.name)
+        : undefined
+      provider = yield* resolveAuthProvider(where, `${field}.auth-provider`, authProvider, onRefresh)
     }
 
     if (provider === undefined) {
@@ -215,7 +247,7 @@ const resolveClientCertificate = (
   entry: Entry,
   where: Where,
   field: string
-): Effect.Effect<Credentials["clientCertificate"], KubeConfigError> =>
+): Effect.Effect<Credentials["clientCertificate"], KubeConfigError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const body = entry.body
     const pem = (key: string) =>
@@ -228,7 +260,7 @@ const resolveClientCertificate = (
         const file = yield* F.optionalString(where, body, key, field)
         if (file === undefined) return undefined
         const f = `${field}.${key}`
-        return yield* F.checkPem(where, yield* F.readFileText(where, F.resolvePath(entry.dir, file), f), f)
+        return yield* F.checkPem(where, yield* F.readFileText(where, yield* F.resolvePath(entry.dir, file), f), f)
       })
     const cert = yield* pem("client-certificate")
     const key = yield* pem("client-key")
@@ -248,15 +280,19 @@ const resolveExec = (
   field: string,
   body: Mapping,
   cluster: ResolvedCluster
-): Effect.Effect<AuthProvider, KubeConfigError> =>
+): Effect.Effect<AuthProvider, KubeConfigError, Platform> =>
   Effect.gen(function*() {
     const apiVersion = yield* F.requiredString(where, body, "apiVersion", field)
     if (!(Auth.execApiVersions as ReadonlyArray<string>).includes(apiVersion)) {
+      const why = apiVersion === "client.authentication.k8s.io/v1alpha1"
+        ? "client.authentication.k8s.io/v1alpha1 was removed from Kubernetes (and kubectl) in 1.24"
+        : "this apiVersion is not supported"
       return yield* Effect.fail(
         F.fail(
           where,
           `${field}.apiVersion`,
-          `${apiVersion} is not supported (use ${Auth.execApiVersions.join(" or ")})`
+          `${why}: set it to client.authentication.k8s.io/v1beta1 (what most plugins speak) ` +
+            "or client.authentication.k8s.io/v1"
         )
       )
     }
@@ -289,7 +325,10 @@ const resolveExec = (
     const installHint = yield* F.optionalString(where, body, "installHint", field)
     // client-go resolves a command with a path separator against the kubeconfig's
     // directory, and looks a bare name up in PATH.
-    const resolved = command.includes("/") || command.includes(Path.sep) ? F.resolvePath(entry.dir, command) : command
+    const paths = yield* Path.Path
+    const resolved = command.includes("/") || command.includes(paths.sep)
+      ? paths.resolve(entry.dir, command)
+      : command
     return yield* Auth.exec({
       where,
       field,
@@ -303,24 +342,69 @@ const resolveExec = (
     })
   })
 
+/** Auth-providers that kubectl no longer has, and what replaced them. */
+const removedAuthProviders: { readonly [name: string]: string } = {
+  gcp: "kubectl removed it; install gke-gcloud-auth-plugin and use its exec entry " +
+    "(gcloud container clusters get-credentials writes it)",
+  azure: "kubectl removed it; install kubelogin and use its exec entry (kubelogin convert-kubeconfig writes it)"
+}
+
 const resolveAuthProvider = (
   where: Where,
   field: string,
-  body: Mapping
+  body: Mapping,
+  onRefresh: ((tokens: Oidc.Refreshed) => Effect.Effect<void>) | undefined
 ): Effect.Effect<AuthProvider, KubeConfigError> =>
   Effect.gen(function*() {
     const name = yield* F.requiredString(where, body, "name", field)
     if (name !== "oidc") {
+      const replacement = removedAuthProviders[name] ?? "use an exec plugin instead"
       return yield* Effect.fail(
-        F.fail(where, `${field}.name`, `auth-provider ${name} is not supported (use an exec plugin instead)`)
+        F.fail(where, `${field}.name`, `auth-provider ${name} is not supported: ${replacement}`)
       )
     }
+    const configField = `${field}.config`
     const config = (yield* F.optionalRecord(where, body, "config", field)) ?? {}
-    const idToken = yield* F.optionalString(where, config, "id-token", `${field}.config`)
-    if (idToken === undefined) {
+    const idToken = yield* F.optionalString(where, config, "id-token", configField)
+    const refreshToken = yield* F.optionalString(where, config, "refresh-token", configField)
+    const clientId = yield* F.optionalString(where, config, "client-id", configField)
+    const clientSecret = yield* F.optionalString(where, config, "client-secret", configField)
+    const issuerUrl = yield* F.optionalString(where, config, "idp-issuer-url", configField)
+    if (issuerUrl !== undefined) {
+      yield* normaliseServer(where, `${configField}.idp-issuer-url`, issuerUrl)
+    }
+    const canRefresh = refreshToken !== undefined && clientId !== undefined && issuerUrl !== undefined
+    if (idToken === undefined && !canRefresh) {
       return yield* Effect.fail(
-        F.fail(where, `${field}.config.id-token`, "is required: only an oidc id-token is supported, not a refresh flow")
+        F.fail(
+          where,
+          `${configField}.id-token`,
+          "is required, unless refresh-token, client-id and idp-issuer-url are given to obtain one"
+        )
       )
     }
-    return Auth.fixed("oidc", { token: Redacted.make(idToken) })
+    const client = yield* Oidc.OidcHttpClient
+    for (const key of ["idp-certificate-authority", "idp-certificate-authority-data"]) {
+      if (canRefresh && config[key] !== undefined && config[key] !== null && client === Oidc.makeDefaultClient()) {
+        return yield* Effect.fail(
+          F.fail(
+            where,
+            `${configField}.${key}`,
+            "is not applied: the issuer is reached through KubeConfig.OidcHttpClient, which by default trusts " +
+              "the platform's roots only; provide an HttpClient that trusts this CA as KubeConfig.OidcHttpClient"
+          )
+        )
+      }
+    }
+    return yield* Oidc.oidc({
+      where,
+      field,
+      idToken: idToken !== undefined ? Redacted.make(idToken) : undefined,
+      refreshToken: refreshToken !== undefined ? Redacted.make(refreshToken) : undefined,
+      clientId,
+      clientSecret: clientSecret !== undefined ? Redacted.make(clientSecret) : undefined,
+      issuerUrl,
+      client,
+      onRefresh
+    })
   })

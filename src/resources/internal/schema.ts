@@ -5,6 +5,7 @@
  * transformations, so an object decoded from the server can be sent back as it is.
  */
 import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 
 /**
  * An RFC 3339 timestamp, kept as the string the server sent (parsing it into a Date
@@ -38,3 +39,77 @@ export const openEnum = <const Values extends ReadonlyArray<string>>(
   Schema.String.annotations({
     description: `one of ${values.join(", ")} (other strings are accepted)`
   }) as unknown as Schema.Schema<Values[number] | (string & {})>
+
+/** The building blocks the generated Schemas are written with (short names keep the generated files small). */
+export const S = Schema.String
+/** A number (the API's int32, int64 and double). */
+export const N = Schema.Number
+/** A boolean. */
+export const B = Schema.Boolean
+/** Any JSON value (`JSON`, `JSONSchemaPropsOrBool`, ...). */
+export const U = Schema.Unknown
+/** An object kept as it is (`RawExtension`, `FieldsV1`, objects the spec leaves open). */
+export const O = LooseObject
+/** A resource quantity (`"500m"`, `"1Gi"`): a string; see the `Quantity` module to read one. */
+export const Q = Schema.String
+/** A timestamp that may be `null` (see `NullableTime`). */
+export const NT = NullableTime
+/** An int-or-string field (`targetPort`, `maxSurge`): `8080` or `"http"`, `"25%"`. */
+export const IntOrString = Schema.Union(Schema.Number, Schema.String).annotations({ identifier: "IntOrString" })
+/** The `kind` of a `Status`, which tells a watch's `ERROR` event from an object event. */
+export const StatusKind = Schema.Literal("Status")
+
+type AnySchema = Schema.Schema.Any
+type Base = AnySchema | (() => AnySchema)
+
+/**
+ * A field of a generated struct: a Schema (required), or `[base, modifiers]` where the
+ * modifiers are applied in order: `[]` an array of, `{}` a string-keyed record of, `?`
+ * optional. A function as base is a reference to a definition not yet defined (a cycle),
+ * read through `Schema.suspend`.
+ */
+export type Field = AnySchema | readonly [Base, string]
+
+const isSchema = (u: unknown): u is AnySchema => Schema.isSchema(u)
+
+// The ASTs are built directly: a Schema class per field (`Schema.optional`, `Schema.Array`)
+// costs far more at import time, and the nodes are the same ones those would make.
+const fieldType = (f: Field): { readonly type: SchemaAST.AST; readonly optional: boolean } => {
+  if (isSchema(f)) return { type: f.ast, optional: false }
+  const [base, mods] = f as readonly [Base, string]
+  let type: SchemaAST.AST = isSchema(base)
+    ? base.ast
+    : new SchemaAST.Suspend(() => (base as () => AnySchema)().ast)
+  let i = 0
+  while (i < mods.length) {
+    const m = mods.slice(i, i + 2)
+    if (m === "[]") {
+      type = new SchemaAST.TupleType([], [new SchemaAST.Type(type)], true)
+      i += 2
+    } else if (m === "{}") {
+      type = new SchemaAST.TypeLiteral([], [new SchemaAST.IndexSignature(SchemaAST.stringKeyword, type, true)])
+      i += 2
+    } else if (mods[i] === "?") {
+      return { type: SchemaAST.Union.make([type, SchemaAST.undefinedKeyword]), optional: true }
+    } else {
+      throw new Error(`unknown field modifier ${mods}`)
+    }
+  }
+  return { type, optional: false }
+}
+
+/**
+ * A generated struct: its fields from compact descriptions, its type the declared
+ * interface `A` (so the inferred Struct types never reach tsc or the .d.ts files). Pure:
+ * its arguments are literals, so a bundler drops it when unused.
+ */
+export const struct = <A>(identifier: string, fields: Readonly<Record<string, Field>>): Schema.Schema<A> => {
+  const signatures: Array<SchemaAST.PropertySignature> = []
+  for (const key of Object.keys(fields)) {
+    const { optional, type } = fieldType(fields[key]!)
+    signatures.push(new SchemaAST.PropertySignature(key, type, optional, true))
+  }
+  return Schema.make<A>(
+    new SchemaAST.TypeLiteral(signatures, [], { [SchemaAST.IdentifierAnnotationId]: identifier })
+  )
+}

@@ -1,0 +1,67 @@
+/**
+ * CustomResourceDefinitions: storing one serves its kind (discovery lists it, its
+ * paths answer); deleting it removes the kind and every object of it.
+ *
+ * @internal
+ */
+import { isObject, type JsonObject } from "./json.js"
+import { customKind, type KindInfo } from "./kinds.js"
+import type { FakeState } from "./state.js"
+
+const isCrdKind = (kind: KindInfo): boolean =>
+  kind.group === "apiextensions.k8s.io" && kind.plural === "customresourcedefinitions"
+
+const registerCrd = (state: FakeState, crd: JsonObject): void => {
+  const spec = isObject(crd.spec) ? crd.spec : {}
+  const names = isObject(spec.names) ? spec.names : {}
+  if (typeof spec.group !== "string" || typeof names.plural !== "string" || typeof names.kind !== "string") return
+  const versions = (Array.isArray(spec.versions) ? spec.versions : []).filter(
+    (v): v is JsonObject => isObject(v) && typeof v.name === "string" && v.served !== false
+  )
+  if (versions.length === 0) return
+  const storage = versions.find((v) => v.storage === true) ?? versions[0]!
+  const ordered = [storage, ...versions.filter((v) => v !== storage)]
+  const hasStatus = versions.some((v) => isObject(v.subresources) && v.subresources.status !== undefined)
+  const hasScale = versions.some((v) => isObject(v.subresources) && v.subresources.scale !== undefined)
+  state.registry.add(customKind(
+    {
+      apiVersion: `${spec.group}/${storage.name as string}`,
+      kind: names.kind,
+      plural: names.plural,
+      namespaced: spec.scope !== "Cluster",
+      shortNames: Array.isArray(names.shortNames)
+        ? names.shortNames.filter((s): s is string => typeof s === "string")
+        : [],
+      singular: typeof names.singular === "string" ? names.singular : undefined
+    },
+    {
+      versions: ordered.map((v) => v.name as string),
+      hasStatus,
+      subresources: [...(hasStatus ? ["status"] : []), ...(hasScale ? ["scale"] : [])]
+    }
+  ))
+}
+
+const unregisterCrd = (state: FakeState, crd: JsonObject): void => {
+  const spec = isObject(crd.spec) ? crd.spec : {}
+  const names = isObject(spec.names) ? spec.names : {}
+  if (typeof spec.group !== "string" || typeof names.plural !== "string") return
+  const kind = state.registry.byResource(spec.group, "", names.plural) ??
+    state.registry.all().find((k) => k.group === spec.group && k.plural === names.plural)
+  if (kind === undefined || !kind.custom) return
+  const collection = state.store.existing(kind)
+  if (collection !== undefined) {
+    for (const e of [...collection.entries.values()]) state.removeEntry(kind, e)
+  }
+  state.registry.remove(spec.group, names.plural as string)
+}
+
+/** Serves the kind of each CRD stored, and stops serving it when the CRD is removed. @internal */
+export const install = (state: FakeState): void => {
+  state.onWrite((kind, entry) => {
+    if (isCrdKind(kind)) registerCrd(state, entry.obj)
+  })
+  state.onRemove((kind, removed) => {
+    if (isCrdKind(kind)) unregisterCrd(state, removed.obj)
+  })
+}

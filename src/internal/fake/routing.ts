@@ -1,0 +1,198 @@
+/**
+ * Routing: a request's way to its handler. Authentication, the request log and
+ * injected faults first; then discovery and health paths, and resource paths taken
+ * apart (group, version, namespace, kind, name, subresource, watch) and sent by verb
+ * to reads, writes, deletes or subresources. A thrown Status becomes the answer.
+ *
+ * @internal
+ */
+import * as Deletes from "./deletes.js"
+import * as Discovery from "./discovery.js"
+import { withFault } from "./faults.js"
+import { firstValues, isTrue, json, type RawRequest, type RawResponse, statusResponse } from "./http.js"
+import * as Reads from "./reads.js"
+import type { FakeState, Route } from "./state.js"
+import * as Status from "./status.js"
+import * as Subresources from "./subresources.js"
+import { processRequest } from "./template.js"
+import * as Writes from "./writes.js"
+
+/** Answers one request. @internal */
+export const handleRaw = async (state: FakeState, request: RawRequest): Promise<RawResponse> => {
+  const url = new URL(request.url, "http://fake")
+  const path = url.pathname
+  const query = firstValues(url.searchParams)
+  const method = request.method.toUpperCase()
+  state.record({
+    method,
+    path,
+    query,
+    contentType: request.header("content-type"),
+    userAgent: request.header("user-agent")
+  })
+  const publicPath = path === "/version" || path === "/healthz" || path === "/livez" || path === "/readyz"
+  if (state.token !== undefined && !publicPath && request.header("authorization") !== `Bearer ${state.token}`) {
+    return statusResponse(Status.unauthorized())
+  }
+  return withFault(state.faults.take(method, path, query), request, async () => {
+    try {
+      return await dispatch(state, method, path, query, request)
+    } catch (e) {
+      return e instanceof Status.StatusError
+        ? statusResponse(e)
+        : statusResponse(Status.internalError(e instanceof Error ? e.message : String(e)))
+    }
+  })
+}
+
+const dispatch = async (
+  state: FakeState,
+  method: string,
+  path: string,
+  query: Record<string, string>,
+  request: RawRequest
+): Promise<RawResponse> => {
+  let segments: Array<string>
+  try {
+    segments = path.split("/").filter((s) => s !== "").map((s) => decodeURIComponent(s))
+  } catch {
+    throw Status.badRequest(`invalid escape in the path ${JSON.stringify(path)}`)
+  }
+  if (segments.length === 0) return json(200, { paths: ["/api", "/api/v1", "/apis", "/version", "/healthz"] })
+  const head = segments[0]!
+  if (segments.length === 1 && (head === "healthz" || head === "livez" || head === "readyz")) {
+    return { status: 200, headers: { "content-type": "text/plain; charset=utf-8" }, body: "ok" }
+  }
+  if (head === "version" && segments.length === 1) return json(200, Discovery.version)
+  if (head === "api") {
+    if (segments.length === 1) return json(200, Discovery.apiVersions(request.header("host") ?? "127.0.0.1"))
+    return dispatchGroup(state, "", segments[1]!, segments.slice(2), method, query, request)
+  }
+  if (head === "apis") {
+    if (segments.length === 1) return json(200, Discovery.apiGroupList(state.registry.all()))
+    if (segments.length === 2) {
+      const group = Discovery.apiGroup(state.registry.all(), segments[1]!)
+      if (group === undefined) throw Status.pathNotFound()
+      return json(200, group)
+    }
+    return dispatchGroup(state, segments[1]!, segments[2]!, segments.slice(3), method, query, request)
+  }
+  if (head === "openapi" && segments[1] === "v3") {
+    if (segments.length === 2) return json(200, Discovery.openApiV3Index(state.registry.all()))
+    const rest = segments.slice(2)
+    const doc = rest[0] === "api" && rest.length === 2
+      ? Discovery.openApiV3(state.registry.all(), "", rest[1]!)
+      : rest[0] === "apis" && rest.length === 3
+      ? Discovery.openApiV3(state.registry.all(), rest[1]!, rest[2]!)
+      : undefined
+    if (doc !== undefined) return json(200, doc)
+  }
+  return { status: 404, headers: { "content-type": "text/plain; charset=utf-8" }, body: "404 page not found\n" }
+}
+
+const dispatchGroup = (
+  state: FakeState,
+  group: string,
+  version: string,
+  rest: ReadonlyArray<string>,
+  method: string,
+  query: Record<string, string>,
+  request: RawRequest
+): Promise<RawResponse> | RawResponse => {
+  if (rest.length === 0) {
+    const doc = Discovery.apiResourceList(state.registry.all(), group, version)
+    if (doc === undefined) throw Status.pathNotFound()
+    return json(200, doc)
+  }
+  const route = parseRoute(state, group, version, rest)
+  // processing a template reads nothing and stores nothing
+  if (method !== "GET" && method !== "HEAD" && route.kind.plural !== "processedtemplates") state.mutationCount++
+  return serveResource(state, route, method, query, request)
+}
+
+const parseRoute = (state: FakeState, group: string, version: string, rest: ReadonlyArray<string>): Route => {
+  let segs = rest
+  let watchPath = false
+  if (segs[0] === "watch") {
+    watchPath = true
+    segs = segs.slice(1)
+  }
+  let namespace: string | undefined
+  if (
+    segs[0] === "namespaces" && segs.length >= 3 &&
+    !(group === "" && segs.length === 3 && (segs[2] === "status" || segs[2] === "finalize"))
+  ) {
+    namespace = segs[1]
+    segs = segs.slice(2)
+  }
+  if (segs.length > 3) throw Status.pathNotFound()
+  const kind = state.registry.byResource(group, version, segs[0]!)
+  if (kind === undefined) throw Status.pathNotFound()
+  if (!kind.namespaced && namespace !== undefined) throw Status.pathNotFound()
+  const name = segs[1]
+  if (kind.namespaced && namespace === undefined && name !== undefined) throw Status.pathNotFound()
+  const subresource = segs[2]
+  if (subresource !== undefined && !kind.subresources.includes(subresource)) throw Status.pathNotFound()
+  return { kind, version, namespace, name, subresource, watchPath }
+}
+
+const serveResource = (
+  state: FakeState,
+  route: Route,
+  method: string,
+  query: Record<string, string>,
+  request: RawRequest
+): Promise<RawResponse> | RawResponse => {
+  const { kind, name, subresource } = route
+  const allowed = (verb: string) => {
+    if (!kind.verbs.includes(verb)) throw Status.methodNotAllowed()
+  }
+  if (name === undefined) {
+    switch (method) {
+      case "GET":
+        if (route.watchPath || isTrue(query.watch)) {
+          allowed("watch")
+          return Reads.watch(state, route, query)
+        }
+        allowed("list")
+        return Reads.list(state, route, query, request.header("accept"))
+      case "POST":
+        allowed("create")
+        // processing a template reads nothing and stores nothing
+        if (route.kind.plural === "processedtemplates") return processRequest(request)
+        return Writes.create(state, route, query, request)
+      case "DELETE":
+        allowed("deletecollection")
+        return Deletes.deleteCollection(state, route, query, request)
+      default:
+        throw Status.methodNotAllowed()
+    }
+  }
+  if (route.watchPath) {
+    allowed("watch")
+    const fieldSelector = Reads.joinSelector(query.fieldSelector, `metadata.name=${name}`)
+    return Reads.watch(state, route, { ...query, fieldSelector })
+  }
+  if (subresource === "log") {
+    if (method !== "GET") throw Status.methodNotAllowed()
+    return Subresources.podLog(state, route, query)
+  }
+  if (subresource === "scale") return Subresources.scale(state, route, method, query, request)
+  switch (method) {
+    case "GET":
+      allowed("get")
+      return Reads.get(state, route, request.header("accept"))
+    case "PUT":
+      allowed("update")
+      return Writes.replace(state, route, query, request)
+    case "PATCH":
+      allowed("patch")
+      return Writes.patch(state, route, query, request)
+    case "DELETE":
+      allowed("delete")
+      return Deletes.deleteOne(state, route, query, request)
+    default:
+      throw Status.methodNotAllowed()
+  }
+}
+

@@ -1,0 +1,188 @@
+/**
+ * Subresources with their own shape: `scale` (a Scale view of `spec.replicas`) and pod
+ * `log` (each container's log, read whole, tailed, since a time, of the previous
+ * instance, or followed), with the controls that write logs.
+ *
+ * @internal
+ */
+import { isTrue, json, mediaType, type RawRequest, type RawResponse, readBody } from "./http.js"
+import { child, isObject, type JsonObject, stringAt } from "./json.js"
+import { ContainerLog, LogFollower, type ReadOptions } from "./logs.js"
+import * as Managed from "./managed.js"
+import { jsonPatch, mergePatch } from "./patch.js"
+import { type FakeState, type Route, routeApiVersion } from "./state.js"
+import * as Status from "./status.js"
+import type { Entry } from "./store.js"
+import { commit, fieldManagerOf, finish } from "./writes.js"
+
+const labelSelectorString = (obj: JsonObject): string => {
+  const selector = (obj.spec as JsonObject | undefined)?.selector
+  const labels = isObject(selector) && isObject(selector.matchLabels) ? selector.matchLabels : {}
+  return Object.entries(labels).map(([k, v]) => `${k}=${String(v)}`).join(",")
+}
+
+/** The names of a pod's containers. @internal */
+export const containerNames = (pod: JsonObject): Array<string> => {
+  const spec = pod.spec
+  if (!isObject(spec) || !Array.isArray(spec.containers)) return []
+  return spec.containers
+    .filter((c): c is JsonObject => isObject(c) && typeof c.name === "string")
+    .map((c) => c.name as string)
+}
+
+/** The `scale` subresource: GET, PUT or PATCH of `spec.replicas` as a Scale. @internal */
+export const scale = (
+  state: FakeState,
+  route: Route,
+  method: string,
+  query: Record<string, string>,
+  request: RawRequest
+): Promise<RawResponse> | RawResponse => {
+  const toScale = (entry: Entry): JsonObject => {
+    const meta = entry.obj.metadata as JsonObject
+    const selector = stringAt(entry.obj, "spec", "selector") ?? labelSelectorString(entry.obj)
+    return {
+      kind: "Scale",
+      apiVersion: "autoscaling/v1",
+      metadata: {
+        name: meta.name,
+        namespace: meta.namespace,
+        uid: meta.uid,
+        resourceVersion: meta.resourceVersion,
+        creationTimestamp: meta.creationTimestamp
+      },
+      spec: { replicas: (entry.obj.spec as JsonObject | undefined)?.replicas ?? 1 },
+      status: { replicas: (entry.obj.status as JsonObject | undefined)?.replicas ?? 0, selector }
+    }
+  }
+  const prev = state.entryOf(route)
+  if (method === "GET") return json(200, toScale(prev))
+  if (method !== "PUT" && method !== "PATCH") throw Status.methodNotAllowed()
+  return (async () => {
+    const body = await readBody(request)
+    let scale: unknown = toScale(prev)
+    const type = mediaType(request.header("content-type"))
+    if (method === "PUT") scale = body
+    else if (type === "application/json-patch+json") scale = jsonPatch(scale, body)
+    else scale = mergePatch(scale, body)
+    const replicas = isObject(scale) && isObject(scale.spec) ? scale.spec.replicas : undefined
+    if (typeof replicas !== "number") throw Status.badRequest("spec.replicas must be a number")
+    const next = prev.copy()
+    child(next, "spec").replicas = replicas
+    finish(route.kind, next, prev.obj, undefined, true)
+    const manager = fieldManagerOf(query, request)
+    const managers = Managed.recordUpdate(prev.managers, manager, routeApiVersion(route), prev.obj, next)
+    const result = commit(state, { ...route, subresource: undefined }, prev, next, managers, query.dryRun === "All")
+    const entry = result.entry ?? prev
+    return json(200, toScale(entry))
+  })()
+}
+
+/** A container's log (created when `create`); the container defaults to the pod's only one. @internal */
+export const containerLog = (
+  state: FakeState,
+  pod: Entry,
+  container: string | undefined,
+  create: boolean
+): { readonly log: ContainerLog; readonly name: string } => {
+  const names = containerNames(pod.obj)
+  let name = container
+  if (name === undefined || name === "") {
+    if (names.length > 1) {
+      throw Status.badRequest(
+        `a container name must be specified for pod ${pod.name}, choose one of: [${names.join(" ")}]`
+      )
+    }
+    name = names[0] ?? ""
+  } else if (names.length > 0 && !names.includes(name)) {
+    throw Status.badRequest(`container ${name} is not valid for pod ${pod.name}`)
+  }
+  const uid = pod.uid
+  let byContainer = state.logs.get(uid)
+  if (byContainer === undefined) {
+    byContainer = new Map()
+    if (create) state.logs.set(uid, byContainer)
+  }
+  let log = byContainer.get(name)
+  if (log === undefined) {
+    log = new ContainerLog()
+    if (create) byContainer.set(name, log)
+  }
+  return { log, name }
+}
+
+const forgetPod = (state: FakeState, pod: Entry): void => {
+  const uid = pod.uid
+  const byContainer = state.logs.get(uid)
+  if (byContainer === undefined) return
+  state.logs.delete(uid)
+  for (const log of byContainer.values()) for (const f of [...log.followers]) f.finish()
+}
+
+/** GET of a pod's `log`: tail, since, timestamps, limitBytes, previous, follow. @internal */
+export const podLog = (state: FakeState, route: Route, query: Record<string, string>): RawResponse => {
+  if (!(route.kind.group === "" && route.kind.kind === "Pod")) throw Status.pathNotFound()
+  const pod = state.entryOf(route)
+  const { log, name } = containerLog(state, pod, query.container, true)
+  const num = (key: string): number | undefined => {
+    const v = query[key]
+    if (v === undefined || v === "") return undefined
+    const n = Number(v)
+    if (!Number.isFinite(n)) throw Status.badRequest(`invalid ${key}: ${v}`)
+    return n
+  }
+  if (query.sinceSeconds !== undefined && query.sinceTime !== undefined) {
+    throw Status.invalid({ group: "", plural: "podlogoptions", kind: "PodLogOptions" }, "", [{
+      reason: "FieldValueForbidden",
+      field: "sinceSeconds",
+      message: "Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified"
+    }])
+  }
+  const sinceSeconds = num("sinceSeconds")
+  let sinceMs: number | undefined = sinceSeconds !== undefined ? Date.now() - sinceSeconds * 1000 : undefined
+  if (query.sinceTime !== undefined) {
+    const t = Date.parse(query.sinceTime)
+    if (Number.isNaN(t)) throw Status.badRequest(`invalid sinceTime: ${query.sinceTime}`)
+    sinceMs = t
+  }
+  const options: ReadOptions = {
+    tailLines: num("tailLines"),
+    sinceMs,
+    timestamps: isTrue(query.timestamps),
+    limitBytes: num("limitBytes")
+  }
+  const headers = { "content-type": "text/plain" }
+  if (isTrue(query.previous)) {
+    if (!log.hasPrevious()) {
+      throw Status.badRequest(`previous terminated container "${name}" in pod "${pod.name}" not found`)
+    }
+    return { status: 200, headers, body: log.read(options, true) }
+  }
+  const initial = log.read(options)
+  if (!isTrue(query.follow)) return { status: 200, headers, body: initial }
+  const follower = new LogFollower(log, initial, options, (f) => state.logStreams.delete(f))
+  if (!log.ended) state.logStreams.add(follower)
+  return { status: 200, headers: { ...headers, "cache-control": "no-cache" }, body: follower }
+}
+
+/** Appends to a container's log (see `Control.appendLog`). @internal */
+export const appendLog = (
+  state: FakeState,
+  namespace: string,
+  pod: string,
+  text: string | ReadonlyArray<string>,
+  options: { readonly container?: string | undefined } = {}
+): void => {
+  const { entry } = state.refEntry({ apiVersion: "v1", kind: "Pod", namespace, name: pod })
+  if (entry === undefined) throw new Error(`appendLog: pod ${namespace}/${pod} does not exist`)
+  const { log } = containerLog(state, entry, options.container, true)
+  if (typeof text === "string") log.append(text)
+  else log.appendLines(text)
+}
+
+/** A removed pod's logs go with it: their followers see the end. @internal */
+export const install = (state: FakeState): void => {
+  state.onRemove((kind, removed) => {
+    if (kind.group === "" && kind.kind === "Pod") forgetPod(state, removed)
+  })
+}

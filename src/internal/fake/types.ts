@@ -1,0 +1,363 @@
+/**
+ * The shapes the fake cluster and its public module share: options, object refs, the
+ * control surface and the loopback listener. Declared here, below both the fake's
+ * implementation and `effect-kube/testing`, which re-exports them, so that neither
+ * imports the other.
+ *
+ * @internal
+ */
+import type * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
+
+/**
+ * A kind to serve besides the built-in ones. Any `Resource` value fits.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ResourceSpec {
+  /** `<group>/<version>`. */
+  readonly apiVersion: string
+  readonly kind: string
+  readonly plural: string
+  readonly namespaced: boolean
+  readonly shortNames?: ReadonlyArray<string> | undefined
+  readonly singular?: string | undefined
+}
+
+/**
+ * How simulated pods and jobs progress (`simulate: true` uses the defaults).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SimulateOptions {
+  /** Milliseconds from a pod's creation to Running (default 50). */
+  readonly podStartMs?: number | undefined
+  /** Milliseconds from Running to Succeeded (default 150). */
+  readonly podRunMs?: number | undefined
+  /** Whether running pods go on to Succeeded (default true). */
+  readonly completePods?: boolean | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The kubeconfig's namespace, and the namespace controls use when a ref has none. Default `default`. */
+  readonly namespace?: string | undefined
+  /**
+   * A bearer token every request must carry (401 otherwise). Without it any request is
+   * accepted; the layer's KubeConfig still presents the token `fake-cluster-token`.
+   */
+  readonly token?: string | undefined
+  /** Custom resources to serve (and list in discovery) from the start. */
+  readonly resources?: ReadonlyArray<ResourceSpec> | undefined
+  /** Objects to seed, as `seed` does. */
+  readonly objects?: ReadonlyArray<unknown> | undefined
+  /** Namespaces to create besides `default`, `kube-system`, `kube-public`, `kube-node-lease`. */
+  readonly namespaces?: ReadonlyArray<string> | undefined
+  /**
+   * How many changes the event history keeps (default 1000). A watch or continue token
+   * from a resourceVersion older than that answers 410 Expired.
+   */
+  readonly compactionWindow?: number | undefined
+  /** Interval of BOOKMARK events to watches that allow them (ms, default 60000; 0 disables). */
+  readonly bookmarkIntervalMs?: number | undefined
+  /** Created pods go Pending -> Running -> Succeeded (writing a few log lines) and jobs complete. */
+  readonly simulate?: boolean | SimulateOptions | undefined
+  /** How many requests the request log keeps (default 100000, oldest dropped). */
+  readonly maxRequestLog?: number | undefined
+  /**
+   * What `exec` runs in a container (over WebSocket, the `v5.channel.k8s.io` /
+   * `v4.channel.k8s.io` protocol kubectl speaks; in-memory for `FakeCluster.layer`):
+   * the exit code, or `undefined` for the built-ins (`echo`, `cat`, `env`, `exit N`,
+   * `sh -c "..."`, `true`, `false`, `sleep N`; anything else exits 127).
+   */
+  readonly exec?: ExecHandler | undefined
+  /** The main process `attach` reaches (default: the container's command run as `exec` would, else `cat`). */
+  readonly attach?: ExecHandler | undefined
+  /** What listens on a pod's ports for port-forward (`v4.channel.k8s.io`; default: an echo of every byte). */
+  readonly portForward?: PortForwardHandler | undefined
+  /** The subprotocols the fake speaks for exec and attach (default v5 and v4; `["v4.channel.k8s.io"]` for an old server). */
+  readonly execProtocols?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * What a command run by the fake sees: its stdin (ends when the client closes it, v5, or
+ * goes away), writers for stdout and stderr, the terminal's size changes under a tty,
+ * and the container's environment.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ExecIo {
+  readonly stdin: Stream.Stream<Uint8Array>
+  readonly stdout: (data: Uint8Array | string) => Effect.Effect<void>
+  readonly stderr: (data: Uint8Array | string) => Effect.Effect<void>
+  readonly tty: boolean
+  readonly resizes: Stream.Stream<{ readonly columns: number; readonly rows: number }>
+  /** The container's environment (`spec.containers[].env` plain values, and `HOSTNAME`). */
+  readonly env: Readonly<Record<string, string>>
+}
+
+/**
+ * A container's behaviour for `exec` and `attach`: the exit code, or `undefined` to use the
+ * built-in commands. A failure of the effect is reported on the error channel as an
+ * InternalError Status.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ExecHandler = (
+  pod: FakeObject,
+  container: string,
+  command: ReadonlyArray<string>,
+  io: ExecIo
+) => Effect.Effect<number, unknown> | undefined
+
+/**
+ * One forwarded connection, as a fake port handler sees it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PortConnection {
+  /** What the client sends; ends when the client goes away. */
+  readonly read: Stream.Stream<Uint8Array>
+  readonly write: (data: Uint8Array | string) => Effect.Effect<void>
+}
+
+/**
+ * What listens on a pod's port for port-forward: the default echoes every byte back. A
+ * failure is sent on the port's error channel.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type PortForwardHandler = (pod: FakeObject, port: number, connection: PortConnection) => Effect.Effect<void, unknown>
+
+/**
+ * Identifies an object for the controls. `kind` may also be the plural (`pods`);
+ * `namespace` defaults to the cluster's namespace for namespaced kinds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ObjectRef {
+  readonly apiVersion: string
+  readonly kind: string
+  readonly name: string
+  readonly namespace?: string | undefined
+}
+
+/**
+ * A stored object as the controls return it (a deep copy).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FakeObject {
+  readonly apiVersion: string
+  readonly kind: string
+  readonly metadata: {
+    readonly name: string
+    readonly namespace?: string | undefined
+    readonly uid: string
+    readonly resourceVersion: string
+    readonly generation?: number | undefined
+    readonly creationTimestamp: string
+    readonly labels?: { readonly [key: string]: string } | undefined
+    readonly annotations?: { readonly [key: string]: string } | undefined
+    readonly [key: string]: unknown
+  }
+  readonly [key: string]: unknown
+}
+
+/**
+ * One request the fake received.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RequestRecord {
+  readonly method: string
+  /** The path without the query. */
+  readonly path: string
+  /** Query parameters (the first value of each). */
+  readonly query: Readonly<Record<string, string>>
+  readonly contentType?: string | undefined
+  readonly userAgent?: string | undefined
+}
+
+/**
+ * Chooses the requests a fault applies to.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RequestMatch = (method: string, path: string, query: Readonly<Record<string, string>>) => boolean
+
+/**
+ * The controls tests use to set up and inspect state and to inject faults. Plain
+ * synchronous functions: call them inside `Effect.gen` or from scripts alike. Changes
+ * made through them bump resourceVersions and reach open watches like any write.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Control {
+  /** Stores objects as given (status included); missing namespace, uid, timestamps are filled in. */
+  readonly seed: (objects: ReadonlyArray<unknown>) => ReadonlyArray<FakeObject>
+  readonly get: (ref: ObjectRef) => FakeObject | undefined
+  /** The objects of a kind, sorted by namespace and name; all namespaces when `namespace` is undefined. */
+  readonly list: (apiVersion: string, kindOrPlural: string, namespace?: string | undefined) => ReadonlyArray<FakeObject>
+  /**
+   * A server-side change: a JSON merge patch (`{ status: { phase: "Running" } }`) or a
+   * function that edits (or returns) a copy. Throws when the object does not exist.
+   */
+  readonly update: (
+    ref: ObjectRef,
+    change: { readonly [key: string]: unknown } | ((obj: FakeObject) => FakeObject | void)
+  ) => FakeObject
+  /** Deletes at once (finalizers ignored); `false` when there was none. */
+  readonly remove: (ref: ObjectRef) => boolean
+  /** Serves one more custom resource (discovery lists it from now on). */
+  readonly registerResource: (resource: ResourceSpec) => void
+  /** The current (last issued) resourceVersion. */
+  readonly resourceVersion: () => string
+  /** Every request received (after `reset`), oldest first. */
+  readonly requests: () => ReadonlyArray<RequestRecord>
+  /**
+   * How many non-GET requests reached a resource (failed ones included; those answered by
+   * `failNext`/`stallNext`, a 401, or an unknown path, and `processedtemplates`, excluded).
+   */
+  readonly mutations: () => number
+  /** Clears the request log, the mutation count and pending faults. The store is kept. */
+  readonly reset: () => void
+  /** Changes (or with `undefined` removes) the bearer token requests must carry. */
+  readonly setToken: (token: string | undefined) => void
+  /**
+   * Sets a pod's phase with the conditions and container statuses a kubelet would
+   * report (Ready when Running). Succeeded / Failed also end its containers' logs.
+   */
+  readonly setPodPhase: (
+    namespace: string,
+    name: string,
+    phase: "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown",
+    options?: { readonly reason?: string | undefined; readonly message?: string | undefined }
+  ) => FakeObject
+  /** Marks a Job complete: `succeeded`, `completionTime`, conditions SuccessCriteriaMet and Complete. */
+  readonly completeJob: (namespace: string, name: string) => FakeObject
+  /** Marks a Job failed: conditions FailureTarget and Failed (reason BackoffLimitExceeded by default). */
+  readonly failJob: (
+    namespace: string,
+    name: string,
+    options?: { readonly reason?: string | undefined; readonly message?: string | undefined }
+  ) => FakeObject
+  /**
+   * Appends to a container's log: an array is whole lines, a string is raw text (it may
+   * end in a partial line). The container defaults to the pod's only one.
+   */
+  readonly appendLog: (
+    namespace: string,
+    pod: string,
+    text: string | ReadonlyArray<string>,
+    options?: { readonly container?: string | undefined }
+  ) => void
+  /**
+   * Ends a container: followers of its log see the end; its status becomes terminated.
+   * With `restart: true` a new instance starts and the old log becomes `previous`.
+   */
+  readonly endContainer: (
+    namespace: string,
+    pod: string,
+    options?: {
+      readonly container?: string | undefined
+      readonly exitCode?: number | undefined
+      readonly restart?: boolean | undefined
+    }
+  ) => void
+  /** The next `count` (default 1) matching requests answer this status with the API server's Status body. */
+  readonly failNext: (options: {
+    readonly status: number
+    readonly count?: number | undefined
+    /** Sent as `Retry-After` and `details.retryAfterSeconds`. */
+    readonly retryAfterSeconds?: number | undefined
+    readonly message?: string | undefined
+    readonly reason?: string | undefined
+    readonly match?: RequestMatch | undefined
+  }) => void
+  /**
+   * The next `count` matching requests are carried out, then their connection is reset:
+   * before any answer when `afterBytes` is undefined, else after that many body bytes
+   * (layer: the response body fails; serve: the socket is destroyed).
+   */
+  readonly resetNext: (options?: {
+    readonly count?: number | undefined
+    readonly afterBytes?: number | undefined
+    readonly match?: RequestMatch | undefined
+  }) => void
+  /** The next `count` matching requests are carried out, then answered `ms` later. */
+  readonly delayNext: (options: {
+    readonly ms: number
+    readonly count?: number | undefined
+    readonly match?: RequestMatch | undefined
+  }) => void
+  /** The next `count` matching requests are never answered (nor carried out) until the client gives up. */
+  readonly stallNext: (
+    options?: { readonly count?: number | undefined; readonly match?: RequestMatch | undefined }
+  ) => void
+  /** Drops pending faults and the watch drop limit. */
+  readonly clearFaults: () => void
+  /**
+   * Every watch (open or future) ends, without a final event, once it has sent this many
+   * events (initial ADDED and bookmarks included). `undefined` lifts the limit.
+   */
+  readonly dropWatchesAfter: (events: number | undefined) => void
+  /** Sends every open watch an ERROR event with a 410 Expired Status, then ends it. */
+  readonly expireWatches: () => void
+  /** Drops the event history: watches and continue tokens from any older resourceVersion answer 410. */
+  readonly compact: () => void
+  /** Sends a BOOKMARK now to every open watch that allows bookmarks. */
+  readonly bookmark: () => void
+  /** Watch streams currently open (a client that goes away closes its watch). */
+  readonly openWatches: () => number
+  /** Followed log streams currently open. */
+  readonly openLogStreams: () => number
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ListenOptions {
+  /** PEM certificate and key of the server; `ca` (the issuer) goes into the kubeconfig. Plain HTTP without. */
+  readonly tls?: { readonly cert: string; readonly key: string; readonly ca?: string | undefined } | undefined
+  /** 0 (default) picks a free port. */
+  readonly port?: number | undefined
+  /** Default `127.0.0.1`. */
+  readonly host?: string | undefined
+  /** Where to write the kubeconfig; a new temporary directory by default. */
+  readonly kubeconfigDir?: string | undefined
+}
+
+/**
+ * A fake served on loopback.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Listening {
+  /** `https://127.0.0.1:<port>` (or `http://`). */
+  readonly url: string
+  /** A kubeconfig file for this server: its URL, CA, token and namespace. */
+  readonly kubeconfigPath: string
+  readonly kubeconfig: string
+  /** Sockets currently open to the server. */
+  readonly openConnections: () => number
+  /** Closes the server, destroys open sockets and removes the kubeconfig. */
+  readonly close: () => Promise<void>
+}
+

@@ -1,0 +1,64 @@
+/**
+ * A transport over the runtime's own `fetch` (Bun, Deno), for runtimes where undici's
+ * dispatchers are not the native client. The cluster's TLS material (CA, client
+ * certificate, server name, `insecure-skip-tls-verify`) is given to `fetch` only for
+ * requests to the cluster's origin; every other origin gets the runtime's defaults,
+ * untouched. The material travels as `fetch` options (`RequestInit`), which each
+ * runtime spells its own way: `tlsInit` makes them from the current client certificate.
+ *
+ * A header sent once per value (`Impersonate-Group` with several groups) cannot go
+ * through `fetch`, which joins the values with commas, and the API server would read
+ * the joined text as one group: such a request fails instead of impersonating the
+ * wrong group.
+ *
+ * @internal
+ */
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
+import * as Effect from "effect/Effect"
+import type { Credentials, Service } from "../KubeConfig.js"
+
+/** `fetch` options for requests to the cluster, for the current client certificate. @internal */
+export type TlsInit = (certificate: Credentials["clientCertificate"]) => RequestInit
+
+/** @internal */
+export const make = (config: Service, tlsInit: TlsInit): Effect.Effect<HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const origin = new URL(config.server).origin
+    const base = yield* Effect.provide(HttpClient.HttpClient, FetchHttpClient.layer)
+    return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
+      Effect.flatMap((request) => {
+        let target: string
+        try {
+          target = new URL(request.url).origin
+        } catch {
+          return base.execute(request)
+        }
+        if (target !== origin) return base.execute(request)
+        for (const name of Object.keys(request.headers)) {
+          if (Array.isArray(request.headers[name])) {
+            return Effect.fail(
+              new HttpClientError.RequestError({
+                request,
+                reason: "Transport",
+                description: `the ${name} header must be sent once per value, which fetch cannot do ` +
+                  "(it joins the values with commas); use the Node transport (NodeKube) for this"
+              })
+            )
+          }
+        }
+        return config.auth.credentials.pipe(
+          Effect.mapError((cause) => new HttpClientError.RequestError({ request, reason: "Transport", cause })),
+          Effect.flatMap((credentials) =>
+            Effect.provideService(
+              base.execute(request),
+              FetchHttpClient.RequestInit,
+              tlsInit(credentials.clientCertificate)
+            )
+          )
+        )
+      }),
+      Effect.succeed
+    )
+  })

@@ -1,0 +1,125 @@
+/**
+ * FakeCluster's failures are typed: a fake that cannot be served fails with a
+ * `FakeClusterError` naming why and leaves nothing open; `httpClient` answers for any
+ * `Server`, not only the values `makeServer` returned.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import { Chunk, Effect, Stream } from "effect"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as FakeCluster from "../src/testing/FakeCluster.js"
+
+const portOf = (url: string): number => Number(new URL(url).port)
+
+describe("FakeCluster.serve failures", () => {
+  it.scoped("a port in use fails with FakeClusterError Listen, and the fake already there keeps answering", () =>
+    Effect.gen(function*() {
+      const first = yield* FakeCluster.serve()
+      const port = portOf(first.url)
+      const error = yield* Effect.flip(FakeCluster.serve({ port }))
+      assert.strictEqual(error._tag, "FakeClusterError")
+      assert.strictEqual(error.reason, "Listen")
+      assert.strictEqual(error.address, `127.0.0.1:${port}`)
+      assert.include(error.message, `listen on 127.0.0.1:${port}`)
+      assert.include(error.message, "EADDRINUSE")
+      const answer = yield* Effect.promise(() => fetch(`${first.url}/version`))
+      assert.strictEqual(answer.status, 200)
+    }))
+
+  it.effect("a kubeconfig that cannot be written fails with Kubeconfig and releases the port", () =>
+    Effect.gen(function*() {
+      const missing = Path.join(Os.tmpdir(), `effect-kube-missing-${process.pid}-${Date.now()}`, "nested")
+      const error = yield* Effect.flip(Effect.scoped(FakeCluster.serve({ kubeconfigDir: missing })))
+      assert.strictEqual(error.reason, "Kubeconfig")
+      assert.match(error.address, /^http:\/\/127\.0\.0\.1:\d+$/)
+      assert.include(error.message, "ENOENT")
+      assert.isFalse(Fs.existsSync(missing))
+      // the port it had bound is free again
+      yield* Effect.scoped(Effect.flatMap(FakeCluster.serve({ port: portOf(error.address) }), (served) =>
+        Effect.promise(() => fetch(`${served.url}/healthz`).then((r) => assert.strictEqual(r.status, 200)))))
+    }))
+
+  it.effect("a certificate that is not PEM fails with Tls, without the key in the message", () =>
+    Effect.gen(function*() {
+      const key = "-----BEGIN PRIVATE KEY-----\nc2VjcmV0LWtleS1tYXRlcmlhbA==\n-----END PRIVATE KEY-----\n"
+      const error = yield* Effect.flip(Effect.scoped(FakeCluster.serve({ tls: { cert: "not a certificate", key } })))
+      assert.strictEqual(error.reason, "Tls")
+      assert.notInclude(error.message, "c2VjcmV0")
+    }))
+
+  it.effect("an address not on this machine fails with Listen", () =>
+    Effect.gen(function*() {
+      // TEST-NET-1 (RFC 5737): never assigned to a local interface
+      const error = yield* Effect.flip(Effect.scoped(FakeCluster.serve({ host: "192.0.2.1" })))
+      assert.strictEqual(error.reason, "Listen")
+      assert.include(error.message, "192.0.2.1:0")
+      assert.include(error.message, "EADDRNOTAVAIL")
+    }))
+
+  it("listen (no Effect) rejects with FakeClusterError too", async () => {
+    const server = FakeCluster.makeServer()
+    const listening = await FakeCluster.listen(server)
+    try {
+      const error = await FakeCluster.listen(server, { port: portOf(listening.url) }).then(
+        () => undefined,
+        (e: unknown) => e
+      )
+      assert.instanceOf(error, FakeCluster.FakeClusterError)
+      assert.strictEqual((error as FakeCluster.FakeClusterError).reason, "Listen")
+      const foreign = await FakeCluster.listen({ ...server }).then(() => undefined, (e: unknown) => e)
+      assert.instanceOf(foreign, FakeCluster.FakeClusterError)
+      assert.strictEqual((foreign as FakeCluster.FakeClusterError).reason, "UnknownServer")
+    } finally {
+      await listening.close()
+      server.close()
+    }
+  })
+})
+
+describe("FakeCluster.httpClient", () => {
+  it.scoped("answers for a Server that makeServer did not return (a wrapper), streams included", () =>
+    Effect.gen(function*() {
+      const server = yield* Effect.acquireRelease(
+        Effect.sync(() => FakeCluster.makeServer()),
+        (s) => Effect.sync(() => s.close())
+      )
+      const seen: Array<string> = []
+      const wrapper: FakeCluster.Server = {
+        handle: (request) => {
+          seen.push(`${request.method} ${new URL(request.url).pathname}`)
+          return server.handle(request)
+        },
+        control: server.control,
+        close: server.close
+      }
+      const client = FakeCluster.httpClient(wrapper)
+      const base = "http://fake-cluster.local/api/v1/namespaces/default/configmaps"
+      const created = yield* client.execute(
+        HttpClientRequest.post(base).pipe(
+          HttpClientRequest.bodyUnsafeJson({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "via-wrapper" } })
+        )
+      )
+      assert.strictEqual(created.status, 201)
+      const listed = (yield* client.execute(HttpClientRequest.get(base)).pipe(
+        Effect.flatMap((r) => r.json),
+        Effect.scoped
+      )) as { readonly items: ReadonlyArray<{ readonly metadata: { readonly name: string } }> }
+      assert.deepStrictEqual(listed.items.map((i) => i.metadata.name), ["via-wrapper"])
+      const watch = yield* client.execute(HttpClientRequest.get(`${base}?watch=true&resourceVersion=0`))
+      const events = yield* watch.stream.pipe(
+        Stream.decodeText(),
+        Stream.splitLines,
+        Stream.take(1),
+        Stream.runCollect
+      )
+      assert.strictEqual(JSON.parse(Chunk.unsafeHead(events)).object.metadata.name, "via-wrapper")
+      assert.deepStrictEqual(seen.slice(0, 2), [
+        "POST /api/v1/namespaces/default/configmaps",
+        "GET /api/v1/namespaces/default/configmaps"
+      ])
+      const stored = server.control.get({ apiVersion: "v1", kind: "ConfigMap", name: "via-wrapper" })
+      assert.strictEqual(stored?.kind, "ConfigMap")
+    }))
+})

@@ -1,0 +1,51 @@
+/**
+ * Start-up cost is paid by every short-lived program (scripts, kubectl plugins, CI steps):
+ * the `effect` barrel loads every module of Effect, and `@effect/platform`'s barrel every
+ * module of the platform. Modules of the package use deep imports (`effect/Effect`) only.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+
+const src = Path.join(import.meta.dirname, "..", "src")
+const barrels = new Set(["effect", "@effect/platform", "@effect/platform-node", "@effect/platform-bun"])
+
+const sourceFiles = (dir: string): Array<string> =>
+  Fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sourceFiles(Path.join(dir, entry.name))
+      : entry.name.endsWith(".ts")
+      ? [Path.join(dir, entry.name)]
+      : []
+  )
+
+/** The module specifiers of a file's static and dynamic imports and re-exports, comments left out. */
+export const importedSpecifiers = (text: string): Array<string> => {
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "")
+  const found: Array<string> = []
+  for (const match of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["']([^"']+)["']/g)) found.push(match[1]!)
+  return found
+}
+
+describe("imports", () => {
+  it("finds specifiers in import, export and dynamic import forms, not in comments", () => {
+    const text = [
+      `import * as Effect from "effect/Effect"`,
+      `import { Schema } from "effect"`,
+      `export * as Kube from "./Kube.js"`,
+      `const lazy = () => import("yaml")`,
+      `/** import { Effect } from "effect" */`,
+      `// import { Stream } from "effect"`
+    ].join("\n")
+    assert.deepStrictEqual(importedSpecifiers(text), ["effect/Effect", "effect", "./Kube.js", "yaml"])
+  })
+
+  it("no module of the package imports a barrel", () => {
+    const offenders = sourceFiles(src).flatMap((file) =>
+      importedSpecifiers(Fs.readFileSync(file, "utf8"))
+        .filter((specifier) => barrels.has(specifier))
+        .map((specifier) => `${Path.relative(src, file)} imports "${specifier}"`)
+    )
+    assert.deepStrictEqual(offenders, [])
+  })
+})

@@ -1,0 +1,188 @@
+/**
+ * kubectl against the fake cluster served over HTTPS, for kinds that were not hand-written
+ * before they were generated from the spec: a StatefulSet, an Ingress and a Lease are
+ * discovered, created, applied server-side and read back by a real kubectl.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { execFile, execFileSync } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as Either from "effect/Either"
+import { codecFor } from "../src/internal/codec.js"
+import { Ingresses, Leases, StatefulSets } from "../src/resources/index.js"
+import * as FakeCluster from "../src/testing/FakeCluster.js"
+import { pki } from "./util/pki.js"
+
+const kubectlPath = "/usr/bin/kubectl"
+
+const hasKubectl = (() => {
+  try {
+    execFileSync(kubectlPath, ["version", "--client"], { stdio: "ignore", timeout: 20_000 })
+    return true
+  } catch {
+    return false
+  }
+})()
+
+interface Run {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs kubectl without blocking the event loop: the fake answers it from this process. */
+const kubectl = (kubeconfig: string, cacheDir: string, args: ReadonlyArray<string>) =>
+  Effect.async<Run>((resume) => {
+    const child = execFile(
+      kubectlPath,
+      ["--kubeconfig", kubeconfig, "--cache-dir", cacheDir, "--request-timeout", "20s", ...args],
+      { encoding: "utf8", timeout: 60_000, env: { ...process.env, HOME: cacheDir } },
+      (error, stdout, stderr) => resume(Effect.succeed({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr }))
+    )
+    return Effect.sync(() => child.kill())
+  })
+
+const ok = (run: Run): string => {
+  assert.strictEqual(run.code, 0, `kubectl failed: ${run.stderr}`)
+  return run.stdout
+}
+
+const statefulSetYaml = (replicas: number) => `apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+  labels:
+    app: db
+spec:
+  serviceName: db
+  replicas: ${replicas}
+  selector:
+    matchLabels:
+      app: db
+  template:
+    metadata:
+      labels:
+        app: db
+    spec:
+      containers:
+      - name: postgres
+        image: postgres:17
+        resources:
+          requests:
+            cpu: 500m
+            memory: 1Gi
+  volumeClaimTemplates:
+  - metadata:
+      name: data
+    spec:
+      accessModes: ["ReadWriteOnce"]
+      resources:
+        requests:
+          storage: 10Gi
+`
+
+const ingressYaml = (host: string) => `apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: web
+spec:
+  ingressClassName: nginx
+  rules:
+  - host: ${host}
+    http:
+      paths:
+      - path: /
+        pathType: Prefix
+        backend:
+          service:
+            name: web
+            port:
+              number: 80
+`
+
+const leaseYaml = (holder: string) => `apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata:
+  name: leader
+spec:
+  holderIdentity: ${holder}
+  leaseDurationSeconds: 15
+  renewTime: "2024-05-01T10:00:00.000000Z"
+`
+
+const suite = hasKubectl
+  ? "kubectl against FakeCluster.serve: generated kinds"
+  : `kubectl against FakeCluster.serve: generated kinds (skipped: no working kubectl at ${kubectlPath})`
+
+describe(suite, () => {
+  it.scoped.skipIf(!hasKubectl)(
+    "get, create -f and apply --server-side of a StatefulSet, an Ingress and a Lease; read back typed by effect-kube",
+    () =>
+      Effect.gen(function*() {
+        const { ca, server } = pki()
+        const served = yield* FakeCluster.serve({
+          token: "kubectl-token",
+          tls: { cert: server.cert, key: server.key, ca: ca.cert }
+        })
+        const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-kubectl-kinds-"))
+        yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
+        const run = (...args: ReadonlyArray<string>) => kubectl(served.kubeconfigPath, dir, args)
+        const write = (name: string, text: string) => {
+          const file = Path.join(dir, name)
+          Fs.writeFileSync(file, text)
+          return file
+        }
+
+        for (const plural of ["statefulsets", "ingresses", "leases"]) {
+          assert.deepStrictEqual(JSON.parse(ok(yield* run("get", plural, "-o", "json"))).items, [], plural)
+        }
+
+        assert.match(ok(yield* run("create", "-f", write("sts.yaml", statefulSetYaml(1)))), /^statefulset.apps\/db created$/m)
+        assert.match(ok(yield* run("create", "-f", write("ing.yaml", ingressYaml("a.example.com")))),
+          /^ingress.networking.k8s.io\/web created$/m)
+        assert.match(ok(yield* run("create", "-f", write("lease.yaml", leaseYaml("pod-a")))),
+          /^lease.coordination.k8s.io\/leader created$/m)
+        const again = yield* run("create", "-f", Path.join(dir, "sts.yaml"))
+        assert.notStrictEqual(again.code, 0)
+        assert.include(again.stderr, "already exists")
+
+        // as on a real server, an apply that changes what `kubectl create` set conflicts until forced
+        const conflict = yield* run("apply", "--server-side", "-f", write("sts.yaml", statefulSetYaml(3)))
+        assert.notStrictEqual(conflict.code, 0)
+        assert.include(conflict.stderr, ".spec.replicas")
+        assert.match(ok(yield* run("apply", "--server-side", "--force-conflicts", "-f", Path.join(dir, "sts.yaml"))),
+          /^statefulset.apps\/db serverside-applied$/m)
+        assert.match(ok(yield* run("apply", "--server-side", "--force-conflicts", "-f", write("ing.yaml", ingressYaml("b.example.com")))),
+          /^ingress.networking.k8s.io\/web serverside-applied$/m)
+        assert.match(ok(yield* run("apply", "--server-side", "--force-conflicts", "-f", write("lease.yaml", leaseYaml("pod-b")))),
+          /^lease.coordination.k8s.io\/leader serverside-applied$/m)
+
+        const sts = JSON.parse(ok(yield* run("get", "statefulset", "db", "-o", "json")))
+        assert.strictEqual(sts.spec.replicas, 3)
+        const ing = JSON.parse(ok(yield* run("get", "ingress", "web", "-o", "json")))
+        assert.strictEqual(ing.spec.rules[0].host, "b.example.com")
+        const lease = JSON.parse(ok(yield* run("get", "lease", "leader", "-o", "json")))
+        assert.strictEqual(lease.spec.holderIdentity, "pod-b")
+        assert.match(ok(yield* run("get", "sts")), /^db\s/m)
+
+        // what kubectl wrote decodes with the generated Schemas, typed
+        const stored = (apiVersion: string, kind: string, name: string) =>
+          served.control.get({ apiVersion, kind, name, namespace: "default" })
+        const set = Either.getOrThrow(codecFor(StatefulSets.schema).decode(stored("apps/v1", "StatefulSet", "db"), "sts"))
+        assert.strictEqual(set.spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests?.["storage"], "10Gi")
+        assert.strictEqual(set.spec?.replicas, 3)
+        const ingress = Either.getOrThrow(
+          codecFor(Ingresses.schema).decode(stored("networking.k8s.io/v1", "Ingress", "web"), "ingress")
+        )
+        assert.strictEqual(ingress.spec?.rules?.[0]?.http?.paths[0]?.pathType, "Prefix")
+        const held = Either.getOrThrow(
+          codecFor(Leases.schema).decode(stored("coordination.k8s.io/v1", "Lease", "leader"), "lease")
+        )
+        assert.strictEqual(held.spec?.holderIdentity, "pod-b")
+        assert.strictEqual(held.spec?.leaseDurationSeconds, 15)
+      }),
+    120_000
+  )
+})
