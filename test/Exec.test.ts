@@ -191,6 +191,10 @@ describe("Exec: fallback, tty, attach, refusals", () => {
       fake.control.failNext({ status: 403, message: "exec is not allowed" })
       const forbidden = yield* refusal("web", ["echo"])
       assert.isTrue(ApiError.isForbidden(forbidden), String(forbidden))
+      // a connection reset before the upgrade is answered: a transport error, not a hang
+      fake.control.resetNext({ match: (_method, path) => path.endsWith("/exec") })
+      const reset = yield* refusal("web", ["echo"])
+      assert.strictEqual(reset._tag, "RequestError", String(reset))
       fake.control.setToken("another-token")
       const unauthorized = yield* refusal("web", ["echo"])
       assert.isTrue(ApiError.isUnauthorized(unauthorized), String(unauthorized))
