@@ -20,6 +20,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { pki } from "../test/util/pki.js"
 import type { ClientName, Target } from "./clients.js"
+import { runExecBench } from "./exec.js"
 import { undiciRedirected } from "./undici-compat.js"
 import type { ServerConfig, ServerReady } from "./server.js"
 import type { Job, Measure, Result } from "./worker.js"
@@ -33,6 +34,9 @@ const flag = (name: string): string | undefined => {
 }
 const quick = args.includes("--quick")
 const only = new Set((flag("--only") ?? "list,get,watch,logs").split(",") as Array<Measure>)
+// exec throughput (bench/exec.ts): with the default set, or when `--only` names `exec`
+const withExec = flag("--only") === undefined || flag("--only")!.split(",").includes("exec")
+only.delete("exec" as Measure)
 const repsFlag = flag("--reps")
 const profiled = flag("--profile")
 const profileDir = Path.join(here, "..", ".tmp", "bench-profiles")
@@ -254,6 +258,26 @@ const main = async () => {
     }
   }
 
+  let exec: Awaited<ReturnType<typeof runExecBench>> | undefined
+  if (withExec) {
+    const server = await startServer({
+      tls: { cert: certs.server.cert, key: certs.server.key, ca: certs.ca.cert },
+      token,
+      seed: [{ namespace: "exec", pods: 1 }]
+    })
+    try {
+      exec = await runExecBench({
+        kubeconfig: server.kubeconfigPath,
+        namespace: "exec",
+        pod: server.podNames["exec"]![0]!,
+        reps: quick ? 1 : repsFlag !== undefined ? Number(repsFlag) : 3,
+        mb: 64
+      })
+    } finally {
+      server.stop()
+    }
+  }
+
   const results: Record<string, unknown> = {}
   const rows: Array<string> = [
     "| measurement | floor | effect-kube | client-node | effect-kube / floor | client-node / floor | " +
@@ -318,6 +342,12 @@ const main = async () => {
         ratio(ours, floor)
       } | ${ratio(theirs, floor)} |`
     )
+  }
+
+  if (exec !== undefined) {
+    const { row, ...figure } = exec
+    results["execMBPerSec"] = figure
+    rows.push(row)
   }
 
   const description = machine()

@@ -27,6 +27,7 @@ import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
 import type { ApiError, KubeConfigError, Status, ValidationError, WaitTimeout } from "./Errors.js"
+import * as Exec from "./Exec.js"
 import * as internal from "./internal/api.js"
 import type { KubeConfig } from "./KubeConfig.js"
 import type { Patch } from "./Patch.js"
@@ -229,7 +230,10 @@ export interface Condition<A> {
  * @since 0.1.0
  * @category models
  */
-export type Api<A, S extends string = never> = Operations<A> & ("log" extends S ? LogOperations : unknown)
+export type Api<A, S extends string = never> =
+  & Operations<A>
+  & ("log" extends S ? LogOperations : unknown)
+  & ("exec" extends S ? Exec.Operations : unknown)
 
 /**
  * The operations every resource has.
@@ -320,10 +324,15 @@ export interface LogOperations {
  * @since 0.1.0
  * @category constructors
  */
-export const api: <A, I, S extends string>(
+export const api = <A, I, S extends string = never>(
   resource: Resource<A, I, S>,
   options?: { readonly namespace?: string | undefined }
-) => Api<A, S> = internal.make
+): Api<A, S> => {
+  const bound = internal.make(resource, options)
+  // exec, attach and port-forward only where the kind serves them (Pods)
+  const operations = resource.subresources.includes("exec" as S) ? { ...bound, ...Exec.operations(bound) } : bound
+  return operations as unknown as Api<A, S>
+}
 
 /**
  * The server's `Status` type, re-exported for convenience.

@@ -42,6 +42,9 @@ export * as Manifests from "./Manifests.js"
 export * as Template from "./Template.js"
 
 /** @since 0.1.0 */
+export * as Exec from "./Exec.js"
+
+/** @since 0.1.0 */
 export * as Errors from "./Errors.js"
 
 /** @since 0.1.0 */

@@ -5,12 +5,13 @@
  * Status frame, refusals answered in HTTP).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Stream } from "effect"
 import { execFileSync, spawn } from "node:child_process"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import WebSocket from "ws"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import { pki } from "./util/pki.js"
 
@@ -74,12 +75,13 @@ describe(suite, () => {
           token: "exec-token",
           tls: { cert: server.cert, key: server.key, ca: ca.cert },
           objects: [pod("web"), pod("two", ["a", "b"])],
-          exec: (call) => {
-            calls.push(`${call.pod}/${call.container}: ${call.command.join(" ")}`)
-            if (call.command[0] !== "date") return undefined
-            call.stdout("Mon Jan  1 00:00:00 UTC 2024\n")
-            call.stderr("from date\n")
-            return 0
+          exec: (pod, container, command, io) => {
+            calls.push(`${pod.metadata.name}/${container}: ${command.join(" ")}`)
+            if (command[0] !== "date") return undefined
+            return Effect.zipRight(
+              io.stdout("Mon Jan  1 00:00:00 UTC 2024\n"),
+              Effect.as(io.stderr("from date\n"), 0)
+            )
           }
         })
         const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-exec-"))
@@ -140,27 +142,6 @@ interface Client {
   readonly closeCode: number
 }
 
-interface WsClient {
-  readonly protocol: string
-  send(data: Uint8Array): void
-  on(event: "open", f: () => void): void
-  on(event: "message", f: (data: Buffer) => void): void
-  on(event: "close", f: (code: number) => void): void
-  on(event: "error", f: (e: Error) => void): void
-  on(
-    event: "unexpected-response",
-    f: (req: unknown, res: { statusCode: number; on: (event: string, f: (chunk?: Buffer) => void) => void }) => void
-  ): void
-}
-type WsConstructor = new(
-  url: string,
-  protocols: ReadonlyArray<string>,
-  options: { readonly headers: Record<string, string> }
-) => WsClient
-
-// ws ships no types: loaded by a specifier TypeScript does not resolve
-const wsModule = "ws"
-
 /** Opens an exec socket, sends `stdin` frames, collects every frame until the close. */
 const open = (
   url: string,
@@ -168,24 +149,24 @@ const open = (
   token: string,
   send: ReadonlyArray<Uint8Array> = []
 ): Promise<Client | { readonly refused: number; readonly body: string }> =>
-  import(wsModule).then((m) =>
-    new Promise((resolve, reject) => {
-      const WebSocket = m.default as WsConstructor
-      const ws = new WebSocket(url, protocols, { headers: { authorization: `Bearer ${token}` } })
-      const frames: Array<{ channel: number; data: Buffer }> = []
-      ws.on("open", () => {
-        for (const f of send) ws.send(f)
-      })
-      ws.on("message", (data) => frames.push({ channel: data[0]!, data: data.subarray(1) }))
-      ws.on("close", (code) => resolve({ protocol: ws.protocol, frames, closeCode: code }))
-      ws.on("unexpected-response", (_req, res) => {
-        let body = ""
-        res.on("data", (c) => (body += c?.toString() ?? ""))
-        res.on("end", () => resolve({ refused: res.statusCode, body }))
-      })
-      ws.on("error", (e) => reject(e))
+  new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, [...protocols], { headers: { authorization: `Bearer ${token}` } })
+    const frames: Array<{ channel: number; data: Buffer }> = []
+    ws.on("open", () => {
+      for (const f of send) ws.send(f)
     })
-  )
+    ws.on("message", (raw) => {
+      const data = raw as Buffer
+      frames.push({ channel: data[0]!, data: data.subarray(1) })
+    })
+    ws.on("close", (code) => resolve({ protocol: ws.protocol, frames, closeCode: code }))
+    ws.on("unexpected-response", (_req, res) => {
+      let body = ""
+      res.on("data", (c: Buffer) => (body += c.toString()))
+      res.on("end", () => resolve({ refused: res.statusCode ?? 0, body }))
+    })
+    ws.on("error", (e) => reject(e))
+  })
 
 const frame = (channel: number, text: string) => Buffer.concat([Buffer.from([channel]), Buffer.from(text)])
 
@@ -195,11 +176,8 @@ describe("exec over a WebSocket client", () => {
       const served = yield* FakeCluster.serve({
         token: "t",
         objects: [pod("web")],
-        exec: ({ stderr, stdout }) => {
-          stdout("out\n")
-          stderr("err\n")
-          return 42
-        }
+        exec: (_pod, _container, _command, io) =>
+          Effect.zipRight(io.stdout("out\n"), Effect.as(io.stderr("err\n"), 42))
       })
       const ws = served.url.replace(/^http/, "ws")
       const client = yield* Effect.promise(() =>
@@ -220,14 +198,15 @@ describe("exec over a WebSocket client", () => {
       assert.strictEqual(closeCode, 1000)
     }))
 
-  it.scoped("v5 preferred: stdin closed with the 255 frame ends cat", () =>
+  // the API server takes the first offered subprotocol it speaks (the client's order), as kubectl offers v5 first
+  it.scoped("v5 offered first: agreed v5, stdin closed with the 255 frame ends cat", () =>
     Effect.gen(function*() {
       const served = yield* FakeCluster.serve({ objects: [pod("web")] })
       const ws = served.url.replace(/^http/, "ws")
       const client = yield* Effect.promise(() =>
         open(
           `${ws}/api/v1/namespaces/default/pods/web/exec?command=cat&stdin=true&stdout=true`,
-          ["v4.channel.k8s.io", "v5.channel.k8s.io"],
+          ["v5.channel.k8s.io", "v4.channel.k8s.io"],
           "",
           [frame(0, "one "), frame(0, "two"), Buffer.from([255, 0])]
         )
@@ -240,13 +219,13 @@ describe("exec over a WebSocket client", () => {
       assert.strictEqual(status.status, "Success")
     }))
 
-  it.scoped("attach: the handler sees kind attach and no command; the built-in copies stdin to stdout", () =>
+  it.scoped("attach: the attach handler sees the container's main command (cat without one) and the tty; the built-in cat copies stdin to stdout", () =>
     Effect.gen(function*() {
       const seen: Array<string> = []
       const served = yield* FakeCluster.serve({
         objects: [pod("web")],
-        exec: (call) => {
-          seen.push(`${call.kind} [${call.command.join(" ")}] tty=${call.tty}`)
+        attach: (_pod, container, command, io) => {
+          seen.push(`attach ${container} [${command.join(" ")}] tty=${io.tty}`)
           return undefined
         }
       })
@@ -261,7 +240,7 @@ describe("exec over a WebSocket client", () => {
       )
       const { frames } = client as Client
       assert.strictEqual(Buffer.concat(frames.filter((f) => f.channel === 1).map((f) => f.data)).toString(), "typed")
-      assert.deepStrictEqual(seen, ["attach [] tty=true"])
+      assert.deepStrictEqual(seen, ["attach main [cat] tty=true"])
     }))
 
   it.scoped("refusals are HTTP answers with a Status: a wrong token, a missing pod, no served subprotocol", () =>
@@ -286,25 +265,25 @@ describe("port-forward over a WebSocket client", () => {
     Effect.gen(function*() {
       const served = yield* FakeCluster.serve({
         objects: [pod("web")],
-        portForward: (call) =>
-          call.port !== 9090 ? undefined : (async () => {
-            call.write(`hello from ${call.pod}:${call.port}`)
-            throw new Error("connection refused by the test")
-          })()
+        portForward: (pod, port, connection) =>
+          port !== 9090
+            ? Stream.runForEach(connection.read, connection.write)
+            : Effect.zipRight(
+              connection.write(`hello from ${pod.metadata.name}:${port}`),
+              Effect.fail(new Error("connection refused by the test"))
+            )
       })
       const ws = served.url.replace(/^http/, "ws")
       const frames = yield* Effect.promise(() =>
-        import(wsModule).then((m) =>
           new Promise<Array<{ channel: number; data: Buffer }>>((resolve, reject) => {
-            const WebSocket = m.default as WsConstructor
             const socket = new WebSocket(
               `${ws}/api/v1/namespaces/default/pods/web/portforward?ports=8080&ports=9090`,
-              ["v4.channel.k8s.io"],
-              { headers: {} }
-            ) as WsClient & { close: () => void }
+              ["v4.channel.k8s.io"]
+            )
             const got: Array<{ channel: number; data: Buffer }> = []
             socket.on("open", () => socket.send(frame(0, "ping")))
-            socket.on("message", (data) => {
+            socket.on("message", (raw) => {
+              const data = raw as Buffer
               got.push({ channel: data[0]!, data: data.subarray(1) })
               const text = (c: number) =>
                 Buffer.concat(got.filter((f) => f.channel === c).slice(1).map((f) => f.data)).toString()
@@ -313,7 +292,6 @@ describe("port-forward over a WebSocket client", () => {
             socket.on("close", () => resolve(got))
             socket.on("error", reject)
           })
-        )
       )
       const first = (c: number) => frames.find((f) => f.channel === c)!.data
       assert.deepStrictEqual([...first(0)], [0x90, 0x1f])
@@ -325,7 +303,8 @@ describe("port-forward over a WebSocket client", () => {
       assert.strictEqual(rest(0), "ping")
       assert.strictEqual(rest(1), "")
       assert.strictEqual(rest(2), "hello from web:9090")
-      assert.strictEqual(rest(3), "connection refused by the test")
+      // the message only, as a kubelet reports it: no stack trace
+      assert.strictEqual(rest(3), "error forwarding port 9090: connection refused by the test")
     }))
 
   it.scoped("a port outside 1-65535 is refused in HTTP before the upgrade", () =>

@@ -12,11 +12,14 @@ import * as waitFor from "./waitFor.js"
 import * as watch from "./watch.js"
 import * as watcher from "./watcher.js"
 
-/** Builds the operations for a resource. */
+/**
+ * Builds the operations for a resource; the facade narrows them to what the kind serves
+ * and adds exec, attach and port-forward where it serves those.
+ */
 export const make = <A, I, S extends string>(
   resource: Resource.Resource<A, I, S>,
   options?: { readonly namespace?: string | undefined }
-): Kube.Api<A, S> => {
+): Kube.Operations<A> & Kube.LogOperations => {
   const target: Target<A, I> = { resource, namespace: options?.namespace }
   const api: Kube.Operations<A> & Kube.LogOperations = {
     resource: resource as Resource.Resource<A, unknown, string>,
@@ -38,5 +41,5 @@ export const make = <A, I, S extends string>(
     logs: (name, logOptions) => logs.logs(target, name, logOptions ?? {}),
     logStream: (name, logOptions) => logs.logStream(target, name, logOptions ?? {})
   }
-  return api as Kube.Api<A, S>
+  return api
 }

@@ -43,6 +43,8 @@ import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as KubeConfig from "../KubeConfig.js"
+import { WebSocketDialer } from "../internal/exec/dialer.js"
+import * as FakeExec from "../internal/fake/exec.js"
 import * as Node from "../internal/fake/node.js"
 import * as Http from "../internal/fake/http.js"
 import * as Internal from "../internal/fake/server.js"
@@ -65,7 +67,8 @@ export type { ResourceSpec } from "../internal/fake/types.js"
 export type { SimulateOptions } from "../internal/fake/types.js"
 
 /**
- * Options of a fake cluster: namespace, token, custom resources, seed objects, simulation.
+ * Options of a fake cluster: namespace, token, custom resources, seed objects, simulation,
+ * and what exec, attach and port-forward reach.
  *
  * @since 0.1.0
  * @category models
@@ -113,27 +116,27 @@ export type { RequestMatch } from "../internal/fake/types.js"
 export type { Control } from "../internal/fake/types.js"
 
 /**
- * One `exec` or `attach` in a served fake's container, as an `ExecHandler` sees it.
+ * What a command run by the fake sees: stdin, stdout and stderr writers, tty resizes, env.
  *
  * @since 0.1.0
  * @category models
  */
-export type { ExecCall } from "../internal/fake/types.js"
+export type { ExecIo } from "../internal/fake/types.js"
 
 /**
- * What `exec` and `attach` run in a served fake (`Options.exec`): the exit code, or
- * `undefined` for the built-ins (`echo`, `cat`, `env`, `true`, `false`, `exit N`).
+ * A container's behaviour for `exec` and `attach` (`Options.exec`, `Options.attach`), in
+ * `layer` (in memory) and `serve` (over WebSocket) alike: its exit code, or `undefined`
+ * to use the built-ins (`echo`, `cat`, `env`, `exit N`, `sh -c "..."`, `true`, `false`,
+ * `sleep N`).
  *
  * @example
  * ```ts
+ * import { Effect } from "effect"
  * import { FakeCluster } from "effect-kube/testing"
  *
- * const served = FakeCluster.serve({
- *   exec: async ({ command, stdout }) => {
- *     if (command[0] !== "date") return undefined
- *     stdout("Mon Jan  1 00:00:00 UTC 2024\n")
- *     return 0
- *   }
+ * FakeCluster.layer({
+ *   exec: (pod, container, command, io) =>
+ *     command[0] === "whoami" ? Effect.as(io.stdout("root\n"), 0) : undefined
  * })
  * ```
  * @since 0.1.0
@@ -142,16 +145,16 @@ export type { ExecCall } from "../internal/fake/types.js"
 export type { ExecHandler } from "../internal/fake/types.js"
 
 /**
- * One forwarded port of a port-forward to a served fake's pod.
+ * One forwarded connection, as a fake port handler sees it.
  *
  * @since 0.1.0
  * @category models
  */
-export type { PortForwardCall } from "../internal/fake/types.js"
+export type { PortConnection } from "../internal/fake/types.js"
 
 /**
- * What a port-forward to a served fake reaches (`Options.portForward`): a promise that
- * settles when the port is done, or `undefined` for an echo.
+ * What listens on a pod's port for port-forward (`Options.portForward`): the default
+ * echoes every byte back; a failure is sent on the port's error channel.
  *
  * @since 0.1.0
  * @category models
@@ -414,7 +417,8 @@ export const layer = (
       const service: Service = { ...server.control, url: defaultUrl, handle: server.handle }
       return Context.make(FakeCluster, service).pipe(
         Context.add(KubeConfig.KubeConfig, kubeConfigFor(defaultUrl, options)),
-        Context.add(HttpClient.HttpClient, httpClient(server))
+        Context.add(HttpClient.HttpClient, httpClient(server)),
+        Context.add(WebSocketDialer, FakeExec.inMemoryDialer(servers.get(server)!))
       )
     })
   )

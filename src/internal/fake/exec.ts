@@ -1,358 +1,515 @@
 /**
- * `exec`, `attach` and `portforward` over WebSocket, as the API server relays them from the kubelet:
- * the Kubernetes channel protocol (`v5.channel.k8s.io`, else `v4.channel.k8s.io`),
- * where each binary message starts with its channel (0 stdin, 1 stdout, 2 stderr,
- * 3 the final Status, 4 terminal resize, 255 close a channel, v5 only). The command
- * runs in a test-supplied handler or in the built-ins (`echo`, `cat`, `env`, `true`,
- * `false`, `exit N`, `sh -c "<one of those>"`). A port-forward gives each port a data
- * and an error channel, served by a test-supplied handler or an echo.
- *
- * Transport-free like the rest of the fake: `resolve` checks an upgrade request and
- * `run` drives an accepted socket; `node.ts` does the WebSocket handshake (with `ws`).
+ * The fake's side of exec, attach and port-forward: the API server's checks before the
+ * upgrade (auth, pod, container, phase, command, ports: refused as HTTP with a Status
+ * body), subprotocol agreement (v5 or v4 channel protocol), and the sessions that run a
+ * test-supplied behaviour (or the built-in commands) over the channels. Transport-free:
+ * `node.ts` attaches sessions to `ws` connections; `inMemoryDialer` connects clients of
+ * `FakeCluster.layer` to them without a socket.
  *
  * @internal
  */
-import { firstValues, type RawRequest, type RawResponse, statusResponse } from "./http.js"
-import { isObject, type JsonObject } from "./json.js"
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
+import * as Take from "effect/Take"
+import type * as Http from "node:http"
+import type * as Net from "node:net"
+import { WebSocketServer } from "ws"
+import type { Dialer, DialFailure, Handlers, Socket } from "../exec/dialer.js"
+import * as Protocol from "../exec/protocol.js"
+import { firstValues } from "./http.js"
+import type { FakeServer } from "./server.js"
 import type { FakeState } from "./state.js"
 import * as Status from "./status.js"
 import { keyOf } from "./store.js"
-import { containerNames } from "./subresources.js"
-import type { ExecCall, ExecHandler, PortForwardCall, PortForwardHandler } from "./types.js"
+import type { ExecIo, FakeObject, Options, PortConnection, PortForwardHandler } from "./types.js"
 
-/** The subprotocols served, preferred first. @internal */
-export const protocols = ["v5.channel.k8s.io", "v4.channel.k8s.io"] as const
-
-/** An accepted exec, attach or port-forward, before the handshake. @internal */
-export interface Target {
-  readonly kind: "exec" | "attach" | "portforward"
-  readonly namespace: string
-  readonly pod: string
-  readonly container: string
-  readonly command: ReadonlyArray<string>
-  readonly stdin: boolean
-  readonly tty: boolean
-  readonly env: Readonly<Record<string, string>>
-  /** The ports of a port-forward. */
-  readonly ports: ReadonlyArray<number>
-  /** The subprotocol agreed. */
-  readonly protocol: string
+/** The far end of one connection. @internal */
+export interface Peer {
+  readonly send: (data: Uint8Array) => Promise<void>
+  readonly close: () => void
 }
+
+/** What the transport feeds a session. @internal */
+export interface Session {
+  readonly receive: (data: Uint8Array) => void
+  readonly closed: () => void
+}
+
+/** @internal */
+export type Decision =
+  | { readonly _tag: "Refuse"; readonly status: number; readonly body: string }
+  | { readonly _tag: "Accept"; readonly protocol: string; readonly start: (peer: Peer) => Session }
+  /** An injected fault: the connection is cut (`resetNext`) or never answered (`stallNext`). */
+  | { readonly _tag: "Reset" }
+  | { readonly _tag: "Stall" }
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+const bytes = (data: Uint8Array | string): Uint8Array => (typeof data === "string" ? encoder.encode(data) : data)
+
+const refuse = (error: Status.StatusError): Decision => ({
+  _tag: "Refuse",
+  status: error.code,
+  body: JSON.stringify(error.body())
+})
 
 const streamPath = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/(exec|attach|portforward)$/
 
-/** Whether a request path is one `resolve` answers. @internal */
-export const isStreamPath = (path: string): boolean => streamPath.test(path)
+type JsonObject = Record<string, unknown>
+const isObject = (u: unknown): u is JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
 
-const isTrue = (v: string | null): boolean => v === "true" || v === "1"
+interface ContainerSpec {
+  readonly name: string
+  readonly command: ReadonlyArray<string>
+  readonly env: Record<string, string>
+}
+
+const containersOf = (pod: FakeObject): ReadonlyArray<ContainerSpec> => {
+  const spec = isObject(pod.spec) ? pod.spec : {}
+  const all = [spec.containers, spec.initContainers, spec.ephemeralContainers].flatMap((list) =>
+    Array.isArray(list) ? list.filter(isObject) : []
+  )
+  return all.map((c) => {
+    const env: Record<string, string> = {}
+    for (const e of Array.isArray(c.env) ? c.env.filter(isObject) : []) {
+      if (typeof e.name === "string" && typeof e.value === "string") env[e.name] = e.value
+    }
+    const words = (u: unknown) => (Array.isArray(u) ? u.filter((w): w is string => typeof w === "string") : [])
+    return { name: String(c.name), command: [...words(c.command), ...words(c.args)], env }
+  })
+}
 
 /**
- * Checks an upgrade request as the API server would (token, pod, container, command,
- * subprotocol): the target to serve, or the HTTP answer that refuses it.
+ * Decides on an upgrade request as the API server does before it upgrades: the path,
+ * the token and the pod (by reading it through the fake's own request path, so 401 and
+ * 404 answer exactly as a GET would), the container, the phase, the command or ports,
+ * and the subprotocol.
  *
  * @internal
  */
-export const resolve = (state: FakeState, request: RawRequest): Target | RawResponse => {
+export const decide = async (
+  state: FakeState,
+  options: Options,
+  request: { readonly url: string; readonly header: (name: string) => string | undefined }
+): Promise<Decision> => {
   const url = new URL(request.url, "http://fake")
-  const method = request.method.toUpperCase()
+  const query = firstValues(url.searchParams)
+  // recorded as the request it is (GET with the upgrade), before any check, as the router records
   state.record({
-    method,
+    method: "GET",
     path: url.pathname,
-    query: firstValues(url.searchParams),
+    query,
     contentType: request.header("content-type"),
     userAgent: request.header("user-agent")
   })
   if (state.token !== undefined && request.header("authorization") !== `Bearer ${state.token}`) {
-    return statusResponse(Status.unauthorized())
+    return refuse(Status.unauthorized())
   }
+  // injected faults apply to upgrades as to any request, after the token check as in the router
+  const fault = state.faults.take("GET", url.pathname, query)
+  if (fault?.kind === "fail") return refuse(fault.status!)
+  if (fault?.kind === "reset") return { _tag: "Reset" }
+  if (fault?.kind === "stall") return { _tag: "Stall" }
+  if (fault?.kind === "delay") await new Promise((resolve) => setTimeout(resolve, fault.ms!))
   const match = streamPath.exec(url.pathname)
-  if (match === null) return statusResponse(Status.pathNotFound())
-  const [, namespace, pod, kind] = match as unknown as [string, string, string, Target["kind"]]
+  if (match === null) return refuse(Status.pathNotFound())
+  const [, namespace, name, what] = match as unknown as [string, string, string, "exec" | "attach" | "portforward"]
   const podKind = state.registry.byResource("", "v1", "pods")!
-  const entry = state.collectionOf(podKind).entries.get(keyOf(namespace, pod))
-  if (entry === undefined) return statusResponse(Status.notFound(podKind, pod))
-  const ports = url.searchParams.getAll("ports").flatMap((p) => p.split(",")).map((p) => p.trim())
-  if (kind === "portforward") {
-    if (ports.length === 0) return statusResponse(Status.badRequest("at least 1 port must be specified"))
-    const bad = ports.find((p) => !/^\d+$/.test(p) || Number(p) < 1 || Number(p) > 65535)
-    if (bad !== undefined) return statusResponse(Status.badRequest(`invalid port "${bad}": must be 1-65535`))
-  }
-  const names = containerNames(entry.obj)
-  let container = url.searchParams.get("container") ?? ""
-  // a port-forward reaches the pod, not a container
-  if (kind !== "portforward" && container === "") {
-    if (names.length > 1) {
-      return statusResponse(
-        Status.badRequest(`a container name must be specified for pod ${pod}, choose one of: [${names.join(" ")}]`)
+  const entry = state.collectionOf(podKind).entries.get(keyOf(decodeURIComponent(namespace), decodeURIComponent(name)))
+  if (entry === undefined) return refuse(Status.notFound(podKind, decodeURIComponent(name)))
+  // a copy: a handler cannot change the stored pod
+  const pod = JSON.parse(JSON.stringify(entry.obj)) as FakeObject
+  const podName = decodeURIComponent(name)
+  const offered = (request.header("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim()).filter((p) => p !== "")
+  const phase = isObject(pod.status) ? pod.status.phase : undefined
+  if (phase !== undefined && phase !== "Running") {
+    return refuse(
+      Status.badRequest(
+        phase === "Succeeded" || phase === "Failed"
+          ? `cannot ${what} into a container in a completed pod; current phase is ${phase}`
+          : `pod ${podName} is not running (phase ${String(phase)})`
       )
-    }
-    container = names[0] ?? ""
-  } else if (kind !== "portforward" && !names.includes(container)) {
-    return statusResponse(Status.badRequest(`container ${container} is not valid for pod ${pod}`))
-  }
-  const command = url.searchParams.getAll("command")
-  if (kind === "exec" && command.length === 0) {
-    return statusResponse(Status.badRequest("you must specify at least 1 command"))
-  }
-  const offered = (request.header("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim())
-  const protocol = protocols.find((p) => offered.includes(p))
-  if (protocol === undefined) {
-    return statusResponse(
-      Status.badRequest(`unable to upgrade: the subprotocols offered (${offered.join(", ")}) are not served`)
     )
   }
+
+  if (what === "portforward") {
+    const ports = url.searchParams.getAll("ports").flatMap((p) => p.split(",")).map((p) => p.trim())
+    if (ports.length === 0) return refuse(Status.badRequest("at least 1 port must be specified"))
+    const numbers: Array<number> = []
+    for (const p of ports) {
+      const n = Number(p)
+      if (!/^\d+$/.test(p) || n < 1 || n > 65535) {
+        return refuse(Status.badRequest(`invalid port ${JSON.stringify(p)}: must be between 1 and 65535`))
+      }
+      numbers.push(n)
+    }
+    const protocol = offered.find((p) => Protocol.portForwardProtocols.includes(p))
+    if (protocol === undefined) return refuse(Status.badRequest(noProtocol(offered, Protocol.portForwardProtocols)))
+    return { _tag: "Accept", protocol, start: (peer) => portForwardSession(pod, numbers, options, peer) }
+  }
+
+  const containers = containersOf(pod)
+  const wanted = url.searchParams.get("container") ?? undefined
+  let container: ContainerSpec
+  if (wanted === undefined || wanted === "") {
+    const regular = Array.isArray((pod.spec as JsonObject | undefined)?.containers)
+      ? ((pod.spec as JsonObject).containers as Array<unknown>).length
+      : 0
+    if (regular !== 1) {
+      return refuse(
+        Status.badRequest(
+          regular === 0
+            ? `pod ${podName} has no containers`
+            : `a container name must be specified for pod ${podName}, choose one of: [${
+              containers.slice(0, regular).map((c) => c.name).join(" ")
+            }]`
+        )
+      )
+    }
+    container = containers[0]!
+  } else {
+    const found = containers.find((c) => c.name === wanted)
+    if (found === undefined) return refuse(Status.badRequest(`container ${wanted} is not valid for pod ${podName}`))
+    container = found
+  }
+  const command = url.searchParams.getAll("command")
+  if (what === "exec" && command.length === 0) return refuse(Status.badRequest("you must specify at least 1 command"))
+  const flag = (key: string) => url.searchParams.get(key) === "true" || url.searchParams.get(key) === "1"
+  const supported = options.execProtocols ?? Protocol.execProtocols
+  const protocol = offered.find((p) => supported.includes(p))
+  if (protocol === undefined) return refuse(Status.badRequest(noProtocol(offered, supported)))
+  const env = { HOSTNAME: podName, ...container.env }
+  const tty = flag("tty")
+  const handler = what === "exec" ? options.exec : options.attach
+  const run = (io: ExecIo): Effect.Effect<number, unknown> => {
+    const attached = what === "exec" ? command : container.command.length > 0 ? container.command : ["cat"]
+    return handler?.(pod, container.name, attached, io) ?? builtin(attached, io)
+  }
   return {
-    kind,
-    namespace,
-    pod,
-    container,
-    command,
-    stdin: isTrue(url.searchParams.get("stdin")),
-    tty: isTrue(url.searchParams.get("tty")),
-    env: envOf(entry.obj, container, pod),
-    ports: ports.map(Number),
-    protocol
+    _tag: "Accept",
+    protocol,
+    start: (peer) =>
+      execSession({ protocol, tty, stdin: flag("stdin"), stderr: flag("stderr"), env, command, run }, peer)
   }
 }
 
-const envOf = (pod: JsonObject, container: string, name: string): Record<string, string> => {
-  const spec = isObject(pod.spec) ? pod.spec : {}
-  const containers = Array.isArray(spec.containers) ? spec.containers : []
-  const c = containers.find((x): x is JsonObject => isObject(x) && x.name === container)
-  const env: Record<string, string> = { HOSTNAME: name }
-  for (const v of Array.isArray(c?.env) ? c.env : []) {
-    if (isObject(v) && typeof v.name === "string" && typeof v.value === "string") env[v.name] = v.value
-  }
-  return env
-}
+const noProtocol = (offered: ReadonlyArray<string>, supported: ReadonlyArray<string>): string =>
+  `none of the requested subprotocols [${offered.join(", ")}] is supported; the server speaks [${supported.join(", ")}]`
 
-/** The part of a `ws` WebSocket the fake uses. @internal */
-export interface Socket {
-  readonly readyState: number
-  send(data: Uint8Array): void
-  close(code?: number, reason?: string): void
-  on(event: "message", listener: (data: Uint8Array | ReadonlyArray<Uint8Array> | ArrayBuffer) => void): void
-  on(event: "close", listener: () => void): void
-  on(event: "error", listener: (error: Error) => void): void
-}
+// ---------------------------------------------------------------------------
+// Built-in commands
+// ---------------------------------------------------------------------------
 
-/** Bytes arriving on stdin, read as an async iterable until the end. */
-class Inbox implements AsyncIterable<Uint8Array> {
-  private readonly chunks: Array<Uint8Array> = []
-  private waiting: (() => void) | undefined
-  private ended = false
-
-  push(chunk: Uint8Array): void {
-    if (this.ended || chunk.length === 0) return
-    this.chunks.push(chunk)
-    this.wake()
-  }
-
-  end(): void {
-    this.ended = true
-    this.wake()
-  }
-
-  private wake(): void {
-    const w = this.waiting
-    this.waiting = undefined
-    w?.()
-  }
-
-  async *[Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
-    while (true) {
-      const chunk = this.chunks.shift()
-      if (chunk !== undefined) {
-        yield chunk
+const shell = (script: string, io: ExecIo): Effect.Effect<number> =>
+  Effect.gen(function*() {
+    for (const statement of script.split(/;|&&|\n/).map((s) => s.trim()).filter((s) => s !== "")) {
+      const exit = /^exit(?:\s+(\d+))?$/.exec(statement)
+      if (exit !== null) return Number(exit[1] ?? 0)
+      const echo = /^echo(?:\s+(.*?))?(\s*1?>&2)?$/.exec(statement)
+      if (echo !== null) {
+        const text = `${(echo[1] ?? "").replace(/^(['"])(.*)\1$/, "$2")}\n`
+        yield* (echo[2] !== undefined ? io.stderr(text) : io.stdout(text))
         continue
       }
-      if (this.ended) return
-      await new Promise<void>((resolve) => (this.waiting = resolve))
+      const code = yield* builtin(statement.split(/\s+/), io)
+      if (code !== 0) return code
+    }
+    return 0
+  })
+
+/** The commands every fake container has. @internal */
+export const builtin = (command: ReadonlyArray<string>, io: ExecIo): Effect.Effect<number> => {
+  const [name, ...args] = command
+  switch (name) {
+    case "echo":
+      return Effect.as(io.stdout(`${args.join(" ")}\n`), 0)
+    case "cat":
+      return Effect.as(Stream.runForEach(io.stdin, io.stdout), 0)
+    case "env":
+      return Effect.as(io.stdout(Object.entries(io.env).map(([k, v]) => `${k}=${v}\n`).join("")), 0)
+    case "true":
+      return Effect.succeed(0)
+    case "false":
+      return Effect.succeed(1)
+    case "exit":
+      return Effect.succeed(Number(args[0] ?? 0) & 0xff)
+    case "sleep":
+      return Effect.as(Effect.sleep(Duration.seconds(Number(args[0] ?? 0))), 0)
+    case "sh":
+    case "/bin/sh":
+    case "bash":
+      if (args[0] === "-c" && args[1] !== undefined) return shell(args[1], io)
+      return Effect.as(io.stderr(`${name}: only "-c <script>" is supported by the fake cluster\n`), 2)
+    default:
+      return Effect.as(
+        io.stderr(`exec: "${name ?? ""}": executable file not found in $PATH\n`),
+        127
+      )
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Sessions
+// ---------------------------------------------------------------------------
+
+const messageOf = (u: unknown): string => (u instanceof Error ? u.message : String(u))
+
+const execSession = (
+  session: {
+    readonly protocol: string
+    readonly tty: boolean
+    readonly stdin: boolean
+    readonly stderr: boolean
+    readonly env: Readonly<Record<string, string>>
+    readonly command: ReadonlyArray<string>
+    readonly run: (io: ExecIo) => Effect.Effect<number, unknown>
+  },
+  peer: Peer
+): Session => {
+  const stdin = Effect.runSync(Queue.unbounded<Take.Take<Uint8Array>>())
+  const resizes = Effect.runSync(Queue.unbounded<Take.Take<{ readonly columns: number; readonly rows: number }>>())
+  if (!session.stdin) Queue.unsafeOffer(stdin, Take.end)
+  const send = (channel: number) => (data: Uint8Array | string) =>
+    Effect.promise(() => peer.send(Protocol.frame(channel, bytes(data))).catch(() => undefined))
+  const io: ExecIo = {
+    stdin: Stream.flattenTake(Stream.fromQueue(stdin)),
+    stdout: send(Protocol.Channel.stdout),
+    // under a tty the terminal merges stderr into stdout; without a stderr stream it is dropped
+    stderr: session.tty ? send(Protocol.Channel.stdout) : session.stderr ? send(Protocol.Channel.stderr) : () => Effect.void,
+    tty: session.tty,
+    resizes: Stream.flattenTake(Stream.fromQueue(resizes)),
+    env: session.env
+  }
+  const fiber = Effect.runFork(session.run(io))
+  let gone = false
+  fiber.addObserver((exit) => {
+    if (gone) return
+    const status = Exit.isSuccess(exit)
+      ? Protocol.statusFor(exit.value, session.command)
+      : Status.internalError(`error executing command in container: ${messageOf(Cause.squash(exit.cause))}`).body()
+    peer.send(Protocol.frame(Protocol.Channel.status, encoder.encode(JSON.stringify(status))))
+      .catch(() => undefined)
+      .finally(() => peer.close())
+  })
+  return {
+    receive: (data) => {
+      if (data.length === 0) return
+      const payload = data.subarray(1)
+      switch (data[0]) {
+        case Protocol.Channel.stdin:
+          if (payload.length > 0) Queue.unsafeOffer(stdin, Take.of(payload))
+          return
+        case Protocol.Channel.resize: {
+          try {
+            const size = JSON.parse(decoder.decode(payload)) as { Width?: number; Height?: number }
+            Queue.unsafeOffer(resizes, Take.of({ columns: Number(size.Width), rows: Number(size.Height) }))
+          } catch {
+            // a malformed resize is ignored, as the kubelet does
+          }
+          return
+        }
+        case Protocol.Channel.close:
+          if (session.protocol === Protocol.v5 && payload[0] === Protocol.Channel.stdin) {
+            Queue.unsafeOffer(stdin, Take.end)
+          }
+          return
+      }
+    },
+    closed: () => {
+      gone = true
+      Queue.unsafeOffer(stdin, Take.end)
+      Effect.runFork(Fiber.interrupt(fiber))
     }
   }
 }
 
-const encoder = new TextEncoder()
+const echo: PortForwardHandler = (_pod, _port, connection) => Stream.runForEach(connection.read, connection.write)
 
-const frame = (channel: number, chunk: string | Uint8Array): Uint8Array => {
-  const data = typeof chunk === "string" ? encoder.encode(chunk) : chunk
-  const out = new Uint8Array(data.length + 1)
-  out[0] = channel
-  out.set(data, 1)
-  return out
+const portForwardSession = (
+  pod: FakeObject,
+  ports: ReadonlyArray<number>,
+  options: Options,
+  peer: Peer
+): Session => {
+  const handler = options.portForward ?? echo
+  const inputs = ports.map(() => Effect.runSync(Queue.unbounded<Take.Take<Uint8Array>>()))
+  const fibers = ports.map((port, i) => {
+    const dataChannel = 2 * i
+    const errorChannel = 2 * i + 1
+    const opening = Promise.all([
+      peer.send(Protocol.frame(dataChannel, Protocol.portPrefix(port))),
+      peer.send(Protocol.frame(errorChannel, Protocol.portPrefix(port)))
+    ]).catch(() => undefined)
+    const connection: PortConnection = {
+      read: Stream.flattenTake(Stream.fromQueue(inputs[i]!)),
+      write: (data) => Effect.promise(() => peer.send(Protocol.frame(dataChannel, bytes(data))).catch(() => undefined))
+    }
+    return Effect.runFork(
+      Effect.zipRight(
+        Effect.promise(() => opening),
+        handler(pod, port, connection).pipe(
+          Effect.catchAllCause((cause) =>
+            Effect.promise(() =>
+              peer.send(Protocol.frame(errorChannel, encoder.encode(`error forwarding port ${port}: ${messageOf(Cause.squash(cause))}`)))
+                .catch(() => undefined)
+            )
+          )
+        )
+      )
+    )
+  })
+  let gone = false
+  // the connection ends when every port's handler is done, as a kubelet's does
+  Effect.runFork(Fiber.joinAll(fibers)).addObserver(() => {
+    if (!gone) peer.close()
+  })
+  return {
+    receive: (data) => {
+      if (data.length === 0) return
+      const index = data[0]! / 2
+      if (Number.isInteger(index) && index < inputs.length && data.length > 1) {
+        Queue.unsafeOffer(inputs[index]!, Take.of(data.subarray(1)))
+      }
+    },
+    closed: () => {
+      gone = true
+      for (const input of inputs) Queue.unsafeOffer(input, Take.end)
+      for (const fiber of fibers) Effect.runFork(Fiber.interrupt(fiber))
+    }
+  }
 }
 
-const OPEN = 1
+// ---------------------------------------------------------------------------
+// Transports
+// ---------------------------------------------------------------------------
 
-const bytesOf = (raw: Uint8Array | ReadonlyArray<Uint8Array> | ArrayBuffer): Uint8Array =>
-  raw instanceof ArrayBuffer ? new Uint8Array(raw) : raw instanceof Uint8Array ? raw : Buffer.concat(raw)
+const reasonPhrase: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  500: "Internal Server Error"
+}
 
 /**
- * Serves one accepted exec or attach on its socket: stdin in, stdout and stderr out,
- * then the final Status on channel 3 (Success, or Failure with reason
- * `NonZeroExitCode` and the exit code in its causes) and a normal close.
+ * Handles an HTTP `upgrade` event of the loopback server: refusals answer as HTTP with
+ * their Status body; accepted requests are upgraded with `ws`.
  *
  * @internal
  */
-export const run = (
-  socket: Socket,
-  target: Target,
-  handler: ExecHandler | undefined,
-  forward: PortForwardHandler | undefined
-): void => {
-  if (target.kind === "portforward") return runPortForward(socket, target, forward)
-  const v5 = target.protocol === "v5.channel.k8s.io"
-  const stdin = new Inbox()
-  if (!target.stdin) stdin.end()
-  const abort = new AbortController()
-  socket.on("message", (raw) => {
-    const data = bytesOf(raw)
-    if (data.length === 0) return
-    const channel = data[0]
-    if (channel === 0) stdin.push(data.slice(1))
-    else if (channel === 255 && v5 && data[1] === 0) stdin.end()
-    // channel 4 (resize) is accepted and ignored: the fake has no terminal
+export const makeUpgradeHandler = (server: FakeServer) => {
+  const chosen = new WeakMap<Http.IncomingMessage, string>()
+  const wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: 256 * 1024 * 1024,
+    handleProtocols: (_offered, req) => chosen.get(req) ?? false
   })
-  socket.on("close", () => {
-    stdin.end()
-    abort.abort()
-  })
-  socket.on("error", () => {
-    stdin.end()
-    abort.abort()
-  })
-  const send = (channel: number, chunk: string | Uint8Array) => {
-    if (socket.readyState === OPEN && !abort.signal.aborted) socket.send(frame(channel, chunk))
-  }
-  const call: ExecCall = {
-    kind: target.kind === "attach" ? "attach" : "exec",
-    namespace: target.namespace,
-    pod: target.pod,
-    container: target.container,
-    command: target.kind === "attach" ? [] : target.command,
-    tty: target.tty,
-    env: target.env,
-    stdin,
-    stdout: (chunk) => send(1, chunk),
-    stderr: (chunk) => send(2, chunk),
-    signal: abort.signal
-  }
-  const finish = (status: JsonObject) => {
-    send(3, JSON.stringify(status))
-    if (socket.readyState === OPEN) socket.close(1000)
-  }
-  Promise.resolve()
-    .then(() => handler?.(call))
-    .then((code) => (code === undefined ? builtin(call) : code))
-    .then(
-      (code) => finish(exitStatus(target, code)),
-      (error: unknown) =>
-        finish({
-          metadata: {},
-          status: "Failure",
-          message: error instanceof Error ? error.message : String(error),
-          reason: "InternalError",
-          code: 500
+  return (req: Http.IncomingMessage, socket: Net.Socket, head: Buffer): void => {
+    socket.on("error", () => socket.destroy())
+    server.upgrade({
+      url: req.url ?? "/",
+      header: (name) => {
+        const v = req.headers[name.toLowerCase()]
+        return Array.isArray(v) ? v.join(", ") : v
+      }
+    }).then((decision) => {
+      // a stalled upgrade is never answered: the client gives up, or the server's close cuts it
+      if (decision._tag === "Stall") return
+      if (decision._tag === "Reset") return socket.destroy()
+      if (decision._tag === "Refuse") {
+        socket.end(
+          `HTTP/1.1 ${decision.status} ${reasonPhrase[decision.status] ?? "Error"}\r\n` +
+            "Content-Type: application/json\r\n" +
+            `Content-Length: ${Buffer.byteLength(decision.body)}\r\n` +
+            "Connection: close\r\n\r\n" + decision.body
+        )
+        return
+      }
+      chosen.set(req, decision.protocol)
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        const session = decision.start({
+          send: (data) =>
+            new Promise<void>((resolve, reject) => {
+              if (ws.readyState !== ws.OPEN) return reject(new Error("closed"))
+              ws.send(data, { binary: true }, (error) => (error ? reject(error) : resolve()))
+            }),
+          close: () => ws.close(1000)
         })
-    )
-}
-
-const exitStatus = (target: Target, code: number): JsonObject =>
-  code === 0
-    ? { metadata: {}, status: "Success" }
-    : {
-      metadata: {},
-      status: "Failure",
-      message: `command terminated with non-zero exit code: error executing command [${
-        target.command.join(" ")
-      }], exit code ${code}`,
-      reason: "NonZeroExitCode",
-      details: { causes: [{ reason: "ExitCode", message: String(code) }] }
-    }
-
-const unquote = (word: string): string => word.replace(/^(["'])(.*)\1$/, "$2")
-
-/** The built-in commands; `attach` copies stdin to stdout, like a shell reading its input. */
-const builtin = async (call: ExecCall): Promise<number> => {
-  let argv = call.command
-  if (argv.length === 0) {
-    for await (const chunk of call.stdin) call.stdout(chunk)
-    return 0
-  }
-  const shell = argv[0]!.split("/").pop()
-  if ((shell === "sh" || shell === "bash") && argv[1] === "-c" && argv[2] !== undefined) {
-    argv = argv[2].trim().split(/\s+/).map(unquote)
-  }
-  const [program = "", ...args] = argv
-  switch (program.split("/").pop()) {
-    case "echo":
-      call.stdout(`${args.join(" ")}\n`)
-      return 0
-    case "cat":
-      for await (const chunk of call.stdin) call.stdout(chunk)
-      return 0
-    case "env":
-      for (const [k, v] of Object.entries(call.env)) call.stdout(`${k}=${v}\n`)
-      return 0
-    case "true":
-      return 0
-    case "false":
-      return 1
-    case "exit": {
-      const code = Number(args[0] ?? "0")
-      return Number.isInteger(code) && code >= 0 ? code % 256 : 2
-    }
-    default:
-      call.stderr(`exec: "${program}": executable file not found in $PATH\n`)
-      return 127
+        ws.on("message", (data: Buffer) => session.receive(data))
+        ws.on("close", () => session.closed())
+        ws.on("error", () => ws.terminate())
+      })
+    }, () => socket.destroy())
   }
 }
 
 /**
- * Serves a port-forward: for the i-th port, channel 2i carries data and 2i+1 errors;
- * the first frame the server sends on each carries the port (two bytes, little endian).
- * Each port runs the handler, or echoes. The socket closes when every port is done or
- * the client goes away.
+ * A dialer that reaches the fake's sessions in memory, for `FakeCluster.layer`: the
+ * same checks and sessions as over loopback, without a socket.
+ *
+ * @internal
  */
-const runPortForward = (socket: Socket, target: Target, forward: PortForwardHandler | undefined): void => {
-  const abort = new AbortController()
-  const inputs = target.ports.map(() => new Inbox())
-  const end = () => {
-    for (const input of inputs) input.end()
-    abort.abort()
-  }
-  socket.on("close", end)
-  socket.on("error", end)
-  socket.on("message", (raw) => {
-    const data = bytesOf(raw)
-    const channel = data[0]
-    if (channel === undefined || channel % 2 !== 0) return
-    inputs[channel / 2]?.push(data.slice(1))
-  })
-  const send = (channel: number, chunk: string | Uint8Array) => {
-    if (socket.readyState === OPEN && !abort.signal.aborted) socket.send(frame(channel, chunk))
-  }
-  const done = target.ports.map((port, i) => {
-    const portBytes = new Uint8Array([port & 0xff, port >> 8])
-    send(2 * i, portBytes)
-    send(2 * i + 1, portBytes)
-    const call: PortForwardCall = {
-      namespace: target.namespace,
-      pod: target.pod,
-      port,
-      input: inputs[i]!,
-      write: (chunk) => send(2 * i, chunk),
-      signal: abort.signal
+export const inMemoryDialer = (server: FakeServer): Dialer => ({
+  dial: async (request, handlers: Handlers): Promise<Socket> => {
+    const url = new URL(request.url)
+    const headers: Record<string, string> = {}
+    for (const [k, v] of Object.entries(request.headers)) {
+      headers[k.toLowerCase()] = typeof v === "string" ? v : v.join(", ")
     }
-    return Promise.resolve()
-      .then(() => forward?.(call) ?? echo(call))
-      .catch((error: unknown) => send(2 * i + 1, error instanceof Error ? error.message : String(error)))
-  })
-  Promise.all(done).then(() => {
-    if (socket.readyState === OPEN) socket.close(1000)
-  })
-}
-
-const echo = async (call: PortForwardCall): Promise<void> => {
-  for await (const chunk of call.input) call.write(chunk)
-}
+    headers["sec-websocket-protocol"] = request.protocols.join(", ")
+    const decision = await server.upgrade({ url: url.pathname + url.search, header: (name) => headers[name.toLowerCase()] })
+    if (decision._tag === "Refuse") {
+      throw { _tag: "Refused", status: decision.status, body: decision.body } satisfies DialFailure
+    }
+    if (decision._tag === "Reset") throw { _tag: "Unreachable", detail: "connection reset" } satisfies DialFailure
+    // never answered: the dial waits until it is interrupted
+    if (decision._tag === "Stall") return new Promise<never>(() => undefined)
+    // `open` turns false once the close has crossed: what was sent before it arrives first
+    let open = true
+    let closing = false
+    const shut = () => {
+      if (closing) return
+      closing = true
+      setImmediate(() => {
+        open = false
+        session.closed()
+        handlers.onClose(true, "closed")
+      })
+    }
+    // messages cross on the next turn, in order, as they would over a socket
+    const session = decision.start({
+      send: (data) =>
+        !closing
+          ? new Promise<void>((resolve) =>
+            setImmediate(() => {
+              if (open) handlers.onMessage(data.slice())
+              resolve()
+            })
+          )
+          : Promise.reject(new Error("closed")),
+      close: shut
+    })
+    return {
+      protocol: decision.protocol,
+      send: (data) =>
+        !closing
+          ? new Promise<void>((resolve) =>
+            setImmediate(() => {
+              if (open) session.receive(data.slice())
+              resolve()
+            })
+          )
+          : Promise.reject(new Error("the connection is closed")),
+      close: shut,
+      // in memory the fake's sends already wait for delivery
+      pause: () => undefined,
+      resume: () => undefined
+    }
+  }
+})

@@ -10,11 +10,11 @@ import * as Https from "node:https"
 import type * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import type { Listening, ListenOptions } from "./types.js"
-import * as Exec from "./exec.js"
+import { makeUpgradeHandler } from "./exec.js"
 import { ConnectionReset, type RawResponse } from "./http.js"
 import type { FakeServer } from "./server.js"
 import { cutAfter, type Sink } from "./stream.js"
+import type { Listening, ListenOptions } from "./types.js"
 
 const kubeconfigText = (
   url: string,
@@ -117,46 +117,6 @@ const respond = (
   body.start(sink)
 }
 
-/** The part of the `ws` package's server the fake uses. */
-interface WsServer {
-  handleUpgrade(
-    request: Http.IncomingMessage,
-    socket: Net.Socket,
-    head: Buffer,
-    done: (socket: Exec.Socket) => void
-  ): void
-}
-
-// `ws` ships no types of its own; it is loaded by a specifier TypeScript does not resolve
-const wsModule = "ws"
-
-const webSocketServer = async (): Promise<WsServer> => {
-  const ws = (await import(wsModule)) as {
-    readonly WebSocketServer: new(options: {
-      readonly noServer: true
-      readonly perMessageDeflate: boolean
-      readonly handleProtocols: (offered: Set<string>) => string | false
-    }) => WsServer
-  }
-  return new ws.WebSocketServer({
-    noServer: true,
-    perMessageDeflate: false,
-    handleProtocols: (offered) => Exec.protocols.find((p) => offered.has(p)) ?? false
-  })
-}
-
-/** Answers a refused upgrade in plain HTTP on the raw socket, then closes it. */
-const refuse = (socket: Net.Socket, raw: RawResponse): void => {
-  const body = typeof raw.body === "string" ? raw.body : ""
-  const head = [
-    `HTTP/1.1 ${raw.status} ${Http.STATUS_CODES[raw.status] ?? ""}`,
-    ...Object.entries(raw.headers).map(([k, v]) => `${k}: ${v}`),
-    `content-length: ${Buffer.byteLength(body)}`,
-    "connection: close"
-  ]
-  socket.end(`${head.join("\r\n")}\r\n\r\n${body}`)
-}
-
 /** Writes the kubeconfig into `dir`, or a new temporary directory removed again on failure. */
 const writeKubeconfig = (
   given: string | undefined,
@@ -235,20 +195,8 @@ export const listen = async (server: FakeServer, options: ListenOptions = {}): P
   } catch (cause) {
     throw new ServeFailure("Tls", address, cause)
   }
-  const wss = await webSocketServer()
-  http.on("upgrade", (req: Http.IncomingMessage, socket: Net.Socket, head: Buffer) => {
-    const result = server.upgrade({
-      method: req.method ?? "GET",
-      url: req.url ?? "/",
-      header: (name) => {
-        const v = req.headers[name.toLowerCase()]
-        return Array.isArray(v) ? v.join(", ") : v
-      },
-      text: () => Promise.resolve("")
-    })
-    if ("status" in result) return refuse(socket, result)
-    wss.handleUpgrade(req, socket, head, (ws) => server.runExec(ws, result))
-  })
+  // exec, attach and port-forward arrive as WebSocket upgrades
+  http.on("upgrade", makeUpgradeHandler(server))
   http.keepAliveTimeout = 65_000
   http.headersTimeout = 66_000
   http.requestTimeout = 0

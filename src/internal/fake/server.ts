@@ -80,14 +80,12 @@ export class FakeServer {
     return toWebResponse(raw, request.signal)
   }
 
-  /** Checks an exec, attach or port-forward upgrade request: what to serve, or the answer refusing it. */
-  upgrade(request: RawRequest): Exec.Target | RawResponse {
-    return Exec.resolve(this.state, request)
-  }
-
-  /** Serves an accepted exec, attach or port-forward on its WebSocket. */
-  runExec(socket: Exec.Socket, target: Exec.Target): void {
-    Exec.run(socket, target, this.options.exec, this.options.portForward)
+  /**
+   * Checks an exec, attach or port-forward upgrade request as the API server does before it
+   * upgrades: the session to start on the connection, or the HTTP answer refusing it.
+   */
+  upgrade(request: { readonly url: string; readonly header: (name: string) => string | undefined }): Promise<Exec.Decision> {
+    return Exec.decide(this.state, this.options, request)
   }
 
   /** Answers a transport-free request. */

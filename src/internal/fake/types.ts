@@ -6,6 +6,8 @@
  *
  * @internal
  */
+import type * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
 
 /**
  * A kind to serve besides the built-in ones. Any `Resource` value fits.
@@ -68,78 +70,73 @@ export interface Options {
   /** How many requests the request log keeps (default 100000, oldest dropped). */
   readonly maxRequestLog?: number | undefined
   /**
-   * What `exec` and `attach` run in a served fake's containers (over WebSocket, the
-   * `v5.channel.k8s.io` / `v4.channel.k8s.io` protocol kubectl speaks). Return the exit
-   * code, or `undefined` to leave the call to the built-ins: `echo`, `cat`, `env`,
-   * `true`, `false`, `exit N` and `sh -c "<one of those>"`.
+   * What `exec` runs in a container (over WebSocket, the `v5.channel.k8s.io` /
+   * `v4.channel.k8s.io` protocol kubectl speaks; in-memory for `FakeCluster.layer`):
+   * the exit code, or `undefined` for the built-ins (`echo`, `cat`, `env`, `exit N`,
+   * `sh -c "..."`, `true`, `false`, `sleep N`; anything else exits 127).
    */
   readonly exec?: ExecHandler | undefined
-  /**
-   * What a port-forward to a served fake's pod reaches (over WebSocket,
-   * `v4.channel.k8s.io`): each forwarded port is one call. Without it, or when it
-   * returns `undefined`, the port echoes what it receives.
-   */
+  /** The main process `attach` reaches (default: the container's command run as `exec` would, else `cat`). */
+  readonly attach?: ExecHandler | undefined
+  /** What listens on a pod's ports for port-forward (`v4.channel.k8s.io`; default: an echo of every byte). */
   readonly portForward?: PortForwardHandler | undefined
+  /** The subprotocols the fake speaks for exec and attach (default v5 and v4; `["v4.channel.k8s.io"]` for an old server). */
+  readonly execProtocols?: ReadonlyArray<string> | undefined
 }
 
 /**
- * One forwarded port of a port-forward to a fake pod: the bytes the client sends to the
- * port, and a way to answer.
+ * What a command run by the fake sees: its stdin (ends when the client closes it, v5, or
+ * goes away), writers for stdout and stderr, the terminal's size changes under a tty,
+ * and the container's environment.
  *
  * @since 0.1.0
  * @category models
  */
-export interface PortForwardCall {
-  readonly namespace: string
-  readonly pod: string
-  readonly port: number
-  /** What the client sends to the port, until the connection ends. */
-  readonly input: AsyncIterable<Uint8Array>
-  readonly write: (chunk: string | Uint8Array) => void
-  /** Aborted when the client goes away. */
-  readonly signal: AbortSignal
-}
-
-/**
- * Serves one forwarded port: a promise that settles when the port is done (a rejection
- * is sent on the port's error channel), or `undefined` for the built-in echo.
- *
- * @since 0.1.0
- * @category models
- */
-export type PortForwardHandler = (call: PortForwardCall) => Promise<void> | undefined
-
-/**
- * One `exec` (or `attach`, with an empty `command`) in a fake container.
- *
- * @since 0.1.0
- * @category models
- */
-export interface ExecCall {
-  readonly kind: "exec" | "attach"
-  readonly namespace: string
-  readonly pod: string
-  readonly container: string
-  readonly command: ReadonlyArray<string>
+export interface ExecIo {
+  readonly stdin: Stream.Stream<Uint8Array>
+  readonly stdout: (data: Uint8Array | string) => Effect.Effect<void>
+  readonly stderr: (data: Uint8Array | string) => Effect.Effect<void>
   readonly tty: boolean
-  /** The container's `env` values (plain `value`s only) and `HOSTNAME`. */
+  readonly resizes: Stream.Stream<{ readonly columns: number; readonly rows: number }>
+  /** The container's environment (`spec.containers[].env` plain values, and `HOSTNAME`). */
   readonly env: Readonly<Record<string, string>>
-  /** What the client sends on stdin, until it closes stdin (v5) or goes away; empty without `-i`. */
-  readonly stdin: AsyncIterable<Uint8Array>
-  readonly stdout: (chunk: string | Uint8Array) => void
-  readonly stderr: (chunk: string | Uint8Array) => void
-  /** Aborted when the client goes away. */
-  readonly signal: AbortSignal
 }
 
 /**
- * Runs an `exec` or `attach` in a fake container: the exit code, or `undefined` to
- * leave it to the built-in commands.
+ * A container's behaviour for `exec` and `attach`: the exit code, or `undefined` to use the
+ * built-in commands. A failure of the effect is reported on the error channel as an
+ * InternalError Status.
  *
  * @since 0.1.0
  * @category models
  */
-export type ExecHandler = (call: ExecCall) => number | undefined | Promise<number | undefined>
+export type ExecHandler = (
+  pod: FakeObject,
+  container: string,
+  command: ReadonlyArray<string>,
+  io: ExecIo
+) => Effect.Effect<number, unknown> | undefined
+
+/**
+ * One forwarded connection, as a fake port handler sees it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PortConnection {
+  /** What the client sends; ends when the client goes away. */
+  readonly read: Stream.Stream<Uint8Array>
+  readonly write: (data: Uint8Array | string) => Effect.Effect<void>
+}
+
+/**
+ * What listens on a pod's port for port-forward: the default echoes every byte back. A
+ * failure is sent on the port's error channel.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type PortForwardHandler = (pod: FakeObject, port: number, connection: PortConnection) => Effect.Effect<void, unknown>
 
 /**
  * Identifies an object for the controls. `kind` may also be the plural (`pods`);

@@ -1,0 +1,103 @@
+/**
+ * kubectl's exec against the fake served over HTTPS with a token: kubectl speaks the
+ * WebSocket channel protocol (v5) by default, so this checks that the fake's exec is
+ * the protocol a real client expects: output, stdin byte for byte, exit codes.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { execFileSync, spawn } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as FakeCluster from "../src/testing/FakeCluster.js"
+import { pki } from "./util/pki.js"
+
+const kubectlPath = "/usr/bin/kubectl"
+
+const hasKubectl = (() => {
+  try {
+    execFileSync(kubectlPath, ["version", "--client"], { stdio: "ignore", timeout: 20_000 })
+    return true
+  } catch {
+    return false
+  }
+})()
+
+interface Run {
+  readonly code: number
+  readonly stdout: Buffer
+  readonly stderr: string
+}
+
+/** Runs kubectl without blocking the event loop (the fake answers it from this process), stdin from a file. */
+const kubectl = (kubeconfig: string, cacheDir: string, args: ReadonlyArray<string>, stdinFile?: string) =>
+  Effect.async<Run>((resume) => {
+    const stdin = stdinFile === undefined ? "ignore" : Fs.openSync(stdinFile, "r")
+    const child = spawn(
+      kubectlPath,
+      ["--kubeconfig", kubeconfig, "--cache-dir", cacheDir, "--request-timeout", "20s", ...args],
+      { stdio: [stdin, "pipe", "pipe"], env: { ...process.env, HOME: cacheDir } }
+    )
+    const out: Array<Buffer> = []
+    const err: Array<Buffer> = []
+    child.stdout!.on("data", (d: Buffer) => out.push(d))
+    child.stderr!.on("data", (d: Buffer) => err.push(d))
+    child.on("close", (code) => {
+      if (typeof stdin === "number") Fs.closeSync(stdin)
+      resume(Effect.succeed({ code: code ?? -1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString() }))
+    })
+    return Effect.sync(() => child.kill())
+  })
+
+const suite = hasKubectl
+  ? "kubectl exec against FakeCluster.serve"
+  : `kubectl exec against FakeCluster.serve (skipped: no working kubectl at ${kubectlPath})`
+
+describe(suite, () => {
+  it.scoped.skipIf(!hasKubectl)("echo, cat of a binary file byte for byte, and exit codes", () =>
+    Effect.gen(function*() {
+      const { ca, server } = pki()
+      const seen: Array<string> = []
+      const served = yield* FakeCluster.serve({
+        token: "kubectl-exec-token",
+        tls: { cert: server.cert, key: server.key, ca: ca.cert },
+        objects: [{
+          apiVersion: "v1",
+          kind: "Pod",
+          metadata: { name: "web", namespace: "default" },
+          spec: { containers: [{ name: "main", image: "busybox" }] },
+          status: { phase: "Running" }
+        }],
+        exec: (_pod, _container, command) => {
+          seen.push(command.join(" "))
+          return undefined
+        }
+      })
+      const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-kubectl-exec-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
+      const run = (args: ReadonlyArray<string>, stdinFile?: string) => kubectl(served.kubeconfigPath, dir, args, stdinFile)
+
+      const hi = yield* run(["exec", "web", "--", "echo", "hi"])
+      assert.strictEqual(hi.code, 0, hi.stderr)
+      assert.strictEqual(hi.stdout.toString(), "hi\n")
+
+      const file = Path.join(dir, "input.bin")
+      const input = Buffer.alloc(3 * 1024 * 1024 + 17)
+      for (let i = 0; i < input.length; i++) input[i] = (i * 7919 + (i >> 11)) & 0xff
+      Fs.writeFileSync(file, input)
+      const cat = yield* run(["exec", "-i", "web", "--", "cat"], file)
+      assert.strictEqual(cat.code, 0, cat.stderr)
+      assert.strictEqual(cat.stdout.length, input.length)
+      assert.isTrue(cat.stdout.equals(input), "byte for byte")
+
+      const exit = yield* run(["exec", "web", "--", "sh", "-c", "exit 42"])
+      assert.strictEqual(exit.code, 42)
+      assert.include(exit.stderr, "command terminated with exit code 42")
+
+      const missing = yield* run(["exec", "nope", "--", "echo"])
+      assert.strictEqual(missing.code, 1)
+      assert.include(missing.stderr, `pods "nope" not found`)
+
+      assert.deepStrictEqual(seen, ["echo hi", "cat", "sh -c exit 42"])
+    }), 60_000)
+})
