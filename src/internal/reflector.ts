@@ -9,6 +9,7 @@
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -16,7 +17,8 @@ import type * as Kube from "../Kube.js"
 import { KubeConfig } from "../KubeConfig.js"
 import type * as Watcher from "../Watcher.js"
 
-const keyOf = (object: unknown): string => {
+/** The `namespace/name` key of an object in a store. */
+export const keyOf = (object: unknown): string => {
   const metadata = typeof object === "object" && object !== null
     ? (object as { readonly metadata?: { readonly name?: unknown; readonly namespace?: unknown } }).metadata
     : undefined
@@ -25,11 +27,13 @@ const keyOf = (object: unknown): string => {
   return `${namespace}/${name}`
 }
 
-/** The store made by `makeStore`: readable by anyone, written by `reflect`. */
-class StoreImpl<A, E> implements Watcher.WritableStore<A, E> {
+/** The store made by `makeStore`: readable by anyone, written by `reflect` (or an informer). */
+export class StoreImpl<A, E> implements Watcher.WritableStore<A, E> {
   private current = new Map<string, A>()
   private listing: Map<string, A> | undefined = undefined
-  private failedWith: Option.Option<E> = Option.none()
+  /** At least one listing has begun. */
+  private started = false
+  failedWith: Option.Option<E> = Option.none()
 
   constructor(
     private readonly defaultNamespace: string | undefined,
@@ -57,6 +61,7 @@ class StoreImpl<A, E> implements Watcher.WritableStore<A, E> {
   readonly apply = (event: Watcher.Event<A>): void => {
     switch (event._tag) {
       case "Init":
+        this.started = true
         this.listing = new Map()
         return
       case "InitApply":
@@ -81,7 +86,24 @@ class StoreImpl<A, E> implements Watcher.WritableStore<A, E> {
     Deferred.unsafeDone(this.readyDeferred, Exit.fail(error))
     Deferred.unsafeDone(this.stoppedDeferred, Exit.fail(error))
   }
+
+  /**
+   * The events that bring a newcomer to where this store stands: the listing so far (or the
+   * current objects and `InitDone`), so that the live events after them make sense.
+   */
+  readonly replay = (): ReadonlyArray<Watcher.Event<A>> => {
+    if (!this.started) return []
+    const objects = this.listing !== undefined ? this.listing : this.current
+    const events: Array<Watcher.Event<A>> = [{ _tag: "Init" }]
+    for (const object of objects.values()) events.push({ _tag: "InitApply", object })
+    if (this.listing === undefined) events.push({ _tag: "InitDone" })
+    return events
+  }
 }
+
+/** A new, empty store, made outside an Effect (an informer's, created when its first subscriber comes). */
+export const unsafeMakeStore = <A, E>(namespace: string | undefined): StoreImpl<A, E> =>
+  new StoreImpl<A, E>(namespace, Deferred.unsafeMake(FiberId.none), Deferred.unsafeMake(FiberId.none))
 
 /** A new, empty store. */
 export const makeStore = <A, E = never>(

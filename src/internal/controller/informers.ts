@@ -9,11 +9,8 @@
  */
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
@@ -22,16 +19,10 @@ import * as Take from "effect/Take"
 import type * as Kube from "../../Kube.js"
 import { KubeConfig } from "../../KubeConfig.js"
 import type * as Watcher from "../../Watcher.js"
+import { keyOf, type StoreImpl, unsafeMakeStore } from "../reflector.js"
 
 /** The namespace/name key of an object. @internal */
-export const keyOf = (object: unknown): string => {
-  const metadata = typeof object === "object" && object !== null
-    ? (object as { readonly metadata?: { readonly name?: unknown; readonly namespace?: unknown } }).metadata
-    : undefined
-  const namespace = typeof metadata?.namespace === "string" ? metadata.namespace : ""
-  const name = typeof metadata?.name === "string" ? metadata.name : ""
-  return `${namespace}/${name}`
-}
+export { keyOf }
 
 /** What a subscriber gets. @internal */
 export interface Subscription<A> {
@@ -44,81 +35,27 @@ export interface InformerOptions extends Kube.Selectors {
   readonly allNamespaces?: boolean | undefined
 }
 
-class Shared<A> implements Watcher.Store<A, Kube.Error> {
-  current = new Map<string, A>()
-  listing: Map<string, A> | undefined = undefined
-  /** The watcher has started at least one listing. */
-  started = false
+/** One shared watch: the store it keeps and the queues of its subscribers. */
+class Shared<A> {
+  readonly store: StoreImpl<A, Kube.Error>
   readonly subscribers = new Set<Queue.Queue<Take.Take<Watcher.Event<A>, Kube.Error>>>()
   fiber: Fiber.RuntimeFiber<void> | undefined = undefined
-  failedWith: Kube.Error | undefined = undefined
-  readonly stoppedDeferred = Deferred.unsafeMake<never, Kube.Error>(FiberId.none)
 
-  constructor(readonly defaultNamespace: string | undefined, readonly readyDeferred: Deferred.Deferred<void, Kube.Error>) {}
-
-  readonly get = (name: string, namespace?: string | undefined): Effect.Effect<Option.Option<A>> =>
-    Effect.sync(() => Option.fromNullable(this.current.get(`${namespace ?? this.defaultNamespace ?? ""}/${name}`)))
-
-  readonly list = (): Effect.Effect<ReadonlyArray<A>> => Effect.sync(() => Array.from(this.current.values()))
-
-  get ready(): Effect.Effect<void, Kube.Error> {
-    return Deferred.await(this.readyDeferred)
-  }
-
-  get failure(): Effect.Effect<Option.Option<Kube.Error>> {
-    return Effect.sync(() => Option.fromNullable(this.failedWith))
-  }
-
-  get stopped(): Effect.Effect<never, Kube.Error> {
-    return Deferred.await(this.stoppedDeferred)
+  constructor(defaultNamespace: string | undefined) {
+    this.store = unsafeMakeStore(defaultNamespace)
   }
 
   /** Applies a chunk of events and hands it to every subscriber, in one synchronous step. */
-  apply(events: Iterable<Watcher.Event<A>>): void {
-    const taken: Array<Watcher.Event<A>> = []
-    for (const event of events) {
-      switch (event._tag) {
-        case "Init":
-          this.started = true
-          this.listing = new Map()
-          break
-        case "InitApply":
-          ;(this.listing ?? this.current).set(keyOf(event.object), event.object)
-          break
-        case "InitDone":
-          if (this.listing !== undefined) this.current = this.listing
-          this.listing = undefined
-          Deferred.unsafeDone(this.readyDeferred, Exit.void)
-          break
-        case "Apply":
-          this.current.set(keyOf(event.object), event.object)
-          break
-        case "Delete":
-          this.current.delete(keyOf(event.object))
-          break
-      }
-      taken.push(event)
-    }
-    if (taken.length === 0) return
-    const take = Take.chunk(chunkOf(taken))
+  apply(events: Chunk.Chunk<Watcher.Event<A>>): void {
+    if (Chunk.isEmpty(events)) return
+    for (const event of events) this.store.apply(event)
+    const take = Take.chunk(events)
     for (const queue of this.subscribers) Queue.unsafeOffer(queue, take)
   }
 
   fail(error: Kube.Error): void {
-    this.failedWith = error
-    Deferred.unsafeDone(this.readyDeferred, Exit.fail(error))
-    Deferred.unsafeDone(this.stoppedDeferred, Exit.fail(error))
+    this.store.fail(error)
     for (const queue of this.subscribers) Queue.unsafeOffer(queue, Take.fail(error))
-  }
-
-  /** What a new subscriber must see first so that the live events that follow make sense. */
-  replay(): ReadonlyArray<Watcher.Event<A>> {
-    if (!this.started) return []
-    const objects = this.listing !== undefined ? this.listing : this.current
-    const events: Array<Watcher.Event<A>> = [{ _tag: "Init" }]
-    for (const object of objects.values()) events.push({ _tag: "InitApply", object })
-    if (this.listing === undefined) events.push({ _tag: "InitDone" })
-    return events
   }
 }
 
@@ -158,7 +95,7 @@ export const make = (
         const queue = yield* Queue.unbounded<Take.Take<Watcher.Event<A>, Kube.Error>>()
         let shared = entries.get(key) as Shared<A> | undefined
         if (shared === undefined) {
-          const created = new Shared<A>(namespace, yield* Deferred.make<void, Kube.Error>())
+          const created = new Shared<A>(namespace)
           entries.set(key, created as Shared<unknown>)
           shared = created
           created.subscribers.add(queue)
@@ -171,9 +108,10 @@ export const make = (
             Effect.forkIn(scope)
           )
         } else {
-          const replay = shared.replay()
+          const replay = shared.store.replay()
           if (replay.length > 0) Queue.unsafeOffer(queue, Take.chunk(chunkOf([...replay])))
-          if (shared.failedWith !== undefined) Queue.unsafeOffer(queue, Take.fail(shared.failedWith))
+          const failed = shared.store.failedWith
+          if (Option.isSome(failed)) Queue.unsafeOffer(queue, Take.fail(failed.value))
           shared.subscribers.add(queue)
         }
         return { shared, queue }
@@ -188,7 +126,7 @@ export const make = (
         })
     ).pipe(
       Effect.map(({ queue, shared }): Subscription<A> => ({
-        store: shared,
+        store: shared.store,
         events: Stream.fromQueue(queue).pipe(Stream.flattenTake)
       }))
     )
