@@ -168,35 +168,67 @@ export class ApiError extends Data.TaggedError("ApiError")<{
   static is(u: unknown): u is ApiError {
     return u instanceof ApiError
   }
-  /** A 404: the object or collection does not exist. @since 0.1.0 */
+  /**
+   * A 404: the object or collection does not exist.
+   *
+   * @since 0.1.0
+   */
   static isNotFound(u: unknown): u is ApiError {
     return hasReason(u, "NotFound")
   }
-  /** A 409 that is not AlreadyExists: usually a stale resourceVersion or a failed precondition. @since 0.1.0 */
+  /**
+   * A 409 that is not AlreadyExists: usually a stale resourceVersion or a failed precondition.
+   *
+   * @since 0.1.0
+   */
   static isConflict(u: unknown): u is ApiError {
     return hasReason(u, "Conflict")
   }
-  /** A 409 AlreadyExists: create of a name that is taken. @since 0.1.0 */
+  /**
+   * A 409 AlreadyExists: create of a name that is taken.
+   *
+   * @since 0.1.0
+   */
   static isAlreadyExists(u: unknown): u is ApiError {
     return hasReason(u, "AlreadyExists")
   }
-  /** A 410: the resourceVersion asked for is too old (watch) or the continue token expired. @since 0.1.0 */
+  /**
+   * A 410: the resourceVersion asked for is too old (watch) or the continue token expired.
+   *
+   * @since 0.1.0
+   */
   static isGone(u: unknown): u is ApiError {
     return hasReason(u, "Gone") || hasReason(u, "Expired")
   }
-  /** A 403. @since 0.1.0 */
+  /**
+   * A 403.
+   *
+   * @since 0.1.0
+   */
   static isForbidden(u: unknown): u is ApiError {
     return hasReason(u, "Forbidden")
   }
-  /** A 401. @since 0.1.0 */
+  /**
+   * A 401.
+   *
+   * @since 0.1.0
+   */
   static isUnauthorized(u: unknown): u is ApiError {
     return hasReason(u, "Unauthorized")
   }
-  /** A 422: the object failed the server's validation. @since 0.1.0 */
+  /**
+   * A 422: the object failed the server's validation.
+   *
+   * @since 0.1.0
+   */
   static isInvalid(u: unknown): u is ApiError {
     return hasReason(u, "Invalid")
   }
-  /** A 429: the server throttled the request; it did not act on it. @since 0.1.0 */
+  /**
+   * A 429: the server throttled the request; it did not act on it.
+   *
+   * @since 0.1.0
+   */
   static isTooManyRequests(u: unknown): u is ApiError {
     return hasReason(u, "TooManyRequests")
   }

@@ -16,7 +16,8 @@
  *   return yield* pods.deleteAll({ labelSelector: "app=hello" }) // 1
  * })
  *
- * Effect.runPromise(program.pipe(Effect.provide(NodeKube.layer)))
+ * // call main() to run it against the cluster your kubeconfig names
+ * const main = () => Effect.runPromise(program.pipe(Effect.provide(NodeKube.layer)))
  * ```
  * @since 0.1.0
  */
@@ -124,9 +125,13 @@ export interface DeleteOptions {
  *
  * @example
  * ```ts
+ * import { Kube, Pods } from "effect-kube"
+ *
+ * const pods = Kube.api(Pods, { namespace: "default" })
  * pods.deleteAll({ labelSelector: "app=smoke" })
  * pods.deleteAll({ fieldSelector: "status.phase=Succeeded", propagationPolicy: "Background" })
- * // pods.deleteAll({}) does not compile
+ * // @ts-expect-error: a label or field selector is required
+ * pods.deleteAll({})
  * ```
  * @since 0.1.0
  * @category models
@@ -313,9 +318,13 @@ export interface LogOperations {
  *
  * @example
  * ```ts
+ * import { Jobs, Kube, Namespaces, Pods } from "effect-kube"
+ *
  * const jobs = Kube.api(Jobs, { namespace: "batch" })
  * const namespaces = Kube.api(Namespaces)
- * Kube.api(Pods).logs("web") // Pods serve "log"; Kube.api(Jobs).logs does not compile
+ * const logs = Kube.api(Pods).logs("web") // Pods serve "log"
+ * // @ts-expect-error: Jobs do not serve "log"
+ * jobs.logs("web")
  * ```
  * @since 0.1.0
  * @category constructors
@@ -325,10 +334,12 @@ export const api: <A, I, S extends string>(
   options?: { readonly namespace?: string | undefined }
 ) => Api<A, S> = internal.make
 
-/**
- * The server's `Status` type, re-exported for convenience.
- *
- * @since 0.1.0
- * @category models
- */
-export type { Status }
+export type {
+  /**
+   * The server's `Status` type, re-exported for convenience.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  Status
+}

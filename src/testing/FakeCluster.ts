@@ -48,115 +48,139 @@ import * as Http from "../internal/fake/http.js"
 import * as Internal from "../internal/fake/server.js"
 import type { Control, ListenOptions, Listening, Options } from "../internal/fake/types.js"
 
-/**
- * A kind to serve besides the built-in ones. Any `Resource` value fits.
- *
- * @since 0.1.0
- * @category models
- */
-export type { ResourceSpec } from "../internal/fake/types.js"
+export type {
+  /**
+   * A kind to serve besides the built-in ones. Any `Resource` value fits.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  ResourceSpec
+} from "../internal/fake/types.js"
 
-/**
- * How simulated pods and jobs progress (`simulate: true` uses the defaults).
- *
- * @since 0.1.0
- * @category models
- */
-export type { SimulateOptions } from "../internal/fake/types.js"
+export type {
+  /**
+   * How simulated pods and jobs progress (`simulate: true` uses the defaults).
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  SimulateOptions
+} from "../internal/fake/types.js"
 
-/**
- * Options of a fake cluster: namespace, token, custom resources, seed objects, simulation.
- *
- * @since 0.1.0
- * @category models
- */
-export type { Options } from "../internal/fake/types.js"
+export type {
+  /**
+   * Options of a fake cluster: namespace, token, custom resources, seed objects, simulation.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  Options
+} from "../internal/fake/types.js"
 
-/**
- * Identifies an object for the controls (`kind` may be the plural).
- *
- * @since 0.1.0
- * @category models
- */
-export type { ObjectRef } from "../internal/fake/types.js"
+export type {
+  /**
+   * Identifies an object for the controls (`kind` may be the plural).
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  ObjectRef
+} from "../internal/fake/types.js"
 
-/**
- * A stored object as the controls return it (a deep copy).
- *
- * @since 0.1.0
- * @category models
- */
-export type { FakeObject } from "../internal/fake/types.js"
+export type {
+  /**
+   * A stored object as the controls return it (a deep copy).
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  FakeObject
+} from "../internal/fake/types.js"
 
-/**
- * One request the fake received.
- *
- * @since 0.1.0
- * @category models
- */
-export type { RequestRecord } from "../internal/fake/types.js"
+export type {
+  /**
+   * One request the fake received.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  RequestRecord
+} from "../internal/fake/types.js"
 
-/**
- * Chooses the requests a fault applies to.
- *
- * @since 0.1.0
- * @category models
- */
-export type { RequestMatch } from "../internal/fake/types.js"
+export type {
+  /**
+   * Chooses the requests a fault applies to.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  RequestMatch
+} from "../internal/fake/types.js"
 
-/**
- * The controls tests use to set up and inspect state and to inject faults.
- *
- * @since 0.1.0
- * @category models
- */
-export type { Control } from "../internal/fake/types.js"
+export type {
+  /**
+   * The controls tests use to set up and inspect state and to inject faults.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  Control
+} from "../internal/fake/types.js"
 
-/**
- * One `exec` or `attach` in a served fake's container, as an `ExecHandler` sees it.
- *
- * @since 0.1.0
- * @category models
- */
-export type { ExecCall } from "../internal/fake/types.js"
+export type {
+  /**
+   * One `exec` or `attach` in a served fake's container, as an `ExecHandler` sees it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  ExecCall
+} from "../internal/fake/types.js"
 
-/**
- * What `exec` and `attach` run in a served fake (`Options.exec`): the exit code, or
- * `undefined` for the built-ins (`echo`, `cat`, `env`, `true`, `false`, `exit N`).
- *
- * @example
- * ```ts
- * import { FakeCluster } from "effect-kube/testing"
- *
- * const served = FakeCluster.serve({
- *   exec: async ({ command, stdout }) => {
- *     if (command[0] !== "date") return undefined
- *     stdout("Mon Jan  1 00:00:00 UTC 2024\n")
- *     return 0
- *   }
- * })
- * ```
- * @since 0.1.0
- * @category models
- */
-export type { ExecHandler } from "../internal/fake/types.js"
+export type {
+  /**
+   * What `exec` and `attach` run in a served fake (`Options.exec`): the exit code, or
+   * `undefined` for the built-ins (`echo`, `cat`, `env`, `true`, `false`, `exit N`).
+   *
+   * @example
+   * ```ts
+   * import { FakeCluster } from "effect-kube/testing"
+   *
+   * const served = FakeCluster.serve({
+   *   exec: async ({ command, stdout }) => {
+   *     if (command[0] !== "date") return undefined
+   *     stdout("Mon Jan  1 00:00:00 UTC 2024\n")
+   *     return 0
+   *   }
+   * })
+   * ```
+   * @since 0.1.0
+   * @category models
+   */
+  ExecHandler
+} from "../internal/fake/types.js"
 
-/**
- * One forwarded port of a port-forward to a served fake's pod.
- *
- * @since 0.1.0
- * @category models
- */
-export type { PortForwardCall } from "../internal/fake/types.js"
+export type {
+  /**
+   * One forwarded port of a port-forward to a served fake's pod.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  PortForwardCall
+} from "../internal/fake/types.js"
 
-/**
- * What a port-forward to a served fake reaches (`Options.portForward`): a promise that
- * settles when the port is done, or `undefined` for an echo.
- *
- * @since 0.1.0
- * @category models
- */
-export type { PortForwardHandler } from "../internal/fake/types.js"
+export type {
+  /**
+   * What a port-forward to a served fake reaches (`Options.portForward`): a promise that
+   * settles when the port is done, or `undefined` for an echo.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  PortForwardHandler
+} from "../internal/fake/types.js"
 
 /**
  * The `FakeCluster` service: the controls plus the in-memory handler and its URL.
@@ -190,21 +214,25 @@ export interface Server {
   readonly close: () => void
 }
 
-/**
- * Where and how `listen` / `serve` listen: port, host, TLS, kubeconfig directory.
- *
- * @since 0.1.0
- * @category models
- */
-export type { ListenOptions } from "../internal/fake/types.js"
+export type {
+  /**
+   * Where and how `listen` / `serve` listen: port, host, TLS, kubeconfig directory.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  ListenOptions
+} from "../internal/fake/types.js"
 
-/**
- * A fake served on loopback.
- *
- * @since 0.1.0
- * @category models
- */
-export type { Listening } from "../internal/fake/types.js"
+export type {
+  /**
+   * A fake served on loopback.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  Listening
+} from "../internal/fake/types.js"
 
 /**
  * @since 0.1.0
