@@ -18,7 +18,7 @@
  *
  * @example
  * ```ts
- * import { Effect } from "effect"
+ * import { Effect, Option } from "effect"
  * import { Kube, Pods } from "effect-kube"
  * import { FakeCluster } from "effect-kube/testing"
  *
@@ -27,7 +27,11 @@
  *   cluster.seed([{ apiVersion: "v1", kind: "Pod", metadata: { name: "web", labels: { app: "web" } } }])
  *   const pods = yield* Kube.api(Pods).list({ labelSelector: "app=web" })
  *   cluster.setPodPhase("default", "web", "Running")
+ *   const web = yield* Kube.api(Pods).get("web")
+ *   return { listed: pods.items.length, phase: Option.getOrThrow(web).status?.phase }
  * }).pipe(Effect.provide(FakeCluster.layer()))
+ *
+ * Effect.runPromise(program).then((result) => assert.deepStrictEqual(result, { listed: 1, phase: "Running" }))
  * ```
  * @since 0.1.0
  */
