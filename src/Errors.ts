@@ -46,7 +46,13 @@ export interface Status {
  *
  * @example
  * ```ts
- * Effect.catchTag("ValidationError", (e) => Console.error(e.message))
+ * import { Console, Effect } from "effect"
+ * import { Kube, Pods } from "effect-kube"
+ *
+ * // "Web_1" is not a valid name: this fails before any request is sent
+ * const program = Kube.api(Pods).get("Web_1").pipe(
+ *   Effect.catchTag("ValidationError", (e) => Console.error(e.message))
+ * )
  * ```
  * @since 0.1.0
  * @category errors
@@ -139,8 +145,14 @@ export const reasonFor = (code: number, status?: Status | undefined): ApiErrorRe
  *
  * @example
  * ```ts
- * pods.create(pod).pipe(
- *   Effect.catchIf(ApiError.isAlreadyExists, () => pods.replace(pod.metadata.name, pod))
+ * import { Effect } from "effect"
+ * import { ApiError, Kube, type Pod, Pods } from "effect-kube"
+ *
+ * const pods = Kube.api(Pods, { namespace: "default" })
+ * const pod: Pod = { metadata: { name: "web" }, spec: { containers: [{ name: "web", image: "nginx" }] } }
+ *
+ * const createOrReplace = pods.create(pod).pipe(
+ *   Effect.catchIf(ApiError.isAlreadyExists, () => pods.replace("web", pod))
  * )
  * ```
  * @since 0.1.0

@@ -277,8 +277,16 @@ export interface Operations<A> {
    *
    * @example
    * ```ts
-   * const ready = yield* pods.waitFor("web", Condition.podReady, { timeout: "2 minutes" })
-   * const scaled = yield* deployments.waitFor("web", (d) => d?.status?.readyReplicas === 3, { timeout: "5 minutes" })
+   * import { Effect } from "effect"
+   * import { Condition, Deployments, Kube, Pods } from "effect-kube"
+   *
+   * const pods = Kube.api(Pods, { namespace: "default" })
+   * const deployments = Kube.api(Deployments, { namespace: "default" })
+   *
+   * const program = Effect.gen(function* () {
+   *   const ready = yield* pods.waitFor("web", Condition.podReady, { timeout: "2 minutes" })
+   *   const scaled = yield* deployments.waitFor("web", (d) => d?.status?.readyReplicas === 3, { timeout: "5 minutes" })
+   * })
    * ```
    */
   readonly waitFor: (

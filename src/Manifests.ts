@@ -207,8 +207,15 @@ export {
    *
    * @example
    * ```ts
-   * const refs = yield* Manifests.apply(objects, { namespace: "batch" })
-   * yield* Manifests.delete(refs, { namespace: "batch" })
+   * import { Effect } from "effect"
+   * import { Manifests } from "effect-kube"
+   * import * as fs from "node:fs"
+   *
+   * const program = Effect.gen(function* () {
+   *   const objects = yield* Manifests.parse(fs.readFileSync("app.yaml"))
+   *   const refs = yield* Manifests.apply(objects, { namespace: "batch" })
+   *   yield* Manifests.delete(refs, { namespace: "batch" })
+   * })
    * ```
    * @since 0.1.0
    * @category operations
