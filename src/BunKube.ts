@@ -15,7 +15,8 @@
  * import { BunKube } from "effect-kube/bun"
  *
  * const program = Kube.api(Pods).list()
- * Effect.runPromise(Effect.provide(program, BunKube.layer))
+ * // call main() under Bun
+ * const main = () => Effect.runPromise(Effect.provide(program, BunKube.layer))
  * ```
  * @since 0.1.0
  */

@@ -29,6 +29,8 @@ import type { Pod } from "./resources/core/v1.js"
  *
  * @example
  * ```ts
+ * import { Condition, type Deployment } from "effect-kube"
+ *
  * const scaled = Condition.make<Deployment>("scaled to 3", (d) => d?.status?.readyReplicas === 3)
  * ```
  * @since 0.1.0
@@ -41,8 +43,11 @@ export const make = <A>(name: string, test: (object: A | undefined) => boolean):
  *
  * @example
  * ```ts
- * Condition.or(Condition.podSucceeded, Condition.podFailed)
- * pipe(Condition.podSucceeded, Condition.or(Condition.podFailed))
+ * import { pipe } from "effect"
+ * import { Condition } from "effect-kube"
+ *
+ * const finished = Condition.or(Condition.podSucceeded, Condition.podFailed)
+ * const same = pipe(Condition.podSucceeded, Condition.or(Condition.podFailed))
  * ```
  * @since 0.1.0
  * @category combinators
@@ -61,8 +66,11 @@ export const or: {
  *
  * @example
  * ```ts
- * Condition.and(Condition.podRunning, Condition.podReady)
- * pipe(Condition.podRunning, Condition.and(Condition.podReady))
+ * import { pipe } from "effect"
+ * import { Condition } from "effect-kube"
+ *
+ * const serving = Condition.and(Condition.podRunning, Condition.podReady)
+ * const same = pipe(Condition.podRunning, Condition.and(Condition.podReady))
  * ```
  * @since 0.1.0
  * @category combinators

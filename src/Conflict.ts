@@ -70,7 +70,10 @@ export interface UpdateOptions extends Kube.WriteOptions {
  *
  * @example
  * ```ts
- * Conflict.update(deployments, "web", (d) => ({ ...d, spec: { ...d.spec!, replicas: 3 } }))
+ * import { Conflict, Deployments, Kube } from "effect-kube"
+ *
+ * const deployments = Kube.api(Deployments, { namespace: "default" })
+ * const scaled = Conflict.update(deployments, "web", (d) => ({ ...d, spec: { ...d.spec!, replicas: 3 } }))
  * ```
  * @since 0.1.0
  * @category combinators

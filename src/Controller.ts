@@ -34,7 +34,8 @@
  *     })
  * })
  *
- * Effect.runPromise(Controller.run(controller).pipe(Effect.provide(NodeKube.layer)))
+ * // call main() to run it against the cluster your kubeconfig names
+ * const main = () => Effect.runPromise(Controller.run(controller).pipe(Effect.provide(NodeKube.layer)))
  * ```
  * @since 0.1.0
  */

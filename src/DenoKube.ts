@@ -18,7 +18,8 @@
  * import { DenoKube } from "effect-kube/deno"
  *
  * const program = Kube.api(Pods).list()
- * Effect.runPromise(Effect.provide(program, DenoKube.layer))
+ * // call main() under Deno
+ * const main = () => Effect.runPromise(Effect.provide(program, DenoKube.layer))
  * ```
  * @since 0.1.0
  */

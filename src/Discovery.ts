@@ -19,7 +19,8 @@
  *   return yield* Kube.api(crontabs, { namespace: "default" }).list()
  * })
  *
- * Effect.runPromise(program.pipe(Effect.provide(Discovery.layer), Effect.provide(NodeKube.layer)))
+ * // call main() to run it against the cluster your kubeconfig names
+ * const main = () => Effect.runPromise(program.pipe(Effect.provide(Discovery.layer), Effect.provide(NodeKube.layer)))
  * ```
  * @since 0.1.0
  */

@@ -46,7 +46,13 @@ export interface Status {
  *
  * @example
  * ```ts
- * Effect.catchTag("ValidationError", (e) => Console.error(e.message))
+ * import { Console, Effect } from "effect"
+ * import { Kube, Pods } from "effect-kube"
+ *
+ * // "Web_1" is not a valid name: this fails before any request is sent
+ * const program = Kube.api(Pods).get("Web_1").pipe(
+ *   Effect.catchTag("ValidationError", (e) => Console.error(e.message))
+ * )
  * ```
  * @since 0.1.0
  * @category errors
@@ -139,8 +145,14 @@ export const reasonFor = (code: number, status?: Status | undefined): ApiErrorRe
  *
  * @example
  * ```ts
- * pods.create(pod).pipe(
- *   Effect.catchIf(ApiError.isAlreadyExists, () => pods.replace(pod.metadata.name, pod))
+ * import { Effect } from "effect"
+ * import { ApiError, Kube, type Pod, Pods } from "effect-kube"
+ *
+ * const pods = Kube.api(Pods, { namespace: "default" })
+ * const pod: Pod = { metadata: { name: "web" }, spec: { containers: [{ name: "web", image: "nginx" }] } }
+ *
+ * const createOrReplace = pods.create(pod).pipe(
+ *   Effect.catchIf(ApiError.isAlreadyExists, () => pods.replace("web", pod))
  * )
  * ```
  * @since 0.1.0
@@ -168,35 +180,67 @@ export class ApiError extends Data.TaggedError("ApiError")<{
   static is(u: unknown): u is ApiError {
     return u instanceof ApiError
   }
-  /** A 404: the object or collection does not exist. @since 0.1.0 */
+  /**
+   * A 404: the object or collection does not exist.
+   *
+   * @since 0.1.0
+   */
   static isNotFound(u: unknown): u is ApiError {
     return hasReason(u, "NotFound")
   }
-  /** A 409 that is not AlreadyExists: usually a stale resourceVersion or a failed precondition. @since 0.1.0 */
+  /**
+   * A 409 that is not AlreadyExists: usually a stale resourceVersion or a failed precondition.
+   *
+   * @since 0.1.0
+   */
   static isConflict(u: unknown): u is ApiError {
     return hasReason(u, "Conflict")
   }
-  /** A 409 AlreadyExists: create of a name that is taken. @since 0.1.0 */
+  /**
+   * A 409 AlreadyExists: create of a name that is taken.
+   *
+   * @since 0.1.0
+   */
   static isAlreadyExists(u: unknown): u is ApiError {
     return hasReason(u, "AlreadyExists")
   }
-  /** A 410: the resourceVersion asked for is too old (watch) or the continue token expired. @since 0.1.0 */
+  /**
+   * A 410: the resourceVersion asked for is too old (watch) or the continue token expired.
+   *
+   * @since 0.1.0
+   */
   static isGone(u: unknown): u is ApiError {
     return hasReason(u, "Gone") || hasReason(u, "Expired")
   }
-  /** A 403. @since 0.1.0 */
+  /**
+   * A 403.
+   *
+   * @since 0.1.0
+   */
   static isForbidden(u: unknown): u is ApiError {
     return hasReason(u, "Forbidden")
   }
-  /** A 401. @since 0.1.0 */
+  /**
+   * A 401.
+   *
+   * @since 0.1.0
+   */
   static isUnauthorized(u: unknown): u is ApiError {
     return hasReason(u, "Unauthorized")
   }
-  /** A 422: the object failed the server's validation. @since 0.1.0 */
+  /**
+   * A 422: the object failed the server's validation.
+   *
+   * @since 0.1.0
+   */
   static isInvalid(u: unknown): u is ApiError {
     return hasReason(u, "Invalid")
   }
-  /** A 429: the server throttled the request; it did not act on it. @since 0.1.0 */
+  /**
+   * A 429: the server throttled the request; it did not act on it.
+   *
+   * @since 0.1.0
+   */
   static isTooManyRequests(u: unknown): u is ApiError {
     return hasReason(u, "TooManyRequests")
   }

@@ -9,8 +9,19 @@
  *
  * @example
  * ```ts
- * const recorder = yield* EventRecorder.make({ reportingController: "example.com/mirror", reportingInstance: "pod-1" })
- * yield* recorder.normal(EventRecorder.reference(ConfigMaps, cm), "Copied", "copied to 3 namespaces")
+ * import { Effect, Option } from "effect"
+ * import { ConfigMaps, EventRecorder, Kube } from "effect-kube"
+ *
+ * const program = Effect.gen(function* () {
+ *   const recorder = yield* EventRecorder.make({
+ *     reportingController: "example.com/mirror",
+ *     reportingInstance: "pod-1"
+ *   })
+ *   const cm = yield* Kube.api(ConfigMaps, { namespace: "default" }).get("settings")
+ *   if (Option.isSome(cm)) {
+ *     yield* recorder.normal(EventRecorder.reference(ConfigMaps, cm.value), "Copied", "copied to 3 namespaces")
+ *   }
+ * })
  * ```
  * @since 0.1.0
  */

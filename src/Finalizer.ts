@@ -11,7 +11,15 @@
  *
  * @example
  * ```ts
- * const reconcile = (mirror: ConfigMirror) =>
+ * import { Effect } from "effect"
+ * import { type ConfigMap, ConfigMaps, Controller, Finalizer, Kube } from "effect-kube"
+ *
+ * // your own logic: copy a ConfigMap elsewhere, and remove the copies (idempotently)
+ * declare const copy: (cm: ConfigMap) => Effect.Effect<void>
+ * declare const removeCopies: (cm: ConfigMap) => Effect.Effect<void>
+ *
+ * const mirrors = Kube.api(ConfigMaps, { namespace: "default" })
+ * const reconcile = (mirror: ConfigMap) =>
  *   Finalizer.reconcile(mirrors, "example.com/cleanup", mirror, {
  *     apply: (m) => copy(m).pipe(Effect.as(Controller.done)),
  *     cleanup: (m) => removeCopies(m)

@@ -19,7 +19,8 @@
  *   yield* b.events.pipe(Stream.take(10), Stream.runDrain)
  * }))
  *
- * Effect.runPromise(program.pipe(Effect.provide(Informers.layer), Effect.provide(NodeKube.layer)))
+ * // call main() to run it against the cluster your kubeconfig names
+ * const main = () => Effect.runPromise(program.pipe(Effect.provide(Informers.layer), Effect.provide(NodeKube.layer)))
  * ```
  * @since 0.1.0
  */

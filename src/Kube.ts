@@ -16,7 +16,8 @@
  *   return yield* pods.deleteAll({ labelSelector: "app=hello" }) // 1
  * })
  *
- * Effect.runPromise(program.pipe(Effect.provide(NodeKube.layer)))
+ * // call main() to run it against the cluster your kubeconfig names
+ * const main = () => Effect.runPromise(program.pipe(Effect.provide(NodeKube.layer)))
  * ```
  * @since 0.1.0
  */
@@ -125,9 +126,13 @@ export interface DeleteOptions {
  *
  * @example
  * ```ts
+ * import { Kube, Pods } from "effect-kube"
+ *
+ * const pods = Kube.api(Pods, { namespace: "default" })
  * pods.deleteAll({ labelSelector: "app=smoke" })
  * pods.deleteAll({ fieldSelector: "status.phase=Succeeded", propagationPolicy: "Background" })
- * // pods.deleteAll({}) does not compile
+ * // @ts-expect-error: a label or field selector is required
+ * pods.deleteAll({})
  * ```
  * @since 0.1.0
  * @category models
@@ -276,8 +281,16 @@ export interface Operations<A> {
    *
    * @example
    * ```ts
-   * const ready = yield* pods.waitFor("web", Condition.podReady, { timeout: "2 minutes" })
-   * const scaled = yield* deployments.waitFor("web", (d) => d?.status?.readyReplicas === 3, { timeout: "5 minutes" })
+   * import { Effect } from "effect"
+   * import { Condition, Deployments, Kube, Pods } from "effect-kube"
+   *
+   * const pods = Kube.api(Pods, { namespace: "default" })
+   * const deployments = Kube.api(Deployments, { namespace: "default" })
+   *
+   * const program = Effect.gen(function* () {
+   *   const ready = yield* pods.waitFor("web", Condition.podReady, { timeout: "2 minutes" })
+   *   const scaled = yield* deployments.waitFor("web", (d) => d?.status?.readyReplicas === 3, { timeout: "5 minutes" })
+   * })
    * ```
    */
   readonly waitFor: (
@@ -317,9 +330,13 @@ export interface LogOperations {
  *
  * @example
  * ```ts
+ * import { Jobs, Kube, Namespaces, Pods } from "effect-kube"
+ *
  * const jobs = Kube.api(Jobs, { namespace: "batch" })
  * const namespaces = Kube.api(Namespaces)
- * Kube.api(Pods).logs("web") // Pods serve "log"; Kube.api(Jobs).logs does not compile
+ * const logs = Kube.api(Pods).logs("web") // Pods serve "log"
+ * // @ts-expect-error: Jobs do not serve "log"
+ * jobs.logs("web")
  * ```
  * @since 0.1.0
  * @category constructors
@@ -334,10 +351,12 @@ export const api = <A, I, S extends string = never>(
   return operations as unknown as Api<A, S>
 }
 
-/**
- * The server's `Status` type, re-exported for convenience.
- *
- * @since 0.1.0
- * @category models
- */
-export type { Status }
+export type {
+  /**
+   * The server's `Status` type, re-exported for convenience.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  Status
+}

@@ -240,6 +240,8 @@ export interface MakeOptions {
  * import { Redacted } from "effect"
  * import { KubeConfig } from "effect-kube"
  *
+ * const caPem = process.env.KUBE_CA_PEM ?? "" // the cluster's CA certificate, PEM
+ *
  * const config = KubeConfig.make({
  *   server: "https://10.0.0.1:6443",
  *   namespace: "apps",
@@ -436,7 +438,8 @@ export const fromEnvironment: Effect.Effect<Service, KubeConfigError, Platform> 
  *   const config = yield* KubeConfig.KubeConfig
  *   console.log(config.server, config.namespace)
  * })
- * Effect.runPromise(Effect.provide(program, Layer.provide(KubeConfig.layer, NodeContext.layer)))
+ * // call main() to print the server and namespace of your kubeconfig
+ * const main = () => Effect.runPromise(Effect.provide(program, Layer.provide(KubeConfig.layer, NodeContext.layer)))
  * ```
  * @since 0.1.0
  * @category layers

@@ -16,12 +16,22 @@
  *
  * @example
  * ```ts
- * import { Controller, LeaderElection, NodeKube } from "effect-kube"
+ * import { Effect } from "effect"
+ * import { ConfigMaps, Controller, Kube, LeaderElection, NodeKube } from "effect-kube"
+ *
+ * const controller = Controller.make({
+ *   name: "example.com/config-mirror",
+ *   api: Kube.api(ConfigMaps),
+ *   reconcile: (cm) => Effect.log(`mirroring ${cm.metadata?.name}`).pipe(Effect.as(Controller.done))
+ * })
  *
  * const program = LeaderElection.run(Controller.run(controller), {
  *   lease: { name: "config-mirror", namespace: "operators" },
  *   identity: process.env.POD_NAME ?? crypto.randomUUID()
  * })
+ *
+ * // call main() to run it against the cluster your kubeconfig names
+ * const main = () => Effect.runPromise(program.pipe(Effect.provide(NodeKube.layer)))
  * ```
  * @since 0.1.0
  */
@@ -92,7 +102,18 @@ export interface ShardOptions extends Options {
  *
  * @example
  * ```ts
- * LeaderElection.shards((shard) => Controller.run(Controller.make({ ...options, shard })), {
+ * import { Effect } from "effect"
+ * import { ConfigMaps, Controller, Kube, LeaderElection } from "effect-kube"
+ *
+ * const options = {
+ *   name: "example.com/config-mirror",
+ *   api: Kube.api(ConfigMaps),
+ *   reconcile: () => Effect.succeed(Controller.done)
+ * }
+ * const podName = process.env.POD_NAME ?? "config-mirror-0" // a StatefulSet's pod
+ * const ordinal = Number(podName.slice(podName.lastIndexOf("-") + 1))
+ *
+ * const program = LeaderElection.shards((shard) => Controller.run(Controller.make({ ...options, shard })), {
  *   lease: { name: "config-mirror", namespace: "operators" },
  *   identity: podName,
  *   shards: 3,

@@ -23,7 +23,8 @@
  *   return refs
  * })
  *
- * Effect.runPromise(program.pipe(Effect.provide(NodeKube.layer)))
+ * // call main() to run it against the cluster your kubeconfig names
+ * const main = () => Effect.runPromise(program.pipe(Effect.provide(NodeKube.layer)))
  * ```
  * @since 0.1.0
  */
@@ -121,7 +122,12 @@ export interface DeleteOptions extends Options {
  *
  * @example
  * ```ts
- * const objects = yield* Manifests.parse(`
+ * import { Effect } from "effect"
+ * import { Manifests } from "effect-kube"
+ * import * as fs from "node:fs"
+ *
+ * const program = Effect.gen(function* () {
+ *   const objects = yield* Manifests.parse(`
  * apiVersion: v1
  * kind: ConfigMap
  * metadata: { name: settings }
@@ -132,8 +138,9 @@ export interface DeleteOptions extends Options {
  * metadata: { name: credentials }
  * stringData: { password: hunter2 }
  * `)
- * // From a file, whatever its encoding:
- * const fromFile = yield* Manifests.parse(fs.readFileSync("app.yaml"))
+ *   // From a file, whatever its encoding:
+ *   const fromFile = yield* Manifests.parse(fs.readFileSync("app.yaml"))
+ * })
  * ```
  * @since 0.1.0
  * @category parsing
@@ -200,8 +207,15 @@ export {
    *
    * @example
    * ```ts
-   * const refs = yield* Manifests.apply(objects, { namespace: "batch" })
-   * yield* Manifests.delete(refs, { namespace: "batch" })
+   * import { Effect } from "effect"
+   * import { Manifests } from "effect-kube"
+   * import * as fs from "node:fs"
+   *
+   * const program = Effect.gen(function* () {
+   *   const objects = yield* Manifests.parse(fs.readFileSync("app.yaml"))
+   *   const refs = yield* Manifests.apply(objects, { namespace: "batch" })
+   *   yield* Manifests.delete(refs, { namespace: "batch" })
+   * })
    * ```
    * @since 0.1.0
    * @category operations

@@ -7,10 +7,12 @@
  *
  * @example
  * ```ts
+ * import { Option } from "effect"
  * import { MicroTime } from "effect-kube"
  *
- * MicroTime.format(new Date(0)) // "1970-01-01T00:00:00.000000Z"
- * MicroTime.parse("2024-05-01T12:00:00.123456Z") // Option.some(Date)
+ * assert.strictEqual(MicroTime.format(new Date(0)), "1970-01-01T00:00:00.000000Z")
+ * const parsed = MicroTime.parse("2024-05-01T12:00:00.123456Z")
+ * assert.deepStrictEqual(parsed, Option.some(new Date("2024-05-01T12:00:00.123Z"))) // a Date keeps milliseconds
  * ```
  * @since 0.1.0
  */

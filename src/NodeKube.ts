@@ -16,7 +16,8 @@
  * import { Kube, NodeKube, Pods } from "effect-kube"
  *
  * const program = Kube.api(Pods).list()
- * Effect.runPromise(Effect.provide(program, NodeKube.layer))
+ * // call main() to run it against the cluster your kubeconfig names
+ * const main = () => Effect.runPromise(Effect.provide(program, NodeKube.layer))
  * ```
  * @since 0.1.0
  */
@@ -65,6 +66,7 @@ export const httpClientLayer: Layer.Layer<HttpClient.HttpClient, never, KubeConf
  * ```ts
  * import { KubeConfig, NodeKube } from "effect-kube"
  *
+ * const text = process.env.CI_KUBECONFIG ?? "" // a kubeconfig's YAML, e.g. from a CI secret
  * const layer = NodeKube.layerFromKubeConfig(KubeConfig.layerFromString(text, { context: "ci" }))
  * ```
  * @since 0.1.0

@@ -77,6 +77,12 @@ export const strategic = (body: unknown): Patch => ({ _tag: "Strategic", body })
  *
  * @example
  * ```ts
+ * import { Deployments, Kube, Patch } from "effect-kube"
+ *
+ * const deployments = Kube.api(Deployments, { namespace: "default" })
+ * // only the fields this manager owns
+ * const desired = { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, spec: { replicas: 3 } }
+ *
  * deployments.patch("web", Patch.apply(desired, { force: true }), { fieldManager: "my-controller" })
  * deployments.patch("web", Patch.apply(desired, { fieldManager: "my-controller" }))
  * ```

@@ -19,7 +19,8 @@
  *
  * const total = Either.all([Quantity.parse("500m"), Quantity.parse("1.5")]).pipe(
  *   Either.map(([a, b]) => Quantity.format(Quantity.add(a, b)))
- * ) // Either.right("2")
+ * )
+ * assert.deepStrictEqual(total, Either.right("2"))
  * ```
  * @since 0.1.0
  */

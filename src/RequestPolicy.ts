@@ -10,9 +10,18 @@
  * @example
  * ```ts
  * import { Effect, Schedule } from "effect"
- * import { RequestPolicy } from "effect-kube"
+ * import { Kube, NodeKube, Pods, RequestPolicy } from "effect-kube"
  *
- * program.pipe(Effect.provide(RequestPolicy.layer({ timeout: "5 seconds", throttleRetries: 5 })))
+ * const program = Kube.api(Pods).list()
+ *
+ * const policy = RequestPolicy.layer({
+ *   timeout: "5 seconds",
+ *   throttleRetries: 5,
+ *   readRetries: Schedule.exponential("200 millis").pipe(Schedule.intersect(Schedule.recurs(3)))
+ * })
+ *
+ * // call main() to run it against the cluster your kubeconfig names
+ * const main = () => Effect.runPromise(program.pipe(Effect.provide(policy), Effect.provide(NodeKube.layer)))
  * ```
  * @since 0.1.0
  */

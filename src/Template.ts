@@ -20,7 +20,8 @@
  *   return refs
  * })
  *
- * Effect.runPromise(program.pipe(Effect.provide(NodeKube.layer)))
+ * // call main() to run it against the cluster your kubeconfig names
+ * const main = () => Effect.runPromise(program.pipe(Effect.provide(NodeKube.layer)))
  * ```
  * @since 0.1.0
  */

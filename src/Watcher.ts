@@ -99,8 +99,11 @@ export const defaultBackoff: Schedule.Schedule<unknown, unknown> = internal.defa
  *
  * @example
  * ```ts
+ * import { ApiError, Kube, Pods, Watcher } from "effect-kube"
+ *
+ * const pods = Kube.api(Pods, { namespace: "default" })
  * // keep waiting while RBAC for the watcher is being set up
- * pods.watcher({ failOn: (e) => Watcher.defaultFailOn(e) && !ApiError.isForbidden(e) })
+ * const events = pods.watcher({ failOn: (e) => Watcher.defaultFailOn(e) && !ApiError.isForbidden(e) })
  * ```
  * @since 0.1.0
  * @category predicates
@@ -174,9 +177,17 @@ export const makeStore: <A, E = never>(
  *
  * @example
  * ```ts
- * const store = yield* Watcher.makeStore<Pod>({ namespace: "default" })
- * yield* pods.watcher().pipe(Watcher.reflect(store), Stream.runForEach(handle), Effect.forkScoped)
- * yield* store.ready
+ * import { Effect, Stream } from "effect"
+ * import { Kube, type Pod, Pods, Watcher } from "effect-kube"
+ *
+ * declare const handle: (event: Watcher.Event<Pod>) => Effect.Effect<void>
+ * const pods = Kube.api(Pods, { namespace: "default" })
+ *
+ * const program = Effect.scoped(Effect.gen(function* () {
+ *   const store = yield* Watcher.makeStore<Pod, Kube.Error>({ namespace: "default" })
+ *   yield* pods.watcher().pipe(Watcher.reflect(store), Stream.runForEach(handle), Effect.forkScoped)
+ *   yield* store.ready
+ * }))
  * ```
  * @since 0.1.0
  * @category combinators
@@ -196,7 +207,13 @@ export const reflect: {
  *
  * @example
  * ```ts
- * Effect.scoped(Effect.gen(function* () {
+ * import { Effect } from "effect"
+ * import { Kube, type Pod, Pods, Watcher } from "effect-kube"
+ *
+ * declare const reconcileForever: (store: Watcher.Store<Pod, Kube.Error>) => Effect.Effect<never>
+ * const pods = Kube.api(Pods, { namespace: "default" })
+ *
+ * const program = Effect.scoped(Effect.gen(function* () {
  *   const store = yield* Watcher.reflector(pods)
  *   yield* store.ready
  *   const web = yield* store.get("web") // Option<Pod>

@@ -71,15 +71,22 @@ export * as EventRecorder from "./EventRecorder.js"
 /** @since 0.1.0 */
 export * as LeaderElection from "./LeaderElection.js"
 
-/** @since 0.1.0 */
 export {
+  /** @since 0.1.0 */
   ApiError,
+  /** @since 0.1.0 */
   type ApiErrorReason,
+  /** @since 0.1.0 */
   ApplyFailed,
+  /** @since 0.1.0 */
   DeleteFailed,
+  /** @since 0.1.0 */
   KubeConfigError,
+  /** @since 0.1.0 */
   type ObjectRef,
+  /** @since 0.1.0 */
   ValidationError,
+  /** @since 0.1.0 */
   WaitTimeout
 } from "./Errors.js"
 

@@ -18,7 +18,7 @@
  *
  * @example
  * ```ts
- * import { Effect } from "effect"
+ * import { Effect, Option } from "effect"
  * import { Kube, Pods } from "effect-kube"
  * import { FakeCluster } from "effect-kube/testing"
  *
@@ -27,7 +27,11 @@
  *   cluster.seed([{ apiVersion: "v1", kind: "Pod", metadata: { name: "web", labels: { app: "web" } } }])
  *   const pods = yield* Kube.api(Pods).list({ labelSelector: "app=web" })
  *   cluster.setPodPhase("default", "web", "Running")
+ *   const web = yield* Kube.api(Pods).get("web")
+ *   return { listed: pods.items.length, phase: Option.getOrThrow(web).status?.phase }
  * }).pipe(Effect.provide(FakeCluster.layer()))
+ *
+ * Effect.runPromise(program).then((result) => assert.deepStrictEqual(result, { listed: 1, phase: "Running" }))
  * ```
  * @since 0.1.0
  */
@@ -50,116 +54,140 @@ import * as Http from "../internal/fake/http.js"
 import * as Internal from "../internal/fake/server.js"
 import type { Control, ListenOptions, Listening, Options } from "../internal/fake/types.js"
 
-/**
- * A kind to serve besides the built-in ones. Any `Resource` value fits.
- *
- * @since 0.1.0
- * @category models
- */
-export type { ResourceSpec } from "../internal/fake/types.js"
+export type {
+  /**
+   * A kind to serve besides the built-in ones. Any `Resource` value fits.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  ResourceSpec
+} from "../internal/fake/types.js"
 
-/**
- * How simulated pods and jobs progress (`simulate: true` uses the defaults).
- *
- * @since 0.1.0
- * @category models
- */
-export type { SimulateOptions } from "../internal/fake/types.js"
+export type {
+  /**
+   * How simulated pods and jobs progress (`simulate: true` uses the defaults).
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  SimulateOptions
+} from "../internal/fake/types.js"
 
-/**
- * Options of a fake cluster: namespace, token, custom resources, seed objects, simulation,
- * and what exec, attach and port-forward reach.
- *
- * @since 0.1.0
- * @category models
- */
-export type { Options } from "../internal/fake/types.js"
+export type {
+  /**
+   * Options of a fake cluster: namespace, token, custom resources, seed objects, simulation,
+   * and what exec, attach and port-forward reach.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  Options
+} from "../internal/fake/types.js"
 
-/**
- * Identifies an object for the controls (`kind` may be the plural).
- *
- * @since 0.1.0
- * @category models
- */
-export type { ObjectRef } from "../internal/fake/types.js"
+export type {
+  /**
+   * Identifies an object for the controls (`kind` may be the plural).
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  ObjectRef
+} from "../internal/fake/types.js"
 
-/**
- * A stored object as the controls return it (a deep copy).
- *
- * @since 0.1.0
- * @category models
- */
-export type { FakeObject } from "../internal/fake/types.js"
+export type {
+  /**
+   * A stored object as the controls return it (a deep copy).
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  FakeObject
+} from "../internal/fake/types.js"
 
-/**
- * One request the fake received.
- *
- * @since 0.1.0
- * @category models
- */
-export type { RequestRecord } from "../internal/fake/types.js"
+export type {
+  /**
+   * One request the fake received.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  RequestRecord
+} from "../internal/fake/types.js"
 
-/**
- * Chooses the requests a fault applies to.
- *
- * @since 0.1.0
- * @category models
- */
-export type { RequestMatch } from "../internal/fake/types.js"
+export type {
+  /**
+   * Chooses the requests a fault applies to.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  RequestMatch
+} from "../internal/fake/types.js"
 
-/**
- * The controls tests use to set up and inspect state and to inject faults.
- *
- * @since 0.1.0
- * @category models
- */
-export type { Control } from "../internal/fake/types.js"
+export type {
+  /**
+   * The controls tests use to set up and inspect state and to inject faults.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  Control
+} from "../internal/fake/types.js"
 
-/**
- * What a command run by the fake sees: stdin, stdout and stderr writers, tty resizes, env.
- *
- * @since 0.1.0
- * @category models
- */
-export type { ExecIo } from "../internal/fake/types.js"
+export type {
+  /**
+   * What a command run by the fake sees: stdin, stdout and stderr writers, tty resizes, env.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  ExecIo
+} from "../internal/fake/types.js"
 
-/**
- * A container's behaviour for `exec` and `attach` (`Options.exec`, `Options.attach`), in
- * `layer` (in memory) and `serve` (over WebSocket) alike: its exit code, or `undefined`
- * to use the built-ins (`echo`, `cat`, `env`, `exit N`, `sh -c "..."`, `true`, `false`,
- * `sleep N`).
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { FakeCluster } from "effect-kube/testing"
- *
- * FakeCluster.layer({
- *   exec: (pod, container, command, io) =>
- *     command[0] === "whoami" ? Effect.as(io.stdout("root\n"), 0) : undefined
- * })
- * ```
- * @since 0.1.0
- * @category models
- */
-export type { ExecHandler } from "../internal/fake/types.js"
+export type {
+  /**
+   * A container's behaviour for `exec` and `attach` (`Options.exec`, `Options.attach`), in
+   * `layer` (in memory) and `serve` (over WebSocket) alike: its exit code, or `undefined`
+   * to use the built-ins (`echo`, `cat`, `env`, `exit N`, `sh -c "..."`, `true`, `false`,
+   * `sleep N`).
+   *
+   * @example
+   * ```ts
+   * import { Effect } from "effect"
+   * import { FakeCluster } from "effect-kube/testing"
+   *
+   * FakeCluster.layer({
+   *   exec: (pod, container, command, io) =>
+   *     command[0] === "whoami" ? Effect.as(io.stdout("root\n"), 0) : undefined
+   * })
+   * ```
+   * @since 0.1.0
+   * @category models
+   */
+  ExecHandler
+} from "../internal/fake/types.js"
 
-/**
- * One forwarded connection, as a fake port handler sees it.
- *
- * @since 0.1.0
- * @category models
- */
-export type { PortConnection } from "../internal/fake/types.js"
+export type {
+  /**
+   * One forwarded connection, as a fake port handler sees it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  PortConnection
+} from "../internal/fake/types.js"
 
-/**
- * What listens on a pod's port for port-forward (`Options.portForward`): the default
- * echoes every byte back; a failure is sent on the port's error channel.
- *
- * @since 0.1.0
- * @category models
- */
-export type { PortForwardHandler } from "../internal/fake/types.js"
+export type {
+  /**
+   * What listens on a pod's port for port-forward (`Options.portForward`): the default
+   * echoes every byte back; a failure is sent on the port's error channel.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  PortForwardHandler
+} from "../internal/fake/types.js"
 
 /**
  * The `FakeCluster` service: the controls plus the in-memory handler and its URL.
@@ -193,21 +221,25 @@ export interface Server {
   readonly close: () => void
 }
 
-/**
- * Where and how `listen` / `serve` listen: port, host, TLS, kubeconfig directory.
- *
- * @since 0.1.0
- * @category models
- */
-export type { ListenOptions } from "../internal/fake/types.js"
+export type {
+  /**
+   * Where and how `listen` / `serve` listen: port, host, TLS, kubeconfig directory.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  ListenOptions
+} from "../internal/fake/types.js"
 
-/**
- * A fake served on loopback.
- *
- * @since 0.1.0
- * @category models
- */
-export type { Listening } from "../internal/fake/types.js"
+export type {
+  /**
+   * A fake served on loopback.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  Listening
+} from "../internal/fake/types.js"
 
 /**
  * @since 0.1.0
