@@ -24,7 +24,8 @@
  *   }))
  * })
  *
- * Effect.runPromise(program.pipe(Effect.provide(NodeKube.layer)))
+ * // against the cluster of your kubeconfig
+ * export const main = () => Effect.runPromise(program.pipe(Effect.provide(NodeKube.layer)))
  * ```
  * @since 0.1.0
  */
@@ -201,7 +202,28 @@ export class ExecFailed extends Data.TaggedError("ExecFailed")<{
  *
  * @example
  * ```ts
- * const { stdout } = yield* Exec.exec(pods, "web-0", ["cat", "/etc/hostname"], { container: "app" })
+ * import { Effect } from "effect"
+ * import { Exec, Kube, Pods } from "effect-kube"
+ * import { FakeCluster } from "effect-kube/testing"
+ *
+ * const pods = Kube.api(Pods, { namespace: "default" })
+ * const web = {
+ *   apiVersion: "v1", kind: "Pod", metadata: { name: "web-0", namespace: "default" },
+ *   spec: { containers: [{ name: "app", image: "busybox" }] }, status: { phase: "Running" }
+ * }
+ *
+ * const program = Effect.gen(function* () {
+ *   const fake = yield* FakeCluster.FakeCluster
+ *   fake.seed([web])
+ *   const hello = yield* Exec.exec(pods, "web-0", ["echo", "hello"], { container: "app" })
+ *   assert.deepStrictEqual([hello.stdout, hello.exitCode], ["hello\n", 0])
+ *   const copied = yield* Exec.exec(pods, "web-0", ["cat"], { stdin: "from stdin" })
+ *   assert.strictEqual(copied.stdout, "from stdin")
+ *   const failed = yield* Exec.exec(pods, "web-0", ["sh", "-c", "exit 3"]) // non-zero is data, not a failure
+ *   assert.strictEqual(failed.exitCode, 3)
+ * })
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
  * ```
  * @since 0.1.0
  * @category exec
@@ -244,14 +266,31 @@ export const execOrFail = (
  *
  * @example
  * ```ts
- * Effect.scoped(Effect.gen(function* () {
- *   const shell = yield* Exec.execStream(pods, "web-0", ["sh"], { tty: true })
- *   yield* shell.resize(120, 40)
- *   yield* shell.write("ls\n")
- *   yield* shell.end
- *   yield* shell.stdout.pipe(Stream.decodeText(), Stream.runForEach(Console.log))
- *   return yield* shell.exit
- * }))
+ * import { Effect, Stream } from "effect"
+ * import { Exec, Kube, Pods } from "effect-kube"
+ * import { FakeCluster } from "effect-kube/testing"
+ *
+ * const pods = Kube.api(Pods, { namespace: "default" })
+ * const web = {
+ *   apiVersion: "v1", kind: "Pod", metadata: { name: "web-0", namespace: "default" },
+ *   spec: { containers: [{ name: "app", image: "busybox" }] }, status: { phase: "Running" }
+ * }
+ *
+ * const program = Effect.gen(function* () {
+ *   const fake = yield* FakeCluster.FakeCluster
+ *   fake.seed([web])
+ *   const { output, exitCode } = yield* Effect.scoped(Effect.gen(function* () {
+ *     const cat = yield* Exec.execStream(pods, "web-0", ["cat"])
+ *     yield* cat.write("line 1\n")
+ *     yield* cat.write("line 2\n")
+ *     yield* cat.end // closes stdin (v5), so cat ends
+ *     const output = yield* cat.stdout.pipe(Stream.decodeText(), Stream.mkString)
+ *     return { output, exitCode: yield* cat.exit }
+ *   }))
+ *   assert.deepStrictEqual([output, exitCode], ["line 1\nline 2\n", 0])
+ * })
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
  * ```
  * @since 0.1.0
  * @category exec
@@ -281,9 +320,28 @@ export const attach: (
  *
  * @example
  * ```ts
- * const [web] = yield* Exec.portForward(pods, "web-0", [8080])
- * yield* web.write("GET / HTTP/1.0\r\n\r\n")
- * const answer = yield* web.read.pipe(Stream.decodeText(), Stream.mkString)
+ * import { Effect, Stream } from "effect"
+ * import { Exec, Kube, Pods } from "effect-kube"
+ * import { FakeCluster } from "effect-kube/testing"
+ *
+ * const pods = Kube.api(Pods, { namespace: "default" })
+ * const web = {
+ *   apiVersion: "v1", kind: "Pod", metadata: { name: "web-0", namespace: "default" },
+ *   spec: { containers: [{ name: "app", image: "busybox" }] }, status: { phase: "Running" }
+ * }
+ *
+ * const program = Effect.gen(function* () {
+ *   const fake = yield* FakeCluster.FakeCluster
+ *   fake.seed([web])
+ *   const answer = yield* Effect.scoped(Effect.gen(function* () {
+ *     const [http] = yield* Exec.portForward(pods, "web-0", [8080]) // the fake's port handler echoes
+ *     yield* http!.write("ping")
+ *     return yield* http!.read.pipe(Stream.decodeText(), Stream.take(1), Stream.mkString)
+ *   }))
+ *   assert.strictEqual(answer, "ping")
+ * })
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
  * ```
  * @since 0.1.0
  * @category port-forward
