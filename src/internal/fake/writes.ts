@@ -412,7 +412,7 @@ export const apply = async (
       }
     )
   }
-  if (route.subresource !== undefined) throw Status.methodNotAllowed()
+  if (route.subresource !== undefined && route.subresource !== "status") throw Status.methodNotAllowed()
   const body = await readBody(request)
   if (!isObject(body)) throw Status.badRequest("error decoding YAML: the apply configuration must be an object")
   const apiVersion = apiVersionOf(route.kind.group, route.version)
@@ -443,7 +443,12 @@ export const apply = async (
     throw Status.conflict(route.kind, route.name!)
   }
   for (const k of serverOwnedMetadata) drop(metadata, k)
-  if (route.kind.hasStatus) drop(config, "status")
+  // the status subresource applies only `.status`; the main resource ignores it
+  if (route.subresource === "status") {
+    if (prev === undefined) throw Status.notFound(route.kind, route.name!)
+    for (const k of Object.keys(config)) if (!["apiVersion", "kind", "metadata", "status"].includes(k)) drop(config, k)
+    for (const k of Object.keys(metadata)) if (k !== "name" && k !== "namespace") drop(metadata, k)
+  } else if (route.kind.hasStatus) drop(config, "status")
   const live = prev !== undefined ? prev.copy() : undefined
   if (live !== undefined) drop(live.metadata as JsonObject, "managedFields")
   const result = Managed.apply({
@@ -462,6 +467,11 @@ export const apply = async (
         field: Managed.formatPath(c.path)
       }))
     })
+  }
+  if (route.subresource === "status") {
+    const next = { ...prev!.copy(), status: result.object.status }
+    const committed = commit(state, route, prev, next, result.entries, query.dryRun === "All", false)
+    return json(committed.status, committed.json)
   }
   const obj = finish(route.kind, result.object, prev?.obj, undefined, true)
   const committed = commit(state, route, prev, obj, result.entries, query.dryRun === "All")
