@@ -259,3 +259,170 @@ describe("subresource operations exist only where the kind has the subresource",
     assert.isFunction(deployments.patchScale)
   })
 })
+
+const running = (control: FakeCluster.Control, name: string) =>
+  control.update({ apiVersion: "v1", kind: "Pod", namespace: "default", name }, {
+    status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] }
+  })
+
+describe("pod eviction", () => {
+  it.layer(FakeCluster.layer())((it) => {
+    it.effect("evicts a pod no budget protects; a budget that would be violated answers 429 with its message", () =>
+      Effect.gen(function*() {
+        const control = yield* fake
+        yield* pods.create(pod("free", { app: "free" }))
+        yield* pods.evict("free")
+        assert.isTrue(Option.isNone(yield* pods.get("free")) || (yield* pods.get("free")).pipe(Option.getOrThrow).metadata?.deletionTimestamp !== undefined)
+
+        control.seed([{
+          apiVersion: "policy/v1",
+          kind: "PodDisruptionBudget",
+          metadata: { name: "web-pdb", namespace: "default" },
+          spec: { minAvailable: 2, selector: { matchLabels: { app: "web" } } }
+        }])
+        for (const name of ["web-1", "web-2", "web-3"]) {
+          yield* pods.create(pod(name))
+          running(control, name)
+        }
+        // 3 healthy, 2 needed: one may go
+        yield* pods.evict("web-1", { deleteOptions: { gracePeriodSeconds: 0 } })
+        assert.isTrue(Option.isNone(yield* pods.get("web-1")))
+        // 2 healthy, 2 needed: refused, at once (not retried as a throttle)
+        const before = control.requests().length
+        const blocked = yield* failureOf(pods.evict("web-2"))
+        assert.isTrue(ApiError.isTooManyRequests(blocked))
+        assert.instanceOf(blocked, ApiError)
+        const apiError = blocked as ApiError
+        assert.strictEqual(apiError.statusMessage, "Cannot evict pod as it would violate the pod's disruption budget.")
+        assert.include(apiError.message, "Cannot evict pod as it would violate the pod's disruption budget.")
+        assert.deepStrictEqual(apiError.status?.details?.causes?.map((c) => c.reason), ["DisruptionBudget"])
+        assert.include(apiError.status?.details?.causes?.[0]?.message ?? "", "web-pdb needs 2 healthy pods and has 2")
+        assert.strictEqual(control.requests().length - before, 1)
+        assert.isTrue(Option.isSome(yield* pods.get("web-2")))
+        const evictions = control.requests().filter((r) => r.path.endsWith("/eviction"))
+        assert.isTrue(evictions.every((r) => r.method === "POST"))
+      }))
+
+    it.effect("a missing pod is NotFound, a bad name a ValidationError before any request", () =>
+      Effect.gen(function*() {
+        const control = yield* fake
+        const missing = yield* failureOf(pods.evict("ghost"))
+        assert.isTrue(ApiError.isNotFound(missing))
+        const before = control.requests().length
+        const bad = yield* failureOf(pods.evict("a/b"))
+        assert.instanceOf(bad, ValidationError)
+        const badGrace = yield* failureOf(pods.evict("ghost", { deleteOptions: { gracePeriodSeconds: -1 } }))
+        assert.instanceOf(badGrace, ValidationError)
+        assert.strictEqual(control.requests().length, before)
+      }))
+  })
+})
+
+describe("ephemeral containers and resize", () => {
+  it.layer(FakeCluster.layer())((it) => {
+    it.effect("adds a debug container through ephemeralcontainers; the rest of the pod is kept", () =>
+      Effect.gen(function*() {
+        yield* pods.create(pod("debug-me"))
+        const patched = yield* pods.patchEphemeralContainers(
+          "debug-me",
+          Patch.strategic({ spec: { ephemeralContainers: [{ name: "debugger", image: "busybox", stdin: true, tty: true }] } })
+        )
+        assert.deepStrictEqual(patched.spec?.ephemeralContainers?.map((c) => c.name), ["debugger"])
+        assert.strictEqual(patched.spec?.containers[0]?.image, "busybox:1.36")
+        const read = yield* pods.getEphemeralContainers("debug-me")
+        assert.deepStrictEqual(read.spec?.ephemeralContainers, patched.spec?.ephemeralContainers)
+        // replace keeps the existing one and adds another; the containers sent along are ignored
+        const replaced = yield* pods.replaceEphemeralContainers({
+          ...read,
+          spec: {
+            ...read.spec!,
+            containers: [{ name: "main", image: "changed" }],
+            ephemeralContainers: [...read.spec!.ephemeralContainers!, { name: "second", image: "alpine" }]
+          }
+        })
+        assert.deepStrictEqual(replaced.spec?.ephemeralContainers?.map((c) => c.name), ["debugger", "second"])
+        assert.strictEqual(replaced.spec?.containers[0]?.image, "busybox:1.36")
+        // an existing ephemeral container cannot be removed
+        const removed = yield* failureOf(
+          pods.patchEphemeralContainers("debug-me", Patch.json([{ op: "remove", path: "/spec/ephemeralContainers/0" }]))
+        )
+        assert.isTrue(ApiError.isInvalid(removed))
+      }))
+
+    it.effect("resize changes only the containers' resources", () =>
+      Effect.gen(function*() {
+        yield* pods.create(pod("resize-me"))
+        const resized = yield* pods.patchResize(
+          "resize-me",
+          Patch.strategic({
+            spec: { containers: [{ name: "main", image: "ignored", resources: { requests: { cpu: "200m" } } }] }
+          })
+        )
+        assert.deepStrictEqual(resized.spec?.containers[0]?.resources, { requests: { cpu: "200m" } })
+        assert.strictEqual(resized.spec?.containers[0]?.image, "busybox:1.36")
+        const read = yield* pods.getResize("resize-me")
+        const replaced = yield* pods.replaceResize({
+          ...read,
+          spec: { ...read.spec!, containers: [{ name: "main", image: "x", resources: { limits: { memory: "1Gi" } } }] }
+        })
+        assert.deepStrictEqual(replaced.spec?.containers[0]?.resources, { limits: { memory: "1Gi" } })
+        assert.strictEqual(replaced.spec?.containers[0]?.image, "busybox:1.36")
+        const missing = yield* failureOf(pods.getResize("none"))
+        assert.isTrue(ApiError.isNotFound(missing))
+      }))
+  })
+})
+
+describe("service account tokens", () => {
+  it.layer(FakeCluster.layer())((it) => {
+    it.effect("createToken answers a Redacted token and its expiry; the token is never printed", () =>
+      Effect.gen(function*() {
+        const accounts = Kube.api(ServiceAccounts)
+        yield* accounts.create({ metadata: { name: "builder" } })
+        const made = yield* accounts.createToken("builder", { audiences: ["vault"], expirationSeconds: 7200 })
+        const value = Redacted.value(made.token)
+        assert.isTrue(value.length > 0)
+        const expires = Date.parse(made.expirationTimestamp) - Date.now()
+        assert.isTrue(expires > 7000 * 1000 && expires <= 7200 * 1000)
+        assert.notInclude(String(made.token), value)
+        assert.notInclude(JSON.stringify(made), value)
+        assert.notInclude(`${made.token}`, value)
+        assert.notInclude(String(made.token), value)
+
+        const control = yield* fake
+        const sent = control.requests().filter((r) => r.path.endsWith("/serviceaccounts/builder/token"))
+        assert.deepStrictEqual(sent.map((r) => r.method), ["POST"])
+
+        const missing = yield* failureOf(accounts.createToken("nobody"))
+        assert.isTrue(ApiError.isNotFound(missing))
+        assert.notInclude(String(missing), value)
+        const short = yield* failureOf(accounts.createToken("builder", { expirationSeconds: 60 }))
+        assert.instanceOf(short, ValidationError)
+        const blank = yield* failureOf(accounts.createToken("builder", { audiences: [" "] }))
+        assert.instanceOf(blank, ValidationError)
+      }))
+  })
+})
+
+describe("deleteWithResult", () => {
+  it.layer(FakeCluster.layer())((it) => {
+    it.effect("answers the object while a finalizer holds it, the Status once it is gone; delete keeps its boolean", () =>
+      Effect.gen(function*() {
+        const configMaps = Kube.api(ConfigMaps)
+        yield* configMaps.create({ metadata: { name: "held", finalizers: ["example.com/hold"] } })
+        const held = yield* configMaps.deleteWithResult("held")
+        assert.strictEqual(held._tag, "Object")
+        if (held._tag === "Object") assert.isString(held.object.metadata?.deletionTimestamp)
+        yield* configMaps.create({ metadata: { name: "plain" } })
+        const gone = yield* configMaps.deleteWithResult("plain")
+        assert.strictEqual(gone._tag, "Status")
+        if (gone._tag === "Status") assert.strictEqual(gone.status.status, "Success")
+        const missing = yield* failureOf(configMaps.deleteWithResult("plain"))
+        assert.isTrue(ApiError.isNotFound(missing))
+        assert.isFalse(yield* configMaps.delete("plain"))
+        yield* configMaps.create({ metadata: { name: "pre" } })
+        const conflict = yield* failureOf(configMaps.deleteWithResult("pre", { preconditions: { resourceVersion: "1" } }))
+        assert.isTrue(ApiError.isConflict(conflict))
+      }))
+  })
+})

@@ -48,6 +48,11 @@ export const deleteOne = async (
   request: RawRequest
 ): Promise<RawResponse> => {
   const options = await deleteOptions(query, request)
+  return deleteWithOptions(state, route, options)
+}
+
+/** Deletes one object with options already read (an eviction's `deleteOptions`). @internal */
+export const deleteWithOptions = (state: FakeState, route: Route, options: JsonObject): RawResponse => {
   const entry = state.entryOf(route)
   const meta = entry.obj.metadata as JsonObject
   const pre = isObject(options.preconditions) ? options.preconditions : {}

@@ -238,6 +238,52 @@ export const commit = (
   return { status: prev === undefined ? 201 : 200, entry, json: state.jsonIn(entry, route.version) }
 }
 
+/**
+ * What a write through a subresource keeps of the object sent: `status` its `.status`,
+ * a pod's `ephemeralcontainers` its `spec.ephemeralContainers` (added only: one cannot
+ * be removed or changed), a pod's `resize` its containers' `resources`. The rest is the
+ * stored object's.
+ */
+const subresourceWrite = (route: Route, prev: Entry, obj: JsonObject): JsonObject => {
+  const next = prev.copy()
+  const sent = isObject(obj.spec) ? obj.spec : {}
+  switch (route.subresource) {
+    case "status":
+      return { ...next, status: obj.status }
+    case "ephemeralcontainers": {
+      const had = Array.isArray(child(next, "spec").ephemeralContainers)
+        ? (child(next, "spec").ephemeralContainers as Array<JsonObject>)
+        : []
+      const given = Array.isArray(sent.ephemeralContainers) ? (sent.ephemeralContainers as Array<unknown>) : []
+      for (const old of had) {
+        const same = given.find((c) => isObject(c) && c.name === old.name)
+        if (same === undefined || !deepEqual(same, old)) {
+          throw Status.invalid(route.kind, route.name!, [{
+            reason: "FieldValueForbidden",
+            field: "spec.ephemeralContainers",
+            message: "Forbidden: existing ephemeral containers may not be changed"
+          }])
+        }
+      }
+      child(next, "spec").ephemeralContainers = given
+      return next
+    }
+    case "resize": {
+      const containers = child(next, "spec").containers
+      const given = Array.isArray(sent.containers) ? sent.containers : []
+      if (Array.isArray(containers)) {
+        for (const c of containers) {
+          const same = given.find((g) => isObject(g) && isObject(c) && g.name === c.name)
+          if (isObject(c) && isObject(same)) c.resources = same.resources
+        }
+      }
+      return next
+    }
+    default:
+      throw Status.methodNotAllowed()
+  }
+}
+
 /** POST of a new object (a name or generateName is required). @internal */
 export const create = async (
   state: FakeState,
@@ -309,8 +355,8 @@ export const replace = async (
       `Precondition failed: UID in precondition: ${String(metadata.uid)}, UID in object meta: ${String(prevMeta.uid)}`
     )
   }
-  if (route.subresource === "status") {
-    const next = { ...prev.copy(), status: obj.status }
+  if (route.subresource !== undefined) {
+    const next = subresourceWrite(route, prev, obj)
     const result = commit(state, route, prev, next, prev.managers, query.dryRun === "All", false)
     return json(result.status, result.json)
   }
@@ -371,8 +417,8 @@ export const patch = async (
   if (route.kind.namespaced) metadata.namespace = route.namespace
   patched.apiVersion = prev.obj.apiVersion
   patched.kind = prev.obj.kind
-  if (route.subresource === "status") {
-    const next = { ...prev.copy(), status: patched.status }
+  if (route.subresource !== undefined) {
+    const next = subresourceWrite(route, prev, patched)
     const result = commit(state, route, prev, next, prev.managers, query.dryRun === "All", false)
     return json(result.status, result.json)
   }
