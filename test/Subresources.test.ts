@@ -426,3 +426,94 @@ describe("deleteWithResult", () => {
       }))
   })
 })
+
+describe("request options", () => {
+  it.layer(FakeCluster.layer())((it) => {
+    it.effect("fieldValidation Strict refuses an unknown field with the server's message; Warn and Ignore accept it", () =>
+      Effect.gen(function*() {
+        const control = yield* fake
+        // the unknown field gets past the Schema (excess properties are kept) as it would from a YAML file
+        const withUnknown = { ...deployment("strict"), spec: { ...deployment("strict").spec!, foo: 1 } } as Deployment
+        const strict = yield* failureOf(deployments.create(withUnknown, { fieldValidation: "Strict" }))
+        assert.strictEqual((strict as ApiError).code, 400)
+        assert.strictEqual((strict as ApiError).statusMessage, "strict decoding error: unknown field \"spec.foo\"")
+        const nested = {
+          ...deployment("nested"),
+          spec: {
+            ...deployment("nested").spec!,
+            template: { spec: { containers: [{ name: "c", image: "nginx", bogus: true }] } }
+          }
+        } as unknown as Deployment
+        const nestedError = yield* failureOf(deployments.create(nested, { fieldValidation: "Strict" }))
+        assert.strictEqual(
+          (nestedError as ApiError).statusMessage,
+          "strict decoding error: unknown field \"spec.template.spec.containers[0].bogus\""
+        )
+        yield* deployments.create(withUnknown, { fieldValidation: "Warn" })
+        const patched = yield* failureOf(
+          deployments.patch("strict", Patch.merge({ spec: { bar: 2 } }), { fieldValidation: "Strict" })
+        )
+        assert.strictEqual((patched as ApiError).statusMessage, "strict decoding error: unknown field \"spec.bar\"")
+        const applied = yield* failureOf(deployments.apply(
+          { ...withUnknown, apiVersion: "apps/v1", kind: "Deployment" },
+          { fieldManager: "t", fieldValidation: "Strict" }
+        ))
+        assert.strictEqual((applied as ApiError).code, 400)
+        yield* deployments.replace("strict", Option.getOrThrow(yield* deployments.get("strict")), {
+          fieldValidation: "Ignore"
+        })
+        const queries = control.requests().filter((r) => r.path.includes("/deployments")).map((r) => r.query.fieldValidation)
+        assert.deepStrictEqual(queries.filter((q) => q !== undefined), [
+          "Strict",
+          "Strict",
+          "Warn",
+          "Strict",
+          "Strict",
+          "Ignore"
+        ])
+
+        // Warn answers a Warning header per unknown field
+        const response = yield* Effect.promise(() =>
+          control.handle(
+            new Request(`${control.url}/apis/apps/v1/namespaces/default/deployments?fieldValidation=Warn`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({
+                apiVersion: "apps/v1",
+                kind: "Deployment",
+                ...deployment("warned"),
+                spec: { ...deployment("warned").spec!, foo: 1 }
+              })
+            })
+          )
+        )
+        assert.strictEqual(response.status, 201)
+        assert.strictEqual(response.headers.get("warning"), "299 - \"unknown field \\\"spec.foo\\\"\"")
+      }))
+
+    it.effect("get with resourceVersion, list with timeoutSeconds, deleteAll with preconditions and resourceVersion", () =>
+      Effect.gen(function*() {
+        const control = yield* fake
+        const configMaps = Kube.api(ConfigMaps)
+        yield* configMaps.create({ metadata: { name: "rv", labels: { set: "a" } } })
+        assert.isTrue(Option.isSome(yield* configMaps.get("rv", { resourceVersion: "0" })))
+        yield* configMaps.list({ timeoutSeconds: 5 })
+        const badTimeout = yield* failureOf(configMaps.list({ timeoutSeconds: -1 }))
+        assert.instanceOf(badTimeout, ValidationError)
+        const rv = control.resourceVersion()
+        assert.strictEqual(
+          yield* configMaps.deleteAll({ labelSelector: "set=a", resourceVersion: rv, preconditions: { resourceVersion: "1" } })
+            .pipe(Effect.either, Effect.map((e) => e._tag)),
+          "Left"
+        )
+        assert.isTrue(Option.isSome(yield* configMaps.get("rv")))
+        const requests = control.requests().filter((r) => r.path.endsWith("/configmaps") || r.path.endsWith("/rv"))
+        const getRequest = requests.find((r) => r.method === "GET" && r.path.endsWith("/rv"))
+        assert.strictEqual(getRequest?.query.resourceVersion, "0")
+        const listRequest = requests.find((r) => r.method === "GET" && r.query.timeoutSeconds !== undefined)
+        assert.strictEqual(listRequest?.query.timeoutSeconds, "5")
+        const deleteRequest = requests.find((r) => r.method === "DELETE")
+        assert.strictEqual(deleteRequest?.query.resourceVersion, rv)
+      }))
+  })
+})

@@ -11,6 +11,7 @@ import * as MicroTime from "./microtime.js"
 import { isTrue, json, mediaType, type RawRequest, type RawResponse, readBody } from "./http.js"
 import { child, clone, deepEqual, drop, isObject, type JsonObject, now, randomSuffix } from "./json.js"
 import { apiVersionOf, type KindInfo } from "./kinds.js"
+import * as FieldValidation from "./fieldvalidation.js"
 import * as Managed from "./managed.js"
 import { jsonPatch, mergePatch, PatchError, strategicMerge } from "./patch.js"
 import { type FakeState, hasFinalizers, type Route, routeApiVersion } from "./state.js"
@@ -296,6 +297,7 @@ export const create = async (
     throw Status.unsupportedMediaType(type, ["application/json", "application/yaml"])
   }
   const obj = checkBody(route, await readBody(request))
+  const warnings = await FieldValidation.check(route, query, obj)
   const metadata = obj.metadata as JsonObject
   const collection = state.collectionOf(route.kind)
   const namespace = route.namespace ?? ""
@@ -319,7 +321,7 @@ export const create = async (
   finish(route.kind, obj, undefined, undefined, true)
   const managers = Managed.recordUpdate([], fieldManagerOf(query, request), routeApiVersion(route), undefined, obj)
   const result = commit(state, { ...route, name }, undefined, obj, managers, dryRun)
-  return json(result.status, result.json)
+  return FieldValidation.withWarnings(json(result.status, result.json), warnings)
 }
 
 /** PUT of an object or its status: resourceVersion and uid preconditions. @internal */
@@ -335,6 +337,7 @@ export const replace = async (
   }
   const body = await readBody(request)
   const obj = checkBody(route, body)
+  const warnings = await FieldValidation.check(route, query, obj)
   const metadata = obj.metadata as JsonObject
   if (metadata.name !== undefined && metadata.name !== route.name) {
     throw Status.badRequest(
@@ -364,7 +367,7 @@ export const replace = async (
   const manager = fieldManagerOf(query, request)
   const managers = Managed.recordUpdate(prev.managers, manager, routeApiVersion(route), prev.obj, obj)
   const result = commit(state, route, prev, obj, managers, query.dryRun === "All")
-  return json(200, result.json)
+  return FieldValidation.withWarnings(json(200, result.json), warnings)
 }
 
 /** PATCH: JSON patch, merge patch, strategic merge patch, or apply. @internal */
@@ -401,6 +404,8 @@ export const patch = async (
     throw e
   }
   if (!isObject(patched)) throw Status.badRequest("the patch did not produce an object")
+  // a JSON patch is checked by its result, the merge patches by what they send
+  const warnings = await FieldValidation.check(route, query, type === "application/json-patch+json" ? patched : body)
   const metadata = child(patched, "metadata")
   const prevMeta = prev.obj.metadata as JsonObject
   if (metadata.resourceVersion !== undefined && metadata.resourceVersion !== prevMeta.resourceVersion) {
@@ -431,7 +436,7 @@ export const patch = async (
     patched
   )
   const result = commit(state, route, prev, patched, managers, query.dryRun === "All")
-  return json(200, result.json)
+  return FieldValidation.withWarnings(json(200, result.json), warnings)
 }
 
 /** Server-side apply: field ownership by manager, conflicts unless forced. @internal */
@@ -469,6 +474,7 @@ export const apply = async (
     )
   }
   const config = clone(body)
+  const warnings = await FieldValidation.check(route, query, config)
   const metadata = child(config, "metadata")
   if (metadata.name !== route.name) {
     throw Status.badRequest(
@@ -521,7 +527,7 @@ export const apply = async (
   }
   const obj = finish(route.kind, result.object, prev?.obj, undefined, true)
   const committed = commit(state, route, prev, obj, result.entries, query.dryRun === "All")
-  return json(committed.status, committed.json)
+  return FieldValidation.withWarnings(json(committed.status, committed.json), warnings)
 }
 
 /** A change made by the fake itself (controls, simulation): no field manager, no validation. */
