@@ -517,3 +517,28 @@ describe("request options", () => {
       }))
   })
 })
+
+describe("discovery of the subresources FakeCluster serves", () => {
+  it.layer(FakeCluster.layer())((it) => {
+    it.effect("lists pods/eviction, pods/ephemeralcontainers, pods/resize and serviceaccounts/token as the API server does", () =>
+      Effect.gen(function*() {
+        const control = yield* fake
+        const response = yield* Effect.promise(() => control.handle(new Request(`${control.url}/api/v1`)))
+        const doc = (yield* Effect.promise(() => response.json())) as {
+          resources: Array<{ name: string; kind: string; group?: string; verbs: Array<string> }>
+        }
+        const byName = new Map(doc.resources.map((r) => [r.name, r]))
+        assert.deepStrictEqual(byName.get("pods/eviction"), {
+          ...byName.get("pods/eviction")!,
+          kind: "Eviction",
+          group: "policy",
+          verbs: ["create"]
+        })
+        assert.strictEqual(byName.get("serviceaccounts/token")?.kind, "TokenRequest")
+        assert.deepStrictEqual(byName.get("serviceaccounts/token")?.verbs, ["create"])
+        assert.deepStrictEqual(byName.get("pods/ephemeralcontainers")?.verbs, ["get", "patch", "update"])
+        assert.strictEqual(byName.get("pods/resize")?.kind, "Pod")
+        assert.isFalse(byName.has("configmaps/status"))
+      }))
+  })
+})
