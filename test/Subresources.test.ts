@@ -101,6 +101,20 @@ describe("status subresource", () => {
         assert.strictEqual(statusRequests[4]?.contentType, "application/apply-patch+yaml")
       }))
 
+    it.effect("a manager applying the status keeps its ownership of the spec", () =>
+      Effect.gen(function*() {
+        const config = { apiVersion: "apps/v1", kind: "Deployment", ...deployment("owned") } as const
+        yield* deployments.apply(config, { fieldManager: "op" })
+        const status = yield* deployments.applyStatus({ ...config, status: { replicas: 1 } }, { fieldManager: "op" })
+        const owned = status.metadata?.managedFields?.filter((e) => e.manager === "op") ?? []
+        const fields = JSON.stringify(owned.map((e) => e.fieldsV1))
+        assert.include(fields, "f:replicas")
+        assert.include(fields, "f:template")
+        const again = yield* deployments.apply(config, { fieldManager: "op" })
+        assert.strictEqual(again.status?.replicas, 1)
+        assert.strictEqual(again.spec?.replicas, 1)
+      }))
+
     it.effect("a stale resourceVersion is a Conflict, a missing object NotFound", () =>
       Effect.gen(function*() {
         const created = yield* deployments.create(deployment("stale"))

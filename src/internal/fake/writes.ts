@@ -520,14 +520,44 @@ export const apply = async (
       }))
     })
   }
+  const entries = route.kind.hasStatus
+    ? keepOtherHalf(result.entries, prev?.managers ?? [], manager, route.subresource === "status")
+    : result.entries
   if (route.subresource === "status") {
     const next = { ...prev!.copy(), status: result.object.status }
-    const committed = commit(state, route, prev, next, result.entries, query.dryRun === "All", false)
+    const committed = commit(state, route, prev, next, entries, query.dryRun === "All", false)
     return json(committed.status, committed.json)
   }
   const obj = finish(route.kind, result.object, prev?.obj, undefined, true)
-  const committed = commit(state, route, prev, obj, result.entries, query.dryRun === "All")
+  const committed = commit(state, route, prev, obj, entries, query.dryRun === "All")
   return FieldValidation.withWarnings(json(committed.status, committed.json), warnings)
+}
+
+const isStatusPath = (path: string): boolean => path === "f:status" || path.startsWith("f:status\n")
+
+/**
+ * A manager's Apply entry keeps what it owns in the other half of the object (`.status`
+ * for an apply to the main resource, the rest for an apply to status): the API server
+ * keeps one entry per subresource, so one apply never disowns the other's fields. (The
+ * fake does not track ownership of `.status` fields themselves: `Managed.fieldPaths`
+ * leaves them out.)
+ */
+const keepOtherHalf = (
+  entries: ReadonlyArray<Managed.ManagerEntry>,
+  before: ReadonlyArray<Managed.ManagerEntry>,
+  manager: string,
+  toStatus: boolean
+): ReadonlyArray<Managed.ManagerEntry> => {
+  const previous = before.find((e) => e.manager === manager && e.operation === "Apply")
+  if (previous === undefined) return entries
+  const kept = [...previous.fields].filter((p) => isStatusPath(p) !== toStatus)
+  if (kept.length === 0) return entries
+  if (!entries.some((e) => e.manager === manager && e.operation === "Apply")) {
+    return [...entries, { ...previous, fields: new Set(kept) }]
+  }
+  return entries.map((e) =>
+    e.manager === manager && e.operation === "Apply" ? { ...e, fields: new Set([...e.fields, ...kept]) } : e
+  )
 }
 
 /** A change made by the fake itself (controls, simulation): no field manager, no validation. */
