@@ -301,7 +301,10 @@ export interface Operations<A> {
    * it is gone), or the `Status` of a completed delete. A missing object fails with
    * ApiError NotFound (`delete` answers `false` instead).
    */
-  readonly deleteWithResult: (name: string, options?: DeleteOptions) => Effect.Effect<DeleteResult<A>, Error, Requirements>
+  readonly deleteWithResult: (
+    name: string,
+    options?: DeleteOptions
+  ) => Effect.Effect<DeleteResult<A>, Error, Requirements>
   /** Deletes every object that matches a (required, non-empty) selector; returns how many there were. */
   readonly deleteAll: (options: DeleteAllOptions) => Effect.Effect<number, Error, Requirements>
   /** One watch request as a stream of events; ends when the server ends it. */
@@ -450,7 +453,11 @@ export interface ScaleOperations {
   /** The object's Scale; a missing object fails with ApiError NotFound. */
   readonly getScale: (name: string) => Effect.Effect<Scale, Error, Requirements>
   /** Sets the replicas from a Scale (its `metadata.resourceVersion`, when given, must be current). */
-  readonly replaceScale: (name: string, scale: Scale, options?: WriteOptions) => Effect.Effect<Scale, Error, Requirements>
+  readonly replaceScale: (
+    name: string,
+    scale: Scale,
+    options?: WriteOptions
+  ) => Effect.Effect<Scale, Error, Requirements>
   /** Patches the Scale (merge or JSON patch: `Patch.merge({ spec: { replicas: 3 } })`). */
   readonly patchScale: (name: string, patch: Patch, options?: WriteOptions) => Effect.Effect<Scale, Error, Requirements>
 }

@@ -112,4 +112,7 @@ export const check = async (
 export const withWarnings = (response: RawResponse, warnings: ReadonlyArray<string>): RawResponse =>
   warnings.length === 0
     ? response
-    : { ...response, headers: { ...response.headers, warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(", ") } }
+    : {
+      ...response,
+      headers: { ...response.headers, warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(", ") }
+    }

@@ -258,7 +258,12 @@ export const patchSubresource = (
 })
 
 /** `POST` of a policy/v1 Eviction of a pod, with the delete options it deletes the pod with. */
-export const evict = (resource: Kind, namespace: string | undefined, name: string, options: Kube.EvictOptions): Spec => {
+export const evict = (
+  resource: Kind,
+  namespace: string | undefined,
+  name: string,
+  options: Kube.EvictOptions
+): Spec => {
   const deleteOptions = options.deleteOptions === undefined ? undefined : deleteOptionsObject(options.deleteOptions)
   return {
     method: "POST",
