@@ -500,7 +500,7 @@ for (const k of kinds) {
   const key = `${k.group}/${k.plural}`
   fakeKinds.set(key, [...(fakeKinds.get(key) ?? []), k])
 }
-const servedSubs = new Set(["log", "scale", "status"])
+const servedSubs = new Set(["ephemeralcontainers", "eviction", "log", "resize", "scale", "status", "token"])
 const rows = [...fakeKinds.values()].map((versions) => {
   const sorted = [...versions].sort((a, b) => stability(b.version) - stability(a.version) || versionNumber(b.version) - versionNumber(a.version))
   const k = sorted[0]

@@ -26,6 +26,7 @@ import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
 import type * as Stream from "effect/Stream"
 import type { ApiError, KubeConfigError, Status, ValidationError, WaitTimeout } from "./Errors.js"
 import * as Exec from "./Exec.js"
@@ -33,6 +34,7 @@ import * as internal from "./internal/api.js"
 import type { KubeConfig } from "./KubeConfig.js"
 import type { Patch } from "./Patch.js"
 import type { Resource } from "./Resource.js"
+import type { Scale } from "./resources/autoscaling/v1.js"
 import type * as Watcher from "./Watcher.js"
 
 /**
@@ -63,6 +65,34 @@ export type Error = ApiError | ValidationError | KubeConfigError | HttpClientErr
 export interface WriteOptions {
   readonly dryRun?: boolean | undefined
   readonly fieldManager?: string | undefined
+  /** How the server treats unknown or duplicate fields (see `FieldValidation`); the server's default is `Warn`. */
+  readonly fieldValidation?: FieldValidation | undefined
+}
+
+/**
+ * How the server treats fields of a written object that its schema does not know:
+ * `Strict` fails the request (400, `strict decoding error: unknown field "spec.foo"`),
+ * `Warn` accepts it and answers a `Warning` header, `Ignore` drops them silently.
+ *
+ * @example
+ * ```ts
+ * deployments.create(deployment, { fieldValidation: "Strict" })
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export type FieldValidation = "Strict" | "Warn" | "Ignore"
+
+/**
+ * Options of `get`. `resourceVersion: "0"` lets the server answer from its cache (any
+ * version), the default (none) asks for the latest.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface GetOptions {
+  readonly resourceVersion?: string | undefined
+  readonly resourceVersionMatch?: "Exact" | "NotOlderThan" | undefined
 }
 
 /**
@@ -89,6 +119,8 @@ export interface ListOptions extends Selectors {
   readonly resourceVersion?: string | undefined
   readonly resourceVersionMatch?: "Exact" | "NotOlderThan" | undefined
   readonly allNamespaces?: boolean | undefined
+  /** How long the server may take to answer the list, in seconds. */
+  readonly timeoutSeconds?: number | undefined
 }
 
 /**
@@ -142,6 +174,10 @@ export type DeleteAllOptions =
     readonly propagationPolicy?: "Foreground" | "Background" | "Orphan" | undefined
     readonly gracePeriodSeconds?: number | undefined
     readonly dryRun?: boolean | undefined
+    /** Each object is deleted only if its uid / resourceVersion match (else it is kept: 409 Conflict). */
+    readonly preconditions?: DeleteOptions["preconditions"]
+    /** The resourceVersion the list of objects to delete is read at. */
+    readonly resourceVersion?: string | undefined
   }
   & (
     | { readonly labelSelector: string; readonly fieldSelector?: string | undefined }
@@ -158,6 +194,7 @@ export interface ApplyOptions {
   readonly fieldManager: string
   readonly force?: boolean | undefined
   readonly dryRun?: boolean | undefined
+  readonly fieldValidation?: FieldValidation | undefined
 }
 
 /**
@@ -239,6 +276,7 @@ export type Api<A, S extends string = never> =
   & Operations<A>
   & ("log" extends S ? LogOperations : unknown)
   & ("exec" extends S ? Exec.Operations : unknown)
+  & SubresourceOperations<A, S>
 
 /**
  * The operations every resource has.
@@ -253,7 +291,7 @@ export interface Operations<A> {
   /** Creates an object and returns it as the server made it. */
   readonly create: (object: A, options?: WriteOptions) => Effect.Effect<A, Error, Requirements>
   /** Reads an object; a 404 is `Option.none()`. */
-  readonly get: (name: string) => Effect.Effect<Option.Option<A>, Error, Requirements>
+  readonly get: (name: string, options?: GetOptions) => Effect.Effect<Option.Option<A>, Error, Requirements>
   /** Lists objects (one page when `limit` is given). */
   readonly list: (options?: ListOptions) => Effect.Effect<ListResult<A>, Error, Requirements>
   /** Replaces an object; a stale `metadata.resourceVersion` fails with ApiError Conflict. */
@@ -264,6 +302,16 @@ export interface Operations<A> {
   readonly apply: (object: A, options: ApplyOptions) => Effect.Effect<A, Error, Requirements>
   /** Deletes an object: `true`, or `false` when there was none (404). */
   readonly delete: (name: string, options?: DeleteOptions) => Effect.Effect<boolean, Error, Requirements>
+  /**
+   * Deletes an object and says what the server answered: the object while it is still
+   * terminating (finalizers, a grace period; custom resources answer the object even when
+   * it is gone), or the `Status` of a completed delete. A missing object fails with
+   * ApiError NotFound (`delete` answers `false` instead).
+   */
+  readonly deleteWithResult: (
+    name: string,
+    options?: DeleteOptions
+  ) => Effect.Effect<DeleteResult<A>, Error, Requirements>
   /** Deletes every object that matches a (required, non-empty) selector; returns how many there were. */
   readonly deleteAll: (options: DeleteAllOptions) => Effect.Effect<number, Error, Requirements>
   /** One watch request as a stream of events; ends when the server ends it. */
@@ -359,4 +407,193 @@ export type {
    * @category models
    */
   Status
+}
+
+/**
+ * What `deleteWithResult` answers: the object, while it terminates (a finalizer or a
+ * grace period holds it), or the server's `Status` when the delete is complete.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type DeleteResult<A> =
+  | { readonly _tag: "Object"; readonly object: A }
+  | { readonly _tag: "Status"; readonly status: Status }
+
+/**
+ * The subresource operations a kind offers, from its subresources `S`: `status`, `scale`,
+ * pod `eviction`, `ephemeralcontainers` and `resize`, service account `token`. A kind
+ * without one does not have its operations (a compile error, not a runtime failure).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type SubresourceOperations<A, S extends string> =
+  & ("status" extends S ? StatusOperations<A> : unknown)
+  & ("scale" extends S ? ScaleOperations : unknown)
+  & ("eviction" extends S ? EvictionOperations : unknown)
+  & ("ephemeralcontainers" extends S ? EphemeralContainersOperations<A> : unknown)
+  & ("resize" extends S ? ResizeOperations<A> : unknown)
+  & ("token" extends S ? TokenOperations : unknown)
+
+/**
+ * The `status` subresource: reads and writes only `.status` (the rest of the object
+ * sent is ignored by the server); each answers the whole object.
+ *
+ * @example
+ * ```ts
+ * const deployments = Kube.api(Deployments, { namespace: "default" })
+ * yield* deployments.patchStatus("web", Patch.merge({ status: { observedGeneration: 2 } }))
+ * yield* deployments.applyStatus(
+ *   { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, status: { replicas: 1 } },
+ *   { fieldManager: "my-controller" }
+ * )
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export interface StatusOperations<A> {
+  /** Reads an object through its status subresource; a missing object fails with ApiError NotFound. */
+  readonly getStatus: (name: string) => Effect.Effect<A, Error, Requirements>
+  /** Replaces `.status` (a stale `metadata.resourceVersion` fails with ApiError Conflict). */
+  readonly replaceStatus: (object: A, options?: WriteOptions) => Effect.Effect<A, Error, Requirements>
+  /** Patches `.status` with any `Patch` kind (a `Patch.apply` needs a field manager). */
+  readonly patchStatus: (name: string, patch: Patch, options?: WriteOptions) => Effect.Effect<A, Error, Requirements>
+  /** Server-side applies `.status` of the object as `fieldManager`. */
+  readonly applyStatus: (object: A, options: ApplyOptions) => Effect.Effect<A, Error, Requirements>
+}
+
+/**
+ * The `scale` subresource (Deployments, StatefulSets, ReplicaSets, ReplicationControllers,
+ * custom resources declared with `subresources: ["scale"]`), as an `autoscaling/v1` Scale.
+ *
+ * @example
+ * ```ts
+ * const scale = yield* deployments.getScale("web")
+ * yield* deployments.patchScale("web", Patch.merge({ spec: { replicas: 3 } }))
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export interface ScaleOperations {
+  /** The object's Scale; a missing object fails with ApiError NotFound. */
+  readonly getScale: (name: string) => Effect.Effect<Scale, Error, Requirements>
+  /** Sets the replicas from a Scale (its `metadata.resourceVersion`, when given, must be current). */
+  readonly replaceScale: (
+    name: string,
+    scale: Scale,
+    options?: WriteOptions
+  ) => Effect.Effect<Scale, Error, Requirements>
+  /** Patches the Scale (merge or JSON patch: `Patch.merge({ spec: { replicas: 3 } })`). */
+  readonly patchScale: (name: string, patch: Patch, options?: WriteOptions) => Effect.Effect<Scale, Error, Requirements>
+}
+
+/**
+ * Options of `evict`: the delete options the eviction deletes the pod with.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface EvictOptions {
+  readonly deleteOptions?: DeleteOptions | undefined
+}
+
+/**
+ * Pod eviction (policy/v1 Eviction), as `kubectl drain` does it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface EvictionOperations {
+  /**
+   * Evicts a pod: deleted unless a PodDisruptionBudget forbids it, in which case the
+   * eviction fails with ApiError TooManyRequests (`ApiError.isTooManyRequests`, the
+   * server's message says which budget); try again later. Never retried on its own.
+   */
+  readonly evict: (name: string, options?: EvictOptions) => Effect.Effect<void, Error, Requirements>
+}
+
+/**
+ * A pod's `ephemeralcontainers` subresource: adds debug containers to a running pod (only
+ * `spec.ephemeralContainers` is written). Each answers the whole pod.
+ *
+ * @example
+ * ```ts
+ * yield* pods.patchEphemeralContainers("web", Patch.strategic({
+ *   spec: { ephemeralContainers: [{ name: "debug", image: "busybox", stdin: true, tty: true }] }
+ * }))
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export interface EphemeralContainersOperations<A> {
+  readonly getEphemeralContainers: (name: string) => Effect.Effect<A, Error, Requirements>
+  readonly patchEphemeralContainers: (
+    name: string,
+    patch: Patch,
+    options?: WriteOptions
+  ) => Effect.Effect<A, Error, Requirements>
+  readonly replaceEphemeralContainers: (object: A, options?: WriteOptions) => Effect.Effect<A, Error, Requirements>
+}
+
+/**
+ * A pod's `resize` subresource (in-place resize of container resources, Kubernetes 1.33+):
+ * only the containers' `resources` are written. Each answers the whole pod.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ResizeOperations<A> {
+  readonly getResize: (name: string) => Effect.Effect<A, Error, Requirements>
+  readonly patchResize: (name: string, patch: Patch, options?: WriteOptions) => Effect.Effect<A, Error, Requirements>
+  readonly replaceResize: (object: A, options?: WriteOptions) => Effect.Effect<A, Error, Requirements>
+}
+
+/**
+ * Options of `createToken` (a TokenRequest): who the token is for, how long it lives
+ * (the server may shorten it; at least 600 seconds), and the object it is bound to.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TokenOptions {
+  readonly audiences?: ReadonlyArray<string> | undefined
+  readonly expirationSeconds?: number | undefined
+  readonly boundObjectRef?: {
+    readonly apiVersion?: string | undefined
+    readonly kind?: string | undefined
+    readonly name?: string | undefined
+    readonly uid?: string | undefined
+  } | undefined
+}
+
+/**
+ * A service account token: `Redacted`, so it prints as `<redacted>`; read it with
+ * `Redacted.value`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Token {
+  readonly token: Redacted.Redacted<string>
+  /** When the token expires (RFC 3339). */
+  readonly expirationTimestamp: string
+}
+
+/**
+ * The `token` subresource of ServiceAccounts.
+ *
+ * @example
+ * ```ts
+ * const { token, expirationTimestamp } = yield* Kube.api(ServiceAccounts).createToken("builder", {
+ *   audiences: ["vault"],
+ *   expirationSeconds: 3600
+ * })
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export interface TokenOperations {
+  /** Creates a token for the service account (`kubectl create token`). */
+  readonly createToken: (name: string, options?: TokenOptions) => Effect.Effect<Token, Error, Requirements>
 }

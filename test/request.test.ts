@@ -195,3 +195,85 @@ describe("ApiError", () => {
     expect(error.message.startsWith("k8s: GET /api/v1/namespaces/default/pods/x: 502 Unknown: <html>")).toBe(true)
   })
 })
+
+describe("the requests of subresources and request options (pure, request/)", () => {
+  it("builds status, scale, ephemeralcontainers and resize requests", () => {
+    expect(request.getSubresource(Pods, "ns", "p", "status", "getStatus")).toEqual({
+      method: "GET",
+      path: "/api/v1/namespaces/ns/pods/p/status",
+      operation: { verb: "getStatus", kind: "Pod", namespace: "ns", name: "p" }
+    })
+    const replaced = request.replaceSubresource(Jobs, "b", "j", "status", { status: {} }, { fieldValidation: "Strict" }, "replaceStatus")
+    expect(replaced.method).toBe("PUT")
+    expect(pathWithQuery(replaced)).toBe("/apis/batch/v1/namespaces/b/jobs/j/status?fieldValidation=Strict")
+    expect(replaced.body).toEqual({ contentType: "application/json", text: "{\"status\":{}}" })
+    expect(replaced.operation).toEqual({ verb: "replaceStatus", kind: "Job", namespace: "b", name: "j" })
+    const applied = request.patchSubresource(
+      Jobs,
+      "b",
+      "j",
+      "status",
+      Patch.apply({ status: { active: 1 } }, { force: true }),
+      { fieldManager: "ctl" },
+      "applyStatus"
+    )
+    expect(pathWithQuery(applied)).toBe("/apis/batch/v1/namespaces/b/jobs/j/status?fieldManager=ctl&force=true")
+    expect(applied.method).toBe("PATCH")
+    expect(applied.body?.contentType).toBe("application/apply-patch+yaml")
+    expect(applied.operation.verb).toBe("applyStatus")
+    const scale = request.patchSubresource(Jobs, "b", "j", "scale", Patch.merge({ spec: { replicas: 2 } }), {}, "patchScale")
+    expect(scale.path).toBe("/apis/batch/v1/namespaces/b/jobs/j/scale")
+    expect(scale.body).toEqual({ contentType: "application/merge-patch+json", text: "{\"spec\":{\"replicas\":2}}" })
+    expect(request.getSubresource(Pods, "ns", "p", "ephemeralcontainers", "getEphemeralContainers").path)
+      .toBe("/api/v1/namespaces/ns/pods/p/ephemeralcontainers")
+    expect(request.getSubresource(Pods, "ns", "p", "resize", "getResize").path).toBe("/api/v1/namespaces/ns/pods/p/resize")
+  })
+
+  it("builds an Eviction and a TokenRequest", () => {
+    const evict = request.evict(Pods, "ns", "p", { deleteOptions: { gracePeriodSeconds: 0, dryRun: true } })
+    expect(evict.method).toBe("POST")
+    expect(evict.path).toBe("/api/v1/namespaces/ns/pods/p/eviction")
+    expect(JSON.parse(evict.body!.text)).toEqual({
+      apiVersion: "policy/v1",
+      kind: "Eviction",
+      metadata: { name: "p", namespace: "ns" },
+      deleteOptions: { kind: "DeleteOptions", apiVersion: "v1", gracePeriodSeconds: 0, dryRun: ["All"] }
+    })
+    expect(JSON.parse(request.evict(Pods, "ns", "p", {}).body!.text)).toEqual({
+      apiVersion: "policy/v1",
+      kind: "Eviction",
+      metadata: { name: "p", namespace: "ns" }
+    })
+    const token = request.createToken(Pods, "ns", "sa", {
+      audiences: ["vault"],
+      expirationSeconds: 3600,
+      boundObjectRef: { kind: "Pod", apiVersion: "v1", name: "p" }
+    })
+    expect(token.path).toBe("/api/v1/namespaces/ns/pods/sa/token")
+    expect(JSON.parse(token.body!.text)).toEqual({
+      apiVersion: "authentication.k8s.io/v1",
+      kind: "TokenRequest",
+      metadata: { name: "sa", namespace: "ns" },
+      spec: { audiences: ["vault"], expirationSeconds: 3600, boundObjectRef: { kind: "Pod", apiVersion: "v1", name: "p" } }
+    })
+    expect(token.operation.verb).toBe("createToken")
+  })
+
+  it("sends fieldValidation, get's resourceVersion, list's timeoutSeconds, deleteAll's preconditions", () => {
+    expect(pathWithQuery(request.create(Pods, "ns", {}, { fieldValidation: "Warn" })))
+      .toBe("/api/v1/namespaces/ns/pods?fieldValidation=Warn")
+    expect(pathWithQuery(request.patch(Pods, "ns", "p", Patch.merge({}), { fieldValidation: "Ignore" })))
+      .toBe("/api/v1/namespaces/ns/pods/p?fieldValidation=Ignore")
+    expect(pathWithQuery(request.get(Pods, "ns", "p", { resourceVersion: "0" })))
+      .toBe("/api/v1/namespaces/ns/pods/p?resourceVersion=0")
+    expect(request.get(Pods, "ns", "p").query).toBeUndefined()
+    expect(pathWithQuery(request.list(Pods, "ns", { timeoutSeconds: 5 }))).toBe("/api/v1/namespaces/ns/pods?timeoutSeconds=5")
+    const all = request.deleteCollection(Pods, "ns", {
+      labelSelector: "a=b",
+      resourceVersion: "42",
+      preconditions: { resourceVersion: "7" }
+    })
+    expect(pathWithQuery(all)).toBe("/api/v1/namespaces/ns/pods?labelSelector=a%3Db&resourceVersion=42")
+    expect(JSON.parse(all.body!.text)).toEqual({ kind: "DeleteOptions", apiVersion: "v1", preconditions: { resourceVersion: "7" } })
+  })
+})

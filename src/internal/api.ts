@@ -7,6 +7,7 @@ import type * as Kube from "../Kube.js"
 import type * as Resource from "../Resource.js"
 import * as logs from "./logs.js"
 import * as operations from "./operations.js"
+import * as subresources from "./subresources.js"
 import type { Target } from "./validate.js"
 import * as waitFor from "./waitFor.js"
 import * as watch from "./watch.js"
@@ -25,12 +26,13 @@ export const make = <A, I, S extends string>(
     resource: resource as Resource.Resource<A, unknown, string>,
     namespace: options?.namespace,
     create: (object, writeOptions) => operations.create(target, object, writeOptions),
-    get: (name) => operations.get(target, name),
+    get: (name, getOptions) => operations.get(target, name, getOptions),
     list: (listOptions) => operations.list(target, listOptions),
     replace: (name, object, writeOptions) => operations.replace(target, name, object, writeOptions),
     patch: (name, patch, writeOptions) => operations.patch(target, name, patch, writeOptions),
     apply: (object, applyOptions) => operations.apply(target, object, applyOptions),
     delete: (name, deleteOptions) => operations.del(target, name, deleteOptions),
+    deleteWithResult: (name, deleteOptions) => subresources.deleteWithResult(target, name, deleteOptions),
     deleteAll: (deleteOptions) => operations.deleteAll(target, deleteOptions),
     watch: (watchOptions) => watch.watch(target, watchOptions ?? {}),
     listStream: (streamOptions) => watch.listStream(target, streamOptions ?? {}),
@@ -41,5 +43,14 @@ export const make = <A, I, S extends string>(
     logs: (name, logOptions) => logs.logs(target, name, logOptions ?? {}),
     logStream: (name, logOptions) => logs.logStream(target, name, logOptions ?? {})
   }
-  return api
+  // Subresource operations: the type offers each only where S has the subresource.
+  return Object.assign(
+    api,
+    subresources.status(target),
+    subresources.scale(target),
+    subresources.eviction(target),
+    subresources.ephemeralContainers(target),
+    subresources.resize(target),
+    subresources.token(target)
+  )
 }

@@ -198,7 +198,15 @@ const sendWith = <R>(
 /** The server said it did not act on the request: any verb may send it again. */
 const isThrottled = (error: RequestError): error is ApiError =>
   error._tag === "ApiError" &&
-  (error.code === 429 || (error.code === 503 && error.retryAfter !== undefined))
+  ((error.code === 429 && !isDisruptionBudget(error)) || (error.code === 503 && error.retryAfter !== undefined))
+
+/**
+ * An eviction that a PodDisruptionBudget refused (429 with a `DisruptionBudget` cause):
+ * a refusal, not a throttle, so it goes to the caller at once (as `kubectl drain` retries
+ * evictions on its own schedule).
+ */
+const isDisruptionBudget = (error: ApiError): boolean =>
+  error.status?.details?.causes?.some((cause) => cause.reason === "DisruptionBudget") === true
 
 /**
  * A read may be sent again after a transport failure, a timeout or a 5xx. A throttle is

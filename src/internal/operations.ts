@@ -24,10 +24,14 @@ const objectRequest = <A, I>(target: Target<A, I>, spec: Spec) =>
 const checkGracePeriod = (seconds: number | undefined) => checkPositive(seconds, "gracePeriodSeconds", true)
 
 /** Reads one object; a 404 is `None`. */
-export const get = <A, I>(target: Target<A, I>, name: string): Effect.Effect<Option.Option<A>, Kube.Error, Kube.Requirements> =>
+export const get = <A, I>(
+  target: Target<A, I>,
+  name: string,
+  options: Kube.GetOptions = {}
+): Effect.Effect<Option.Option<A>, Kube.Error, Kube.Requirements> =>
   Effect.gen(function*() {
     const namespace = yield* resolveNamed(target, name)
-    const spec = request.get(target.resource, namespace, name)
+    const spec = request.get(target.resource, namespace, name, options)
     const found = yield* client.sendJsonOption(spec)
     if (Option.isNone(found)) return Option.none<A>()
     return Option.some(yield* decodeObject(target.resource, found.value, spec))
@@ -40,6 +44,7 @@ export const list = <A, I>(
 ): Effect.Effect<Kube.ListResult<A>, Kube.Error, Kube.Requirements> =>
   Effect.gen(function*() {
     yield* checkPositive(options.limit, "limit")
+    yield* checkPositive(options.timeoutSeconds, "timeoutSeconds")
     const namespace = yield* resolveNamespace(target, options.allNamespaces)
     return yield* listIn(target, namespace, options)
   })
@@ -85,7 +90,7 @@ const blank = (s: string | undefined): boolean => s === undefined || s.trim() ==
  * The field manager a patch is sent with: the options' or the apply patch's. Server-side
  * apply needs one, and two different ones are refused rather than one silently winning.
  */
-const fieldManagerOf = (
+export const fieldManagerOf = (
   subject: string,
   thePatch: Patch.Patch,
   options: Kube.WriteOptions
@@ -124,7 +129,11 @@ export const patch = <A, I>(
     const fieldManager = yield* fieldManagerOf(describe(target.resource, namespace, name), thePatch, options)
     return yield* objectRequest(
       target,
-      request.patch(target.resource, namespace, name, thePatch, { dryRun: options.dryRun, fieldManager })
+      request.patch(target.resource, namespace, name, thePatch, {
+        dryRun: options.dryRun,
+        fieldManager,
+        fieldValidation: options.fieldValidation
+      })
     )
   })
 
@@ -138,7 +147,10 @@ export const apply = <A, I>(
     const namespace = yield* resolveNamespace(target)
     const body = yield* prepareObject(target.resource, namespace, object, {})
     const name = metadataOf(body)["name"] as string
-    return yield* patch(target, name, Patches.apply(body, options), { dryRun: options.dryRun })
+    return yield* patch(target, name, Patches.apply(body, options), {
+      dryRun: options.dryRun,
+      fieldValidation: options.fieldValidation
+    })
   })
 
 /** Deletes an object: `true`, or `false` when there was none (404). */

@@ -48,27 +48,37 @@ export const deleteOne = async (
   request: RawRequest
 ): Promise<RawResponse> => {
   const options = await deleteOptions(query, request)
+  return deleteWithOptions(state, route, options)
+}
+
+/** Deletes one object with options already read (an eviction's `deleteOptions`). @internal */
+export const deleteWithOptions = (state: FakeState, route: Route, options: JsonObject): RawResponse => {
   const entry = state.entryOf(route)
+  checkPreconditions(route.kind, entry, options)
+  const dryRun = Array.isArray(options.dryRun) && options.dryRun.includes("All")
+  const result = deleteEntry(state, route.kind, entry, options, dryRun)
+  return deleteAnswer(state, route, result.entry, result.gone)
+}
+
+/** The uid and resourceVersion preconditions of a delete (409 when one fails). */
+const checkPreconditions = (kind: KindInfo, entry: Entry, options: JsonObject): void => {
   const meta = entry.obj.metadata as JsonObject
   const pre = isObject(options.preconditions) ? options.preconditions : {}
   if (typeof pre.uid === "string" && pre.uid !== meta.uid) {
     throw Status.preconditionFailed(
-      route.kind,
-      route.name!,
+      kind,
+      entry.name,
       `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(meta.uid)}`
     )
   }
   if (typeof pre.resourceVersion === "string" && pre.resourceVersion !== meta.resourceVersion) {
     throw Status.preconditionFailed(
-      route.kind,
-      route.name!,
+      kind,
+      entry.name,
       `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ` +
         `ResourceVersion in object meta: ${String(meta.resourceVersion)}`
     )
   }
-  const dryRun = Array.isArray(options.dryRun) && options.dryRun.includes("All")
-  const result = deleteEntry(state, route.kind, entry, options, dryRun)
-  return deleteAnswer(state, route, result.entry, result.gone)
 }
 
 const deleteAnswer = (state: FakeState, route: Route, entry: Entry, gone: boolean): RawResponse => {
@@ -172,6 +182,8 @@ export const deleteCollection = async (
   for (const e of targets) {
     const current = collection.entries.get(e.key)
     if (current === undefined) continue
+    // as the API server's DeleteCollection: the first failed precondition fails the call
+    checkPreconditions(route.kind, current, options)
     items.push(state.jsonIn(deleteEntry(state, route.kind, current, options, dryRun).entry, route.version))
   }
   const apiVersion = apiVersionOf(route.kind.group, route.version)

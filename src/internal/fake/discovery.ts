@@ -79,8 +79,18 @@ export const apiResourceList = (
         singularName: "",
         namespaced: k.namespaced,
         ...(sub === "scale" ? { group: "autoscaling", version: "v1" } : {}),
-        kind: sub === "log" ? "Pod" : sub === "scale" ? "Scale" : k.kind,
-        verbs: sub === "log" ? ["get"] : ["get", "patch", "update"]
+        ...(sub === "eviction" ? { group: "policy", version: "v1" } : {}),
+        ...(sub === "token" ? { group: "authentication.k8s.io", version: "v1" } : {}),
+        kind: sub === "log"
+          ? "Pod"
+          : sub === "scale"
+          ? "Scale"
+          : sub === "eviction"
+          ? "Eviction"
+          : sub === "token"
+          ? "TokenRequest"
+          : k.kind,
+        verbs: sub === "log" ? ["get"] : sub === "eviction" || sub === "token" ? ["create"] : ["get", "patch", "update"]
       })
     }
   }

@@ -8,6 +8,7 @@
  */
 import * as Deletes from "./deletes.js"
 import * as Discovery from "./discovery.js"
+import * as PodSubresources from "./podsubresources.js"
 import { withFault } from "./faults.js"
 import { firstValues, isTrue, json, type RawRequest, type RawResponse, statusResponse } from "./http.js"
 import * as Reads from "./reads.js"
@@ -178,6 +179,12 @@ const serveResource = (
     return Subresources.podLog(state, route, query)
   }
   if (subresource === "scale") return Subresources.scale(state, route, method, query, request)
+  if (subresource === "eviction" || subresource === "token") {
+    if (method !== "POST") throw Status.methodNotAllowed()
+    return subresource === "token"
+      ? PodSubresources.token(state, route, request)
+      : PodSubresources.evict(state, route, request, (options) => Deletes.deleteWithOptions(state, route, options))
+  }
   switch (method) {
     case "GET":
       allowed("get")

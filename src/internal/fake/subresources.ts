@@ -65,6 +65,11 @@ export const scale = (
     if (method === "PUT") scale = body
     else if (type === "application/json-patch+json") scale = jsonPatch(scale, body)
     else scale = mergePatch(scale, body)
+    // a Scale's resourceVersion is a precondition on the object, as the API server checks it
+    const rv = isObject(scale) && isObject(scale.metadata) ? scale.metadata.resourceVersion : undefined
+    if (rv !== undefined && rv !== "" && rv !== (prev.obj.metadata as JsonObject).resourceVersion) {
+      throw Status.conflict(route.kind, route.name!)
+    }
     const replicas = isObject(scale) && isObject(scale.spec) ? scale.spec.replicas : undefined
     if (typeof replicas !== "number") throw Status.badRequest("spec.replicas must be a number")
     const next = prev.copy()

@@ -11,6 +11,7 @@ import * as MicroTime from "./microtime.js"
 import { isTrue, json, mediaType, type RawRequest, type RawResponse, readBody } from "./http.js"
 import { child, clone, deepEqual, drop, isObject, type JsonObject, now, randomSuffix } from "./json.js"
 import { apiVersionOf, type KindInfo } from "./kinds.js"
+import * as FieldValidation from "./fieldvalidation.js"
 import * as Managed from "./managed.js"
 import { jsonPatch, mergePatch, PatchError, strategicMerge } from "./patch.js"
 import { type FakeState, hasFinalizers, type Route, routeApiVersion } from "./state.js"
@@ -238,6 +239,52 @@ export const commit = (
   return { status: prev === undefined ? 201 : 200, entry, json: state.jsonIn(entry, route.version) }
 }
 
+/**
+ * What a write through a subresource keeps of the object sent: `status` its `.status`,
+ * a pod's `ephemeralcontainers` its `spec.ephemeralContainers` (added only: one cannot
+ * be removed or changed), a pod's `resize` its containers' `resources`. The rest is the
+ * stored object's.
+ */
+const subresourceWrite = (route: Route, prev: Entry, obj: JsonObject): JsonObject => {
+  const next = prev.copy()
+  const sent = isObject(obj.spec) ? obj.spec : {}
+  switch (route.subresource) {
+    case "status":
+      return { ...next, status: obj.status }
+    case "ephemeralcontainers": {
+      const had = Array.isArray(child(next, "spec").ephemeralContainers)
+        ? (child(next, "spec").ephemeralContainers as Array<JsonObject>)
+        : []
+      const given = Array.isArray(sent.ephemeralContainers) ? (sent.ephemeralContainers as Array<unknown>) : []
+      for (const old of had) {
+        const same = given.find((c) => isObject(c) && c.name === old.name)
+        if (same === undefined || !deepEqual(same, old)) {
+          throw Status.invalid(route.kind, route.name!, [{
+            reason: "FieldValueForbidden",
+            field: "spec.ephemeralContainers",
+            message: "Forbidden: existing ephemeral containers may not be changed"
+          }])
+        }
+      }
+      child(next, "spec").ephemeralContainers = given
+      return next
+    }
+    case "resize": {
+      const containers = child(next, "spec").containers
+      const given = Array.isArray(sent.containers) ? sent.containers : []
+      if (Array.isArray(containers)) {
+        for (const c of containers) {
+          const same = given.find((g) => isObject(g) && isObject(c) && g.name === c.name)
+          if (isObject(c) && isObject(same)) c.resources = same.resources
+        }
+      }
+      return next
+    }
+    default:
+      throw Status.methodNotAllowed()
+  }
+}
+
 /** POST of a new object (a name or generateName is required). @internal */
 export const create = async (
   state: FakeState,
@@ -250,6 +297,7 @@ export const create = async (
     throw Status.unsupportedMediaType(type, ["application/json", "application/yaml"])
   }
   const obj = checkBody(route, await readBody(request))
+  const warnings = await FieldValidation.check(route, query, obj)
   const metadata = obj.metadata as JsonObject
   const collection = state.collectionOf(route.kind)
   const namespace = route.namespace ?? ""
@@ -273,7 +321,7 @@ export const create = async (
   finish(route.kind, obj, undefined, undefined, true)
   const managers = Managed.recordUpdate([], fieldManagerOf(query, request), routeApiVersion(route), undefined, obj)
   const result = commit(state, { ...route, name }, undefined, obj, managers, dryRun)
-  return json(result.status, result.json)
+  return FieldValidation.withWarnings(json(result.status, result.json), warnings)
 }
 
 /** PUT of an object or its status: resourceVersion and uid preconditions. @internal */
@@ -289,6 +337,7 @@ export const replace = async (
   }
   const body = await readBody(request)
   const obj = checkBody(route, body)
+  const warnings = await FieldValidation.check(route, query, obj)
   const metadata = obj.metadata as JsonObject
   if (metadata.name !== undefined && metadata.name !== route.name) {
     throw Status.badRequest(
@@ -309,8 +358,8 @@ export const replace = async (
       `Precondition failed: UID in precondition: ${String(metadata.uid)}, UID in object meta: ${String(prevMeta.uid)}`
     )
   }
-  if (route.subresource === "status") {
-    const next = { ...prev.copy(), status: obj.status }
+  if (route.subresource !== undefined) {
+    const next = subresourceWrite(route, prev, obj)
     const result = commit(state, route, prev, next, prev.managers, query.dryRun === "All", false)
     return json(result.status, result.json)
   }
@@ -318,7 +367,7 @@ export const replace = async (
   const manager = fieldManagerOf(query, request)
   const managers = Managed.recordUpdate(prev.managers, manager, routeApiVersion(route), prev.obj, obj)
   const result = commit(state, route, prev, obj, managers, query.dryRun === "All")
-  return json(200, result.json)
+  return FieldValidation.withWarnings(json(200, result.json), warnings)
 }
 
 /** PATCH: JSON patch, merge patch, strategic merge patch, or apply. @internal */
@@ -355,6 +404,8 @@ export const patch = async (
     throw e
   }
   if (!isObject(patched)) throw Status.badRequest("the patch did not produce an object")
+  // a JSON patch is checked by its result, the merge patches by what they send
+  const warnings = await FieldValidation.check(route, query, type === "application/json-patch+json" ? patched : body)
   const metadata = child(patched, "metadata")
   const prevMeta = prev.obj.metadata as JsonObject
   if (metadata.resourceVersion !== undefined && metadata.resourceVersion !== prevMeta.resourceVersion) {
@@ -371,8 +422,8 @@ export const patch = async (
   if (route.kind.namespaced) metadata.namespace = route.namespace
   patched.apiVersion = prev.obj.apiVersion
   patched.kind = prev.obj.kind
-  if (route.subresource === "status") {
-    const next = { ...prev.copy(), status: patched.status }
+  if (route.subresource !== undefined) {
+    const next = subresourceWrite(route, prev, patched)
     const result = commit(state, route, prev, next, prev.managers, query.dryRun === "All", false)
     return json(result.status, result.json)
   }
@@ -385,7 +436,7 @@ export const patch = async (
     patched
   )
   const result = commit(state, route, prev, patched, managers, query.dryRun === "All")
-  return json(200, result.json)
+  return FieldValidation.withWarnings(json(200, result.json), warnings)
 }
 
 /** Server-side apply: field ownership by manager, conflicts unless forced. @internal */
@@ -412,7 +463,7 @@ export const apply = async (
       }
     )
   }
-  if (route.subresource !== undefined) throw Status.methodNotAllowed()
+  if (route.subresource !== undefined && route.subresource !== "status") throw Status.methodNotAllowed()
   const body = await readBody(request)
   if (!isObject(body)) throw Status.badRequest("error decoding YAML: the apply configuration must be an object")
   const apiVersion = apiVersionOf(route.kind.group, route.version)
@@ -423,6 +474,7 @@ export const apply = async (
     )
   }
   const config = clone(body)
+  const warnings = await FieldValidation.check(route, query, config)
   const metadata = child(config, "metadata")
   if (metadata.name !== route.name) {
     throw Status.badRequest(
@@ -443,7 +495,12 @@ export const apply = async (
     throw Status.conflict(route.kind, route.name!)
   }
   for (const k of serverOwnedMetadata) drop(metadata, k)
-  if (route.kind.hasStatus) drop(config, "status")
+  // the status subresource applies only `.status`; the main resource ignores it
+  if (route.subresource === "status") {
+    if (prev === undefined) throw Status.notFound(route.kind, route.name!)
+    for (const k of Object.keys(config)) if (!["apiVersion", "kind", "metadata", "status"].includes(k)) drop(config, k)
+    for (const k of Object.keys(metadata)) if (k !== "name" && k !== "namespace") drop(metadata, k)
+  } else if (route.kind.hasStatus) drop(config, "status")
   const live = prev !== undefined ? prev.copy() : undefined
   if (live !== undefined) drop(live.metadata as JsonObject, "managedFields")
   const result = Managed.apply({
@@ -463,9 +520,44 @@ export const apply = async (
       }))
     })
   }
+  const entries = route.kind.hasStatus
+    ? keepOtherHalf(result.entries, prev?.managers ?? [], manager, route.subresource === "status")
+    : result.entries
+  if (route.subresource === "status") {
+    const next = { ...prev!.copy(), status: result.object.status }
+    const committed = commit(state, route, prev, next, entries, query.dryRun === "All", false)
+    return json(committed.status, committed.json)
+  }
   const obj = finish(route.kind, result.object, prev?.obj, undefined, true)
-  const committed = commit(state, route, prev, obj, result.entries, query.dryRun === "All")
-  return json(committed.status, committed.json)
+  const committed = commit(state, route, prev, obj, entries, query.dryRun === "All")
+  return FieldValidation.withWarnings(json(committed.status, committed.json), warnings)
+}
+
+const isStatusPath = (path: string): boolean => path === "f:status" || path.startsWith("f:status\n")
+
+/**
+ * A manager's Apply entry keeps what it owns in the other half of the object (`.status`
+ * for an apply to the main resource, the rest for an apply to status): the API server
+ * keeps one entry per subresource, so one apply never disowns the other's fields. (The
+ * fake does not track ownership of `.status` fields themselves: `Managed.fieldPaths`
+ * leaves them out.)
+ */
+const keepOtherHalf = (
+  entries: ReadonlyArray<Managed.ManagerEntry>,
+  before: ReadonlyArray<Managed.ManagerEntry>,
+  manager: string,
+  toStatus: boolean
+): ReadonlyArray<Managed.ManagerEntry> => {
+  const previous = before.find((e) => e.manager === manager && e.operation === "Apply")
+  if (previous === undefined) return entries
+  const kept = [...previous.fields].filter((p) => isStatusPath(p) !== toStatus)
+  if (kept.length === 0) return entries
+  if (!entries.some((e) => e.manager === manager && e.operation === "Apply")) {
+    return [...entries, { ...previous, fields: new Set(kept) }]
+  }
+  return entries.map((e) =>
+    e.manager === manager && e.operation === "Apply" ? { ...e, fields: new Set([...e.fields, ...kept]) } : e
+  )
 }
 
 /** A change made by the fake itself (controls, simulation): no field manager, no validation. */

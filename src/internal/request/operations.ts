@@ -7,7 +7,7 @@
 import type * as Kube from "../../Kube.js"
 import * as Patch from "../../Patch.js"
 import * as Resource from "../../Resource.js"
-import { jsonBody, type Spec } from "./spec.js"
+import { jsonBody, type Spec, type SubresourceVerb } from "./spec.js"
 
 /** What a request needs to know of a resource: where it lives and what it is called. */
 export type Kind = Pick<Resource.Info, "group" | "version" | "plural" | "kind">
@@ -22,10 +22,18 @@ const selectorQuery = (options: Kube.Selectors) => ({
 
 const dryRunQuery = (dryRun: boolean | undefined) => (dryRun === true ? "All" : undefined)
 
-/** `GET` of one object. */
-export const get = (resource: Kind, namespace: string | undefined, name: string): Spec => ({
+/** `GET` of one object (at a resourceVersion when one is given). */
+export const get = (
+  resource: Kind,
+  namespace: string | undefined,
+  name: string,
+  options: Kube.GetOptions = {}
+): Spec => ({
   method: "GET",
   path: Resource.objectPath(resource, namespace, name),
+  ...(options.resourceVersion !== undefined || options.resourceVersionMatch !== undefined
+    ? { query: { resourceVersion: options.resourceVersion, resourceVersionMatch: options.resourceVersionMatch } }
+    : {}),
   operation: { verb: "get", kind: resource.kind, namespace, name }
 })
 
@@ -38,9 +46,17 @@ export const list = (resource: Kind, namespace: string | undefined, options: Kub
     limit: options.limit,
     continue: options.continue,
     resourceVersion: options.resourceVersion,
-    resourceVersionMatch: options.resourceVersionMatch
+    resourceVersionMatch: options.resourceVersionMatch,
+    timeoutSeconds: options.timeoutSeconds
   },
   operation: { verb: "list", kind: resource.kind, namespace }
+})
+
+/** The query of a write: dry run, field manager, field validation. */
+const writeQuery = (options: Kube.WriteOptions) => ({
+  dryRun: dryRunQuery(options.dryRun),
+  fieldManager: options.fieldManager,
+  fieldValidation: options.fieldValidation
 })
 
 /** `POST` of a new object (its encoded, checked form). */
@@ -52,7 +68,7 @@ export const create = (
 ): Spec => ({
   method: "POST",
   path: Resource.collectionPath(resource, namespace),
-  query: { dryRun: dryRunQuery(options.dryRun), fieldManager: options.fieldManager },
+  query: writeQuery(options),
   body: jsonBody(body),
   operation: { verb: "create", kind: resource.kind, namespace }
 })
@@ -67,7 +83,7 @@ export const replace = (
 ): Spec => ({
   method: "PUT",
   path: Resource.objectPath(resource, namespace, name),
-  query: { dryRun: dryRunQuery(options.dryRun), fieldManager: options.fieldManager },
+  query: writeQuery(options),
   body: jsonBody(body),
   operation: { verb: "replace", kind: resource.kind, namespace, name }
 })
@@ -81,36 +97,37 @@ export const patch = (
   namespace: string | undefined,
   name: string,
   thePatch: Patch.Patch,
-  options: { readonly dryRun?: boolean | undefined; readonly fieldManager?: string | undefined }
+  options: Kube.WriteOptions
 ): Spec => ({
   method: "PATCH",
   path: Resource.objectPath(resource, namespace, name),
   query: {
-    dryRun: dryRunQuery(options.dryRun),
-    fieldManager: options.fieldManager,
+    ...writeQuery(options),
     force: thePatch._tag === "Apply" && thePatch.force ? true : undefined
   },
   body: { contentType: Patch.contentType(thePatch), text: Patch.bodyText(thePatch) },
   operation: { verb: thePatch._tag === "Apply" ? "apply" : "patch", kind: resource.kind, namespace, name }
 })
 
-/** The options of a delete, as the API's `DeleteOptions` body. */
-const deleteBody = (
+/** The options of a delete, as the API's `DeleteOptions` object. */
+const deleteOptionsObject = (
   options: {
     readonly propagationPolicy?: Kube.DeleteOptions["propagationPolicy"]
     readonly gracePeriodSeconds?: number | undefined
     readonly dryRun?: boolean | undefined
     readonly preconditions?: Kube.DeleteOptions["preconditions"]
   }
-) =>
-  jsonBody({
-    kind: "DeleteOptions",
-    apiVersion: "v1",
-    ...(options.propagationPolicy !== undefined ? { propagationPolicy: options.propagationPolicy } : {}),
-    ...(options.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: options.gracePeriodSeconds } : {}),
-    ...(options.preconditions !== undefined ? { preconditions: options.preconditions } : {}),
-    ...(options.dryRun === true ? { dryRun: ["All"] } : {})
-  })
+) => ({
+  kind: "DeleteOptions",
+  apiVersion: "v1",
+  ...(options.propagationPolicy !== undefined ? { propagationPolicy: options.propagationPolicy } : {}),
+  ...(options.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: options.gracePeriodSeconds } : {}),
+  ...(options.preconditions !== undefined ? { preconditions: options.preconditions } : {}),
+  ...(options.dryRun === true ? { dryRun: ["All"] } : {})
+})
+
+/** The options of a delete, as the API's `DeleteOptions` body. */
+const deleteBody = (options: Parameters<typeof deleteOptionsObject>[0]) => jsonBody(deleteOptionsObject(options))
 
 /** `DELETE` of one object, with its options in the body. */
 export const del = (resource: Kind, namespace: string | undefined, name: string, options: Kube.DeleteOptions): Spec => ({
@@ -128,11 +145,12 @@ export const deleteCollection = (
 ): Spec => ({
   method: "DELETE",
   path: Resource.collectionPath(resource, namespace),
-  query: selectorQuery(options),
+  query: { ...selectorQuery(options), resourceVersion: options.resourceVersion },
   body: deleteBody({
     propagationPolicy: options.propagationPolicy,
     gracePeriodSeconds: options.gracePeriodSeconds,
-    dryRun: options.dryRun
+    dryRun: options.dryRun,
+    preconditions: options.preconditions
   }),
   operation: { verb: "deleteAll", kind: resource.kind, namespace }
 })
@@ -192,4 +210,92 @@ export const discovery = (apiVersion: string): Spec => ({
   method: "GET",
   path: groupVersionPath(apiVersion),
   operation: { verb: "discovery", kind: "APIResourceList", name: apiVersion }
+})
+
+/** `GET` of a subresource of one object (`status`, `scale`, `ephemeralcontainers`, `resize`). */
+export const getSubresource = (
+  resource: Kind,
+  namespace: string | undefined,
+  name: string,
+  subresource: string,
+  verb: SubresourceVerb
+): Spec => ({
+  method: "GET",
+  path: Resource.objectPath(resource, namespace, name, subresource),
+  operation: { verb, kind: resource.kind, namespace, name }
+})
+
+/** `PUT` of a subresource of one object (its encoded form: the object, or a Scale). */
+export const replaceSubresource = (
+  resource: Kind,
+  namespace: string | undefined,
+  name: string,
+  subresource: string,
+  body: unknown,
+  options: Kube.WriteOptions,
+  verb: SubresourceVerb
+): Spec => ({
+  method: "PUT",
+  path: Resource.objectPath(resource, namespace, name, subresource),
+  query: writeQuery(options),
+  body: jsonBody(body),
+  operation: { verb, kind: resource.kind, namespace, name }
+})
+
+/** `PATCH` of a subresource of one object, any patch kind (apply sends `force` as `patch` does). */
+export const patchSubresource = (
+  resource: Kind,
+  namespace: string | undefined,
+  name: string,
+  subresource: string,
+  thePatch: Patch.Patch,
+  options: Kube.WriteOptions,
+  verb: SubresourceVerb
+): Spec => ({
+  ...patch(resource, namespace, name, thePatch, options),
+  path: Resource.objectPath(resource, namespace, name, subresource),
+  operation: { verb, kind: resource.kind, namespace, name }
+})
+
+/** `POST` of a policy/v1 Eviction of a pod, with the delete options it deletes the pod with. */
+export const evict = (
+  resource: Kind,
+  namespace: string | undefined,
+  name: string,
+  options: Kube.EvictOptions
+): Spec => {
+  const deleteOptions = options.deleteOptions === undefined ? undefined : deleteOptionsObject(options.deleteOptions)
+  return {
+    method: "POST",
+    path: Resource.objectPath(resource, namespace, name, "eviction"),
+    body: jsonBody({
+      apiVersion: "policy/v1",
+      kind: "Eviction",
+      metadata: { name, ...(namespace !== undefined ? { namespace } : {}) },
+      ...(deleteOptions !== undefined ? { deleteOptions } : {})
+    }),
+    operation: { verb: "evict", kind: resource.kind, namespace, name }
+  }
+}
+
+/** `POST` of an authentication/v1 TokenRequest for a service account. */
+export const createToken = (
+  resource: Kind,
+  namespace: string | undefined,
+  name: string,
+  options: Kube.TokenOptions
+): Spec => ({
+  method: "POST",
+  path: Resource.objectPath(resource, namespace, name, "token"),
+  body: jsonBody({
+    apiVersion: "authentication.k8s.io/v1",
+    kind: "TokenRequest",
+    metadata: { name, ...(namespace !== undefined ? { namespace } : {}) },
+    spec: {
+      audiences: options.audiences ?? [],
+      ...(options.expirationSeconds !== undefined ? { expirationSeconds: options.expirationSeconds } : {}),
+      ...(options.boundObjectRef !== undefined ? { boundObjectRef: options.boundObjectRef } : {})
+    }
+  }),
+  operation: { verb: "createToken", kind: resource.kind, namespace, name }
 })

@@ -27,6 +27,25 @@ export type Verb =
   | "logs"
   | "discovery"
   | "process"
+  | SubresourceVerb
+
+/** The verbs of the subresource operations (`Kube.SubresourceOperations`), named as they are. */
+export type SubresourceVerb =
+  | "getStatus"
+  | "replaceStatus"
+  | "patchStatus"
+  | "applyStatus"
+  | "getScale"
+  | "replaceScale"
+  | "patchScale"
+  | "evict"
+  | "getEphemeralContainers"
+  | "patchEphemeralContainers"
+  | "replaceEphemeralContainers"
+  | "getResize"
+  | "patchResize"
+  | "replaceResize"
+  | "createToken"
 
 /** The verb of a request and the object it acts on (never the object's body). */
 export interface Operation {
