@@ -76,7 +76,20 @@ export interface WriteOptions {
  *
  * @example
  * ```ts
- * deployments.create(deployment, { fieldValidation: "Strict" })
+ * import { Effect } from "effect"
+ * import { ConfigMaps, Kube } from "effect-kube"
+ * import { FakeCluster } from "effect-kube/testing"
+ *
+ * const configMaps = Kube.api(ConfigMaps, { namespace: "default" })
+ * // a field the ConfigMap schema does not know, as a manifest with a typo would carry it
+ * const typo = { metadata: { name: "settings" }, dta: { mode: "fast" } } as unknown as Parameters<typeof configMaps.create>[0]
+ *
+ * const program = Effect.gen(function* () {
+ *   const refused = yield* Effect.flip(configMaps.create(typo, { fieldValidation: "Strict" }))
+ *   assert.ok(refused.message.includes('unknown field "dta"'))
+ * })
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
  * ```
  * @since 0.1.0
  * @category models
@@ -442,12 +455,33 @@ export type SubresourceOperations<A, S extends string> =
  *
  * @example
  * ```ts
+ * import { Effect } from "effect"
+ * import { Deployments, Kube, Patch } from "effect-kube"
+ * import { FakeCluster } from "effect-kube/testing"
+ *
  * const deployments = Kube.api(Deployments, { namespace: "default" })
- * yield* deployments.patchStatus("web", Patch.merge({ status: { observedGeneration: 2 } }))
- * yield* deployments.applyStatus(
- *   { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, status: { replicas: 1 } },
- *   { fieldManager: "my-controller" }
- * )
+ * const web = {
+ *   metadata: { name: "web" },
+ *   spec: {
+ *     replicas: 1,
+ *     selector: { matchLabels: { app: "web" } },
+ *     template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "web", image: "nginx" }] } }
+ *   }
+ * }
+ *
+ * const program = Effect.gen(function* () {
+ *   yield* deployments.create(web)
+ *   const patched = yield* deployments.patchStatus("web", Patch.merge({ status: { observedGeneration: 1 } }))
+ *   assert.strictEqual(patched.status?.observedGeneration, 1)
+ *   const applied = yield* deployments.applyStatus(
+ *     { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, status: { availableReplicas: 1 } },
+ *     { fieldManager: "my-controller" }
+ *   )
+ *   assert.strictEqual(applied.status?.availableReplicas, 1)
+ *   assert.strictEqual(applied.spec?.replicas, 1) // the spec is untouched
+ * })
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
  * ```
  * @since 0.1.0
  * @category models
@@ -469,8 +503,28 @@ export interface StatusOperations<A> {
  *
  * @example
  * ```ts
- * const scale = yield* deployments.getScale("web")
- * yield* deployments.patchScale("web", Patch.merge({ spec: { replicas: 3 } }))
+ * import { Effect } from "effect"
+ * import { Deployments, Kube, Patch } from "effect-kube"
+ * import { FakeCluster } from "effect-kube/testing"
+ *
+ * const deployments = Kube.api(Deployments, { namespace: "default" })
+ * const web = {
+ *   metadata: { name: "web" },
+ *   spec: {
+ *     replicas: 1,
+ *     selector: { matchLabels: { app: "web" } },
+ *     template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "web", image: "nginx" }] } }
+ *   }
+ * }
+ *
+ * const program = Effect.gen(function* () {
+ *   yield* deployments.create(web)
+ *   yield* deployments.patchScale("web", Patch.merge({ spec: { replicas: 3 } }))
+ *   const scale = yield* deployments.getScale("web")
+ *   assert.strictEqual(scale.spec?.replicas, 3)
+ * })
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
  * ```
  * @since 0.1.0
  * @category models
@@ -519,9 +573,21 @@ export interface EvictionOperations {
  *
  * @example
  * ```ts
- * yield* pods.patchEphemeralContainers("web", Patch.strategic({
- *   spec: { ephemeralContainers: [{ name: "debug", image: "busybox", stdin: true, tty: true }] }
- * }))
+ * import { Effect } from "effect"
+ * import { Kube, Patch, Pods } from "effect-kube"
+ * import { FakeCluster } from "effect-kube/testing"
+ *
+ * const pods = Kube.api(Pods, { namespace: "default" })
+ *
+ * const program = Effect.gen(function* () {
+ *   yield* pods.create({ metadata: { name: "web" }, spec: { containers: [{ name: "web", image: "nginx" }] } })
+ *   const debugged = yield* pods.patchEphemeralContainers("web", Patch.strategic({
+ *     spec: { ephemeralContainers: [{ name: "debug", image: "busybox", stdin: true, tty: true }] }
+ *   }))
+ *   assert.deepStrictEqual(debugged.spec?.ephemeralContainers?.map((c) => c.name), ["debug"])
+ * })
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
  * ```
  * @since 0.1.0
  * @category models
@@ -585,10 +651,23 @@ export interface Token {
  *
  * @example
  * ```ts
- * const { token, expirationTimestamp } = yield* Kube.api(ServiceAccounts).createToken("builder", {
- *   audiences: ["vault"],
- *   expirationSeconds: 3600
+ * import { Effect, Redacted } from "effect"
+ * import { Kube, ServiceAccounts } from "effect-kube"
+ * import { FakeCluster } from "effect-kube/testing"
+ *
+ * const serviceAccounts = Kube.api(ServiceAccounts, { namespace: "default" })
+ *
+ * const program = Effect.gen(function* () {
+ *   yield* serviceAccounts.create({ metadata: { name: "builder" } })
+ *   const { token, expirationTimestamp } = yield* serviceAccounts.createToken("builder", {
+ *     audiences: ["vault"],
+ *     expirationSeconds: 3600
+ *   })
+ *   assert.strictEqual(String(token), "<redacted>") // printed, it shows nothing
+ *   assert.ok(Redacted.value(token).length > 0 && expirationTimestamp.length > 0)
  * })
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
  * ```
  * @since 0.1.0
  * @category models
