@@ -83,7 +83,7 @@ const runOnce = async (client: ColdClient, kubeconfig: string, namespace: string
 export const measureColdStart = async (
   reps: number,
   clients: ReadonlyArray<ColdClient> = ["floor", "effect-kube", "client-node"]
-): Promise<Record<ColdClient, ColdResult>> => {
+): Promise<Partial<Record<ColdClient, ColdResult>>> => {
   if (!Fs.existsSync(Path.join(root, "dist", "esm", "index.js"))) {
     execFileSync("npm", ["run", "build"], { cwd: root, stdio: "inherit" })
   }
@@ -113,7 +113,7 @@ export const measureColdStart = async (
     for (let i = 0; i < reps; i++) {
       for (const client of clients) runs[client].push(await runOnce(client, ready.kubeconfigPath, namespace))
     }
-    const summary = {} as Record<ColdClient, ColdResult>
+    const summary: Partial<Record<ColdClient, ColdResult>> = {}
     for (const client of clients) {
       const r = runs[client]
       summary[client] = {
@@ -129,24 +129,29 @@ export const measureColdStart = async (
   }
 }
 
+/** The markdown table of `measureColdStart`'s medians (a client not measured shows `-`). */
+export const coldStartTable = (summary: Partial<Record<ColdClient, ColdResult>>): string => {
+  const f = (n: number | undefined) => (n === undefined ? "-" : n.toFixed(0))
+  const rows = [
+    "| cold start (fresh process, list 10 pods) | floor | effect-kube | client-node | effect-kube / client-node |",
+    "|---|---:|---:|---:|---:|"
+  ]
+  const row = (label: string, key: keyof ColdResult) => {
+    const [floor, ours, theirs] = [summary.floor?.[key], summary["effect-kube"]?.[key], summary["client-node"]?.[key]]
+    const ratio = ours === undefined || theirs === undefined ? "-" : `${(ours / theirs).toFixed(2)}x`
+    rows.push(`| ${label} | ${f(floor)} | ${f(ours)} | ${f(theirs)} | ${ratio} |`)
+  }
+  row("process start to exit, wall (ms)", "wallMs")
+  row("to the first answer, in process (ms)", "answerMs")
+  row("import of the client (ms)", "importMs")
+  row("peak RSS (MB)", "peakRssMB")
+  return rows.join("\n")
+}
+
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === Path.resolve(process.argv[1])) {
   const at = process.argv.indexOf("--reps")
   const reps = at === -1 ? 7 : Number(process.argv[at + 1])
-  measureColdStart(reps).then((summary) => {
-    const f = (n: number) => n.toFixed(0)
-    console.log("| cold start (fresh process, list 10 pods) | floor | effect-kube | client-node | effect-kube / client-node |")
-    console.log("|---|---:|---:|---:|---:|")
-    const row = (label: string, key: keyof ColdResult) =>
-      console.log(
-        `| ${label} | ${f(summary.floor[key])} | ${f(summary["effect-kube"][key])} | ${f(summary["client-node"][key])} | ${
-          (summary["effect-kube"][key] / summary["client-node"][key]).toFixed(2)
-        }x |`
-      )
-    row("process start to exit, wall (ms)", "wallMs")
-    row("to the first answer, in process (ms)", "answerMs")
-    row("import of the client (ms)", "importMs")
-    row("peak RSS (MB)", "peakRssMB")
-  }, (error: unknown) => {
+  measureColdStart(reps).then((summary) => console.log(coldStartTable(summary)), (error: unknown) => {
     console.error(error)
     process.exit(1)
   })
