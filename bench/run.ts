@@ -354,7 +354,8 @@ const main = async () => {
     Fs.writeFileSync(Path.join(here, "results.json"), `${JSON.stringify(output, null, 2)}\n`)
   }
   process.stdout.write(
-    `\n${table}\n\n${cpuTable}\n\n${coldTable === undefined ? "" : `${coldTable}\n\n`}Median of ${JSON.stringify(reps)} runs; Node ${description.node}, ` +
+    `\n${table}\n\n${cpuTable}\n\n${coldTable === undefined ? "" : `${coldTable}\n\n`}` +
+      `Median of ${JSON.stringify(reps)} runs; Node ${description.node}, ` +
       `${description.nproc} CPUs (${description.cpu}), ${description.memoryGB} GB, ${description.os}.\n`
   )
   if (verdicts.length > 0) process.stdout.write(`Targets missed: ${verdicts.join(", ")}\n`)
