@@ -5,7 +5,7 @@
  * loopback HTTPS with a bearer token (`bench/coldstart/*.mjs`); effect-kube is run from
  * its build (`dist/esm`), as users get it. Clients take turns, 7 runs each by default;
  * medians are reported: wall time from spawn to exit, the time to the first answer
- * inside the process, the import time, and peak RSS.
+ * inside the process, the import time, peak RSS and the CPU time up to the answer.
  *
  * `tsx bench/coldstart.ts [--reps N]` (also part of `npm run bench`).
  */
@@ -26,6 +26,8 @@ export interface ColdResult {
   readonly answerMs: number
   readonly importMs: number
   readonly peakRssMB: number
+  /** CPU time of the process (user + system) up to the answer: steadier than wall time on a busy machine. */
+  readonly cpuMs: number
 }
 
 const median = (values: ReadonlyArray<number>): number => {
@@ -74,9 +76,21 @@ const runOnce = async (client: ColdClient, kubeconfig: string, namespace: string
   })
   const line = await lastLine(child)
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6
-  const report = JSON.parse(line) as { items: number; importMs: number; answerMs: number; maxRssKB: number }
+  const report = JSON.parse(line) as {
+    items: number
+    importMs: number
+    answerMs: number
+    maxRssKB: number
+    cpuMs: number
+  }
   if (report.items !== 10) throw new Error(`${client} listed ${report.items} pods, expected 10`)
-  return { wallMs, answerMs: report.answerMs, importMs: report.importMs, peakRssMB: report.maxRssKB / 1024 }
+  return {
+    wallMs,
+    answerMs: report.answerMs,
+    importMs: report.importMs,
+    peakRssMB: report.maxRssKB / 1024,
+    cpuMs: report.cpuMs
+  }
 }
 
 /** Serves 10 pods, runs every client `reps` times in turn, and returns the medians. */
@@ -120,7 +134,8 @@ export const measureColdStart = async (
         wallMs: median(r.map((x) => x.wallMs)),
         answerMs: median(r.map((x) => x.answerMs)),
         importMs: median(r.map((x) => x.importMs)),
-        peakRssMB: median(r.map((x) => x.peakRssMB))
+        peakRssMB: median(r.map((x) => x.peakRssMB)),
+        cpuMs: median(r.map((x) => x.cpuMs))
       }
     }
     return summary
@@ -145,6 +160,7 @@ export const coldStartTable = (summary: Partial<Record<ColdClient, ColdResult>>)
   row("to the first answer, in process (ms)", "answerMs")
   row("import of the client (ms)", "importMs")
   row("peak RSS (MB)", "peakRssMB")
+  row("CPU time to the answer, user + system (ms)", "cpuMs")
   return rows.join("\n")
 }
 

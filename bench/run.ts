@@ -9,7 +9,7 @@
  * with its ratio to the floor and to client-node; `bench/results.json` gets the same.
  *
  * `cold` (`bench/coldstart.ts`) runs fresh processes that import the client, read a
- * kubeconfig and list 10 pods: wall time, time to the answer, import time and peak RSS.
+ * kubeconfig and list 10 pods: wall time, time to the answer, import time, peak RSS, CPU.
  *
  * Options: `--quick` (one repetition each), `--only list,get,watch,logs,cold`,
  * `--reps N` (every measurement N times), `--clients floor,effect-kube`,
@@ -354,8 +354,8 @@ const main = async () => {
     Fs.writeFileSync(Path.join(here, "results.json"), `${JSON.stringify(output, null, 2)}\n`)
   }
   process.stdout.write(
-    `\n${table}\n\n${cpuTable}\n\n${coldTable === undefined ? "" : `${coldTable}\n\n`}` +
-      `Median of ${JSON.stringify(reps)} runs; Node ${description.node}, ` +
+    `\n${[rows.length > 2 ? table : "", cpuRows.length > 2 ? cpuTable : "", coldTable ?? ""].filter((t) => t !== "")
+      .join("\n\n")}\n\nMedian of ${JSON.stringify(reps)} runs; Node ${description.node}, ` +
       `${description.nproc} CPUs (${description.cpu}), ${description.memoryGB} GB, ${description.os}.\n`
   )
   if (verdicts.length > 0) process.stdout.write(`Targets missed: ${verdicts.join(", ")}\n`)
