@@ -5,7 +5,7 @@
  * loopback HTTPS with a bearer token (`bench/coldstart/*.mjs`); effect-kube is run from
  * its build (`dist/esm`), as users get it. Clients take turns, 7 runs each by default;
  * medians are reported: wall time from spawn to exit, the time to the first answer
- * inside the process, the import time, and peak RSS.
+ * inside the process, the import time, peak RSS and the CPU time up to the answer.
  *
  * `tsx bench/coldstart.ts [--reps N]` (also part of `npm run bench`).
  */
@@ -26,6 +26,8 @@ export interface ColdResult {
   readonly answerMs: number
   readonly importMs: number
   readonly peakRssMB: number
+  /** CPU time of the process (user + system) up to the answer: steadier than wall time on a busy machine. */
+  readonly cpuMs: number
 }
 
 const median = (values: ReadonlyArray<number>): number => {
@@ -74,16 +76,28 @@ const runOnce = async (client: ColdClient, kubeconfig: string, namespace: string
   })
   const line = await lastLine(child)
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6
-  const report = JSON.parse(line) as { items: number; importMs: number; answerMs: number; maxRssKB: number }
+  const report = JSON.parse(line) as {
+    items: number
+    importMs: number
+    answerMs: number
+    maxRssKB: number
+    cpuMs: number
+  }
   if (report.items !== 10) throw new Error(`${client} listed ${report.items} pods, expected 10`)
-  return { wallMs, answerMs: report.answerMs, importMs: report.importMs, peakRssMB: report.maxRssKB / 1024 }
+  return {
+    wallMs,
+    answerMs: report.answerMs,
+    importMs: report.importMs,
+    peakRssMB: report.maxRssKB / 1024,
+    cpuMs: report.cpuMs
+  }
 }
 
 /** Serves 10 pods, runs every client `reps` times in turn, and returns the medians. */
 export const measureColdStart = async (
   reps: number,
   clients: ReadonlyArray<ColdClient> = ["floor", "effect-kube", "client-node"]
-): Promise<Record<ColdClient, ColdResult>> => {
+): Promise<Partial<Record<ColdClient, ColdResult>>> => {
   if (!Fs.existsSync(Path.join(root, "dist", "esm", "index.js"))) {
     execFileSync("npm", ["run", "build"], { cwd: root, stdio: "inherit" })
   }
@@ -113,14 +127,15 @@ export const measureColdStart = async (
     for (let i = 0; i < reps; i++) {
       for (const client of clients) runs[client].push(await runOnce(client, ready.kubeconfigPath, namespace))
     }
-    const summary = {} as Record<ColdClient, ColdResult>
+    const summary: Partial<Record<ColdClient, ColdResult>> = {}
     for (const client of clients) {
       const r = runs[client]
       summary[client] = {
         wallMs: median(r.map((x) => x.wallMs)),
         answerMs: median(r.map((x) => x.answerMs)),
         importMs: median(r.map((x) => x.importMs)),
-        peakRssMB: median(r.map((x) => x.peakRssMB))
+        peakRssMB: median(r.map((x) => x.peakRssMB)),
+        cpuMs: median(r.map((x) => x.cpuMs))
       }
     }
     return summary
@@ -129,24 +144,30 @@ export const measureColdStart = async (
   }
 }
 
+/** The markdown table of `measureColdStart`'s medians (a client not measured shows `-`). */
+export const coldStartTable = (summary: Partial<Record<ColdClient, ColdResult>>): string => {
+  const f = (n: number | undefined) => (n === undefined ? "-" : n.toFixed(0))
+  const rows = [
+    "| cold start (fresh process, list 10 pods) | floor | effect-kube | client-node | effect-kube / client-node |",
+    "|---|---:|---:|---:|---:|"
+  ]
+  const row = (label: string, key: keyof ColdResult) => {
+    const [floor, ours, theirs] = [summary.floor?.[key], summary["effect-kube"]?.[key], summary["client-node"]?.[key]]
+    const ratio = ours === undefined || theirs === undefined ? "-" : `${(ours / theirs).toFixed(2)}x`
+    rows.push(`| ${label} | ${f(floor)} | ${f(ours)} | ${f(theirs)} | ${ratio} |`)
+  }
+  row("process start to exit, wall (ms)", "wallMs")
+  row("to the first answer, in process (ms)", "answerMs")
+  row("import of the client (ms)", "importMs")
+  row("peak RSS (MB)", "peakRssMB")
+  row("CPU time to the answer, user + system (ms)", "cpuMs")
+  return rows.join("\n")
+}
+
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === Path.resolve(process.argv[1])) {
   const at = process.argv.indexOf("--reps")
   const reps = at === -1 ? 7 : Number(process.argv[at + 1])
-  measureColdStart(reps).then((summary) => {
-    const f = (n: number) => n.toFixed(0)
-    console.log("| cold start (fresh process, list 10 pods) | floor | effect-kube | client-node | effect-kube / client-node |")
-    console.log("|---|---:|---:|---:|---:|")
-    const row = (label: string, key: keyof ColdResult) =>
-      console.log(
-        `| ${label} | ${f(summary.floor[key])} | ${f(summary["effect-kube"][key])} | ${f(summary["client-node"][key])} | ${
-          (summary["effect-kube"][key] / summary["client-node"][key]).toFixed(2)
-        }x |`
-      )
-    row("process start to exit, wall (ms)", "wallMs")
-    row("to the first answer, in process (ms)", "answerMs")
-    row("import of the client (ms)", "importMs")
-    row("peak RSS (MB)", "peakRssMB")
-  }, (error: unknown) => {
+  measureColdStart(reps).then((summary) => console.log(coldStartTable(summary)), (error: unknown) => {
     console.error(error)
     process.exit(1)
   })

@@ -8,7 +8,10 @@
  * busy machine spreads over all of them. The median of the repetitions is reported,
  * with its ratio to the floor and to client-node; `bench/results.json` gets the same.
  *
- * Options: `--quick` (one repetition each), `--only list,get,watch,logs`,
+ * `cold` (`bench/coldstart.ts`) runs fresh processes that import the client, read a
+ * kubeconfig and list 10 pods: wall time, time to the answer, import time, peak RSS, CPU.
+ *
+ * Options: `--quick` (one repetition each), `--only list,get,watch,logs,cold`,
  * `--reps N` (every measurement N times), `--clients floor,effect-kube`,
  * `--profile effect-kube` (that client's workers CPU-profile the measured part into
  * `.tmp/bench-profiles/`; `tsx bench/profile.ts <file>` lists where the time went).
@@ -20,6 +23,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { pki } from "../test/util/pki.js"
 import type { ClientName, Target } from "./clients.js"
+import { coldStartTable, measureColdStart } from "./coldstart.js"
 import { runExecBench } from "./exec.js"
 import { undiciRedirected } from "./undici-compat.js"
 import type { ServerConfig, ServerReady } from "./server.js"
@@ -33,7 +37,7 @@ const flag = (name: string): string | undefined => {
   return i === -1 ? undefined : args[i + 1]
 }
 const quick = args.includes("--quick")
-const only = new Set((flag("--only") ?? "list,get,watch,logs").split(",") as Array<Measure>)
+const only = new Set((flag("--only") ?? "list,get,watch,logs,cold").split(",") as Array<Measure | "cold">)
 // exec throughput (bench/exec.ts): with the default set, or when `--only` names `exec`
 const withExec = flag("--only") === undefined || flag("--only")!.split(",").includes("exec")
 only.delete("exec" as Measure)
@@ -350,6 +354,12 @@ const main = async () => {
     rows.push(row)
   }
 
+  // Cold start: fresh processes, 7 runs each (one with --quick), clients taking turns.
+  const cold = only.has("cold")
+    ? await measureColdStart(repsFlag !== undefined ? Number(repsFlag) : quick ? 1 : 7, clientNames)
+    : undefined
+  const coldTable = cold === undefined ? undefined : coldStartTable(cold)
+
   const description = machine()
   const table = rows.join("\n")
   const cpuTable = cpuRows.join("\n")
@@ -366,13 +376,16 @@ const main = async () => {
     cpuMs: cpu,
     missed: verdicts,
     table,
-    cpuTable
+    cpuTable,
+    coldStart: cold,
+    coldTable
   }
-  if (!quick && only.size === 4 && repsFlag === undefined && clientNames.length === 3 && profiled === undefined) {
+  if (!quick && only.size === 5 && repsFlag === undefined && clientNames.length === 3 && profiled === undefined) {
     Fs.writeFileSync(Path.join(here, "results.json"), `${JSON.stringify(output, null, 2)}\n`)
   }
   process.stdout.write(
-    `\n${table}\n\n${cpuTable}\n\nMedian of ${JSON.stringify(reps)} runs; Node ${description.node}, ` +
+    `\n${[rows.length > 2 ? table : "", cpuRows.length > 2 ? cpuTable : "", coldTable ?? ""].filter((t) => t !== "")
+      .join("\n\n")}\n\nMedian of ${JSON.stringify(reps)} runs; Node ${description.node}, ` +
       `${description.nproc} CPUs (${description.cpu}), ${description.memoryGB} GB, ${description.os}.\n`
   )
   if (verdicts.length > 0) process.stdout.write(`Targets missed: ${verdicts.join(", ")}\n`)

@@ -9,6 +9,11 @@ import * as Path from "node:path"
 
 const src = Path.join(import.meta.dirname, "..", "src")
 const barrels = new Set(["effect", "@effect/platform", "@effect/platform-node", "@effect/platform-bun"])
+// Entries that load far more than the package uses: undici's (fetch, WebSocket, caches, mocks; the
+// transport loads undici's dispatcher files, see src/internal/undici.ts) and NodeHttpClient (undici's
+// entry and the node:http client).
+const heavy = new Set(["undici", "@effect/platform-node/NodeHttpClient"])
+const typeOnly = /\b(?:import|export)\s+type\b[^;]*?\bfrom\s*["'][^"']+["']/g
 
 const sourceFiles = (dir: string): Array<string> =>
   Fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -44,6 +49,15 @@ describe("imports", () => {
     const offenders = sourceFiles(src).flatMap((file) =>
       importedSpecifiers(Fs.readFileSync(file, "utf8"))
         .filter((specifier) => barrels.has(specifier))
+        .map((specifier) => `${Path.relative(src, file)} imports "${specifier}"`)
+    )
+    assert.deepStrictEqual(offenders, [])
+  })
+
+  it("no module of the package loads undici's entry module or NodeHttpClient (types are free)", () => {
+    const offenders = sourceFiles(src).flatMap((file) =>
+      importedSpecifiers(Fs.readFileSync(file, "utf8").replace(typeOnly, ""))
+        .filter((specifier) => heavy.has(specifier))
         .map((specifier) => `${Path.relative(src, file)} imports "${specifier}"`)
     )
     assert.deepStrictEqual(offenders, [])

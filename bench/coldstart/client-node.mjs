@@ -13,5 +13,6 @@ process.stdout.write(`${JSON.stringify({
   items: result.items.length,
   importMs: imported - started,
   answerMs: performance.now() - started,
-  maxRssKB: process.resourceUsage().maxRSS
+  maxRssKB: process.resourceUsage().maxRSS,
+  cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000
 })}\n`)

@@ -31,8 +31,10 @@ export interface Codec<A, I> {
 
 const codecs = new WeakMap<SchemaAST.AST, Codec<unknown, unknown>>()
 
+// The walk over plain JSON shapes first: it allocates nothing, where `encodedAST` and `typeAST`
+// rebuild a recursive Schema (a cold process pays ~10 ms for the Pod's).
 const isIdentity = (ast: SchemaAST.AST): boolean =>
-  (SchemaAST.encodedAST(ast) === ast && SchemaAST.typeAST(ast) === ast) || plainJson(ast, new Set())
+  plainJson(ast, new Set()) || (SchemaAST.encodedAST(ast) === ast && SchemaAST.typeAST(ast) === ast)
 
 /**
  * A recursive Schema (a `Suspend`, as `JSONSchemaProps`) is rebuilt by `typeAST` even when
@@ -91,9 +93,12 @@ export const codecFor = <A, I>(schema: Schema.Schema<A, I>): Codec<A, I> => {
 
 const identityCodec = <A, I>(schema: Schema.Schema<A, I>): Codec<A, I> => {
   const is = (compile(schema.ast) ?? Schema.is(schema)) as (u: unknown) => u is A
-  const validate = Schema.validateEither(schema, parseOptions)
+  // Only a value that fails `is` needs Effect's parser, to say what is wrong: it is built then
+  // (building it walks the whole Schema: ~30 ms of a cold process's first list of pods).
+  let validate: ((u: unknown) => Either.Either<A, ParseResult.ParseError>) | undefined
   const check = (u: unknown, subject: string, what: string): Either.Either<A, ValidationError> => {
     if (is(u)) return Either.right(u)
+    validate ??= Schema.validateEither(schema, parseOptions)
     return Either.mapLeft(validate(u), (e) => failure(subject, e, what))
   }
   return {

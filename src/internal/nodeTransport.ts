@@ -1,5 +1,5 @@
 /**
- * The Node transport: `@effect/platform-node`'s undici HttpClient over dispatchers that
+ * The Node transport: an undici HttpClient (`undiciHttpClient.ts`) over dispatchers that
  * carry the kubeconfig's TLS material and keep connections alive. The cluster's TLS (CA,
  * client certificate, server name, `insecure-skip-tls-verify`) applies to the cluster's
  * origin only: this client is the application's HttpClient, and a request to any other
@@ -30,14 +30,14 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Tls from "node:tls"
-import * as Undici from "undici"
+import * as Undici from "./undici.js"
+import * as UndiciHttpClient from "./undiciHttpClient.js"
 import type { Credentials, ProxyOptions, Service } from "../KubeConfig.js"
 import { currentCredentials } from "./credentials.js"
 import type { EnvironmentProxy, ProxyEnvironment } from "./proxyEnvironment.js"
@@ -191,7 +191,7 @@ export const make = (
     const otherClient = (): HttpClient.HttpClient => {
       if (others === undefined) {
         const agent = new Undici.Agent()
-        others = { dispatcher: agent, client: NodeHttpClient.makeUndici(agent) }
+        others = { dispatcher: agent, client: UndiciHttpClient.make(agent) }
       }
       return others.client
     }
@@ -226,7 +226,7 @@ export const make = (
           ? tlsOptions
           : { ...tlsOptions, cert: certificate.cert, key: Redacted.value(certificate.key) }
       )
-      const slot: Slot = { dispatcher: connection, client: NodeHttpClient.makeUndici(connection), unusable }
+      const slot: Slot = { dispatcher: connection, client: UndiciHttpClient.make(connection), unusable }
       slots.set(key, slot)
       // The no-certificate agent is not counted: it is the one static setups use.
       const withCertificates = [...slots.keys()].filter((k) => k !== "")

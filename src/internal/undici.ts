@@ -1,0 +1,45 @@
+/**
+ * The parts of undici the Node transport uses, loaded from undici's own files: `undici`'s
+ * entry module loads every part of undici (fetch, WebSocket, EventSource, caches, mocks:
+ * about 110 files) where the transport needs the dispatchers and their request API (about
+ * 35), so a fresh process starts about 60 ms sooner. undici 7 has no `exports` map, and
+ * these are the files its entry module requires; the types are undici's public ones.
+ *
+ * The entry module also copies the request API (`request`, `stream`, `pipeline`, `upgrade`,
+ * `connect`) onto `Dispatcher.prototype`, which `ProxyAgent` relies on (`connect`) and the
+ * HttpClient uses (`request`): this module does the same, with the same functions, so it
+ * changes nothing when undici's entry module is loaded too.
+ *
+ * @internal
+ */
+import type * as Undici from "undici"
+// @ts-expect-error undici's internal files have no declarations; they are typed below
+import DispatcherImpl from "undici/lib/dispatcher/dispatcher.js"
+// @ts-expect-error see above
+import api from "undici/lib/api/index.js"
+// @ts-expect-error see above
+import AgentImpl from "undici/lib/dispatcher/agent.js"
+// @ts-expect-error see above
+import ProxyAgentImpl from "undici/lib/dispatcher/proxy-agent.js"
+// @ts-expect-error see above
+import Socks5ProxyAgentImpl from "undici/lib/dispatcher/socks5-proxy-agent.js"
+
+Object.assign((DispatcherImpl as { prototype: object }).prototype, api as object)
+
+/** @internal */
+export type { Dispatcher } from "undici"
+
+/** @internal */
+export const Agent: typeof Undici.Agent = AgentImpl
+
+/** @internal */
+export const ProxyAgent: typeof Undici.ProxyAgent = ProxyAgentImpl
+
+/** @internal */
+export const Socks5ProxyAgent: typeof Undici.Socks5ProxyAgent = Socks5ProxyAgentImpl
+
+/** @internal */
+export declare namespace Socks5ProxyAgent {
+  /** @internal */
+  export type Options = Undici.Socks5ProxyAgent.Options
+}
