@@ -312,3 +312,28 @@ export class WaitTimeout extends Data.TaggedError("WaitTimeout")<{
     return `timed out after ${this.timeout} waiting for ${this.kind} ${this.namespace !== undefined ? `${this.namespace}/` : ""}${this.name} to be ${this.condition}`
   }
 }
+
+/**
+ * A request got no complete answer within the per-request timeout of `RequestPolicy`:
+ * the server is slow or silent (a refused or broken connection stays a transport
+ * `RequestError`). A mutation that timed out may still have been carried out by the
+ * server; it is never sent again on its own.
+ *
+ * @example
+ * ```ts
+ * Effect.catchTag("RequestTimeout", (e) => Console.error(`${e.method} ${e.path} took longer than ${e.timeout}`))
+ * ```
+ * @since 0.1.0
+ * @category errors
+ */
+export class RequestTimeout extends Data.TaggedError("RequestTimeout")<{
+  readonly method: string
+  /** The path with its query. */
+  readonly path: string
+  /** The limit, as `Duration.format` writes it (`5s`). */
+  readonly timeout: string
+}> {
+  override get message(): string {
+    return `k8s: ${this.method} ${this.path}: no complete answer within ${this.timeout} (request timeout)`
+  }
+}

@@ -26,7 +26,7 @@ import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
-import type { ApiError, KubeConfigError, Status, ValidationError, WaitTimeout } from "./Errors.js"
+import type { ApiError, KubeConfigError, RequestTimeout, Status, ValidationError, WaitTimeout } from "./Errors.js"
 import * as internal from "./internal/api.js"
 import type { KubeConfig } from "./KubeConfig.js"
 import type { Patch } from "./Patch.js"
@@ -45,12 +45,13 @@ export type Requirements = KubeConfig | HttpClient.HttpClient
 /**
  * What an operation can fail with: the server's answer (`ApiError`), bad input or a
  * response that does not fit its Schema (`ValidationError`), credentials that could not
- * be obtained (`KubeConfigError`), or the transport (`HttpClientError`).
+ * be obtained (`KubeConfigError`), the transport (`HttpClientError`), or a server that
+ * gave no complete answer within the per-request timeout (`RequestTimeout`).
  *
  * @since 0.1.0
  * @category models
  */
-export type Error = ApiError | ValidationError | KubeConfigError | HttpClientError.HttpClientError
+export type Error = ApiError | ValidationError | KubeConfigError | HttpClientError.HttpClientError | RequestTimeout
 
 /**
  * `dryRun: true` asks the server to validate and answer without persisting.

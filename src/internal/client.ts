@@ -23,7 +23,7 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import { ApiError, KubeConfigError, reasonFor, type Status, type ValidationError } from "../Errors.js"
+import { ApiError, KubeConfigError, reasonFor, RequestTimeout, type Status, type ValidationError } from "../Errors.js"
 import { KubeConfig, type Credentials, type Service as KubeConfigService } from "../KubeConfig.js"
 import { type Policy, RequestPolicy } from "../RequestPolicy.js"
 import { malformed } from "./codec.js"
@@ -35,7 +35,12 @@ import * as telemetry from "./telemetry.js"
 export type { Spec } from "./request/spec.js"
 
 /** What a failed request can fail with. */
-export type RequestError = ApiError | HttpClientError.HttpClientError | KubeConfigError | ValidationError
+export type RequestError =
+  | ApiError
+  | HttpClientError.HttpClientError
+  | KubeConfigError
+  | ValidationError
+  | RequestTimeout
 
 /** What Node refuses in a header value (it throws, which would be a defect): line breaks, controls, beyond Latin-1. */
 const invalidHeaderCharacter = /[^\t\x20-\x7e\x80-\xff]/
@@ -208,6 +213,7 @@ const isThrottled = (error: RequestError): error is ApiError =>
  */
 const isTransient = (error: RequestError): boolean =>
   (error._tag === "RequestError" && error.reason === "Transport") ||
+  error._tag === "RequestTimeout" ||
   error._tag === "ResponseError" ||
   (error._tag === "ApiError" && error.code >= 500 && !isThrottled(error))
 
@@ -228,10 +234,10 @@ const exchange = <A>(
     const timed = policy.timeout === undefined ? once : Effect.timeoutFail(once, {
       duration: policy.timeout,
       onTimeout: () =>
-        new HttpClientErrors.RequestError({
-          request,
-          reason: "Transport",
-          description: `no complete answer within ${Duration.format(policy.timeout!)}`
+        new RequestTimeout({
+          method: spec.method,
+          path: pathWithQuery(spec),
+          timeout: Duration.format(policy.timeout!)
         })
     })
     const throttled = retryThrottled(timed, policy)

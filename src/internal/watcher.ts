@@ -51,6 +51,7 @@ export const defaultFailOn = (error: Kube.Error): boolean => {
     case "RequestError":
       return error.reason !== "Transport"
     case "ResponseError":
+    case "RequestTimeout":
       return false
   }
 }
