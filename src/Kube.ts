@@ -28,6 +28,7 @@ import type * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
 import type { ApiError, KubeConfigError, RequestTimeout, Status, ValidationError, WaitTimeout } from "./Errors.js"
 import * as internal from "./internal/api.js"
+import * as internalRaw from "./internal/raw.js"
 import type { KubeConfig } from "./KubeConfig.js"
 import type { Patch } from "./Patch.js"
 import type { Resource } from "./Resource.js"
@@ -333,3 +334,63 @@ export const api: <A, I, S extends string>(
  * @category models
  */
 export type { Status }
+
+/**
+ * A request the library does not model, for `Kube.request` and `Kube.requestStream`:
+ * any method and absolute path of the API server. `body` is sent as JSON (a string as it
+ * is) with `contentType` (`application/json` by default, e.g.
+ * `application/merge-patch+json` for a patch). `headers` may not set authorization,
+ * accept, user-agent or content-type: the client sets those.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RequestOptions {
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
+  readonly path: string
+  readonly query?: Readonly<Record<string, string | number | boolean | undefined>> | undefined
+  readonly body?: unknown
+  readonly contentType?: string | undefined
+  readonly accept?: string | undefined
+  readonly headers?: Readonly<Record<string, string>> | undefined
+}
+
+/**
+ * The escape hatch: sends any request to the API server with the same credentials,
+ * TLS, per-request timeout, retries (reads only), typed errors (a Status answer is an
+ * `ApiError`) and scrubbing of secrets as every other operation. Returns the parsed
+ * JSON answer (`unknown`: decode it with a Schema), or the text of an answer that is
+ * not JSON (`/readyz` answers `"ok"`). A bad method, path or header fails with a
+ * `ValidationError` before anything is sent.
+ *
+ * @example
+ * ```ts
+ * const version = yield* Kube.request({ method: "GET", path: "/version" }) // { major, minor, gitVersion, ... }
+ * const review = yield* Kube.request({
+ *   method: "POST",
+ *   path: "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+ *   body: { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview",
+ *           spec: { resourceAttributes: { verb: "list", resource: "pods", namespace: "default" } } }
+ * })
+ * ```
+ * @since 0.1.0
+ * @category constructors
+ */
+export const request: (options: RequestOptions) => Effect.Effect<unknown, Error, Requirements> = internalRaw.request
+
+/**
+ * The streaming form of `request`: the lines of the answer (without their newline) as
+ * the server sends them, for a watch or a followed log of an API the library does not
+ * model. No timeout and no retry apply (the stream lives as long as it is pulled);
+ * interrupting it closes the connection. A non-2xx answer fails with an `ApiError`.
+ *
+ * @example
+ * ```ts
+ * Kube.requestStream({ method: "GET", path: "/api/v1/namespaces/default/configmaps", query: { watch: true } })
+ *   .pipe(Stream.map((line) => JSON.parse(line)), Stream.take(1), Stream.runCollect)
+ * ```
+ * @since 0.1.0
+ * @category constructors
+ */
+export const requestStream: (options: RequestOptions) => Stream.Stream<string, Error, Requirements> =
+  internalRaw.requestStream

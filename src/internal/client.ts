@@ -361,3 +361,19 @@ export const sendJsonOption = (
     Effect.map(Option.some),
     Effect.catchIf(ApiError.isNotFound, () => Effect.succeed(Option.none()))
   )
+
+/**
+ * Sends a request and returns its body: parsed when the answer says it is JSON, else its
+ * text (`/readyz` answers `ok`); an empty JSON answer is `undefined`.
+ */
+export const sendAny = (spec: Spec): Effect.Effect<unknown, RequestError, KubeConfig | HttpClient.HttpClient> =>
+  exchange(spec, (response) =>
+    Effect.flatMap(response.text, (text) => {
+      const type = response.headers["content-type"] ?? ""
+      if (!/[/+]json\b/i.test(type)) return Effect.succeed<unknown>(text)
+      if (text.trim() === "") return Effect.succeed<unknown>(undefined)
+      return Effect.try({
+        try: () => JSON.parse(text) as unknown,
+        catch: () => malformed(spec, `says it is JSON but is not (${text.length} bytes)`)
+      })
+    }))

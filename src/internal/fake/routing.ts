@@ -14,6 +14,7 @@ import * as Reads from "./reads.js"
 import type { FakeState, Route } from "./state.js"
 import * as Status from "./status.js"
 import * as Subresources from "./subresources.js"
+import { isReview, review } from "./reviews.js"
 import { processRequest } from "./template.js"
 import * as Writes from "./writes.js"
 
@@ -160,6 +161,8 @@ const serveResource = (
         allowed("create")
         // processing a template reads nothing and stores nothing
         if (route.kind.plural === "processedtemplates") return processRequest(request)
+        // a review is answered, not stored
+        if (isReview(kind.group, kind.plural)) return review(kind.plural, route.namespace, state.token, request)
         return Writes.create(state, route, query, request)
       case "DELETE":
         allowed("deletecollection")
