@@ -337,3 +337,24 @@ export class RequestTimeout extends Data.TaggedError("RequestTimeout")<{
     return `k8s: ${this.method} ${this.path}: no complete answer within ${this.timeout} (request timeout)`
   }
 }
+
+/**
+ * The server answered with a warning (a `Warning: 299` header: a deprecated API version,
+ * an unknown field under `fieldValidation: "Warn"`) and the `Warnings` service in context
+ * turns warnings into failures (`Warnings.layerFail`, as kubectl's `--warnings-as-errors`).
+ * The request itself was carried out.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ServerWarning extends Data.TaggedError("ServerWarning")<{
+  readonly method: string
+  /** The path with its query. */
+  readonly path: string
+  /** The server's text. */
+  readonly text: string
+}> {
+  override get message(): string {
+    return `k8s: ${this.method} ${this.path}: the server warned: ${this.text}`
+  }
+}

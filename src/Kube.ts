@@ -26,7 +26,15 @@ import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
-import type { ApiError, KubeConfigError, RequestTimeout, Status, ValidationError, WaitTimeout } from "./Errors.js"
+import type {
+  ApiError,
+  KubeConfigError,
+  RequestTimeout,
+  ServerWarning,
+  Status,
+  ValidationError,
+  WaitTimeout
+} from "./Errors.js"
 import * as internal from "./internal/api.js"
 import * as internalRaw from "./internal/raw.js"
 import type { KubeConfig } from "./KubeConfig.js"
@@ -47,12 +55,19 @@ export type Requirements = KubeConfig | HttpClient.HttpClient
  * What an operation can fail with: the server's answer (`ApiError`), bad input or a
  * response that does not fit its Schema (`ValidationError`), credentials that could not
  * be obtained (`KubeConfigError`), the transport (`HttpClientError`), or a server that
- * gave no complete answer within the per-request timeout (`RequestTimeout`).
+ * gave no complete answer within the per-request timeout (`RequestTimeout`); and a
+ * server warning where `Warnings.layerFail` turns warnings into failures (`ServerWarning`).
  *
  * @since 0.1.0
  * @category models
  */
-export type Error = ApiError | ValidationError | KubeConfigError | HttpClientError.HttpClientError | RequestTimeout
+export type Error =
+  | ApiError
+  | ValidationError
+  | KubeConfigError
+  | HttpClientError.HttpClientError
+  | RequestTimeout
+  | ServerWarning
 
 /**
  * `dryRun: true` asks the server to validate and answer without persisting.

@@ -23,7 +23,15 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import { ApiError, KubeConfigError, reasonFor, RequestTimeout, type Status, type ValidationError } from "../Errors.js"
+import {
+  ApiError,
+  KubeConfigError,
+  reasonFor,
+  RequestTimeout,
+  type ServerWarning,
+  type Status,
+  type ValidationError
+} from "../Errors.js"
 import { KubeConfig, type Credentials, type Service as KubeConfigService } from "../KubeConfig.js"
 import { type Policy, RequestPolicy } from "../RequestPolicy.js"
 import { malformed } from "./codec.js"
@@ -31,6 +39,7 @@ import { currentCredentials } from "./credentials.js"
 import * as Impersonate from "./kubeconfig/impersonate.js"
 import { pathWithQuery, type Spec, toHttpRequest } from "./request/spec.js"
 import * as telemetry from "./telemetry.js"
+import * as warnings from "./warnings.js"
 
 export type { Spec } from "./request/spec.js"
 
@@ -41,6 +50,7 @@ export type RequestError =
   | KubeConfigError
   | ValidationError
   | RequestTimeout
+  | ServerWarning
 
 /** What Node refuses in a header value (it throws, which would be a defect): line breaks, controls, beyond Latin-1. */
 const invalidHeaderCharacter = /[^\t\x20-\x7e\x80-\xff]/
@@ -195,6 +205,8 @@ const sendWith = <R>(
         )
         : Effect.succeed(response)
     ),
+    // the warnings of any answer, 2xx or not, reach the Warnings service (or the log)
+    Effect.tap((response) => warnings.reportHeader(spec.method, pathWithQuery(spec), response.headers["warning"])),
     Effect.flatMap((response) =>
       response.status >= 200 && response.status < 300 ? Effect.succeed(response) : failFor(spec, response)
     )

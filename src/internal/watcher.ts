@@ -45,6 +45,7 @@ export const defaultFailOn = (error: Kube.Error): boolean => {
   switch (error._tag) {
     case "ValidationError":
     case "KubeConfigError":
+    case "ServerWarning":
       return true
     case "ApiError":
       return error.code >= 400 && error.code < 500 && error.code !== 408 && error.code !== 410 && error.code !== 429

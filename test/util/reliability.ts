@@ -95,7 +95,8 @@ export const publicErrorTags: ReadonlySet<string> = new Set([
   "DeleteFailed",
   "RequestError",
   "ResponseError",
-  "RequestTimeout"
+  "RequestTimeout",
+  "ServerWarning"
 ])
 
 /** Every text an error shows: its message, String(), util.inspect (console.log) and JSON, and those of its causes. */
