@@ -22,6 +22,7 @@
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as Scope from "effect/Scope"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
@@ -36,10 +37,12 @@ import type {
   WaitTimeout
 } from "./Errors.js"
 import * as internal from "./internal/api.js"
+import * as internalMetadata from "./internal/metadata.js"
 import * as internalRaw from "./internal/raw.js"
 import type { KubeConfig } from "./KubeConfig.js"
 import type { Patch } from "./Patch.js"
 import type { Resource } from "./Resource.js"
+import type { ObjectMeta } from "./resources/meta/v1.js"
 import type * as Watcher from "./Watcher.js"
 
 /**
@@ -409,3 +412,72 @@ export const request: (options: RequestOptions) => Effect.Effect<unknown, Error,
  */
 export const requestStream: (options: RequestOptions) => Stream.Stream<string, Error, Requirements> =
   internalRaw.requestStream
+
+/**
+ * An object's metadata alone (name, namespace, labels, annotations, owners, finalizers,
+ * resourceVersion), as the API server answers `as=PartialObjectMetadata`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PartialObjectMetadata {
+  readonly apiVersion: "meta.k8s.io/v1"
+  readonly kind: "PartialObjectMetadata"
+  readonly metadata: ObjectMeta
+}
+
+/**
+ * The metadata-only operations of a resource (see `metadata`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MetadataApi {
+  /** The resource whose metadata this reads. */
+  readonly resource: Resource<unknown, unknown, string>
+  readonly namespace: string | undefined
+  /** Reads an object's metadata; a 404 is `Option.none()`. */
+  readonly get: (name: string) => Effect.Effect<Option.Option<PartialObjectMetadata>, Error, Requirements>
+  /** Lists objects' metadata (one page when `limit` is given). */
+  readonly list: (options?: ListOptions) => Effect.Effect<ListResult<PartialObjectMetadata>, Error, Requirements>
+  /** Every matching object's metadata, page by page. */
+  readonly listStream: (options?: ListStreamOptions) => Stream.Stream<PartialObjectMetadata, Error, Requirements>
+  /** One watch request; each event carries the object's metadata. */
+  readonly watch: (options?: WatchOptions) => Stream.Stream<WatchEvent<PartialObjectMetadata>, Error, Requirements>
+  /** A resilient watcher of the objects' metadata (see `Watcher`). */
+  readonly watcher: (
+    options?: Watcher.Options
+  ) => Stream.Stream<Watcher.Event<PartialObjectMetadata>, Error, Requirements>
+  /** A store of the objects' metadata, kept by a watcher in the background of the scope (see `Watcher.reflector`). */
+  readonly reflector: (
+    options?: Watcher.Options
+  ) => Effect.Effect<Watcher.Store<PartialObjectMetadata, Error>, never, Requirements | Scope.Scope>
+  /** Patches an object (a label, an annotation, a finalizer) and returns its metadata. */
+  readonly patch: (
+    name: string,
+    patch: Patch,
+    options?: WriteOptions
+  ) => Effect.Effect<PartialObjectMetadata, Error, Requirements>
+}
+
+/**
+ * The metadata-only API of a resource: get, list, listStream, watch, watcher, reflector
+ * and patch ask the server for `PartialObjectMetadata`
+ * (`Accept: application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1`, the List
+ * form for lists), so a controller that needs only names, labels, owners and finalizers
+ * never downloads specs or Secret data. A server that ignores the Accept (an aggregated
+ * API) still works: the metadata is taken out of the whole object.
+ *
+ * @example
+ * ```ts
+ * const secrets = Kube.metadata(Secrets, { namespace: "default" })
+ * const names = (yield* secrets.list()).items.map((s) => s.metadata.name) // no Secret data downloaded
+ * yield* secrets.patch("tls", Patch.merge({ metadata: { labels: { rotated: "true" } } }))
+ * ```
+ * @since 0.1.0
+ * @category constructors
+ */
+export const metadata: <A, I, S extends string>(
+  resource: Resource<A, I, S>,
+  options?: { readonly namespace?: string | undefined }
+) => MetadataApi = internalMetadata.make

@@ -18,6 +18,7 @@ import { ValidationError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
 import type * as Resource from "../Resource.js"
 import { pathWithQuery, type Spec } from "./request/spec.js"
+import { isMetadataView } from "./request/view.js"
 import { checkName } from "./validate.js"
 import { compile } from "./validator.js"
 
@@ -172,7 +173,8 @@ export const objectDecoder = <A, I>(
     if (!isObject(u)) return Either.left(malformed(spec, `expected a ${resource.kind}, got ${describeJson(u)}`))
     const kind = u["kind"]
     if (kind === "Status") return Either.left(malformed(spec, `expected a ${resource.kind}, got a Status`))
-    if (kind !== undefined && kind !== resource.kind) {
+    // a metadata view (Kube.metadata) takes PartialObjectMetadata, or the whole object from a server that ignored the Accept
+    if (kind !== undefined && kind !== resource.kind && !(kind === "PartialObjectMetadata" && isMetadataView(resource))) {
       const got = typeof kind === "string" ? `a ${kind}` : `a kind that is ${describeJson(kind)}`
       return Either.left(malformed(spec, `expected a ${resource.kind}, got ${got}`))
     }

@@ -8,6 +8,7 @@ import type * as Kube from "../../Kube.js"
 import * as Patch from "../../Patch.js"
 import * as Resource from "../../Resource.js"
 import { jsonBody, type Spec } from "./spec.js"
+import { acceptFor } from "./view.js"
 
 /** What a request needs to know of a resource: where it lives and what it is called. */
 export type Kind = Pick<Resource.Info, "group" | "version" | "plural" | "kind">
@@ -26,6 +27,7 @@ const dryRunQuery = (dryRun: boolean | undefined) => (dryRun === true ? "All" : 
 export const get = (resource: Kind, namespace: string | undefined, name: string): Spec => ({
   method: "GET",
   path: Resource.objectPath(resource, namespace, name),
+  ...acceptFor(resource, "object"),
   operation: { verb: "get", kind: resource.kind, namespace, name }
 })
 
@@ -40,6 +42,7 @@ export const list = (resource: Kind, namespace: string | undefined, options: Kub
     resourceVersion: options.resourceVersion,
     resourceVersionMatch: options.resourceVersionMatch
   },
+  ...acceptFor(resource, "list"),
   operation: { verb: "list", kind: resource.kind, namespace }
 })
 
@@ -91,6 +94,7 @@ export const patch = (
     force: thePatch._tag === "Apply" && thePatch.force ? true : undefined
   },
   body: { contentType: Patch.contentType(thePatch), text: Patch.bodyText(thePatch) },
+  ...acceptFor(resource, "object"),
   operation: { verb: thePatch._tag === "Apply" ? "apply" : "patch", kind: resource.kind, namespace, name }
 })
 
@@ -155,6 +159,7 @@ export const watch = (resource: Kind, namespace: string | undefined, options: Ku
       allowWatchBookmarks: initialEvents ? true : options.allowWatchBookmarks,
       timeoutSeconds: options.timeoutSeconds
     },
+    ...acceptFor(resource, "object"),
     operation: { verb: "watch", kind: resource.kind, namespace }
   }
 }
