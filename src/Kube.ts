@@ -101,7 +101,7 @@ export interface Selectors {
  * @since 0.1.0
  * @category models
  */
-export interface ListOptions extends Selectors {
+export interface ListOptions extends Selectors, InvalidOptions {
   readonly limit?: number | undefined
   readonly continue?: string | undefined
   readonly resourceVersion?: string | undefined
@@ -180,7 +180,7 @@ export interface ApplyOptions {
  * @since 0.1.0
  * @category models
  */
-export interface WatchOptions extends Selectors {
+export interface WatchOptions extends Selectors, InvalidOptions {
   readonly resourceVersion?: string | undefined
   readonly timeoutSeconds?: number | undefined
   readonly allowWatchBookmarks?: boolean | undefined
@@ -205,7 +205,7 @@ export type WatchEvent<A> =
  * @since 0.1.0
  * @category models
  */
-export interface ListStreamOptions extends Selectors {
+export interface ListStreamOptions extends Selectors, InvalidOptions {
   /** Objects per page (default 500). */
   readonly pageSize?: number | undefined
   readonly allNamespaces?: boolean | undefined
@@ -265,8 +265,11 @@ export interface Operations<A> {
   readonly create: (object: A, options?: WriteOptions) => Effect.Effect<A, Error, Requirements>
   /** Reads an object; a 404 is `Option.none()`. */
   readonly get: (name: string) => Effect.Effect<Option.Option<A>, Error, Requirements>
-  /** Lists objects (one page when `limit` is given). */
-  readonly list: (options?: ListOptions) => Effect.Effect<ListResult<A>, Error, Requirements>
+  /** Lists objects (one page when `limit` is given); `invalid: "raw"` keeps objects that do not fit as `Invalid`. */
+  readonly list: {
+    (options: ListOptions & RawInvalid): Effect.Effect<ListResult<A | Invalid>, Error, Requirements>
+    (options?: ListOptions): Effect.Effect<ListResult<A>, Error, Requirements>
+  }
   /** Replaces an object; a stale `metadata.resourceVersion` fails with ApiError Conflict. */
   readonly replace: (name: string, object: A, options?: WriteOptions) => Effect.Effect<A, Error, Requirements>
   /** Patches an object with one of the `Patch` kinds. */
@@ -278,11 +281,20 @@ export interface Operations<A> {
   /** Deletes every object that matches a (required, non-empty) selector; returns how many there were. */
   readonly deleteAll: (options: DeleteAllOptions) => Effect.Effect<number, Error, Requirements>
   /** One watch request as a stream of events; ends when the server ends it. */
-  readonly watch: (options?: WatchOptions) => Stream.Stream<WatchEvent<A>, Error, Requirements>
+  readonly watch: {
+    (options: WatchOptions & RawInvalid): Stream.Stream<WatchEvent<A | Invalid>, Error, Requirements>
+    (options?: WatchOptions): Stream.Stream<WatchEvent<A>, Error, Requirements>
+  }
   /** Every matching object, fetched page by page as the stream is pulled. */
-  readonly listStream: (options?: ListStreamOptions) => Stream.Stream<A, Error, Requirements>
+  readonly listStream: {
+    (options: ListStreamOptions & RawInvalid): Stream.Stream<A | Invalid, Error, Requirements>
+    (options?: ListStreamOptions): Stream.Stream<A, Error, Requirements>
+  }
   /** An endless, resilient stream of changes (see `Watcher`). */
-  readonly watcher: (options?: Watcher.Options) => Stream.Stream<Watcher.Event<A>, Error, Requirements>
+  readonly watcher: {
+    (options: Watcher.Options & RawInvalid): Stream.Stream<Watcher.Event<A | Invalid>, Error, Requirements>
+    (options?: Watcher.Options): Stream.Stream<Watcher.Event<A>, Error, Requirements>
+  }
   /**
    * Waits until `condition` holds for the object: the object then, or `Option.none()`
    * when the condition is satisfied by its absence (as `Condition.deleted`). The
@@ -481,3 +493,63 @@ export const metadata: <A, I, S extends string>(
   resource: Resource<A, I, S>,
   options?: { readonly namespace?: string | undefined }
 ) => MetadataApi = internalMetadata.make
+
+/**
+ * What to do with an object the server sent that does not fit its Schema (a custom
+ * resource written by another tool, a field of a newer server): `"fail"` (default)
+ * fails with a ValidationError; `"skip"` leaves it out and reports it (a
+ * ValidationError naming it) to the `Warnings` service; `"raw"` delivers it as an
+ * `Invalid` in its place.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type InvalidOption = "fail" | "skip" | "raw"
+
+/**
+ * The `invalid` option of list, listStream, watch and watcher.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface InvalidOptions {
+  readonly invalid?: InvalidOption | undefined
+}
+
+/**
+ * An object that did not fit its Schema, delivered under `invalid: "raw"`: the JSON as
+ * the server sent it and the error that names the object and the field.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Invalid {
+  readonly _tag: "Invalid"
+  readonly raw: unknown
+  readonly error: ValidationError
+}
+
+/**
+ * Options that ask for `invalid: "raw"`: the reads that take them deliver `A | Invalid`.
+ *
+ * @example
+ * ```ts
+ * const { items } = yield* crontabs.list({ invalid: "raw" })
+ * for (const item of items) if (Kube.isInvalid(item)) console.log(item.error.message)
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export interface RawInvalid {
+  readonly invalid: "raw"
+}
+
+/**
+ * Whether an item of an `invalid: "raw"` read is an object that did not fit its Schema.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isInvalid = (u: unknown): u is Invalid =>
+  typeof u === "object" && u !== null && (u as { readonly _tag?: unknown })._tag === "Invalid" &&
+  "raw" in u && "error" in u

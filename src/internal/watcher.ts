@@ -107,7 +107,8 @@ export const make = <A, I>(
       Stream.fromEffect(listPage(target, namespace, {
         labelSelector: options.labelSelector,
         fieldSelector: options.fieldSelector,
-        pageSize
+        pageSize,
+        invalid: options.invalid
       }, current._tag === "Listing" ? current.continue : undefined)).pipe(
         Stream.mapConcatChunk((page) => {
           const out: Array<Watcher.Event<A>> = []
@@ -137,6 +138,7 @@ export const make = <A, I>(
         })
         return watchSpecStream(resource, spec, {
           idleTimeout,
+          invalid: options.invalid,
           onData: () => {
             sawData = true
           },
