@@ -5,7 +5,7 @@
  * mutations not, and a streamed watch as lines.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Schedule, Stream } from "effect"
+import { Effect, Exit, Fiber, Inspectable, Layer, Schedule, Stream, TestClock } from "effect"
 import * as Kube from "../src/Kube.js"
 import * as RequestPolicy from "../src/RequestPolicy.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
@@ -152,6 +152,44 @@ describe("Kube.request", () => {
       assert.strictEqual(error._tag === "ApiError" ? error.code : 0, 401)
       assert.notInclude(JSON.stringify(error), "fake-cluster-token")
       assert.notInclude(String(error), "fake-cluster-token")
+    }).pipe(Effect.provide(FakeCluster.layer())))
+})
+
+describe("Kube.request under the request policy", () => {
+  it.effect("a silent server: RequestTimeout naming the method, path and limit; a POST is sent once", () =>
+    Effect.gen(function*() {
+      const control = yield* fake
+      control.stallNext({ match: (m) => m === "POST" })
+      const fiber = yield* Effect.fork(Kube.request({
+        method: "POST",
+        path: "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+        body: { spec: { resourceAttributes: { verb: "get", resource: "pods" } } }
+      }))
+      yield* TestClock.adjust("2 seconds")
+      const error = yield* failureOf(Fiber.join(fiber))
+      assert.strictEqual(error._tag, "RequestTimeout")
+      assert.strictEqual(
+        error.message,
+        "k8s: POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews: no complete answer within 2s (request timeout)"
+      )
+      assert.strictEqual(control.requests().length, 1)
+    }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(), RequestPolicy.layer({ timeout: "2 seconds" })))))
+
+  it.effect("a header given to Kube.request never shows in a transport error, nor the token", () =>
+    Effect.gen(function*() {
+      const control = yield* fake
+      control.resetNext()
+      const error = yield* failureOf(Kube.request({
+        method: "POST",
+        path: "/api/v1/namespaces/default/configmaps",
+        body: { metadata: { name: "x" } },
+        headers: { "X-Api-Key": "very-secret-key" }
+      }))
+      assert.strictEqual(error._tag, "RequestError")
+      for (const text of [JSON.stringify(error), String(error), Inspectable.format(error)]) {
+        assert.notInclude(text, "very-secret-key")
+        assert.notInclude(text, "fake-cluster-token")
+      }
     }).pipe(Effect.provide(FakeCluster.layer())))
 })
 

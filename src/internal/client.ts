@@ -309,11 +309,15 @@ export const sendScoped = (
     return yield* Effect.mapError(measured(spec, sendWith(client, config, spec, toHttpRequest(config.server, spec))), scrub)
   })
 
-/** A request as errors show it: no Authorization header, and no body (it may hold Secret data). */
+/** Headers an error may show; any other (Authorization, a header given to `Kube.request`) may hold a secret. */
+const shownHeader = (name: string): boolean =>
+  name === "accept" || name === "user-agent" || name === "content-type" || name.startsWith("impersonate-")
+
+/** A request as errors show it: only the headers known to be harmless, and no body (it may hold Secret data). */
 const shownRequest = (request: HttpClientRequest.HttpClientRequest): HttpClientRequest.HttpClientRequest =>
   HttpClientRequest.make(request.method)(request.url, {
     urlParams: request.urlParams,
-    headers: Headers.remove(request.headers, ["authorization"])
+    headers: Headers.remove(request.headers, Object.keys(request.headers).filter((name) => !shownHeader(name)))
   })
 
 /** The response as errors show it: its status and the shown request, never its body. */
