@@ -451,14 +451,20 @@ export interface MetadataApi {
   /** Reads an object's metadata; a 404 is `Option.none()`. */
   readonly get: (name: string) => Effect.Effect<Option.Option<PartialObjectMetadata>, Error, Requirements>
   /** Lists objects' metadata (one page when `limit` is given). */
-  readonly list: (options?: ListOptions) => Effect.Effect<ListResult<PartialObjectMetadata>, Error, Requirements>
+  readonly list: (
+    options?: Omit<ListOptions, "invalid">
+  ) => Effect.Effect<ListResult<PartialObjectMetadata>, Error, Requirements>
   /** Every matching object's metadata, page by page. */
-  readonly listStream: (options?: ListStreamOptions) => Stream.Stream<PartialObjectMetadata, Error, Requirements>
+  readonly listStream: (
+    options?: Omit<ListStreamOptions, "invalid">
+  ) => Stream.Stream<PartialObjectMetadata, Error, Requirements>
   /** One watch request; each event carries the object's metadata. */
-  readonly watch: (options?: WatchOptions) => Stream.Stream<WatchEvent<PartialObjectMetadata>, Error, Requirements>
+  readonly watch: (
+    options?: Omit<WatchOptions, "invalid">
+  ) => Stream.Stream<WatchEvent<PartialObjectMetadata>, Error, Requirements>
   /** A resilient watcher of the objects' metadata (see `Watcher`). */
   readonly watcher: (
-    options?: Watcher.Options
+    options?: Omit<Watcher.Options, "invalid">
   ) => Stream.Stream<Watcher.Event<PartialObjectMetadata>, Error, Requirements>
   /** A store of the objects' metadata, kept by a watcher in the background of the scope (see `Watcher.reflector`). */
   readonly reflector: (

@@ -173,8 +173,10 @@ export const objectDecoder = <A, I>(
     if (!isObject(u)) return Either.left(malformed(spec, `expected a ${resource.kind}, got ${describeJson(u)}`))
     const kind = u["kind"]
     if (kind === "Status") return Either.left(malformed(spec, `expected a ${resource.kind}, got a Status`))
-    // a metadata view (Kube.metadata) takes PartialObjectMetadata, or the whole object from a server that ignored the Accept
-    if (kind !== undefined && kind !== resource.kind && !(kind === "PartialObjectMetadata" && isMetadataView(resource))) {
+    // a metadata view (Kube.metadata) takes PartialObjectMetadata, or the whole object from a
+    // server that ignored the Accept
+    const partial = kind === "PartialObjectMetadata" && isMetadataView(resource)
+    if (kind !== undefined && kind !== resource.kind && !partial) {
       const got = typeof kind === "string" ? `a ${kind}` : `a kind that is ${describeJson(kind)}`
       return Either.left(malformed(spec, `expected a ${resource.kind}, got ${got}`))
     }

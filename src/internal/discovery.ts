@@ -314,7 +314,11 @@ export const make: Effect.Effect<Discovery.Service, never, KubeConfig | HttpClie
       Effect.gen(function*() {
         const groups = yield* groupVersions
         const pairs = groups.flatMap((g) =>
-          g.versions.map((version) => ({ group: g, version, apiVersion: g.name === "" ? version : `${g.name}/${version}` }))
+          g.versions.map((version) => ({
+            group: g,
+            version,
+            apiVersion: g.name === "" ? version : `${g.name}/${version}`
+          }))
         )
         const loaded = yield* Effect.forEach(
           pairs,

@@ -15,7 +15,10 @@ const report = (spec: Spec, item: { readonly error: Kube.Invalid["error"] }) =>
   warnings.reportInvalid(spec.method, pathWithQuery(spec), item.error)
 
 /** Drops the objects that did not fit their Schema from a page, reporting each. */
-export const skipInvalid = <A>(spec: Spec, result: Kube.ListResult<A>): Effect.Effect<Kube.ListResult<A>, Kube.Error> => {
+export const skipInvalid = <A>(
+  spec: Spec,
+  result: Kube.ListResult<A>
+): Effect.Effect<Kube.ListResult<A>, Kube.Error> => {
   const dropped = (result.items as ReadonlyArray<unknown>).filter(isInvalid)
   if (dropped.length === 0) return Effect.succeed(result)
   return Effect.as(

@@ -36,7 +36,11 @@ export const PartialObjectMetadataSchema: Schema.Schema<PartialObjectMetadata, {
     Partial,
     {
       strict: true,
-      decode: (whole) => ({ apiVersion: "meta.k8s.io/v1" as const, kind: "PartialObjectMetadata" as const, metadata: whole.metadata }),
+      decode: (whole) => ({
+        apiVersion: "meta.k8s.io/v1" as const,
+        kind: "PartialObjectMetadata" as const,
+        metadata: whole.metadata
+      }),
       encode: (partial) => ({ metadata: partial.metadata })
     }
   ) as unknown as Schema.Schema<PartialObjectMetadata, { readonly metadata: unknown }>

@@ -25,6 +25,10 @@ export const requestStream = (options: RawOptions): Stream.Stream<string, Kube.E
     const spec = raw(options)
     if (spec instanceof ValidationError) return Stream.fail(spec)
     return Stream.unwrapScoped(
-      Effect.map(client.sendScoped(spec), (response) => Stream.mapError(splitLines(true)(response.stream), client.scrub))
+      Effect.map(
+        client.sendScoped(spec),
+        // body failures carry the authorized request: scrubbed like every transport error
+        (response) => Stream.mapError(splitLines(true)(response.stream), client.scrub)
+      )
     ).pipe(telemetry.withStreamSpan(spec))
   })

@@ -15,8 +15,15 @@ import { type Status, ValidationError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
 import type * as Resource from "../Resource.js"
 import * as client from "./client.js"
-import { isObject, type JsonObject, malformed, objectDecoder, resourceVersionOf } from "./codec.js"
-import { InvalidObject, type InvalidMode } from "./codec.js"
+import {
+  type InvalidMode,
+  InvalidObject,
+  isObject,
+  type JsonObject,
+  malformed,
+  objectDecoder,
+  resourceVersionOf
+} from "./codec.js"
 import { skipInvalidEvents } from "./invalid.js"
 import { LineDecoder, transformChunks } from "./lines.js"
 import { listIn } from "./operations.js"
@@ -98,7 +105,8 @@ const decodeEvents = <A, I>(
             if (rv !== undefined) onResourceVersion(rv)
           }
           // an object that does not fit is kept as it came (raw), or dropped after a report (skip)
-          out.push({ type, object: Either.isLeft(decoded) ? new InvalidObject(object, decoded.left) as A : decoded.right })
+          const kept = Either.isLeft(decoded) ? new InvalidObject(object, decoded.left) as A : decoded.right
+          out.push({ type, object: kept })
           return undefined
         }
         case "BOOKMARK": {

@@ -91,7 +91,9 @@ export const withFault = async (
   const response = await answer()
   if (fault?.kind === "delay") await sleep(fault.ms!, request.signal)
   if (fault?.kind === "reset") return { ...response, reset: { afterBytes: fault.afterBytes } }
-  if (fault?.kind === "warn") return { ...response, headers: { ...response.headers, warning: warningHeader(fault.text!) } }
+  if (fault?.kind === "warn") {
+    return { ...response, headers: { ...response.headers, warning: warningHeader(fault.text!) } }
+  }
   return response
 }
 

@@ -40,7 +40,8 @@ export const review = async (
   }
   if (!isObject(body)) throw Status.badRequest("the request body is not an object")
   const spec = isObject(body["spec"]) ? body["spec"] : {}
-  if (plural.endsWith("accessreviews") && !isObject(spec["resourceAttributes"]) && !isObject(spec["nonResourceAttributes"])) {
+  const attributes = isObject(spec["resourceAttributes"]) || isObject(spec["nonResourceAttributes"])
+  if (plural.endsWith("accessreviews") && !attributes) {
     const kind = String(body["kind"] ?? "SubjectAccessReview")
     throw Status.invalid({ group: "authorization.k8s.io", kind, plural }, "", [
       {

@@ -5,7 +5,11 @@
 import type { Spec } from "./spec.js"
 
 /** `/version`: the server's build. */
-export const serverVersion: Spec = { method: "GET", path: "/version", operation: { verb: "discovery", name: "version" } }
+export const serverVersion: Spec = {
+  method: "GET",
+  path: "/version",
+  operation: { verb: "discovery", name: "version" }
+}
 
 /** `/api`: the versions of the core group (an APIVersions). */
 export const coreVersions: Spec = { method: "GET", path: "/api", operation: { verb: "discovery", kind: "APIVersions" } }
