@@ -356,3 +356,49 @@ export class WaitTimeout extends Data.TaggedError("WaitTimeout")<{
     return `timed out after ${this.timeout} waiting for ${this.kind} ${this.namespace !== undefined ? `${this.namespace}/` : ""}${this.name} to be ${this.condition}`
   }
 }
+
+/**
+ * A request got no complete answer within the per-request timeout of `RequestPolicy`:
+ * the server is slow or silent (a refused or broken connection stays a transport
+ * `RequestError`). A mutation that timed out may still have been carried out by the
+ * server; it is never sent again on its own.
+ *
+ * @example
+ * ```ts
+ * Effect.catchTag("RequestTimeout", (e) => Console.error(`${e.method} ${e.path} took longer than ${e.timeout}`))
+ * ```
+ * @since 0.1.0
+ * @category errors
+ */
+export class RequestTimeout extends Data.TaggedError("RequestTimeout")<{
+  readonly method: string
+  /** The path with its query. */
+  readonly path: string
+  /** The limit, as `Duration.format` writes it (`5s`). */
+  readonly timeout: string
+}> {
+  override get message(): string {
+    return `k8s: ${this.method} ${this.path}: no complete answer within ${this.timeout} (request timeout)`
+  }
+}
+
+/**
+ * The server answered with a warning (a `Warning: 299` header: a deprecated API version,
+ * an unknown field under `fieldValidation: "Warn"`) and the `Warnings` service in context
+ * turns warnings into failures (`Warnings.layerFail`, as kubectl's `--warnings-as-errors`).
+ * The request itself was carried out.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ServerWarning extends Data.TaggedError("ServerWarning")<{
+  readonly method: string
+  /** The path with its query. */
+  readonly path: string
+  /** The server's text. */
+  readonly text: string
+}> {
+  override get message(): string {
+    return `k8s: ${this.method} ${this.path}: the server warned: ${this.text}`
+  }
+}

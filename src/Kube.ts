@@ -23,18 +23,30 @@
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as Scope from "effect/Scope"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import type * as Stream from "effect/Stream"
-import type { ApiError, KubeConfigError, Status, ValidationError, WaitTimeout } from "./Errors.js"
+import type {
+  ApiError,
+  KubeConfigError,
+  RequestTimeout,
+  ServerWarning,
+  Status,
+  ValidationError,
+  WaitTimeout
+} from "./Errors.js"
 import * as Exec from "./Exec.js"
 import * as internal from "./internal/api.js"
+import * as internalMetadata from "./internal/metadata.js"
+import * as internalRaw from "./internal/raw.js"
 import type { KubeConfig } from "./KubeConfig.js"
 import type { Patch } from "./Patch.js"
 import type { Resource } from "./Resource.js"
 import type { Scale } from "./resources/autoscaling/v1.js"
+import type { ObjectMeta } from "./resources/meta/v1.js"
 import type * as Watcher from "./Watcher.js"
 
 /**
@@ -49,12 +61,20 @@ export type Requirements = KubeConfig | HttpClient.HttpClient
 /**
  * What an operation can fail with: the server's answer (`ApiError`), bad input or a
  * response that does not fit its Schema (`ValidationError`), credentials that could not
- * be obtained (`KubeConfigError`), or the transport (`HttpClientError`).
+ * be obtained (`KubeConfigError`), the transport (`HttpClientError`), or a server that
+ * gave no complete answer within the per-request timeout (`RequestTimeout`); and a
+ * server warning where `Warnings.layerFail` turns warnings into failures (`ServerWarning`).
  *
  * @since 0.1.0
  * @category models
  */
-export type Error = ApiError | ValidationError | KubeConfigError | HttpClientError.HttpClientError
+export type Error =
+  | ApiError
+  | ValidationError
+  | KubeConfigError
+  | HttpClientError.HttpClientError
+  | RequestTimeout
+  | ServerWarning
 
 /**
  * `dryRun: true` asks the server to validate and answer without persisting.
@@ -126,7 +146,7 @@ export interface Selectors {
  * @since 0.1.0
  * @category models
  */
-export interface ListOptions extends Selectors {
+export interface ListOptions extends Selectors, InvalidOptions {
   readonly limit?: number | undefined
   readonly continue?: string | undefined
   readonly resourceVersion?: string | undefined
@@ -216,7 +236,7 @@ export interface ApplyOptions {
  * @since 0.1.0
  * @category models
  */
-export interface WatchOptions extends Selectors {
+export interface WatchOptions extends Selectors, InvalidOptions {
   readonly resourceVersion?: string | undefined
   readonly timeoutSeconds?: number | undefined
   readonly allowWatchBookmarks?: boolean | undefined
@@ -241,7 +261,7 @@ export type WatchEvent<A> =
  * @since 0.1.0
  * @category models
  */
-export interface ListStreamOptions extends Selectors {
+export interface ListStreamOptions extends Selectors, InvalidOptions {
   /** Objects per page (default 500). */
   readonly pageSize?: number | undefined
   readonly allNamespaces?: boolean | undefined
@@ -305,8 +325,11 @@ export interface Operations<A> {
   readonly create: (object: A, options?: WriteOptions) => Effect.Effect<A, Error, Requirements>
   /** Reads an object; a 404 is `Option.none()`. */
   readonly get: (name: string, options?: GetOptions) => Effect.Effect<Option.Option<A>, Error, Requirements>
-  /** Lists objects (one page when `limit` is given). */
-  readonly list: (options?: ListOptions) => Effect.Effect<ListResult<A>, Error, Requirements>
+  /** Lists objects (one page when `limit` is given); `invalid: "raw"` keeps objects that do not fit as `Invalid`. */
+  readonly list: {
+    (options: ListOptions & RawInvalid): Effect.Effect<ListResult<A | Invalid>, Error, Requirements>
+    (options?: ListOptions): Effect.Effect<ListResult<A>, Error, Requirements>
+  }
   /** Replaces an object; a stale `metadata.resourceVersion` fails with ApiError Conflict. */
   readonly replace: (name: string, object: A, options?: WriteOptions) => Effect.Effect<A, Error, Requirements>
   /** Patches an object with one of the `Patch` kinds. */
@@ -328,11 +351,20 @@ export interface Operations<A> {
   /** Deletes every object that matches a (required, non-empty) selector; returns how many there were. */
   readonly deleteAll: (options: DeleteAllOptions) => Effect.Effect<number, Error, Requirements>
   /** One watch request as a stream of events; ends when the server ends it. */
-  readonly watch: (options?: WatchOptions) => Stream.Stream<WatchEvent<A>, Error, Requirements>
+  readonly watch: {
+    (options: WatchOptions & RawInvalid): Stream.Stream<WatchEvent<A | Invalid>, Error, Requirements>
+    (options?: WatchOptions): Stream.Stream<WatchEvent<A>, Error, Requirements>
+  }
   /** Every matching object, fetched page by page as the stream is pulled. */
-  readonly listStream: (options?: ListStreamOptions) => Stream.Stream<A, Error, Requirements>
+  readonly listStream: {
+    (options: ListStreamOptions & RawInvalid): Stream.Stream<A | Invalid, Error, Requirements>
+    (options?: ListStreamOptions): Stream.Stream<A, Error, Requirements>
+  }
   /** An endless, resilient stream of changes (see `Watcher`). */
-  readonly watcher: (options?: Watcher.Options) => Stream.Stream<Watcher.Event<A>, Error, Requirements>
+  readonly watcher: {
+    (options: Watcher.Options & RawInvalid): Stream.Stream<Watcher.Event<A | Invalid>, Error, Requirements>
+    (options?: Watcher.Options): Stream.Stream<Watcher.Event<A>, Error, Requirements>
+  }
   /**
    * Waits until `condition` holds for the object: the object then, or `Option.none()`
    * when the condition is satisfied by its absence (as `Condition.deleted`). The
@@ -676,3 +708,198 @@ export interface TokenOperations {
   /** Creates a token for the service account (`kubectl create token`). */
   readonly createToken: (name: string, options?: TokenOptions) => Effect.Effect<Token, Error, Requirements>
 }
+
+/**
+ * A request the library does not model, for `Kube.request` and `Kube.requestStream`:
+ * any method and absolute path of the API server. `body` is sent as JSON (a string as it
+ * is) with `contentType` (`application/json` by default, e.g.
+ * `application/merge-patch+json` for a patch). `headers` may not set authorization,
+ * accept, user-agent or content-type: the client sets those.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RequestOptions {
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
+  readonly path: string
+  readonly query?: Readonly<Record<string, string | number | boolean | undefined>> | undefined
+  readonly body?: unknown
+  readonly contentType?: string | undefined
+  readonly accept?: string | undefined
+  readonly headers?: Readonly<Record<string, string>> | undefined
+}
+
+/**
+ * The escape hatch: sends any request to the API server with the same credentials,
+ * TLS, per-request timeout, retries (reads only), typed errors (a Status answer is an
+ * `ApiError`) and scrubbing of secrets as every other operation. Returns the parsed
+ * JSON answer (`unknown`: decode it with a Schema), or the text of an answer that is
+ * not JSON (`/readyz` answers `"ok"`). A bad method, path or header fails with a
+ * `ValidationError` before anything is sent.
+ *
+ * @example
+ * ```ts
+ * const version = yield* Kube.request({ method: "GET", path: "/version" }) // { major, minor, gitVersion, ... }
+ * const review = yield* Kube.request({
+ *   method: "POST",
+ *   path: "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+ *   body: { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview",
+ *           spec: { resourceAttributes: { verb: "list", resource: "pods", namespace: "default" } } }
+ * })
+ * ```
+ * @since 0.1.0
+ * @category constructors
+ */
+export const request: (options: RequestOptions) => Effect.Effect<unknown, Error, Requirements> = internalRaw.request
+
+/**
+ * The streaming form of `request`: the lines of the answer (without their newline) as
+ * the server sends them, for a watch or a followed log of an API the library does not
+ * model. No timeout and no retry apply (the stream lives as long as it is pulled);
+ * interrupting it closes the connection. A non-2xx answer fails with an `ApiError`.
+ *
+ * @example
+ * ```ts
+ * Kube.requestStream({ method: "GET", path: "/api/v1/namespaces/default/configmaps", query: { watch: true } })
+ *   .pipe(Stream.map((line) => JSON.parse(line)), Stream.take(1), Stream.runCollect)
+ * ```
+ * @since 0.1.0
+ * @category constructors
+ */
+export const requestStream: (options: RequestOptions) => Stream.Stream<string, Error, Requirements> =
+  internalRaw.requestStream
+
+/**
+ * An object's metadata alone (name, namespace, labels, annotations, owners, finalizers,
+ * resourceVersion), as the API server answers `as=PartialObjectMetadata`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PartialObjectMetadata {
+  readonly apiVersion: "meta.k8s.io/v1"
+  readonly kind: "PartialObjectMetadata"
+  readonly metadata: ObjectMeta
+}
+
+/**
+ * The metadata-only operations of a resource (see `metadata`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MetadataApi {
+  /** The resource whose metadata this reads. */
+  readonly resource: Resource<unknown, unknown, string>
+  readonly namespace: string | undefined
+  /** Reads an object's metadata; a 404 is `Option.none()`. */
+  readonly get: (name: string) => Effect.Effect<Option.Option<PartialObjectMetadata>, Error, Requirements>
+  /** Lists objects' metadata (one page when `limit` is given). */
+  readonly list: (
+    options?: Omit<ListOptions, "invalid">
+  ) => Effect.Effect<ListResult<PartialObjectMetadata>, Error, Requirements>
+  /** Every matching object's metadata, page by page. */
+  readonly listStream: (
+    options?: Omit<ListStreamOptions, "invalid">
+  ) => Stream.Stream<PartialObjectMetadata, Error, Requirements>
+  /** One watch request; each event carries the object's metadata. */
+  readonly watch: (
+    options?: Omit<WatchOptions, "invalid">
+  ) => Stream.Stream<WatchEvent<PartialObjectMetadata>, Error, Requirements>
+  /** A resilient watcher of the objects' metadata (see `Watcher`). */
+  readonly watcher: (
+    options?: Omit<Watcher.Options, "invalid">
+  ) => Stream.Stream<Watcher.Event<PartialObjectMetadata>, Error, Requirements>
+  /** A store of the objects' metadata, kept by a watcher in the background of the scope (see `Watcher.reflector`). */
+  readonly reflector: (
+    options?: Watcher.Options
+  ) => Effect.Effect<Watcher.Store<PartialObjectMetadata, Error>, never, Requirements | Scope.Scope>
+  /** Patches an object (a label, an annotation, a finalizer) and returns its metadata. */
+  readonly patch: (
+    name: string,
+    patch: Patch,
+    options?: WriteOptions
+  ) => Effect.Effect<PartialObjectMetadata, Error, Requirements>
+}
+
+/**
+ * The metadata-only API of a resource: get, list, listStream, watch, watcher, reflector
+ * and patch ask the server for `PartialObjectMetadata`
+ * (`Accept: application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1`, the List
+ * form for lists), so a controller that needs only names, labels, owners and finalizers
+ * never downloads specs or Secret data. A server that ignores the Accept (an aggregated
+ * API) still works: the metadata is taken out of the whole object.
+ *
+ * @example
+ * ```ts
+ * const secrets = Kube.metadata(Secrets, { namespace: "default" })
+ * const names = (yield* secrets.list()).items.map((s) => s.metadata.name) // no Secret data downloaded
+ * yield* secrets.patch("tls", Patch.merge({ metadata: { labels: { rotated: "true" } } }))
+ * ```
+ * @since 0.1.0
+ * @category constructors
+ */
+export const metadata: <A, I, S extends string>(
+  resource: Resource<A, I, S>,
+  options?: { readonly namespace?: string | undefined }
+) => MetadataApi = internalMetadata.make
+
+/**
+ * What to do with an object the server sent that does not fit its Schema (a custom
+ * resource written by another tool, a field of a newer server): `"fail"` (default)
+ * fails with a ValidationError; `"skip"` leaves it out and reports it (a
+ * ValidationError naming it) to the `Warnings` service; `"raw"` delivers it as an
+ * `Invalid` in its place.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type InvalidOption = "fail" | "skip" | "raw"
+
+/**
+ * The `invalid` option of list, listStream, watch and watcher.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface InvalidOptions {
+  readonly invalid?: InvalidOption | undefined
+}
+
+/**
+ * An object that did not fit its Schema, delivered under `invalid: "raw"`: the JSON as
+ * the server sent it and the error that names the object and the field.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Invalid {
+  readonly _tag: "Invalid"
+  readonly raw: unknown
+  readonly error: ValidationError
+}
+
+/**
+ * Options that ask for `invalid: "raw"`: the reads that take them deliver `A | Invalid`.
+ *
+ * @example
+ * ```ts
+ * const { items } = yield* crontabs.list({ invalid: "raw" })
+ * for (const item of items) if (Kube.isInvalid(item)) console.log(item.error.message)
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export interface RawInvalid {
+  readonly invalid: "raw"
+}
+
+/**
+ * Whether an item of an `invalid: "raw"` read is an object that did not fit its Schema.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isInvalid = (u: unknown): u is Invalid =>
+  typeof u === "object" && u !== null && (u as { readonly _tag?: unknown })._tag === "Invalid" &&
+  "raw" in u && "error" in u

@@ -80,6 +80,14 @@ export interface Options extends Kube.Selectors {
    * `Watcher.defaultFailOn`). 410 Gone is never a failure: it starts a new listing.
    */
   readonly failOn?: ((error: Kube.Error) => boolean) | undefined
+  /**
+   * An object that does not fit its Schema: `"fail"` (default) ends the watcher with a
+   * ValidationError; `"skip"` leaves it out and reports it to the `Warnings` service;
+   * `"raw"` delivers it as a `Kube.Invalid` (the raw JSON and the error). The watcher
+   * keeps running with `"skip"` and `"raw"`. A reflector stores valid objects only
+   * (`"raw"` acts as `"skip"` there).
+   */
+  readonly invalid?: Kube.InvalidOption | undefined
 }
 
 /**

@@ -92,3 +92,9 @@ export {
 
 /** @since 0.1.0 */
 export * from "./resources/index.js"
+
+/** @since 0.1.0 */
+export * as Warnings from "./Warnings.js"
+
+/** @since 0.1.0 */
+export { RequestTimeout, ServerWarning } from "./Errors.js"

@@ -23,7 +23,15 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import { ApiError, KubeConfigError, reasonFor, type Status, type ValidationError } from "../Errors.js"
+import {
+  ApiError,
+  KubeConfigError,
+  reasonFor,
+  RequestTimeout,
+  type ServerWarning,
+  type Status,
+  type ValidationError
+} from "../Errors.js"
 import { KubeConfig, type Credentials, type Service as KubeConfigService } from "../KubeConfig.js"
 import { type Policy, RequestPolicy } from "../RequestPolicy.js"
 import { malformed } from "./codec.js"
@@ -31,11 +39,18 @@ import { currentCredentials } from "./credentials.js"
 import * as Impersonate from "./kubeconfig/impersonate.js"
 import { pathWithQuery, type Spec, toHttpRequest } from "./request/spec.js"
 import * as telemetry from "./telemetry.js"
+import * as warnings from "./warnings.js"
 
 export type { Spec } from "./request/spec.js"
 
 /** What a failed request can fail with. */
-export type RequestError = ApiError | HttpClientError.HttpClientError | KubeConfigError | ValidationError
+export type RequestError =
+  | ApiError
+  | HttpClientError.HttpClientError
+  | KubeConfigError
+  | ValidationError
+  | RequestTimeout
+  | ServerWarning
 
 /** What Node refuses in a header value (it throws, which would be a defect): line breaks, controls, beyond Latin-1. */
 const invalidHeaderCharacter = /[^\t\x20-\x7e\x80-\xff]/
@@ -190,6 +205,8 @@ const sendWith = <R>(
         )
         : Effect.succeed(response)
     ),
+    // the warnings of any answer, 2xx or not, reach the Warnings service (or the log)
+    Effect.tap((response) => warnings.reportHeader(spec.method, pathWithQuery(spec), response.headers["warning"])),
     Effect.flatMap((response) =>
       response.status >= 200 && response.status < 300 ? Effect.succeed(response) : failFor(spec, response)
     )
@@ -216,6 +233,7 @@ const isDisruptionBudget = (error: ApiError): boolean =>
  */
 const isTransient = (error: RequestError): boolean =>
   (error._tag === "RequestError" && error.reason === "Transport") ||
+  error._tag === "RequestTimeout" ||
   error._tag === "ResponseError" ||
   (error._tag === "ApiError" && error.code >= 500 && !isThrottled(error))
 
@@ -236,10 +254,10 @@ const exchange = <A>(
     const timed = policy.timeout === undefined ? once : Effect.timeoutFail(once, {
       duration: policy.timeout,
       onTimeout: () =>
-        new HttpClientErrors.RequestError({
-          request,
-          reason: "Transport",
-          description: `no complete answer within ${Duration.format(policy.timeout!)}`
+        new RequestTimeout({
+          method: spec.method,
+          path: pathWithQuery(spec),
+          timeout: Duration.format(policy.timeout!)
         })
     })
     const throttled = retryThrottled(timed, policy)
@@ -299,11 +317,15 @@ export const sendScoped = (
     return yield* Effect.mapError(measured(spec, sendWith(client, config, spec, toHttpRequest(config.server, spec))), scrub)
   })
 
-/** A request as errors show it: no Authorization header, and no body (it may hold Secret data). */
+/** Headers an error may show; any other (Authorization, a header given to `Kube.request`) may hold a secret. */
+const shownHeader = (name: string): boolean =>
+  name === "accept" || name === "user-agent" || name === "content-type" || name.startsWith("impersonate-")
+
+/** A request as errors show it: only the headers known to be harmless, and no body (it may hold Secret data). */
 const shownRequest = (request: HttpClientRequest.HttpClientRequest): HttpClientRequest.HttpClientRequest =>
   HttpClientRequest.make(request.method)(request.url, {
     urlParams: request.urlParams,
-    headers: Headers.remove(request.headers, ["authorization"])
+    headers: Headers.remove(request.headers, Object.keys(request.headers).filter((name) => !shownHeader(name)))
   })
 
 /** The response as errors show it: its status and the shown request, never its body. */
@@ -363,3 +385,19 @@ export const sendJsonOption = (
     Effect.map(Option.some),
     Effect.catchIf(ApiError.isNotFound, () => Effect.succeed(Option.none()))
   )
+
+/**
+ * Sends a request and returns its body: parsed when the answer says it is JSON, else its
+ * text (`/readyz` answers `ok`); an empty JSON answer is `undefined`.
+ */
+export const sendAny = (spec: Spec): Effect.Effect<unknown, RequestError, KubeConfig | HttpClient.HttpClient> =>
+  exchange(spec, (response) =>
+    Effect.flatMap(response.text, (text) => {
+      const type = response.headers["content-type"] ?? ""
+      if (!/[/+]json\b/i.test(type)) return Effect.succeed<unknown>(text)
+      if (text.trim() === "") return Effect.succeed<unknown>(undefined)
+      return Effect.try({
+        try: () => JSON.parse(text) as unknown,
+        catch: () => malformed(spec, `says it is JSON but is not (${text.length} bytes)`)
+      })
+    }))

@@ -18,6 +18,7 @@ import { ValidationError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
 import type * as Resource from "../Resource.js"
 import { pathWithQuery, type Spec } from "./request/spec.js"
+import { isMetadataView } from "./request/view.js"
 import { checkName } from "./validate.js"
 import { compile } from "./validator.js"
 
@@ -177,7 +178,10 @@ export const objectDecoder = <A, I>(
     if (!isObject(u)) return Either.left(malformed(spec, `expected a ${resource.kind}, got ${describeJson(u)}`))
     const kind = u["kind"]
     if (kind === "Status") return Either.left(malformed(spec, `expected a ${resource.kind}, got a Status`))
-    if (kind !== undefined && kind !== resource.kind) {
+    // a metadata view (Kube.metadata) takes PartialObjectMetadata, or the whole object from a
+    // server that ignored the Accept
+    const partial = kind === "PartialObjectMetadata" && isMetadataView(resource)
+    if (kind !== undefined && kind !== resource.kind && !partial) {
       const got = typeof kind === "string" ? `a ${kind}` : `a kind that is ${describeJson(kind)}`
       return Either.left(malformed(spec, `expected a ${resource.kind}, got ${got}`))
     }
@@ -197,11 +201,30 @@ export const decodeObject = <A, I>(
   spec: Pick<Spec, "method" | "path" | "query">
 ): Either.Either<A, ValidationError> => objectDecoder(resource, spec)(u)
 
-/** Decodes a list answer, item by item, into a ListResult. */
+/**
+ * An object that did not fit its Schema, kept as the server sent it (`invalid: "raw"`
+ * or `"skip"`, which drops it after reporting it).
+ */
+export class InvalidObject {
+  readonly _tag = "Invalid"
+  constructor(readonly raw: unknown, readonly error: ValidationError) {}
+}
+
+/** Whether an item is an object kept because it did not fit its Schema. */
+export const isInvalid = (u: unknown): u is InvalidObject => u instanceof InvalidObject
+
+/** What to do with an object that does not fit its Schema. */
+export type InvalidMode = "fail" | "skip" | "raw"
+
+/**
+ * Decodes a list answer, item by item, into a ListResult. Unless `invalid` is `"fail"`,
+ * an item that does not fit its Schema is kept as an `InvalidObject` in its place.
+ */
 export const decodeList = <A, I>(
   resource: Pick<Resource.Resource<A, I>, "kind" | "apiVersion" | "schema">,
   json: unknown,
-  spec: Pick<Spec, "method" | "path" | "query">
+  spec: Pick<Spec, "method" | "path" | "query">,
+  invalid: InvalidMode = "fail"
 ): Either.Either<Kube.ListResult<A>, ValidationError> => {
   if (!isObject(json) || !Array.isArray(json["items"])) {
     const got = isObject(json) ? `a ${String(json["kind"])}` : describeJson(json)
@@ -211,8 +234,13 @@ export const decodeList = <A, I>(
   const rawItems = json["items"] as Array<unknown>
   const items: Array<A> = new Array(rawItems.length)
   for (let i = 0; i < rawItems.length; i++) {
-    const decoded = decode(rawItems[i])
-    if (Either.isLeft(decoded)) return Either.left(decoded.left)
+    const raw = rawItems[i]
+    const decoded = decode(raw)
+    if (Either.isLeft(decoded)) {
+      if (invalid === "fail" || !isObject(raw)) return Either.left(decoded.left)
+      items[i] = new InvalidObject(raw, decoded.left) as A
+      continue
+    }
     items[i] = decoded.right
   }
   const metadata = metadataOf(json)

@@ -19,11 +19,28 @@ import type { KubeConfig } from "../KubeConfig.js"
 import * as Resource from "../Resource.js"
 import * as client from "./client.js"
 import { malformed } from "./codec.js"
+import * as requestDiscovery from "./request/discovery.js"
 import * as request from "./request/operations.js"
 import type { Spec } from "./request/spec.js"
 
-/** The kinds one group version serves, by kind; `undefined` when the server does not serve the group version. */
-type Kinds = ReadonlyMap<string, Resource.Resource<unknown>> | undefined
+/** One resource of a group version's document, with what it serves. */
+interface Candidate {
+  readonly resource: Resource.Resource<unknown>
+  readonly entry: Discovery.ApiResource
+}
+
+/**
+ * What one group version serves: its resources in the server's order, and the
+ * candidates for each kind (OpenShift serves kind Template as `processedtemplates`,
+ * create-only, and as `templates`); `undefined` when the server does not serve the
+ * group version.
+ */
+type Kinds =
+  | {
+    readonly resources: ReadonlyArray<Discovery.ApiResource>
+    readonly byKind: ReadonlyMap<string, ReadonlyArray<Candidate>>
+  }
+  | undefined
 
 type Entry = Deferred.Deferred<Kinds, Kube.Error>
 
@@ -62,7 +79,11 @@ export const kindProblem = (kind: unknown): string | undefined => {
 const ResourceEntry = Schema.Struct({
   name: Schema.String,
   kind: Schema.String,
-  namespaced: Schema.Boolean
+  namespaced: Schema.Boolean,
+  singularName: Schema.optional(Schema.String),
+  verbs: Schema.optional(Schema.Array(Schema.String)),
+  shortNames: Schema.optional(Schema.Array(Schema.String)),
+  categories: Schema.optional(Schema.Array(Schema.String))
 })
 
 const ResourceList = Schema.Struct({
@@ -72,7 +93,10 @@ const ResourceList = Schema.Struct({
 const decodeList = Schema.decodeUnknownOption(ResourceList)
 const decodeEntry = Schema.decodeUnknownOption(ResourceEntry)
 
-/** Turns an APIResourceList into its kinds; subresources (`pods/log`) are not kinds. */
+/**
+ * Turns an APIResourceList into its resources and kinds; subresources (`pods/log`) are
+ * not kinds, they are listed with the resource they belong to.
+ */
 export const kindsOf = (
   apiVersion: string,
   json: unknown,
@@ -80,19 +104,74 @@ export const kindsOf = (
 ): Effect.Effect<Kinds, ValidationError> => {
   const list = decodeList(json)
   if (Option.isNone(list)) return Effect.fail(malformed(spec, "expected an APIResourceList"))
-  const kinds = new Map<string, Resource.Resource<unknown>>()
+  const slash = apiVersion.indexOf("/")
+  const group = slash === -1 ? "" : apiVersion.slice(0, slash)
+  const version = slash === -1 ? apiVersion : apiVersion.slice(slash + 1)
+  const entries = new Map<string, Discovery.ApiResource>()
+  const subresources = new Map<string, Array<string>>()
   for (const raw of list.value.resources) {
-    const entry = decodeEntry(raw)
-    if (Option.isNone(entry)) {
+    const decoded = decodeEntry(raw)
+    if (Option.isNone(decoded)) {
       return Effect.fail(
         malformed(spec, "has a resource without a string name and kind and a boolean namespaced")
       )
     }
-    const { kind, name, namespaced } = entry.value
-    if (name.includes("/") || kinds.has(kind)) continue
-    kinds.set(kind, Resource.make({ apiVersion, kind, plural: name, namespaced, schema: Schema.Unknown }))
+    const e = decoded.value
+    const cut = e.name.indexOf("/")
+    if (cut !== -1) {
+      const parent = e.name.slice(0, cut)
+      subresources.set(parent, [...(subresources.get(parent) ?? []), e.name.slice(cut + 1)])
+      continue
+    }
+    entries.set(e.name, {
+      group,
+      version,
+      apiVersion,
+      kind: e.kind,
+      plural: e.name,
+      singular: e.singularName !== undefined && e.singularName !== "" ? e.singularName : e.kind.toLowerCase(),
+      namespaced: e.namespaced,
+      verbs: e.verbs ?? [],
+      shortNames: e.shortNames ?? [],
+      categories: e.categories ?? [],
+      subresources: [],
+      preferred: true
+    })
   }
-  return Effect.succeed(kinds)
+  const resources: Array<Discovery.ApiResource> = []
+  const byKind = new Map<string, Array<Candidate>>()
+  for (const entry of entries.values()) {
+    const full = { ...entry, subresources: subresources.get(entry.plural) ?? [] }
+    resources.push(full)
+    const resource = Resource.make({
+      apiVersion,
+      kind: full.kind,
+      plural: full.plural,
+      namespaced: full.namespaced,
+      schema: Schema.Unknown
+    })
+    byKind.set(full.kind, [...(byKind.get(full.kind) ?? []), { resource, entry: full }])
+  }
+  return Effect.succeed({ resources, byKind })
+}
+
+/** What a stored object needs: `Manifests` reads, patches and deletes what it applies. */
+const storedVerbs: ReadonlyArray<string> = ["get", "patch", "delete"]
+
+/**
+ * The candidate whose verbs fit: every verb asked for, or, when none is asked for, the
+ * one that stores objects (get, patch, delete), else the one that can be read, else the
+ * first (a create-only kind such as SubjectAccessReview). A document without verbs (an
+ * old aggregated API) is taken to serve them all.
+ */
+const pick = (
+  candidates: ReadonlyArray<Candidate>,
+  verbs: ReadonlyArray<string> | undefined
+): Candidate | undefined => {
+  const serves = (c: Candidate, wanted: ReadonlyArray<string>) =>
+    c.entry.verbs.length === 0 || wanted.every((v) => c.entry.verbs.includes(v))
+  if (verbs !== undefined && verbs.length > 0) return candidates.find((c) => serves(c, verbs))
+  return candidates.find((c) => serves(c, storedVerbs)) ?? candidates.find((c) => serves(c, ["get"])) ?? candidates[0]
 }
 
 /** The discovery document of one group version: `/api/v1` or `/apis/<group>/<version>`. */
@@ -153,7 +232,11 @@ export const make: Effect.Effect<Discovery.Service, never, KubeConfig | HttpClie
         return yield* Effect.failCause(exit.cause)
       })
 
-    const resolve = (apiVersion: string, kind: string): Effect.Effect<Resource.Resource<unknown>, Kube.Error> =>
+    const resolve = (
+      apiVersion: string,
+      kind: string,
+      options?: Discovery.ResolveOptions
+    ): Effect.Effect<Resource.Resource<unknown>, Kube.Error> =>
       Effect.gen(function*() {
         const versionProblem = apiVersionProblem(apiVersion)
         if (versionProblem !== undefined) {
@@ -163,13 +246,26 @@ export const make: Effect.Effect<Discovery.Service, never, KubeConfig | HttpClie
         if (problem !== undefined) {
           return yield* new ValidationError({ subject: `kind (${apiVersion})`, detail: problem })
         }
+        const verbs = options?.verbs
         const first = yield* load(apiVersion, undefined)
-        const found = first.kinds?.get(kind)
-        if (found !== undefined) return found
+        const found = first.kinds?.byKind.get(kind)
+        if (found !== undefined) {
+          const fits = pick(found, verbs)
+          if (fits !== undefined) return fits.resource
+        }
         // A list fetched by this very call is as fresh as it gets; an older one may predate a CRD.
         const second = first.fresh ? first : yield* load(apiVersion, first.entry)
-        const again = second.kinds?.get(kind)
-        if (again !== undefined) return again
+        const again = second.kinds?.byKind.get(kind)
+        if (again !== undefined) {
+          const fits = pick(again, verbs)
+          if (fits !== undefined) return fits.resource
+          return yield* new ValidationError({
+            subject: `${apiVersion} ${kind}`,
+            detail: `no resource of kind ${kind} serves ${verbs?.join(", ")} (${
+              again.map((c) => `${c.entry.plural}: ${c.entry.verbs.join(", ")}`).join("; ")
+            })`
+          })
+        }
         return yield* new ValidationError({
           subject: `${apiVersion} ${kind}`,
           detail: second.kinds === undefined
@@ -178,6 +274,100 @@ export const make: Effect.Effect<Discovery.Service, never, KubeConfig | HttpClie
         })
       })
 
-    return { resolve }
+    const serverVersion = client.sendJson(requestDiscovery.serverVersion).pipe(
+      Effect.flatMap((json) =>
+        Effect.mapError(
+          decodeVersion(json),
+          () => malformed(requestDiscovery.serverVersion, "expected a version.Info with major, minor and gitVersion")
+        )
+      ),
+      Effect.provide(context)
+    )
+
+    const groupVersions: Effect.Effect<ReadonlyArray<Discovery.ApiGroup>, Kube.Error> = Effect.gen(function*() {
+      const core = yield* client.sendJson(requestDiscovery.coreVersions).pipe(
+        Effect.flatMap((json) =>
+          Effect.mapError(decodeCore(json), () => malformed(requestDiscovery.coreVersions, "expected an APIVersions"))
+        )
+      )
+      const named = yield* client.sendJson(requestDiscovery.groups).pipe(
+        Effect.flatMap((json) =>
+          Effect.mapError(decodeGroups(json), () => malformed(requestDiscovery.groups, "expected an APIGroupList"))
+        )
+      )
+      const coreGroup: Discovery.ApiGroup = {
+        name: "",
+        versions: core.versions,
+        preferredVersion: core.versions[0] ?? "v1"
+      }
+      return [
+        coreGroup,
+        ...named.groups.map((g): Discovery.ApiGroup => ({
+          name: g.name,
+          versions: g.versions.map((v) => v.version),
+          preferredVersion: g.preferredVersion?.version ?? g.versions[0]?.version ?? ""
+        }))
+      ]
+    }).pipe(Effect.provide(context))
+
+    const resources = (): Effect.Effect<Discovery.Resources, Kube.Error> =>
+      Effect.gen(function*() {
+        const groups = yield* groupVersions
+        const pairs = groups.flatMap((g) =>
+          g.versions.map((version) => ({
+            group: g,
+            version,
+            apiVersion: g.name === "" ? version : `${g.name}/${version}`
+          }))
+        )
+        const loaded = yield* Effect.forEach(
+          pairs,
+          (pair) => Effect.either(Effect.map(load(pair.apiVersion, undefined), (l) => ({ pair, kinds: l.kinds }))),
+          { concurrency: 8 }
+        )
+        const all: Array<Discovery.ApiResource> = []
+        const failed: Array<Discovery.FailedGroupVersion> = []
+        for (let i = 0; i < loaded.length; i++) {
+          const result = loaded[i]!
+          const pair = pairs[i]!
+          if (result._tag === "Left") {
+            // An aggregated API that is down (503) does not hide every other group, as with kubectl.
+            if (result.left._tag === "ApiError" && result.left.code >= 500) {
+              failed.push({ apiVersion: pair.apiVersion, error: result.left })
+              continue
+            }
+            return yield* Effect.fail(result.left)
+          }
+          const preferred = pair.group.preferredVersion === pair.version
+          for (const r of result.right.kinds?.resources ?? []) all.push({ ...r, preferred })
+        }
+        return { groups, resources: all, failed }
+      })
+
+    return { resolve, serverVersion, resources }
   }
 )
+
+const VersionInfo = Schema.Struct({
+  major: Schema.String,
+  minor: Schema.String,
+  gitVersion: Schema.String,
+  gitCommit: Schema.optional(Schema.String),
+  gitTreeState: Schema.optional(Schema.String),
+  buildDate: Schema.optional(Schema.String),
+  goVersion: Schema.optional(Schema.String),
+  compiler: Schema.optional(Schema.String),
+  platform: Schema.optional(Schema.String)
+})
+const decodeVersion = Schema.decodeUnknown(VersionInfo)
+
+const decodeCore = Schema.decodeUnknown(Schema.Struct({ versions: Schema.Array(Schema.String) }))
+
+const GroupVersion = Schema.Struct({ groupVersion: Schema.String, version: Schema.String })
+const decodeGroups = Schema.decodeUnknown(Schema.Struct({
+  groups: Schema.Array(Schema.Struct({
+    name: Schema.String,
+    versions: Schema.Array(GroupVersion),
+    preferredVersion: Schema.optional(GroupVersion)
+  }))
+}))

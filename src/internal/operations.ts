@@ -13,6 +13,7 @@ import type * as Patch from "../Patch.js"
 import * as Patches from "../Patch.js"
 import * as client from "./client.js"
 import { decodeList, decodeObject, describe, isObject, malformed, metadataOf, prepareObject } from "./codec.js"
+import { skipInvalid } from "./invalid.js"
 import * as request from "./request/operations.js"
 import type { Spec } from "./request/spec.js"
 import { checkPositive, resolveNamed, resolveNamespace, type Target } from "./validate.js"
@@ -56,7 +57,9 @@ export const listIn = <A, I>(
   options: Kube.ListOptions
 ): Effect.Effect<Kube.ListResult<A>, Kube.Error, Kube.Requirements> => {
   const spec = request.list(target.resource, namespace, options)
-  return Effect.flatMap(client.sendJson(spec), (json) => decodeList(target.resource, json, spec))
+  const invalid = options.invalid ?? "fail"
+  const decoded = Effect.flatMap(client.sendJson(spec), (json) => decodeList(target.resource, json, spec, invalid))
+  return invalid === "skip" ? Effect.flatMap(decoded, (result) => skipInvalid(spec, result)) : decoded
 }
 
 /** Creates an object (a `generateName` is allowed). */

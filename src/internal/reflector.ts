@@ -140,7 +140,9 @@ export const reflector = <A>(
       ? (yield* KubeConfig).namespace
       : undefined
     const store = yield* makeStore<A, Kube.Error>({ namespace })
-    yield* api.watcher(options).pipe(
+    // a store holds objects of the kind: one that does not fit is left out and reported, never stored raw
+    const watcherOptions = options.invalid === "raw" ? { ...options, invalid: "skip" as const } : options
+    yield* api.watcher(watcherOptions).pipe(
       (stream) => reflect(stream, store),
       Stream.runDrain,
       Effect.forkScoped

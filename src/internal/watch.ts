@@ -15,7 +15,16 @@ import { type Status, ValidationError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
 import type * as Resource from "../Resource.js"
 import * as client from "./client.js"
-import { isObject, type JsonObject, malformed, objectDecoder, resourceVersionOf } from "./codec.js"
+import {
+  type InvalidMode,
+  InvalidObject,
+  isObject,
+  type JsonObject,
+  malformed,
+  objectDecoder,
+  resourceVersionOf
+} from "./codec.js"
+import { skipInvalidEvents } from "./invalid.js"
 import { LineDecoder, transformChunks } from "./lines.js"
 import { listIn } from "./operations.js"
 import * as request from "./request/operations.js"
@@ -45,6 +54,8 @@ export interface WatchHooks {
   readonly onData?: (() => void) | undefined
   /** Ends the watch when no bytes arrive for this long (a connection that died silently). */
   readonly idleTimeout?: Duration.Duration | undefined
+  /** What to do with an object that does not fit its Schema (default `"fail"`). */
+  readonly invalid?: InvalidMode | undefined
 }
 
 const truncated = (response: HttpClientResponse.HttpClientResponse, bytes: number) =>
@@ -67,6 +78,7 @@ const decodeEvents = <A, I>(
 ) => {
   const decodeObject = objectDecoder(resource, spec)
   const onResourceVersion = hooks.onResourceVersion
+  const tolerant = hooks.invalid !== undefined && hooks.invalid !== "fail"
   return transformChunks<Uint8Array, Kube.WatchEvent<A>, Kube.Error>(() => {
     const lines = new LineDecoder(false)
     const pending: Array<string> = []
@@ -87,12 +99,14 @@ const decodeEvents = <A, I>(
         case "MODIFIED":
         case "DELETED": {
           const decoded = decodeObject(object)
-          if (Either.isLeft(decoded)) return decoded.left
+          if (Either.isLeft(decoded) && !tolerant) return decoded.left
           if (onResourceVersion !== undefined) {
             const rv = resourceVersionOf(object)
             if (rv !== undefined) onResourceVersion(rv)
           }
-          out.push({ type, object: decoded.right })
+          // an object that does not fit is kept as it came (raw), or dropped after a report (skip)
+          const kept = Either.isLeft(decoded) ? new InvalidObject(object, decoded.left) as A : decoded.right
+          out.push({ type, object: kept })
           return undefined
         }
         case "BOOKMARK": {
@@ -164,7 +178,8 @@ export const watchSpecStream = <A, I>(
           ? response.stream
           : Stream.timeout(response.stream, hooks.idleTimeout)
         // body failures carry the authorized request: scrubbed like every transport error
-        return Stream.mapError(decodeEvents(resource, spec, response, hooks)(body), client.scrub)
+        const events = Stream.mapError(decodeEvents(resource, spec, response, hooks)(body), client.scrub)
+        return hooks.invalid === "skip" ? skipInvalidEvents(spec)(events) : events
       }
     }))
   ).pipe(telemetry.withStreamSpan(spec))
@@ -187,13 +202,16 @@ export const watch = <A, I>(
     Effect.gen(function*() {
       yield* checkWatchOptions(options)
       const namespace = yield* resolveNamespace(target, options.allNamespaces)
-      return watchSpecStream(target.resource, request.watch(target.resource, namespace, options))
+      return watchSpecStream(target.resource, request.watch(target.resource, namespace, options), {
+        invalid: options.invalid
+      })
     })
   )
 
 /** Options of the pages of a list. */
 export interface PageOptions extends Kube.Selectors {
   readonly pageSize?: number | undefined
+  readonly invalid?: InvalidMode | undefined
 }
 
 /** One page of a list, from a continue token (or the start). */
@@ -207,7 +225,8 @@ export const listPage = <A, I>(
     labelSelector: options.labelSelector,
     fieldSelector: options.fieldSelector,
     limit: options.pageSize ?? 500,
-    continue: continueToken
+    continue: continueToken,
+    invalid: options.invalid
   })
 
 /**

@@ -45,12 +45,14 @@ export const defaultFailOn = (error: Kube.Error): boolean => {
   switch (error._tag) {
     case "ValidationError":
     case "KubeConfigError":
+    case "ServerWarning":
       return true
     case "ApiError":
       return error.code >= 400 && error.code < 500 && error.code !== 408 && error.code !== 410 && error.code !== 429
     case "RequestError":
       return error.reason !== "Transport"
     case "ResponseError":
+    case "RequestTimeout":
       return false
   }
 }
@@ -105,7 +107,8 @@ export const make = <A, I>(
       Stream.fromEffect(listPage(target, namespace, {
         labelSelector: options.labelSelector,
         fieldSelector: options.fieldSelector,
-        pageSize
+        pageSize,
+        invalid: options.invalid
       }, current._tag === "Listing" ? current.continue : undefined)).pipe(
         Stream.mapConcatChunk((page) => {
           const out: Array<Watcher.Event<A>> = []
@@ -135,6 +138,7 @@ export const make = <A, I>(
         })
         return watchSpecStream(resource, spec, {
           idleTimeout,
+          invalid: options.invalid,
           onData: () => {
             sawData = true
           },

@@ -1,7 +1,7 @@
 /**
  * A slow or silent server, served on loopback HTTPS. The per-request timeout of
- * `RequestPolicy` ends non-streaming calls with a tagged transport error that names
- * it (on the TestClock, to the millisecond), closes the connection it was waiting on,
+ * `RequestPolicy` ends non-streaming calls with a `RequestTimeout` (not a transport
+ * error) that names the method, the path and the limit (on the TestClock, to the millisecond), closes the connection it was waiting on,
  * and is never applied to watches and log follows, which stay quiet for as long as
  * the cluster is (checked in real time against a real timeout, and for an hour on the
  * TestClock).
@@ -84,10 +84,15 @@ describe("the timeout ends non-streaming calls", () => {
           const during = served.openConnections()
           yield* TestClock.adjust(1)
           const error = yield* failureOf(Fiber.join(fiber))
-          assert.strictEqual(error._tag, "RequestError")
-          if (error._tag === "RequestError") {
-            assert.strictEqual(error.reason, "Transport")
-            assert.include(error.description ?? "", "no complete answer within 5s")
+          assert.strictEqual(error._tag, "RequestTimeout")
+          if (error._tag === "RequestTimeout") {
+            assert.strictEqual(error.method, "POST")
+            assert.strictEqual(error.path, "/api/v1/namespaces/default/configmaps")
+            assert.strictEqual(error.timeout, "5s")
+            assert.strictEqual(
+              error.message,
+              "k8s: POST /api/v1/namespaces/default/configmaps: no complete answer within 5s (request timeout)"
+            )
           }
           assert.strictEqual(control.requests().filter((r) => r.method === "POST").length, 1)
           assert.isTrue(
@@ -113,7 +118,7 @@ describe("the timeout ends non-streaming calls", () => {
       assert.isTrue(yield* eventually(() => control.get(ref) !== undefined))
       yield* TestClock.adjust(2_000)
       const error = yield* failureOf(Fiber.join(fiber))
-      assert.strictEqual(error._tag, "RequestError")
+      assert.strictEqual(error._tag, "RequestTimeout")
       assert.strictEqual(control.requests().filter((r) => r.method === "POST").length, 1, "not sent again")
     })
 
@@ -156,7 +161,8 @@ describe("the timeout ends non-streaming calls", () => {
             for (let i = 0; i < 500 && control.requests().length === attempt; i++) yield* realSleep(2)
           }
           const error = yield* failureOf(Fiber.join(always))
-          assert.strictEqual(error._tag, "RequestError")
+          assert.strictEqual(error._tag, "RequestTimeout")
+          if (error._tag === "RequestTimeout") assert.strictEqual(error.path, "/api/v1/namespaces/default/configmaps/a")
           assert.strictEqual(control.requests().length, 4, "the first try and three retries")
           control.clearFaults()
         }),
@@ -176,7 +182,8 @@ describe("the timeout ends non-streaming calls", () => {
           assert.strictEqual(yield* nextSleep(before), 3_000)
           yield* TestClock.adjust(3_000)
           const error = yield* failureOf(Fiber.join(fiber))
-          assert.strictEqual(error._tag, "RequestError")
+          assert.strictEqual(error._tag, "RequestTimeout")
+          if (error._tag === "RequestTimeout") assert.strictEqual(error.timeout, "3s")
         }),
       RequestPolicy.layer({ timeout: "3 seconds", readRetries: Schedule.stop })
     ))

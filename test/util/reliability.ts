@@ -94,7 +94,9 @@ export const publicErrorTags: ReadonlySet<string> = new Set([
   "ApplyFailed",
   "DeleteFailed",
   "RequestError",
-  "ResponseError"
+  "ResponseError",
+  "RequestTimeout",
+  "ServerWarning"
 ])
 
 /** Every text an error shows: its message, String(), util.inspect (console.log) and JSON, and those of its causes. */

@@ -103,6 +103,7 @@ export const make = (state: FakeState): Control => ({
   resetNext: (options) => state.faults.resetNext(options),
   delayNext: (options) => state.faults.delayNext(options),
   stallNext: (options) => state.faults.stallNext(options),
+  warnNext: (options) => state.faults.warnNext(options),
   clearFaults: () => {
     state.faults.clear()
     state.hub.dropAfter = undefined

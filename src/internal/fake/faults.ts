@@ -11,12 +11,13 @@ import type { Control, RequestMatch } from "./types.js"
 
 /** @internal */
 export interface Fault {
-  readonly kind: "fail" | "reset" | "delay" | "stall"
+  readonly kind: "fail" | "reset" | "delay" | "stall" | "warn"
   remaining: number
   readonly match: RequestMatch | undefined
   readonly status?: Status.StatusError
   readonly afterBytes?: number | undefined
   readonly ms?: number
+  readonly text?: string
 }
 
 /** The pending faults of one fake, oldest first. @internal */
@@ -47,6 +48,10 @@ export class Faults {
 
   stallNext(options: Parameters<Control["stallNext"]>[0] = {}): void {
     this.pending.push({ kind: "stall", remaining: options.count ?? 1, match: options.match })
+  }
+
+  warnNext(options: Parameters<Control["warnNext"]>[0]): void {
+    this.pending.push({ kind: "warn", remaining: options.count ?? 1, match: options.match, text: options.text })
   }
 
   clear(): void {
@@ -86,6 +91,9 @@ export const withFault = async (
   const response = await answer()
   if (fault?.kind === "delay") await sleep(fault.ms!, request.signal)
   if (fault?.kind === "reset") return { ...response, reset: { afterBytes: fault.afterBytes } }
+  if (fault?.kind === "warn") {
+    return { ...response, headers: { ...response.headers, warning: warningHeader(fault.text!) } }
+  }
   return response
 }
 
@@ -109,3 +117,6 @@ const waitForAbort = (signal: AbortSignal | undefined): Promise<void> =>
     if (signal.aborted) return resolve()
     signal.addEventListener("abort", () => resolve(), { once: true })
   })
+
+/** A warning as the API server writes it: code 299, no agent, the text quoted. @internal */
+export const warningHeader = (text: string): string => `299 - "${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`

@@ -162,8 +162,9 @@ const builtin = (
  */
 export const builtinKinds: ReadonlyArray<KindInfo> = [
   ...specKinds.map((k) => builtin(k)),
-  builtin(["template.openshift.io", ["v1"], "Template", "templates", true, allVerbs, []], {}),
-  builtin(["template.openshift.io", ["v1"], "Template", "processedtemplates", true, ["create"], []], {})
+  // OpenShift lists the create-only processedtemplates first: a client must pick by verbs
+  builtin(["template.openshift.io", ["v1"], "Template", "processedtemplates", true, ["create"], []], {}),
+  builtin(["template.openshift.io", ["v1"], "Template", "templates", true, allVerbs, []], {})
 ]
 
 /** @internal */

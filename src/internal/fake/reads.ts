@@ -13,6 +13,7 @@ import type { FakeState, Route } from "./state.js"
 import * as Status from "./status.js"
 import type { Entry } from "./store.js"
 import { ActiveWatch } from "./watch.js"
+import { partialForm } from "./partial.js"
 
 
 const encodeContinue = (rv: number, lastKey: string): string =>
@@ -153,7 +154,12 @@ const table = (kind: KindInfo, entries: ReadonlyArray<Entry>, rv: string, metada
 }
 
 /** A watch stream: from now, with initial events, or replayed from a resourceVersion. @internal */
-export const watch = (state: FakeState, route: Route, query: Record<string, string>): RawResponse => {
+export const watch = (
+  state: FakeState,
+  route: Route,
+  query: Record<string, string>,
+  accept?: string | undefined
+): RawResponse => {
   const matches = matchers(route, query)
   const collection = state.collectionOf(route.kind)
   const sendInitial = query.sendInitialEvents
@@ -178,6 +184,7 @@ export const watch = (state: FakeState, route: Route, query: Record<string, stri
     isTrue(query.allowWatchBookmarks),
     timeout !== undefined && Number.isFinite(timeout) ? timeout : undefined
   )
+  watch.partial = partialForm(accept) !== undefined
   const response: RawResponse = { status: 200, headers: { ...jsonHeaders, "cache-control": "no-cache" }, body: watch }
   const fromNow = rvParam === "" || rvParam === "0"
   if (isTrue(sendInitial) || (fromNow && sendInitial === undefined)) {

@@ -15,6 +15,8 @@ import * as Reads from "./reads.js"
 import type { FakeState, Route } from "./state.js"
 import * as Status from "./status.js"
 import * as Subresources from "./subresources.js"
+import { asPartial, partialForm } from "./partial.js"
+import { isReview, review } from "./reviews.js"
 import { processRequest } from "./template.js"
 import * as Writes from "./writes.js"
 
@@ -108,7 +110,9 @@ const dispatchGroup = (
   const route = parseRoute(state, group, version, rest)
   // processing a template reads nothing and stores nothing
   if (method !== "GET" && method !== "HEAD" && route.kind.plural !== "processedtemplates") state.mutationCount++
-  return serveResource(state, route, method, query, request)
+  const partial = route.subresource === undefined ? partialForm(request.header("accept")) : undefined
+  if (partial === undefined) return serveResource(state, route, method, query, request)
+  return Promise.resolve(serveResource(state, route, method, query, request)).then((r) => asPartial(r, partial))
 }
 
 const parseRoute = (state: FakeState, group: string, version: string, rest: ReadonlyArray<string>): Route => {
@@ -153,7 +157,7 @@ const serveResource = (
       case "GET":
         if (route.watchPath || isTrue(query.watch)) {
           allowed("watch")
-          return Reads.watch(state, route, query)
+          return Reads.watch(state, route, query, request.header("accept"))
         }
         allowed("list")
         return Reads.list(state, route, query, request.header("accept"))
@@ -161,6 +165,8 @@ const serveResource = (
         allowed("create")
         // processing a template reads nothing and stores nothing
         if (route.kind.plural === "processedtemplates") return processRequest(request)
+        // a review is answered, not stored
+        if (isReview(kind.group, kind.plural)) return review(kind.plural, route.namespace, state.token, request)
         return Writes.create(state, route, query, request)
       case "DELETE":
         allowed("deletecollection")
@@ -172,7 +178,7 @@ const serveResource = (
   if (route.watchPath) {
     allowed("watch")
     const fieldSelector = Reads.joinSelector(query.fieldSelector, `metadata.name=${name}`)
-    return Reads.watch(state, route, { ...query, fieldSelector })
+    return Reads.watch(state, route, { ...query, fieldSelector }, request.header("accept"))
   }
   if (subresource === "log") {
     if (method !== "GET") throw Status.methodNotAllowed()

@@ -309,6 +309,16 @@ export interface Control {
   readonly stallNext: (
     options?: { readonly count?: number | undefined; readonly match?: RequestMatch | undefined }
   ) => void
+  /**
+   * The next `count` matching requests are carried out and answered with a
+   * `Warning: 299 - "<text>"` header, as the API server warns of a deprecated API
+   * version or an unknown field.
+   */
+  readonly warnNext: (options: {
+    readonly text: string
+    readonly count?: number | undefined
+    readonly match?: RequestMatch | undefined
+  }) => void
   /** Drops pending faults and the watch drop limit. */
   readonly clearFaults: () => void
   /**

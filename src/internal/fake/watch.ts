@@ -10,6 +10,7 @@ import { apiVersionOf } from "./kinds.js"
 import type { StatusError } from "./status.js"
 import type { Collection, Store, WatchTarget } from "./store.js"
 import { Batcher, type Sink, type StreamBody } from "./stream.js"
+import { partialEvent } from "./partial.js"
 
 /** @internal */
 export interface WatchHub {
@@ -28,6 +29,8 @@ export class ActiveWatch implements WatchTarget, StreamBody {
   private sent = 0
   private timer: ReturnType<typeof setTimeout> | undefined
   private finished = false
+  /** Sends objects as PartialObjectMetadata (a metadata-only watch). */
+  partial = false
 
   constructor(
     private readonly hub: WatchHub,
@@ -79,7 +82,7 @@ export class ActiveWatch implements WatchTarget, StreamBody {
   }
 
   deliver(line: string): void {
-    this.write(line)
+    this.write(this.partial ? partialEvent(line) : line)
   }
 
   bookmark(rv: number, annotations?: Record<string, string>): void {

@@ -8,6 +8,7 @@ import type * as Kube from "../../Kube.js"
 import * as Patch from "../../Patch.js"
 import * as Resource from "../../Resource.js"
 import { jsonBody, type Spec, type SubresourceVerb } from "./spec.js"
+import { acceptFor } from "./view.js"
 
 /** What a request needs to know of a resource: where it lives and what it is called. */
 export type Kind = Pick<Resource.Info, "group" | "version" | "plural" | "kind">
@@ -34,6 +35,7 @@ export const get = (
   ...(options.resourceVersion !== undefined || options.resourceVersionMatch !== undefined
     ? { query: { resourceVersion: options.resourceVersion, resourceVersionMatch: options.resourceVersionMatch } }
     : {}),
+  ...acceptFor(resource, "object"),
   operation: { verb: "get", kind: resource.kind, namespace, name }
 })
 
@@ -49,6 +51,7 @@ export const list = (resource: Kind, namespace: string | undefined, options: Kub
     resourceVersionMatch: options.resourceVersionMatch,
     timeoutSeconds: options.timeoutSeconds
   },
+  ...acceptFor(resource, "list"),
   operation: { verb: "list", kind: resource.kind, namespace }
 })
 
@@ -106,6 +109,7 @@ export const patch = (
     force: thePatch._tag === "Apply" && thePatch.force ? true : undefined
   },
   body: { contentType: Patch.contentType(thePatch), text: Patch.bodyText(thePatch) },
+  ...acceptFor(resource, "object"),
   operation: { verb: thePatch._tag === "Apply" ? "apply" : "patch", kind: resource.kind, namespace, name }
 })
 
@@ -173,6 +177,7 @@ export const watch = (resource: Kind, namespace: string | undefined, options: Ku
       allowWatchBookmarks: initialEvents ? true : options.allowWatchBookmarks,
       timeoutSeconds: options.timeoutSeconds
     },
+    ...acceptFor(resource, "object"),
     operation: { verb: "watch", kind: resource.kind, namespace }
   }
 }

@@ -27,6 +27,7 @@ export type Verb =
   | "logs"
   | "discovery"
   | "process"
+  | "request"
   | SubresourceVerb
 
 /** The verbs of the subresource operations (`Kube.SubresourceOperations`), named as they are. */
@@ -63,6 +64,8 @@ export interface Spec {
   readonly body?: { readonly contentType: string; readonly text: string } | undefined
   /** The accept header, when the answer is not JSON (pod logs); `application/json` otherwise. */
   readonly accept?: string | undefined
+  /** Further headers (`Kube.request`); they never replace the accept, user-agent or authorization headers. */
+  readonly headers?: Readonly<Record<string, string>> | undefined
   /** What the request does; spans are named after it. */
   readonly operation: Operation
 }
@@ -91,7 +94,7 @@ export const jsonBody = (value: unknown, contentType = "application/json"): Spec
 /** A pure function from a Spec and a server URL to the request to send (no credentials yet). */
 export const toHttpRequest = (server: string, spec: Spec): HttpClientRequest.HttpClientRequest => {
   const request = HttpClientRequest.make(spec.method)(`${server}${pathWithQuery(spec)}`, {
-    headers: { accept: spec.accept ?? "application/json", "user-agent": userAgent }
+    headers: { ...spec.headers, accept: spec.accept ?? "application/json", "user-agent": userAgent }
   })
   return spec.body === undefined
     ? request

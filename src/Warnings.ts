@@ -1,0 +1,178 @@
+/**
+ * What the client does with what the server warns about, as client-go's
+ * WarningHandler: the `Warning: 299 - "..."` headers of any answer (deprecated API
+ * versions, unknown fields under `fieldValidation: "Warn"`), and the objects an
+ * `invalid: "skip"` list or watch dropped because they did not fit their Schema.
+ *
+ * Without a `Warnings` service in context they are logged with `Effect.logWarning`.
+ * Provide `layerCollect` to gather them, `layerIgnore` to drop them, `layerFail` to
+ * turn them into failures, or `layer(handler)` for your own.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Layer } from "effect"
+ * import { Kube, NodeKube, Warnings } from "effect-kube"
+ *
+ * const program = Effect.gen(function* () {
+ *   yield* Kube.api(CronJobs).list()
+ *   const collected = yield* Warnings.Collected
+ *   for (const w of yield* collected.warnings) console.log(w.text)
+ * })
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(Layer.merge(NodeKube.layer, Warnings.layerCollect))))
+ * ```
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import { ServerWarning, type ValidationError } from "./Errors.js"
+
+/**
+ * A warning the server sent in a `Warning` header (code 299), on the answer to
+ * `method` `path`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HeaderWarning {
+  readonly _tag: "HeaderWarning"
+  readonly method: string
+  /** The path with its query. */
+  readonly path: string
+  readonly text: string
+}
+
+/**
+ * An object left out of a list or watch (`invalid: "skip"`) because it did not fit its
+ * Schema: the error names the object and what is wrong.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface InvalidObject {
+  readonly _tag: "InvalidObject"
+  readonly method: string
+  readonly path: string
+  readonly text: string
+  readonly error: ValidationError
+}
+
+/**
+ * What the service is told about.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Warning = HeaderWarning | InvalidObject
+
+/**
+ * What a handler may fail with: the failure then ends the operation that got the
+ * warning.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Failure = ServerWarning | ValidationError
+
+/**
+ * The handler of warnings.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly report: (warning: Warning) => Effect.Effect<void, Failure>
+}
+
+/**
+ * The `Warnings` service tag; when absent, warnings are logged.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class Warnings extends Context.Tag("effect-kube/Warnings")<Warnings, Service>() {}
+
+/**
+ * Logs a warning with `Effect.logWarning` (what happens when no service is provided).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const log = (warning: Warning): Effect.Effect<void> =>
+  Effect.logWarning(`k8s: ${warning.method} ${warning.path}: ${warning.text}`).pipe(
+    Effect.annotateLogs({ "k8s.warning": warning._tag, "k8s.method": warning.method, "k8s.path": warning.path })
+  )
+
+/**
+ * A handler of your own, e.g. to count warnings in a metric.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (report: (warning: Warning) => Effect.Effect<void, Failure>): Layer.Layer<Warnings> =>
+  Layer.succeed(Warnings, { report })
+
+/**
+ * Logs warnings with `Effect.logWarning` (the default).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerLog: Layer.Layer<Warnings> = layer(log)
+
+/**
+ * Drops warnings.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerIgnore: Layer.Layer<Warnings> = layer(() => Effect.void)
+
+/**
+ * Turns every warning into a failure of the operation that got it: a header into a
+ * `ServerWarning`, a skipped object into its `ValidationError`. The request was carried
+ * out all the same (a warned write is written).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFail: Layer.Layer<Warnings> = layer((warning) =>
+  warning._tag === "InvalidObject"
+    ? Effect.fail(warning.error)
+    : Effect.fail(new ServerWarning({ method: warning.method, path: warning.path, text: warning.text }))
+)
+
+/**
+ * The warnings gathered by `layerCollect`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Collector {
+  /** Every warning so far, oldest first. */
+  readonly warnings: Effect.Effect<ReadonlyArray<Warning>>
+  readonly clear: Effect.Effect<void>
+}
+
+/**
+ * The tag of the warnings gathered by `layerCollect`.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class Collected extends Context.Tag("effect-kube/Warnings/Collected")<Collected, Collector>() {}
+
+/**
+ * Gathers warnings (read them from `Collected`) instead of logging them.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerCollect: Layer.Layer<Warnings | Collected> = Layer.effectContext(
+  Effect.map(Ref.make<ReadonlyArray<Warning>>([]), (ref) =>
+    Context.make(Warnings, { report: (warning) => Ref.update(ref, (all) => [...all, warning]) }).pipe(
+      Context.add(Collected, { warnings: Ref.get(ref), clear: Ref.set(ref, []) })
+    ))
+)
