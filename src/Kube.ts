@@ -739,13 +739,28 @@ export interface RequestOptions {
  *
  * @example
  * ```ts
- * const version = yield* Kube.request({ method: "GET", path: "/version" }) // { major, minor, gitVersion, ... }
- * const review = yield* Kube.request({
- *   method: "POST",
- *   path: "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
- *   body: { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview",
- *           spec: { resourceAttributes: { verb: "list", resource: "pods", namespace: "default" } } }
+ * import { Effect, Schema } from "effect"
+ * import { Kube } from "effect-kube"
+ * import { FakeCluster } from "effect-kube/testing"
+ *
+ * const Review = Schema.Struct({ status: Schema.Struct({ allowed: Schema.Boolean }) })
+ *
+ * const program = Effect.gen(function* () {
+ *   const version = yield* Kube.request({ method: "GET", path: "/version" }) // { major, minor, gitVersion, ... }
+ *   assert.ok(typeof version === "object" && version !== null && "gitVersion" in version)
+ *   const review = yield* Kube.request({
+ *     method: "POST",
+ *     path: "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+ *     body: {
+ *       apiVersion: "authorization.k8s.io/v1",
+ *       kind: "SelfSubjectAccessReview",
+ *       spec: { resourceAttributes: { verb: "list", resource: "pods", namespace: "default" } }
+ *     }
+ *   }).pipe(Effect.flatMap(Schema.decodeUnknown(Review)))
+ *   assert.strictEqual(review.status.allowed, true)
  * })
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
  * ```
  * @since 0.1.0
  * @category constructors
@@ -760,8 +775,21 @@ export const request: (options: RequestOptions) => Effect.Effect<unknown, Error,
  *
  * @example
  * ```ts
- * Kube.requestStream({ method: "GET", path: "/api/v1/namespaces/default/configmaps", query: { watch: true } })
- *   .pipe(Stream.map((line) => JSON.parse(line)), Stream.take(1), Stream.runCollect)
+ * import { Chunk, Effect, Stream } from "effect"
+ * import { ConfigMaps, Kube } from "effect-kube"
+ * import { FakeCluster } from "effect-kube/testing"
+ *
+ * const program = Effect.gen(function* () {
+ *   yield* Kube.api(ConfigMaps, { namespace: "default" }).create({ metadata: { name: "settings" } })
+ *   const events = yield* Kube.requestStream({
+ *     method: "GET",
+ *     path: "/api/v1/namespaces/default/configmaps",
+ *     query: { watch: true }
+ *   }).pipe(Stream.map((line) => JSON.parse(line) as { type: string }), Stream.take(1), Stream.runCollect)
+ *   assert.strictEqual(Chunk.unsafeHead(events).type, "ADDED")
+ * })
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
  * ```
  * @since 0.1.0
  * @category constructors
@@ -832,9 +860,21 @@ export interface MetadataApi {
  *
  * @example
  * ```ts
- * const secrets = Kube.metadata(Secrets, { namespace: "default" })
- * const names = (yield* secrets.list()).items.map((s) => s.metadata.name) // no Secret data downloaded
- * yield* secrets.patch("tls", Patch.merge({ metadata: { labels: { rotated: "true" } } }))
+ * import { Effect } from "effect"
+ * import { Kube, Patch, Secrets } from "effect-kube"
+ * import { FakeCluster } from "effect-kube/testing"
+ *
+ * const program = Effect.gen(function* () {
+ *   yield* Kube.api(Secrets, { namespace: "default" }).create({ metadata: { name: "tls" }, stringData: { key: "k" } })
+ *   const secrets = Kube.metadata(Secrets, { namespace: "default" })
+ *   const listed = yield* secrets.list()
+ *   assert.deepStrictEqual(listed.items.map((s) => s.metadata.name), ["tls"])
+ *   assert.ok(!("data" in listed.items[0]!)) // no Secret data downloaded
+ *   const patched = yield* secrets.patch("tls", Patch.merge({ metadata: { labels: { rotated: "true" } } }))
+ *   assert.strictEqual(patched.metadata.labels?.["rotated"], "true")
+ * })
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
  * ```
  * @since 0.1.0
  * @category constructors
@@ -884,8 +924,30 @@ export interface Invalid {
  *
  * @example
  * ```ts
- * const { items } = yield* crontabs.list({ invalid: "raw" })
- * for (const item of items) if (Kube.isInvalid(item)) console.log(item.error.message)
+ * import { Effect, Schema } from "effect"
+ * import { ConfigMaps, Kube, Resource } from "effect-kube"
+ * import { FakeCluster } from "effect-kube/testing"
+ *
+ * // ConfigMaps read through a stricter Schema of your own: `mode` must be fast or slow
+ * const Settings = Resource.make({
+ *   apiVersion: "v1",
+ *   kind: "ConfigMap",
+ *   plural: "configmaps",
+ *   namespaced: true,
+ *   schema: Schema.Struct({ data: Schema.Struct({ mode: Schema.Literal("fast", "slow") }) })
+ * })
+ *
+ * const program = Effect.gen(function* () {
+ *   const configMaps = Kube.api(ConfigMaps, { namespace: "default" })
+ *   yield* configMaps.create({ metadata: { name: "a" }, data: { mode: "fast" } })
+ *   yield* configMaps.create({ metadata: { name: "b" }, data: { mode: "turbo" } })
+ *   const { items } = yield* Kube.api(Settings, { namespace: "default" }).list({ invalid: "raw" })
+ *   const invalid = items.filter(Kube.isInvalid)
+ *   assert.strictEqual(items.length, 2)
+ *   assert.strictEqual(invalid.length, 1) // "turbo" did not fit, and the list did not fail
+ * })
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
  * ```
  * @since 0.1.0
  * @category models

@@ -11,15 +11,19 @@
  * @example
  * ```ts
  * import { Effect, Layer } from "effect"
- * import { Kube, NodeKube, Warnings } from "effect-kube"
+ * import { ConfigMaps, Kube, Warnings } from "effect-kube"
+ * import { FakeCluster } from "effect-kube/testing"
  *
  * const program = Effect.gen(function* () {
- *   yield* Kube.api(CronJobs).list()
+ *   const fake = yield* FakeCluster.FakeCluster
+ *   fake.warnNext({ text: "v1 ConfigMap is deprecated" }) // as a server would say of an old API version
+ *   yield* Kube.api(ConfigMaps).list()
  *   const collected = yield* Warnings.Collected
- *   for (const w of yield* collected.warnings) console.log(w.text)
+ *   const warnings = yield* collected.warnings
+ *   assert.deepStrictEqual(warnings.map((w) => w._tag), ["HeaderWarning"])
  * })
  *
- * Effect.runPromise(program.pipe(Effect.provide(Layer.merge(NodeKube.layer, Warnings.layerCollect))))
+ * Effect.runPromise(program.pipe(Effect.provide(Layer.merge(FakeCluster.layer(), Warnings.layerCollect))))
  * ```
  * @since 0.1.0
  */

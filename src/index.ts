@@ -85,6 +85,10 @@ export {
   /** @since 0.1.0 */
   type ObjectRef,
   /** @since 0.1.0 */
+  RequestTimeout,
+  /** @since 0.1.0 */
+  ServerWarning,
+  /** @since 0.1.0 */
   ValidationError,
   /** @since 0.1.0 */
   WaitTimeout
@@ -96,5 +100,3 @@ export * from "./resources/index.js"
 /** @since 0.1.0 */
 export * as Warnings from "./Warnings.js"
 
-/** @since 0.1.0 */
-export { RequestTimeout, ServerWarning } from "./Errors.js"
