@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { ApiError, ValidationError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
+import { bodyStream } from "./body.js"
 import * as client from "./client.js"
 import { splitLines } from "./lines.js"
 import * as request from "./request/operations.js"
@@ -99,7 +100,7 @@ export const logStream = <A, I>(
       Stream.unwrapScoped(
         client.sendScoped(spec).pipe(
           // body failures carry the authorized request: scrubbed like every transport error
-          Effect.map((response) => Stream.mapError(splitLines(true)(response.stream), client.scrub)),
+          Effect.map((response) => Stream.mapError(splitLines(true)(bodyStream(response)), client.scrub)),
           Effect.catchIf(ApiError.isNotFound, () => Effect.succeed(Stream.empty))
         )
       ).pipe(telemetry.withStreamSpan(spec)))
