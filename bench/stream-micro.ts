@@ -16,6 +16,7 @@ import * as Http from "node:http"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { performance, PerformanceObserver } from "node:perf_hooks"
+import { StringDecoder } from "node:string_decoder"
 import * as Undici from "undici"
 import * as Kube from "../src/Kube.js"
 import * as NodeKube from "../src/NodeKube.js"
@@ -164,6 +165,22 @@ const main = async () => {
         Effect.sync(() => {
           if (line.length > 0) seen++
         }))))
+    // the consumer client-node's benchmark has: raw chunks, lines cut by the caller
+    await time("logs effect-kube logBytes", lines, () => {
+      const decoder = new StringDecoder("utf8")
+      let pending = ""
+      return run(Stream.runForEach(pods.logBytes("p", {}), (bytes) =>
+        Effect.sync(() => {
+          const text = pending + decoder.write(bytes as Buffer)
+          let start = 0
+          let newline: number
+          while ((newline = text.indexOf("\n", start)) !== -1) {
+            if (newline > start) seen++
+            start = newline + 1
+          }
+          pending = text.slice(start)
+        })))
+    })
   }
   await runtime.dispose()
   child.kill()
