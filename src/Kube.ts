@@ -414,6 +414,12 @@ export interface LogOperations {
   readonly logs: (name: string, options?: LogOptions) => Effect.Effect<string, Error, Requirements>
   /** Follows a pod's log: its lines, without their newline, until the container ends; empty when the pod is gone. */
   readonly logStream: (name: string, options?: LogOptions) => Stream.Stream<string, Error, Requirements>
+  /**
+   * Follows a pod's log as the bytes arrive (UTF-8, lines not cut), until the container
+   * ends; empty when the pod is gone. For throughput: a consumer pays per chunk of bytes
+   * rather than per line (`Stream.runForEach` over `logStream` costs an effect per line).
+   */
+  readonly logBytes: (name: string, options?: LogOptions) => Stream.Stream<Uint8Array, Error, Requirements>
 }
 
 /**

@@ -98,6 +98,47 @@ describe("logStream over a real connection", () => {
     }))
 })
 
+describe("logBytes", () => {
+  it.scopedLive("hands on every byte as it arrives, characters split across packets included, and closes early", () =>
+    Effect.gen(function*() {
+      const whole = utf8("first line\nhé\r\nthird part\nlast")
+      const server = yield* Loopback.serve((_req, res) => {
+        void writeSlowly(res, [whole.subarray(0, 13), whole.subarray(13, 20), whole.subarray(20)], true)
+      })
+      const layer = Loopback.layer(server.url)
+      const chunks = yield* pods.logBytes("web", { container: "app" }).pipe(Stream.runCollect, Effect.provide(layer))
+      const joined = new Uint8Array(Chunk.reduce(chunks, 0, (n, c) => n + c.length))
+      Chunk.reduce(chunks, 0, (offset, c) => {
+        joined.set(c, offset)
+        return offset + c.length
+      })
+      assert.deepStrictEqual(joined, whole)
+      assert.isAbove(Chunk.size(chunks), 1, "arrives in pieces, not buffered whole")
+      assert.deepStrictEqual(server.requests, ["GET /api/v1/namespaces/default/pods/web/log?container=app&follow=true"])
+
+      const open = yield* Loopback.serve((_req, res) => {
+        res.writeHead(200, { "content-type": "text/plain" })
+        res.write("one\n")
+      })
+      const first = yield* pods.logBytes("web").pipe(
+        Stream.take(1),
+        Stream.runCollect,
+        Effect.provide(Loopback.layer(open.url))
+      )
+      assert.strictEqual(new TextDecoder().decode(Chunk.unsafeGet(first, 0)), "one\n")
+      assert.isTrue(yield* Loopback.eventually(() => open.openResponses() === 0), "closed after take(1)")
+    }))
+
+  it.effect("a pod that is gone has no bytes; bad options fail before any request", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      assert.strictEqual(Chunk.size(yield* pods.logBytes("gone").pipe(Stream.runCollect)), 0)
+      const error = yield* Effect.flip(pods.logBytes("web", { tailLines: -1 }).pipe(Stream.runDrain))
+      assert.instanceOf(error, ValidationError)
+      assert.strictEqual(logRequests(cluster).length, 1)
+    }).pipe(Effect.provide(FakeCluster.layer())))
+})
+
 const twoContainers = {
   apiVersion: "v1",
   kind: "Pod",

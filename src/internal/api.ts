@@ -41,7 +41,8 @@ export const make = <A, I, S extends string>(
     // Offered by the type only where the resource serves "log"; a kind whose subresources
     // are not known at compile time still gets the runtime check (pods only).
     logs: (name, logOptions) => logs.logs(target, name, logOptions ?? {}),
-    logStream: (name, logOptions) => logs.logStream(target, name, logOptions ?? {})
+    logStream: (name, logOptions) => logs.logStream(target, name, logOptions ?? {}),
+    logBytes: (name, logOptions) => logs.logBytes(target, name, logOptions ?? {})
   }
   // Subresource operations: the type offers each only where S has the subresource.
   return Object.assign(

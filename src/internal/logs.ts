@@ -3,10 +3,12 @@
  * endpoint answers plain text, which is streamed as it comes; lines are cut once per
  * chunk of bytes, not through a stream stage per line.
  */
+import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { ApiError, ValidationError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
+import { bodyStream } from "./body.js"
 import * as client from "./client.js"
 import { splitLines } from "./lines.js"
 import * as request from "./request/operations.js"
@@ -85,6 +87,26 @@ export const logs = <A, I>(
     )
   })
 
+/** The bytes of a followed log as they arrive, through `toStream` (whole lines, or the bytes themselves). */
+const followed = <A, I, B>(
+  target: Target<A, I>,
+  name: string,
+  options: Kube.LogOptions,
+  toStream: (
+    bytes: Stream.Stream<Uint8Array, HttpClientError.ResponseError>
+  ) => Stream.Stream<B, HttpClientError.ResponseError>
+): Stream.Stream<B, Kube.Error, Kube.Requirements> =>
+  Stream.unwrap(
+    Effect.map(logSpec(target, name, options, true), (spec) =>
+      Stream.unwrapScoped(
+        client.sendScoped(spec).pipe(
+          // body failures carry the authorized request: scrubbed like every transport error
+          Effect.map((response) => Stream.mapError(toStream(bodyStream(response)), client.scrub)),
+          Effect.catchIf(ApiError.isNotFound, () => Effect.succeed(Stream.empty))
+        )
+      ).pipe(telemetry.withStreamSpan(spec)))
+  )
+
 /**
  * `logStream` on a bound api: the lines of a followed log until the server ends it
  * (the container ended). A pod that is gone has no lines, as with `logs`.
@@ -93,14 +115,11 @@ export const logStream = <A, I>(
   target: Target<A, I>,
   name: string,
   options: Kube.LogOptions
-): Stream.Stream<string, Kube.Error, Kube.Requirements> =>
-  Stream.unwrap(
-    Effect.map(logSpec(target, name, options, true), (spec) =>
-      Stream.unwrapScoped(
-        client.sendScoped(spec).pipe(
-          // body failures carry the authorized request: scrubbed like every transport error
-          Effect.map((response) => Stream.mapError(splitLines(true)(response.stream), client.scrub)),
-          Effect.catchIf(ApiError.isNotFound, () => Effect.succeed(Stream.empty))
-        )
-      ).pipe(telemetry.withStreamSpan(spec)))
-  )
+): Stream.Stream<string, Kube.Error, Kube.Requirements> => followed(target, name, options, splitLines(true))
+
+/** `logBytes` on a bound api: the bytes of a followed log as they arrive, lines not cut. */
+export const logBytes = <A, I>(
+  target: Target<A, I>,
+  name: string,
+  options: Kube.LogOptions
+): Stream.Stream<Uint8Array, Kube.Error, Kube.Requirements> => followed(target, name, options, (bytes) => bytes)

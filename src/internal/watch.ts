@@ -14,6 +14,7 @@ import * as Stream from "effect/Stream"
 import { type Status, ValidationError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
 import type * as Resource from "../Resource.js"
+import { bodyStream } from "./body.js"
 import * as client from "./client.js"
 import {
   type InvalidMode,
@@ -175,8 +176,8 @@ export const watchSpecStream = <A, I>(
       onNone: () => Stream.empty,
       onSome: (response) => {
         const body = hooks.idleTimeout === undefined
-          ? response.stream
-          : Stream.timeout(response.stream, hooks.idleTimeout)
+          ? bodyStream(response)
+          : Stream.timeout(bodyStream(response), hooks.idleTimeout)
         // body failures carry the authorized request: scrubbed like every transport error
         const events = Stream.mapError(decodeEvents(resource, spec, response, hooks)(body), client.scrub)
         return hooks.invalid === "skip" ? skipInvalidEvents(spec)(events) : events
