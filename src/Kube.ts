@@ -38,6 +38,7 @@ import type {
   ValidationError,
   WaitTimeout
 } from "./Errors.js"
+import * as Conflict from "./Conflict.js"
 import * as Exec from "./Exec.js"
 import * as internal from "./internal/api.js"
 import * as internalMetadata from "./internal/metadata.js"
@@ -307,9 +308,30 @@ export interface Condition<A> {
  */
 export type Api<A, S extends string = never> =
   & Operations<A>
+  & UpdateOperations<A>
   & ("log" extends S ? LogOperations : unknown)
   & ("exec" extends S ? Exec.Operations : unknown)
   & SubresourceOperations<A, S>
+
+/**
+ * Read-modify-write, as client-go's `RetryOnConflict` around a get and an update.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface UpdateOperations<A> {
+  /**
+   * Gets the object, computes the next version with `f` (a value or an Effect) and
+   * replaces it; a 409 (the object changed in between) starts again from a fresh read,
+   * a bounded number of times (`Conflict.update`). Returning the object unchanged writes
+   * nothing; a missing object fails with ApiError NotFound.
+   */
+  readonly update: <E = never, R = never>(
+    name: string,
+    f: (current: A) => A | Effect.Effect<A, E, R>,
+    options?: Conflict.UpdateOptions
+  ) => Effect.Effect<A, Error | E, R | Requirements>
+}
 
 /**
  * The operations every resource has.
@@ -447,7 +469,9 @@ export const api = <A, I, S extends string = never>(
   const bound = internal.make(resource, options)
   // exec, attach and port-forward only where the kind serves them (Pods)
   const operations = resource.subresources.includes("exec" as S) ? { ...bound, ...Exec.operations(bound) } : bound
-  return operations as unknown as Api<A, S>
+  const update: UpdateOperations<A>["update"] = (name, f, updateOptions) =>
+    Conflict.update(operations as unknown as Api<A>, name, f, updateOptions)
+  return { ...operations, update } as unknown as Api<A, S>
 }
 
 export type {

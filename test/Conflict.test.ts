@@ -35,6 +35,16 @@ describe("Conflict", () => {
       assert.strictEqual(puts(cluster), 2)
     }).pipe(Effect.provide(fake)))
 
+  it.live("api.update is the same read-modify-write on the bound api, re-read after a 409", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      cluster.failNext({ status: 409, reason: "Conflict", count: 1, match: isPut })
+      const updated = yield* configMaps.update("settings", (cm) => Effect.succeed(increment(cm)))
+      assert.strictEqual(updated.data?.n, "1")
+      assert.strictEqual(puts(cluster), 2)
+      assert.strictEqual(cluster.requests().filter((r) => r.method === "GET").length, 2)
+    }).pipe(Effect.provide(fake)))
+
   it.live("retries 409 only, and only a bounded number of times", () =>
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster

@@ -130,7 +130,7 @@ export const reflect = <A, E, R>(
 
 /** A store kept up to date by a watcher running in the background of the scope. */
 export const reflector = <A>(
-  api: Kube.Api<A>,
+  api: Kube.Operations<A>,
   options: Watcher.Options
 ): Effect.Effect<Watcher.Store<A, Kube.Error>, never, Kube.Requirements | Scope.Scope> =>
   Effect.gen(function*() {
