@@ -304,8 +304,8 @@ describe("never a hang", () => {
           const result = yield* outcome(Effect.provide(operation, fast))
           assert.strictEqual(result._tag, "Failure")
           if (result._tag === "Failure") {
-            assert.strictEqual(result.error._tag, "RequestError")
-            assert.include(result.error.message, "Transport")
+            assert.strictEqual(result.error._tag, "RequestTimeout")
+            assert.include(result.error.message, "request timeout")
           }
         }
         assert.strictEqual(raw.requests.length, 3)

@@ -22,11 +22,20 @@ import { WebSocketServer } from "ws"
 import type { Dialer, DialFailure, Handlers, Socket } from "../exec/dialer.js"
 import * as Protocol from "../exec/protocol.js"
 import { firstValues } from "./http.js"
-import type { FakeServer } from "./server.js"
 import type { FakeState } from "./state.js"
 import * as Status from "./status.js"
 import { keyOf } from "./store.js"
 import type { ExecIo, FakeObject, Options, PortConnection, PortForwardHandler } from "./types.js"
+
+/**
+ * What exec needs of the fake server: its check of an upgrade request. Declared here, so
+ * that server.ts (which imports this module) is not imported back.
+ */
+interface Upgrader {
+  readonly upgrade: (
+    request: { readonly url: string; readonly header: (name: string) => string | undefined }
+  ) => Promise<Decision>
+}
 
 /** The far end of one connection. @internal */
 export interface Peer {
@@ -402,7 +411,7 @@ const reasonPhrase: Record<number, string> = {
  *
  * @internal
  */
-export const makeUpgradeHandler = (server: FakeServer) => {
+export const makeUpgradeHandler = (server: Upgrader) => {
   const chosen = new WeakMap<Http.IncomingMessage, string>()
   const wss = new WebSocketServer({
     noServer: true,
@@ -455,7 +464,7 @@ export const makeUpgradeHandler = (server: FakeServer) => {
  *
  * @internal
  */
-export const inMemoryDialer = (server: FakeServer): Dialer => ({
+export const inMemoryDialer = (server: Upgrader): Dialer => ({
   dial: async (request, handlers: Handlers): Promise<Socket> => {
     const url = new URL(request.url)
     const headers: Record<string, string> = {}
