@@ -5,49 +5,12 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import { pki } from "./util/pki.js"
-
-const kubectlPath = "/usr/bin/kubectl"
-
-const hasKubectl = (() => {
-  try {
-    execFileSync(kubectlPath, ["version", "--client"], { stdio: "ignore", timeout: 20_000 })
-    return true
-  } catch {
-    return false
-  }
-})()
-
-interface Run {
-  readonly code: number
-  readonly stdout: Buffer
-  readonly stderr: string
-}
-
-/** Runs kubectl without blocking the event loop (the fake answers it from this process), stdin from a file. */
-const kubectl = (kubeconfig: string, cacheDir: string, args: ReadonlyArray<string>, stdinFile?: string) =>
-  Effect.async<Run>((resume) => {
-    const stdin = stdinFile === undefined ? "ignore" : Fs.openSync(stdinFile, "r")
-    const child = spawn(
-      kubectlPath,
-      ["--kubeconfig", kubeconfig, "--cache-dir", cacheDir, "--request-timeout", "20s", ...args],
-      { stdio: [stdin, "pipe", "pipe"], env: { ...process.env, HOME: cacheDir } }
-    )
-    const out: Array<Buffer> = []
-    const err: Array<Buffer> = []
-    child.stdout!.on("data", (d: Buffer) => out.push(d))
-    child.stderr!.on("data", (d: Buffer) => err.push(d))
-    child.on("close", (code) => {
-      if (typeof stdin === "number") Fs.closeSync(stdin)
-      resume(Effect.succeed({ code: code ?? -1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString() }))
-    })
-    return Effect.sync(() => child.kill())
-  })
+import { hasKubectl, kubectl, kubectlPath } from "./util/kubectl.js"
 
 const suite = hasKubectl
   ? "kubectl exec against FakeCluster.serve"
@@ -79,7 +42,7 @@ describe(suite, () => {
 
       const hi = yield* run(["exec", "web", "--", "echo", "hi"])
       assert.strictEqual(hi.code, 0, hi.stderr)
-      assert.strictEqual(hi.stdout.toString(), "hi\n")
+      assert.strictEqual(hi.stdout, "hi\n")
 
       const file = Path.join(dir, "input.bin")
       const input = Buffer.alloc(3 * 1024 * 1024 + 17)
@@ -87,8 +50,8 @@ describe(suite, () => {
       Fs.writeFileSync(file, input)
       const cat = yield* run(["exec", "-i", "web", "--", "cat"], file)
       assert.strictEqual(cat.code, 0, cat.stderr)
-      assert.strictEqual(cat.stdout.length, input.length)
-      assert.isTrue(cat.stdout.equals(input), "byte for byte")
+      assert.strictEqual(cat.stdoutBytes.length, input.length)
+      assert.isTrue(cat.stdoutBytes.equals(input), "byte for byte")
 
       const exit = yield* run(["exec", "web", "--", "sh", "-c", "exit 42"])
       assert.strictEqual(exit.code, 42)

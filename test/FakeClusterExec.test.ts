@@ -6,7 +6,6 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
-import { execFileSync, spawn } from "node:child_process"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -14,42 +13,7 @@ import * as Path from "node:path"
 import WebSocket from "ws"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import { pki } from "./util/pki.js"
-
-const kubectlPath = "/usr/bin/kubectl"
-
-const hasKubectl = (() => {
-  try {
-    execFileSync(kubectlPath, ["version", "--client"], { stdio: "ignore", timeout: 20_000 })
-    return true
-  } catch {
-    return false
-  }
-})()
-
-interface Run {
-  readonly code: number
-  readonly stdout: Buffer
-  readonly stderr: string
-}
-
-/** Runs kubectl with stdin from a file (or none), keeping stdout as bytes. */
-const kubectl = (kubeconfig: string, dir: string, args: ReadonlyArray<string>, stdinFile?: string) =>
-  Effect.async<Run>((resume) => {
-    const flags = ["--kubeconfig", kubeconfig, "--cache-dir", dir, "--request-timeout", "20s"]
-    const stdin = stdinFile === undefined ? "ignore" : Fs.openSync(stdinFile, "r")
-    const child = spawn(kubectlPath, [...flags, ...args], {
-      env: { ...process.env, HOME: dir },
-      stdio: [stdin, "pipe", "pipe"]
-    })
-    if (typeof stdin === "number") Fs.closeSync(stdin)
-    const out: Array<Buffer> = []
-    const err: Array<Buffer> = []
-    child.stdout!.on("data", (c: Buffer) => out.push(c))
-    child.stderr!.on("data", (c: Buffer) => err.push(c))
-    child.on("close", (code) =>
-      resume(Effect.succeed({ code: code ?? 1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString() })))
-    return Effect.sync(() => child.kill())
-  })
+import { hasKubectl, kubectl, kubectlPath } from "./util/kubectl.js"
 
 const pod = (name: string, containers: ReadonlyArray<string> = ["main"]) => ({
   apiVersion: "v1",
@@ -90,7 +54,7 @@ describe(suite, () => {
 
         const echo = yield* run(["exec", "web", "--", "echo", "hi"])
         assert.strictEqual(echo.code, 0, echo.stderr)
-        assert.strictEqual(echo.stdout.toString(), "hi\n")
+        assert.strictEqual(echo.stdout, "hi\n")
 
         // 1 MiB of random bytes through cat: stdin is closed at its end (v5), cat ends
         const input = Path.join(dir, "input.bin")
@@ -98,12 +62,12 @@ describe(suite, () => {
         Fs.writeFileSync(input, bytes)
         const cat = yield* run(["exec", "-i", "web", "--", "cat"], input)
         assert.strictEqual(cat.code, 0, cat.stderr)
-        assert.strictEqual(cat.stdout.length, bytes.length)
-        assert.isTrue(cat.stdout.equals(bytes), "cat returned other bytes")
+        assert.strictEqual(cat.stdoutBytes.length, bytes.length)
+        assert.isTrue(cat.stdoutBytes.equals(bytes), "cat returned other bytes")
 
         const env = yield* run(["exec", "web", "--", "env"])
-        assert.include(env.stdout.toString(), "GREETING=hi\n")
-        assert.include(env.stdout.toString(), "HOSTNAME=web\n")
+        assert.include(env.stdout, "GREETING=hi\n")
+        assert.include(env.stdout, "HOSTNAME=web\n")
 
         const three = yield* run(["exec", "web", "--", "sh", "-c", "exit 3"])
         assert.strictEqual(three.code, 3)
@@ -114,7 +78,7 @@ describe(suite, () => {
 
         const date = yield* run(["exec", "two", "-c", "b", "--", "date"])
         assert.strictEqual(date.code, 0, date.stderr)
-        assert.strictEqual(date.stdout.toString(), "Mon Jan  1 00:00:00 UTC 2024\n")
+        assert.strictEqual(date.stdout, "Mon Jan  1 00:00:00 UTC 2024\n")
         assert.include(date.stderr, "from date")
         assert.include(calls, "two/b: date")
 

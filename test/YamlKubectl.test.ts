@@ -9,22 +9,14 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import fc from "fast-check"
-import { execFile, execFileSync } from "node:child_process"
+import { execFile } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Manifests from "../src/Manifests.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
-
-const hasKubectl = (() => {
-  try {
-    execFileSync("kubectl", ["version", "--client"], { stdio: "ignore", timeout: 20_000 })
-    return true
-  } catch {
-    return false
-  }
-})()
+import { hasKubectl, kubectlPath } from "./util/kubectl.js"
 
 const fixtures = fileURLToPath(new URL("fixtures/yaml", import.meta.url))
 const refused = Path.join(fixtures, "refused")
@@ -44,7 +36,7 @@ let dir = ""
 const kubectlCreate = (target: string): Promise<Run> =>
   new Promise((resolve) => {
     execFile(
-      "kubectl",
+      kubectlPath,
       [
         "--kubeconfig",
         served!.kubeconfigPath,

@@ -5,46 +5,12 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { execFile, execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import { pki } from "./util/pki.js"
-
-const kubectlPath = "/usr/bin/kubectl"
-
-const hasKubectl = (() => {
-  try {
-    execFileSync(kubectlPath, ["version", "--client"], { stdio: "ignore", timeout: 20_000 })
-    return true
-  } catch {
-    return false
-  }
-})()
-
-interface Run {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** Runs kubectl without blocking the event loop: the fake answers it from this process. */
-const kubectl = (kubeconfig: string, cacheDir: string, args: ReadonlyArray<string>) =>
-  Effect.async<Run>((resume) => {
-    const child = execFile(
-      kubectlPath,
-      ["--kubeconfig", kubeconfig, "--cache-dir", cacheDir, "--request-timeout", "20s", ...args],
-      { encoding: "utf8", timeout: 60_000, env: { ...process.env, HOME: cacheDir } },
-      (error, stdout, stderr) => resume(Effect.succeed({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr }))
-    )
-    return Effect.sync(() => child.kill())
-  })
-
-const ok = (run: Run): string => {
-  assert.strictEqual(run.code, 0, `kubectl failed: ${run.stderr}`)
-  return run.stdout
-}
+import { hasKubectl, kubectl, kubectlPath, ok } from "./util/kubectl.js"
 
 const deploymentYaml = (extra: string) => `apiVersion: apps/v1
 kind: Deployment
