@@ -184,7 +184,7 @@ describe("gzip answers over a loopback connection", () => {
       assert.isTrue(Exit.isFailure(listed) && Exit.isFailure(listed) && listed.cause._tag === "Fail", String(listed))
       const watched = yield* Effect.exit(pods.watch().pipe(Stream.runDrain, Effect.provide(layer)))
       assert.isTrue(Exit.isFailure(watched) && watched.cause._tag === "Fail", String(watched))
-      for (const exit of [listed, watched]) {
+      for (const exit of [listed, watched] as ReadonlyArray<Exit.Exit<unknown, unknown>>) {
         if (Exit.isFailure(exit) && exit.cause._tag === "Fail") {
           const error = exit.cause.error as { readonly _tag: string; readonly reason?: string }
           assert.strictEqual(error._tag, "ResponseError")
