@@ -126,6 +126,14 @@ export interface Service {
    * environment, as client-go does.
    */
   readonly proxy?: ProxyOptions | undefined
+  /**
+   * Do not ask the server to compress its answers. By default the Node transport sends
+   * `Accept-Encoding: gzip`, as client-go does, and kube-apiserver gzips answers over
+   * 128 KiB (large lists), which saves bandwidth on real networks and costs CPU on both
+   * ends; a cluster's `disable-compression: true` (or `KubeConfig.make`'s option) turns it
+   * off, for fast links where the CPU matters more.
+   */
+  readonly disableCompression?: boolean | undefined
   /** Whom to act as, when the user entry impersonates someone. */
   readonly impersonate?: Impersonation | undefined
   /** The context this was resolved from, when it came from a kubeconfig. */
@@ -221,6 +229,8 @@ export interface MakeOptions {
    * it `Redacted` when it carries credentials.
    */
   readonly proxy?: string | Redacted.Redacted<string> | undefined
+  /** Do not ask for compressed answers (`Accept-Encoding: gzip`), as a cluster's `disable-compression: true`. */
+  readonly disableCompression?: boolean | undefined
   /** Act as another user on every request; see `Impersonation`. */
   readonly impersonate?: {
     readonly user: string

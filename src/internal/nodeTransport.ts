@@ -23,6 +23,11 @@
  * Undici's own body and header timeouts are off: a quiet watch or log follow must never
  * be cut by the transport, and non-streaming requests are timed by `RequestPolicy`.
  *
+ * Requests to the cluster ask for compressed answers (`Accept-Encoding: gzip`, as client-go
+ * does; kube-apiserver gzips answers over 128 KiB) unless the cluster says
+ * `disable-compression: true` or the request names an encoding itself; the HttpClient
+ * decodes gzip answers as a stream (`undiciHttpClient.ts`).
+ *
  * The Authorization header is not added here: the request path (`client.ts`) adds it
  * and handles 401 -> invalidate -> retry. This layer is TLS and connection reuse only.
  *
@@ -30,6 +35,7 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
@@ -246,9 +252,13 @@ export const make = (
       (given) => given !== undefined ? Effect.succeed(given) : config.auth.credentials
     )
 
+    const compress = config.disableCompression !== true
     return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
-      Effect.flatMap((request) => {
-        if (!isCluster(request.url)) return otherClient().execute(request)
+      Effect.flatMap((given) => {
+        if (!isCluster(given.url)) return otherClient().execute(given)
+        const request = compress && given.headers["accept-encoding"] === undefined
+          ? HttpClientRequest.setHeader(given, "accept-encoding", "gzip")
+          : given
         if (proxied.problem !== undefined) {
           return Effect.fail(
             new HttpClientError.RequestError({ request, reason: "Transport", description: proxied.problem })

@@ -6,6 +6,15 @@
  * (the Node transport turns them off: a quiet watch must not be cut), everything else is
  * timed by Effect.
  *
+ * A gzip answer (`Content-Encoding: gzip`, what kube-apiserver sends for large answers to
+ * a client that asked for it) is decoded as it arrives: undici's body is piped through
+ * `zlib.createGunzip()`, so a list or a watch is never held whole, and `source.body` is the
+ * decoded Readable (which `body.ts` reads in flowing mode). The response's headers are
+ * those of the decoded body: no `content-encoding`, and no `content-length` (it counted the
+ * compressed bytes). A corrupt gzip body fails as a `ResponseError` ("Decode"). Undici's
+ * own decompress interceptor is not used: it is marked experimental (it prints a process
+ * warning when built) and passes error answers through undecoded by default.
+ *
  * @internal
  */
 import * as Cookies from "@effect/platform/Cookies"
@@ -21,7 +30,8 @@ import * as Effect from "effect/Effect"
 import * as Inspectable from "effect/Inspectable"
 import * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
-import type { Readable } from "node:stream"
+import * as NodeStreams from "node:stream"
+import * as Zlib from "node:zlib"
 // Installs the request API on undici's dispatchers (see undici.ts).
 import "./undici.js"
 import type * as Undici from "./undici.js"
@@ -38,7 +48,7 @@ const convertBody = (body: HttpClientRequest.HttpClientRequest["body"]): Effect.
     case "FormData":
       return Effect.succeed(body.formData as unknown as Body)
     case "Stream":
-      return NodeStream.toReadable(body.stream) as Effect.Effect<Readable>
+      return NodeStream.toReadable(body.stream) as Effect.Effect<NodeStreams.Readable>
   }
 }
 
@@ -59,11 +69,55 @@ export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient =>
             }),
           catch: (cause) => new HttpClientError.RequestError({ request, reason: "Transport", cause })
         }),
-        (response) => new ClientResponseImpl(request, response)
+        (response) => new ClientResponseImpl(request, decoded(request.method, response))
       ))
   )
 
 const noopErrorHandler = (_: unknown): void => undefined
+
+/**
+ * What the response reads: undici's answer, or, for a gzip answer, the same with the
+ * decoded body and the headers that describe it.
+ */
+interface Source {
+  readonly statusCode: number
+  readonly headers: Undici.Dispatcher.ResponseData["headers"]
+  readonly body: NodeStreams.Readable
+  /** Undici's body, when it is the body as sent (it reads itself as text faster). */
+  readonly raw: Undici.Dispatcher.ResponseData["body"] | undefined
+}
+
+/** Whether an answer is gzip-encoded with a body to decode. Other encodings are left as they are. */
+const isGzip = (method: string, response: Undici.Dispatcher.ResponseData): boolean => {
+  const encoding = response.headers["content-encoding"]
+  if (encoding === undefined || method === "HEAD") return false
+  if (response.statusCode === 204 || response.statusCode === 304) return false
+  const value = (Array.isArray(encoding) ? encoding.join(",") : encoding).trim().toLowerCase()
+  return value === "gzip" || value === "x-gzip"
+}
+
+const decoded = (method: string, response: Undici.Dispatcher.ResponseData): Source => {
+  if (!isGzip(method, response)) {
+    return { statusCode: response.statusCode, headers: response.headers, body: response.body, raw: response.body }
+  }
+  const { "content-encoding": _encoding, "content-length": _length, ...headers } = response.headers
+  // pipeline: a failure of either side destroys both, and destroying the decoder (a consumer
+  // that stops reading) destroys undici's body, which releases its connection.
+  const body = NodeStreams.pipeline(response.body, Zlib.createGunzip(), noopErrorHandler)
+  return { statusCode: response.statusCode, headers, body, raw: undefined }
+}
+
+/** Every byte of a Readable. */
+const readAll = (readable: NodeStreams.Readable): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    readable.on("data", (chunk: Buffer) => chunks.push(chunk))
+    readable.once("end", () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)))
+    readable.once("error", reject)
+    readable.once("close", () => {
+      if (!readable.readableEnded) reject(new Error("the body closed before it ended"))
+    })
+  })
 
 class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
   readonly [HttpIncomingMessage.TypeId]: HttpIncomingMessage.TypeId
@@ -71,7 +125,7 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
 
   constructor(
     readonly request: HttpClientRequest.HttpClientRequest,
-    readonly source: Undici.Dispatcher.ResponseData
+    readonly source: Source
   ) {
     super()
     this[HttpIncomingMessage.TypeId] = HttpIncomingMessage.TypeId
@@ -124,8 +178,9 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
 
   private textBody?: Effect.Effect<string, HttpClientError.ResponseError>
   get text(): Effect.Effect<string, HttpClientError.ResponseError> {
+    const raw = this.source.raw
     return this.textBody ??= Effect.tryPromise({
-      try: () => this.source.body.text(),
+      try: () => raw !== undefined ? raw.text() : readAll(this.source.body).then((bytes) => bytes.toString("utf8")),
       catch: (cause) => this.decodeError(cause)
     }).pipe(Effect.cached, Effect.runSync)
   }
@@ -140,16 +195,28 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
 
   private formDataBody?: Effect.Effect<FormData, HttpClientError.ResponseError>
   get formData(): Effect.Effect<FormData, HttpClientError.ResponseError> {
+    const raw = this.source.raw
     return this.formDataBody ??= Effect.tryPromise({
-      try: () => this.source.body.formData() as Promise<FormData>,
+      try: () =>
+        raw !== undefined
+          ? raw.formData() as Promise<FormData>
+          : readAll(this.source.body).then((bytes) =>
+            new Response(new Uint8Array(bytes), { headers: this.headers as Record<string, string> }).formData()
+          ),
       catch: (cause) => this.decodeError(cause)
     }).pipe(Effect.cached, Effect.runSync)
   }
 
   private arrayBufferBody?: Effect.Effect<ArrayBuffer, HttpClientError.ResponseError>
   get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.ResponseError> {
+    const raw = this.source.raw
     return this.arrayBufferBody ??= Effect.tryPromise({
-      try: () => this.source.body.arrayBuffer(),
+      try: () =>
+        raw !== undefined
+          ? raw.arrayBuffer()
+          : readAll(this.source.body).then((bytes) =>
+            bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
+          ),
       catch: (cause) => this.decodeError(cause)
     }).pipe(Effect.cached, Effect.runSync)
   }

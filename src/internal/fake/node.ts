@@ -10,6 +10,7 @@ import * as Https from "node:https"
 import type * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as Zlib from "node:zlib"
 import { makeUpgradeHandler } from "./exec.js"
 import { ConnectionReset, type RawResponse } from "./http.js"
 import type { FakeServer } from "./server.js"
@@ -59,11 +60,27 @@ const readText = (req: Http.IncomingMessage): Promise<string> =>
     req.on("error", reject)
   })
 
+/** kube-apiserver's threshold: answers smaller than this are sent as they are. */
+const gzipThreshold = 128 * 1024
+
+/** Whether an `Accept-Encoding` header accepts gzip (a `q=0` refuses it). */
+const acceptsGzip = (header: string | undefined): boolean => {
+  if (header === undefined) return false
+  for (const part of header.split(",")) {
+    const [coding, ...params] = part.split(";")
+    if (coding!.trim().toLowerCase() !== "gzip") continue
+    const q = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith("q="))
+    return q === undefined || Number(q.slice(2)) > 0
+  }
+  return false
+}
+
 const respond = (
   req: Http.IncomingMessage,
   res: Http.ServerResponse,
   raw: RawResponse,
-  abort: AbortController
+  abort: AbortController,
+  gzipped: (() => void) | undefined
 ): void => {
   if (raw.reset !== undefined && raw.reset.afterBytes === undefined) {
     if (raw.body !== undefined && typeof raw.body !== "string") raw.body.cancel()
@@ -73,6 +90,28 @@ const respond = (
   const body = raw.body
   if (raw.reset === undefined && (body === undefined || typeof body === "string")) {
     const payload = body ?? ""
+    if (
+      gzipped !== undefined && payload.length >= gzipThreshold / 4 && req.method !== "HEAD" &&
+      Buffer.byteLength(payload) > gzipThreshold && acceptsGzip(req.headers["accept-encoding"])
+    ) {
+      // as kube-apiserver: gzip level 1, for one-shot answers only (never a watch or a log follow)
+      Zlib.gzip(payload, { level: 1 }, (error, compressed) => {
+        if (error !== null) {
+          res.writeHead(500, { "content-type": "text/plain" })
+          res.end(String(error))
+          return
+        }
+        gzipped()
+        res.writeHead(raw.status, {
+          ...raw.headers,
+          "content-encoding": "gzip",
+          vary: "Accept-Encoding",
+          "content-length": compressed.length
+        })
+        res.end(compressed)
+      })
+      return
+    }
     res.writeHead(raw.status, { ...raw.headers, "content-length": Buffer.byteLength(payload) })
     res.end(payload)
     return
@@ -153,6 +192,10 @@ export class ServeFailure extends Error {
 /** @internal */
 export const listen = async (server: FakeServer, options: ListenOptions = {}): Promise<Listening> => {
   const sockets = new Set<Net.Socket>()
+  let gzippedAnswers = 0
+  const gzipped = options.compression === false ? undefined : () => {
+    gzippedAnswers++
+  }
   const handler = (req: Http.IncomingMessage, res: Http.ServerResponse) => {
     const abort = new AbortController()
     // A request closes once its body has been read, which is not the client going away:
@@ -172,7 +215,7 @@ export const listen = async (server: FakeServer, options: ListenOptions = {}): P
       text: () => readText(req),
       signal: abort.signal
     }).then(
-      (raw) => respond(req, res, raw, abort),
+      (raw) => respond(req, res, raw, abort, gzipped),
       (error) => {
         if (error instanceof ConnectionReset || abort.signal.aborted) {
           req.socket.destroy()
@@ -244,6 +287,7 @@ export const listen = async (server: FakeServer, options: ListenOptions = {}): P
     kubeconfigPath,
     kubeconfig,
     openConnections: () => sockets.size,
+    gzippedAnswers: () => gzippedAnswers,
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
         const pending = [...sockets].map((s) => new Promise<void>((done) => s.once("close", () => done())))

@@ -31,7 +31,8 @@ export const handleRaw = async (state: FakeState, request: RawRequest): Promise<
     path,
     query,
     contentType: request.header("content-type"),
-    userAgent: request.header("user-agent")
+    userAgent: request.header("user-agent"),
+    acceptEncoding: request.header("accept-encoding")
   })
   const publicPath = path === "/version" || path === "/healthz" || path === "/livez" || path === "/readyz"
   if (state.token !== undefined && !publicPath && request.header("authorization") !== `Bearer ${state.token}`) {

@@ -189,6 +189,8 @@ export interface RequestRecord {
   readonly query: Readonly<Record<string, string>>
   readonly contentType?: string | undefined
   readonly userAgent?: string | undefined
+  /** The request's `Accept-Encoding` header, when it sent one. */
+  readonly acceptEncoding?: string | undefined
 }
 
 /**
@@ -351,6 +353,11 @@ export interface ListenOptions {
   readonly host?: string | undefined
   /** Where to write the kubeconfig; a new temporary directory by default. */
   readonly kubeconfigDir?: string | undefined
+  /**
+   * Gzip answers over 128 KiB for requests that accept gzip, as kube-apiserver does
+   * (default true). As there, watch streams and followed logs are never compressed.
+   */
+  readonly compression?: boolean | undefined
 }
 
 /**
@@ -367,6 +374,8 @@ export interface Listening {
   readonly kubeconfig: string
   /** Sockets currently open to the server. */
   readonly openConnections: () => number
+  /** How many answers were sent gzipped (`Content-Encoding: gzip`; see `ListenOptions.compression`). */
+  readonly gzippedAnswers: () => number
   /** Closes the server, destroys open sockets and removes the kubeconfig. */
   readonly close: () => Promise<void>
 }

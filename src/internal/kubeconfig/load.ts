@@ -97,6 +97,7 @@ export const make = (options: MakeOptions): Effect.Effect<Service, KubeConfigErr
       },
       auth: auth ?? Auth.none,
       ...(proxy !== undefined ? { proxy } : {}),
+      ...(options.disableCompression === true ? { disableCompression: true } : {}),
       ...(impersonate !== undefined ? { impersonate } : {}),
       source: "<explicit>"
     }

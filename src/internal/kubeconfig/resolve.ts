@@ -118,6 +118,7 @@ export const resolve = (
       tls: cluster.tls,
       auth,
       ...(cluster.proxy !== undefined ? { proxy: cluster.proxy } : {}),
+      ...(cluster.disableCompression ? { disableCompression: true } : {}),
       ...(impersonate !== undefined ? { impersonate } : {}),
       context: contextName,
       source: contextEntry.source
@@ -128,6 +129,8 @@ interface ResolvedCluster {
   readonly server: string
   readonly tls: TlsOptions
   readonly proxy: ProxyOptions | undefined
+  /** `disable-compression: true`: no `Accept-Encoding: gzip` on requests. */
+  readonly disableCompression: boolean
   /** `spec.cluster` for exec plugins that ask for cluster info. */
   readonly execInfo: Mapping
 }
@@ -149,6 +152,7 @@ const resolveCluster = (
     const proxy = yield* resolveProxy(where, `${field}.proxy-url`, proxyUrl)
     const insecureSkipTlsVerify = (yield* F.optionalBoolean(where, body, "insecure-skip-tls-verify", field)) ?? false
     const serverName = yield* F.optionalString(where, body, "tls-server-name", field)
+    const disableCompression = (yield* F.optionalBoolean(where, body, "disable-compression", field)) ?? false
     const caData = yield* F.optionalString(where, body, "certificate-authority-data", field)
     const caFile = yield* F.optionalString(where, body, "certificate-authority", field)
     let ca: string | undefined
@@ -171,9 +175,10 @@ const resolveCluster = (
       ...(ca !== undefined ? { "certificate-authority-data": Encoding.encodeBase64(ca) } : {}),
       // As client-go gives it (with its credentials: the plugin is the user's own program).
       ...(proxyUrl !== undefined ? { "proxy-url": proxyUrl } : {}),
+      ...(disableCompression ? { "disable-compression": true } : {}),
       ...(execConfig?.["extension"] !== undefined ? { config: execConfig["extension"] } : {})
     }
-    return { server, tls: { ca, insecureSkipTlsVerify, serverName }, proxy, execInfo }
+    return { server, tls: { ca, insecureSkipTlsVerify, serverName }, proxy, disableCompression, execInfo }
   })
 
 /** Reads a proxy URL; the refusal names the field, never the URL (it may hold a password). @internal */
