@@ -11,9 +11,9 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import { execFile, execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
-import * as Util from "node:util"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import * as Zlib from "node:zlib"
 import * as Kube from "../src/Kube.js"
 import * as KubeConfig from "../src/KubeConfig.js"
@@ -22,6 +22,7 @@ import { Pods } from "../src/resources/Pod.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import * as Loopback from "./util/loopback.js"
 import { pki } from "./util/pki.js"
+import { hasKubectl, kubectl, ok } from "./util/kubectl.js"
 import { pod } from "./util/pods.js"
 
 const pods = Kube.api(Pods, { namespace: "default" })
@@ -194,28 +195,13 @@ describe("gzip answers over a loopback connection", () => {
     }))
 })
 
-const kubectlPath = "/usr/bin/kubectl"
-const execFileAsync = Util.promisify(execFile)
-const hasKubectl = (() => {
-  try {
-    execFileSync(kubectlPath, ["version", "--client"], { stdio: "ignore", timeout: 20_000 })
-    return true
-  } catch {
-    return false
-  }
-})()
-
 describe.skipIf(!hasKubectl)("kubectl against the served fake with compression on", () => {
   it.scopedLive("kubectl get pods reads the gzipped list", () =>
     Effect.gen(function*() {
       const served = yield* servedOverHttps()
-      // asynchronously: the fake answers from this process
-      const { stdout: out } = yield* Effect.promise(() =>
-        execFileAsync(kubectlPath, ["--kubeconfig", served.kubeconfigPath, "get", "pods", "-o", "name"], {
-          encoding: "utf8",
-          timeout: 30_000
-        })
-      )
+      const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-gzip-kubectl-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
+      const out = ok(yield* kubectl(served.kubeconfigPath, dir, ["get", "pods", "-o", "name"]))
       assert.strictEqual(out.trim().split("\n").length, 300)
       assert.isAtLeast(served.gzippedAnswers(), 1)
       assert.isTrue(Fs.existsSync(served.kubeconfigPath))
