@@ -441,7 +441,7 @@ for (const [file, names] of [...files.entries()].sort()) {
       "@category models"
     ])
     body = `${enumDoc}export type PodPhase = ${values.map((v) => JSON.stringify(v)).join(" | ")} | (string & {})\n\n` +
-      docComment("The Schema of {@link PodPhase}: any string decodes.", "", ["@since 0.1.0", "@category schemas"]) +
+      docComment("The Schema of {@link PodPhase}, open: every string decodes.", "", ["@since 0.1.0", "@category schemas"]) +
       `export const PodPhase: Schema.Schema<PodPhase> = S\n\n` + body
     helpers.add("S")
   }

@@ -133,7 +133,7 @@ export interface Context<A> {
 }
 
 /**
- * A resource to watch for triggers: any `Kube.api(...)`.
+ * A resource to watch for triggers, given as its `Kube.api(...)`.
  *
  * @since 0.1.0
  * @category models

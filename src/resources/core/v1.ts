@@ -18,7 +18,7 @@ import { ConditionV1, LabelSelector, ListMeta, ObjectMeta } from "../meta/v1.js"
 export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown" | (string & {})
 
 /**
- * The Schema of {@link PodPhase}: any string decodes.
+ * The Schema of {@link PodPhase}, open: every string decodes.
  *
  * @since 0.1.0
  * @category schemas
