@@ -1,8 +1,8 @@
 /**
  * Generates the built-in kinds from the Kubernetes OpenAPI document.
  *
- *   npm run generate          writes src/resources/<package>/<version>.ts, src/resources/generated.ts
- *                             and src/internal/fake/generated.ts
+ *   npm run generate          writes src/resources/generated.ts (every group version, in one
+ *                             module: see below) and src/internal/fake/generated.ts
  *   npm run check:generate    generates, then fails if the committed files differ
  *
  * The spec is read from `../shared/kubernetes-openapi/swagger-v1.35.0.json` relative to the
@@ -11,6 +11,12 @@
  * What it writes, per definition of the spec: an exported `interface` (the spec's descriptions
  * as TSDoc) and a Schema of the same name typed `Schema.Schema<T>` (so the types stay small and
  * tsc fast). Per served kind: a `Resource` named by the plural of its kind (`StatefulSets`).
+ *
+ * Every group version goes into one module, in sections: each module a fresh process loads
+ * costs about half a millisecond of CPU however small it is, and the package root loads
+ * them all (a file per group version was 37 modules, ~20 ms of every cold start). The
+ * sections come in dependency order (`meta/v1` before `core/v1` before the rest), so a
+ * reference is suspended (`() => Name`) only where it points forward, in a cycle.
  *
  * Naming rule, where two definitions share a name (`Event` in core/v1 and events.k8s.io/v1,
  * `HorizontalPodAutoscaler` in autoscaling v1 and v2): the preferred one gets the plain name,
@@ -346,20 +352,9 @@ for (const n of models) {
   fields.set(n, list)
 }
 
-// file-level strongly connected components: references inside one are suspended
+// which group versions each one refers to
 const fileDeps = new Map([...files.keys()].map((f) => [f, new Set()]))
 for (const n of models) for (const r of deps.get(n)) if (fileOf(r) !== fileOf(n)) fileDeps.get(fileOf(n)).add(fileOf(r))
-const reach = (from) => {
-  const seen = new Set()
-  const stack = [from]
-  while (stack.length > 0) {
-    const f = stack.pop()
-    for (const g of fileDeps.get(f) ?? []) if (!seen.has(g)) (seen.add(g), stack.push(g))
-  }
-  return seen
-}
-const reaches = new Map([...files.keys()].map((f) => [f, reach(f)]))
-const sameCycle = (a, b) => a !== b && reaches.get(a).has(b) && reaches.get(b).has(a)
 
 const quoteKey = (k) => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? k : JSON.stringify(k))
 
@@ -386,14 +381,40 @@ for (const k of kinds) {
   kindsByFile.set(f, [...(kindsByFile.get(f) ?? []), k])
 }
 
-for (const [file, names] of [...files.entries()].sort()) {
+// the group versions in dependency order (a cycle is broken where it is met)
+const fileOrder = []
+{
+  const done = new Set()
+  const visiting = new Set()
+  const visit = (f) => {
+    if (done.has(f) || visiting.has(f)) return
+    visiting.add(f)
+    for (const g of [...fileDeps.get(f)].sort()) visit(g)
+    visiting.delete(f)
+    done.add(f)
+    fileOrder.push(f)
+  }
+  for (const f of [...files.keys()].sort()) visit(f)
+}
+
+const emitted = new Set()
+const helpers = new Set(["struct"])
+let body = ""
+for (const file of fileOrder) {
   const [pkg, version] = file.split("/")
-  const ordered = order(names)
-  const emitted = new Set()
-  const imports = new Map()
-  const helpers = new Set(["struct"])
-  let body = ""
-  for (const n of ordered) {
+  body += `// ${"-".repeat(93)}\n// ${pkg}/${version}\n// ${"-".repeat(93)}\n\n`
+  if (file === "core/v1") {
+    const values = enums["PodStatus.phase"]
+    const enumDoc = docComment("The phase of a pod in its lifecycle: one of the known phases, or any other string a newer server sends.", "", [
+      "@since 0.1.0",
+      "@category models"
+    ])
+    body += `${enumDoc}export type PodPhase = ${values.map((v) => JSON.stringify(v)).join(" | ")} | (string & {})\n\n` +
+      docComment("The Schema of {@link PodPhase}, open: every string decodes.", "", ["@since 0.1.0", "@category schemas"]) +
+      `export const PodPhase: Schema.Schema<PodPhase> = S\n\n`
+    helpers.add("S")
+  }
+  for (const n of order(files.get(file))) {
     const name = exportName.get(n)
     const d = defs[n]
     const list = fields.get(n)
@@ -414,13 +435,8 @@ for (const [file, names] of [...files.entries()].sort()) {
       let base = f.base
       const target = f.refs[0]
       if (target !== undefined) {
-        const tf = fileOf(target)
-        if (tf !== file) {
-          const from = tf.split("/")
-          const spec = pkg === from[0] ? `./${from[1]}.js` : `../${from[0]}/${from[1]}.js`
-          imports.set(spec, new Set([...(imports.get(spec) ?? []), exportName.get(target)]))
-          if (sameCycle(file, tf)) base = `() => ${base}`
-        } else if (!emitted.has(target)) base = `() => ${base}`
+        // a reference forward (in a cycle, or to itself) is read when first used
+        if (!emitted.has(target)) base = `() => ${base}`
       } else if (["S", "N", "B", "U", "O", "Q", "NT", "IntOrString", "StatusKind"].includes(base)) {
         helpers.add(base)
       } else if (file !== "core/v1") {
@@ -433,17 +449,6 @@ for (const [file, names] of [...files.entries()].sort()) {
     })
     body += `export const ${name}: Schema.Schema<${name}> = /* @__PURE__ */ struct<${name}>(${JSON.stringify(name)}, {\n${entries.join(",\n")}\n})\n\n`
     emitted.add(n)
-  }
-  if (file === "core/v1") {
-    const values = enums["PodStatus.phase"]
-    const enumDoc = docComment("The phase of a pod in its lifecycle: one of the known phases, or any other string a newer server sends.", "", [
-      "@since 0.1.0",
-      "@category models"
-    ])
-    body = `${enumDoc}export type PodPhase = ${values.map((v) => JSON.stringify(v)).join(" | ")} | (string & {})\n\n` +
-      docComment("The Schema of {@link PodPhase}, open: every string decodes.", "", ["@since 0.1.0", "@category schemas"]) +
-      `export const PodPhase: Schema.Schema<PodPhase> = S\n\n` + body
-    helpers.add("S")
   }
   for (const k of kindsByFile.get(file) ?? []) {
     const subs = [...k.subresources].sort()
@@ -472,27 +477,17 @@ for (const [file, names] of [...files.entries()].sort()) {
       (subs.length > 0 ? `  subresources: [${subs.map((s) => JSON.stringify(s)).join(", ")}],\n` : "") +
       `  schema: ${k.schemaName}\n})\n\n`
   }
-  const hasResources = (kindsByFile.get(file) ?? []).length > 0
-  let head = `${HEADER}\n`
-  head += docComment(
-    `The definitions of \`${pkg}/${version}\`${hasResources ? " and the Resources of its kinds" : ""}, generated from the Kubernetes OpenAPI spec.`,
-    "",
-    ["@since 0.1.0"]
-  )
-  head += "import type * as Schema from \"effect/Schema\"\n"
-  if (hasResources) head += "import * as Resource from \"../../Resource.js\"\n"
-  head += `import { ${[...helpers].sort().join(", ")} } from "../internal/schema.js"\n`
-  for (const [spec, names] of [...imports.entries()].sort()) {
-    head += `import { ${[...names].sort().join(", ")} } from "${spec}"\n`
-  }
-  out.set(`src/resources/${file}.ts`, `${head}\n${body.trimEnd()}\n`)
 }
-
-// the index of every generated file
-const index = `${HEADER}\n` +
-  docComment("Every generated definition and Resource, by group version.", "", ["@since 0.1.0"]) +
-  [...files.keys()].sort().map((f) => `export * from "./${f}.js"`).join("\n") + "\n"
-out.set("src/resources/generated.ts", index)
+let head = `${HEADER}\n`
+head += docComment(
+  "Every generated definition and Resource, generated from the Kubernetes OpenAPI spec: one section per group version, in dependency order.",
+  "",
+  ["@since 0.1.0"]
+)
+head += "import type * as Schema from \"effect/Schema\"\n"
+head += "import * as Resource from \"../Resource.js\"\n"
+head += `import { ${[...helpers].sort().join(", ")} } from "./internal/schema.js"\n`
+out.set("src/resources/generated.ts", `${head}\n${body.trimEnd()}\n`)
 
 // the table FakeCluster serves
 const fakeKinds = new Map()
@@ -522,10 +517,11 @@ for (const dir of fs.readdirSync(path.join(root, "src/resources"), { withFileTyp
     const rel = `src/resources/${dir.name}/${f}`
     if (!out.has(rel) && fs.readFileSync(path.join(root, rel), "utf8").startsWith(HEADER)) fs.unlinkSync(path.join(root, rel))
   }
+  if (fs.readdirSync(path.join(root, "src/resources", dir.name)).length === 0) fs.rmdirSync(path.join(root, "src/resources", dir.name))
 }
 for (const [rel, text] of out) {
   const full = path.join(root, rel)
   fs.mkdirSync(path.dirname(full), { recursive: true })
   fs.writeFileSync(full, text)
 }
-console.log(`generate: ${models.length} definitions, ${kinds.length} resources, ${files.size} files (${generatedDirs.length} packages)`)
+console.log(`generate: ${models.length} definitions, ${kinds.length} resources, ${files.size} group versions (${generatedDirs.length} packages) in one module`)

@@ -20,8 +20,7 @@
  */
 import { dual } from "effect/Function"
 import type { Condition } from "./Kube.js"
-import type { Job } from "./resources/batch/v1.js"
-import type { Pod } from "./resources/core/v1.js"
+import type { Job, Pod } from "./resources/generated.js"
 
 /**
  * A condition from a name and a test on the object's current state (`undefined` when

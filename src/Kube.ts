@@ -46,8 +46,7 @@ import * as internalRaw from "./internal/raw.js"
 import type { KubeConfig } from "./KubeConfig.js"
 import type { Patch } from "./Patch.js"
 import type { Resource } from "./Resource.js"
-import type { Scale } from "./resources/autoscaling/v1.js"
-import type { ObjectMeta } from "./resources/meta/v1.js"
+import type { ObjectMeta, Scale } from "./resources/generated.js"
 import type * as Watcher from "./Watcher.js"
 
 /**

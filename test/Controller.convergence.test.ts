@@ -18,7 +18,7 @@ import * as Kube from "../src/Kube.js"
 import * as RequestPolicy from "../src/RequestPolicy.js"
 import * as Resource from "../src/Resource.js"
 import { ConfigMaps } from "../src/resources/ConfigMap.js"
-import { ObjectMeta } from "../src/resources/meta/v1.js"
+import { ObjectMeta } from "../src/resources/generated.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import * as Loopback from "./util/loopback.js"
 

@@ -8,7 +8,7 @@
 import * as Schema from "effect/Schema"
 import type * as Kube from "../Kube.js"
 import * as Resource from "../Resource.js"
-import { ObjectMeta } from "../resources/meta/v1.js"
+import { ObjectMeta } from "../resources/generated.js"
 import * as reflector from "./reflector.js"
 import * as api from "./api.js"
 import { markMetadataView } from "./request/view.js"

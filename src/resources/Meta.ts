@@ -14,7 +14,7 @@
 import * as Schema from "effect/Schema"
 import * as internal from "./internal/schema.js"
 import { NullableTime, openEnum } from "./internal/schema.js"
-import { ListMeta, Status } from "./meta/v1.js"
+import { ListMeta, Status } from "./generated.js"
 
 /**
  * An int-or-string field (`targetPort`, `maxSurge`, a probe's `port`): `8080` or `"http"`, `"25%"`.

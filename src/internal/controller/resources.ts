@@ -4,5 +4,5 @@
  *
  * @internal
  */
-export { type Lease, Leases } from "../../resources/coordination/v1.js"
-export { EventEventsV1 as EventV1, EventsEventsV1 as EventsV1 } from "../../resources/events/v1.js"
+export { type Lease, Leases } from "../../resources/generated.js"
+export { EventEventsV1 as EventV1, EventsEventsV1 as EventsV1 } from "../../resources/generated.js"

@@ -8,7 +8,7 @@
  * @internal
  */
 import * as Context from "effect/Context"
-import WebSocket from "ws"
+import type WebSocketClass from "ws"
 
 /** What to dial. The headers hold the Authorization header: never show them. @internal */
 export interface DialRequest {
@@ -70,87 +70,104 @@ const maxRefusalBody = 64 * 1024
 /** Bytes a connection may have queued before a write waits for them to reach the network. */
 const maxBuffered = 1024 * 1024
 
+/**
+ * `ws` (about 15 files, ~35 ms of a cold start) is loaded on the first dial, not when the
+ * package is imported: most programs never exec.
+ */
+let loading: Promise<typeof WebSocketClass> | undefined
+const loadWebSocket = (): Promise<typeof WebSocketClass> => (loading ??= import("ws").then((module) => module.default))
+
 /** The default dialer, over `ws`. @internal */
 export const wsDialer: Dialer = {
   dial: (request, handlers) =>
-    new Promise<Socket>((resolve, reject) => {
-      let opened = false
-      let settled = false
-      const fail = (failure: DialFailure) => {
-        if (settled) return
-        settled = true
-        reject(failure)
+    loadWebSocket().then(
+      (WebSocket) => dialWith(WebSocket, request, handlers),
+      (error: unknown) =>
+        Promise.reject<Socket>({
+          _tag: "Unreachable",
+          detail: `the ws package could not be loaded: ${error instanceof Error ? error.message : String(error)}`
+        } satisfies DialFailure)
+    )
+}
+
+const dialWith = (WebSocket: typeof WebSocketClass, request: DialRequest, handlers: Handlers): Promise<Socket> =>
+  new Promise<Socket>((resolve, reject) => {
+    let opened = false
+    let settled = false
+    const fail = (failure: DialFailure) => {
+      if (settled) return
+      settled = true
+      reject(failure)
+    }
+    const ws = new WebSocket(request.url, [...request.protocols], {
+      // Node's request sends a list as one line per value; ws passes the headers through as they are
+      headers: { ...request.headers } as Record<string, string>,
+      perMessageDeflate: false,
+      handshakeTimeout: 30_000,
+      maxPayload: 256 * 1024 * 1024,
+      rejectUnauthorized: request.tls.rejectUnauthorized,
+      ...(request.tls.ca !== undefined ? { ca: request.tls.ca } : {}),
+      ...(request.tls.cert !== undefined ? { cert: request.tls.cert } : {}),
+      ...(request.tls.key !== undefined ? { key: request.tls.key } : {}),
+      ...(request.tls.servername !== undefined ? { servername: request.tls.servername } : {})
+    })
+    ws.binaryType = "nodebuffer"
+    ws.on("unexpected-response", (req, res) => {
+      const chunks: Array<Buffer> = []
+      let size = 0
+      res.on("data", (chunk: Buffer) => {
+        if (size < maxRefusalBody) chunks.push(chunk)
+        size += chunk.length
+      })
+      const done = () => {
+        const retryAfter = res.headers["retry-after"]
+        fail({
+          _tag: "Refused",
+          status: res.statusCode ?? 0,
+          body: Buffer.concat(chunks).toString("utf8").slice(0, maxRefusalBody),
+          retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter
+        })
+        req.destroy()
       }
-      const ws = new WebSocket(request.url, [...request.protocols], {
-        // Node's request sends a list as one line per value; ws passes the headers through as they are
-        headers: { ...request.headers } as Record<string, string>,
-        perMessageDeflate: false,
-        handshakeTimeout: 30_000,
-        maxPayload: 256 * 1024 * 1024,
-        rejectUnauthorized: request.tls.rejectUnauthorized,
-        ...(request.tls.ca !== undefined ? { ca: request.tls.ca } : {}),
-        ...(request.tls.cert !== undefined ? { cert: request.tls.cert } : {}),
-        ...(request.tls.key !== undefined ? { key: request.tls.key } : {}),
-        ...(request.tls.servername !== undefined ? { servername: request.tls.servername } : {})
-      })
-      ws.binaryType = "nodebuffer"
-      ws.on("unexpected-response", (req, res) => {
-        const chunks: Array<Buffer> = []
-        let size = 0
-        res.on("data", (chunk: Buffer) => {
-          if (size < maxRefusalBody) chunks.push(chunk)
-          size += chunk.length
-        })
-        const done = () => {
-          const retryAfter = res.headers["retry-after"]
-          fail({
-            _tag: "Refused",
-            status: res.statusCode ?? 0,
-            body: Buffer.concat(chunks).toString("utf8").slice(0, maxRefusalBody),
-            retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter
-          })
-          req.destroy()
-        }
-        res.on("end", done)
-        res.on("error", done)
-      })
-      ws.on("open", () => {
-        opened = true
-        settled = true
-        resolve({
-          protocol: ws.protocol,
-          // a write waits for the network only when more than `maxBuffered` bytes are queued:
-          // waiting on every message costs a turn of the event loop (and a syscall) each
-          send: (data) =>
-            new Promise<void>((done, failed) => {
-              if (ws.readyState !== WebSocket.OPEN) return failed(new Error("the connection is closed"))
-              if (ws.bufferedAmount + data.length <= maxBuffered) {
-                ws.send(data, { binary: true })
-                return done()
-              }
-              ws.send(data, { binary: true }, (error) => (error ? failed(error) : done()))
-            }),
-          close: () => {
-            if (ws.readyState === WebSocket.CLOSED) return
-            ws.close(1000)
-            // a peer that does not answer the close frame does not keep the socket open
-            setTimeout(() => ws.terminate(), 1000).unref()
-          },
-          pause: () => ws.pause(),
-          resume: () => ws.resume()
-        })
-      })
-      ws.on("message", (data: Buffer) => handlers.onMessage(data))
-      ws.on("error", (error) => {
-        // only the message: an error object may hold the request it failed on
-        if (!opened) fail({ _tag: "Unreachable", detail: error.message })
-      })
-      ws.on("close", (code, reason) => {
-        if (!opened) return fail({ _tag: "Unreachable", detail: `closed during the handshake (${code})` })
-        handlers.onClose(
-          code === 1000,
-          code === 1006 ? "the connection was lost" : `closed with code ${code}${reason.length > 0 ? `: ${reason}` : ""}`
-        )
+      res.on("end", done)
+      res.on("error", done)
+    })
+    ws.on("open", () => {
+      opened = true
+      settled = true
+      resolve({
+        protocol: ws.protocol,
+        // a write waits for the network only when more than `maxBuffered` bytes are queued:
+        // waiting on every message costs a turn of the event loop (and a syscall) each
+        send: (data) =>
+          new Promise<void>((done, failed) => {
+            if (ws.readyState !== WebSocket.OPEN) return failed(new Error("the connection is closed"))
+            if (ws.bufferedAmount + data.length <= maxBuffered) {
+              ws.send(data, { binary: true })
+              return done()
+            }
+            ws.send(data, { binary: true }, (error) => (error ? failed(error) : done()))
+          }),
+        close: () => {
+          if (ws.readyState === WebSocket.CLOSED) return
+          ws.close(1000)
+          // a peer that does not answer the close frame does not keep the socket open
+          setTimeout(() => ws.terminate(), 1000).unref()
+        },
+        pause: () => ws.pause(),
+        resume: () => ws.resume()
       })
     })
-}
+    ws.on("message", (data: Buffer) => handlers.onMessage(data))
+    ws.on("error", (error) => {
+      // only the message: an error object may hold the request it failed on
+      if (!opened) fail({ _tag: "Unreachable", detail: error.message })
+    })
+    ws.on("close", (code, reason) => {
+      if (!opened) return fail({ _tag: "Unreachable", detail: `closed during the handshake (${code})` })
+      handlers.onClose(
+        code === 1000,
+        code === 1006 ? "the connection was lost" : `closed with code ${code}${reason.length > 0 ? `: ${reason}` : ""}`
+      )
+    })
+  })

@@ -4,6 +4,7 @@
  * Every Schema built from these has the same decoded and encoded type: no
  * transformations, so an object decoded from the server can be sent back as it is.
  */
+import { type Pipeable, pipeArguments } from "effect/Pipeable"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 
@@ -98,18 +99,68 @@ const fieldType = (f: Field): { readonly type: SchemaAST.AST; readonly optional:
   return { type, optional: false }
 }
 
-/**
- * A generated struct: its fields from compact descriptions, its type the declared
- * interface `A` (so the inferred Struct types never reach tsc or the .d.ts files). Pure:
- * its arguments are literals, so a bundler drops it when unused.
- */
-export const struct = <A>(identifier: string, fields: Readonly<Record<string, Field>>): Schema.Schema<A> => {
+const build = (identifier: string, fields: Readonly<Record<string, Field>>): SchemaAST.TypeLiteral => {
   const signatures: Array<SchemaAST.PropertySignature> = []
   for (const key of Object.keys(fields)) {
     const { optional, type } = fieldType(fields[key]!)
     signatures.push(new SchemaAST.PropertySignature(key, type, optional, true))
   }
-  return Schema.make<A>(
-    new SchemaAST.TypeLiteral(signatures, [], { [SchemaAST.IdentifierAnnotationId]: identifier })
-  )
+  return new SchemaAST.TypeLiteral(signatures, [], { [SchemaAST.IdentifierAnnotationId]: identifier })
 }
+
+const variance = { _A: (_: never) => _, _I: (_: never) => _, _R: (_: never) => _ }
+
+/**
+ * A Schema whose AST is built the first time it is read. The package defines about 750
+ * structs and a program uses a few: building them all (a `TypeLiteral` and a Schema class
+ * each) cost ~30 ms of every cold start. Reading `ast` builds this struct and the structs
+ * it refers to, and gives the same nodes every time after; the rest of the Schema
+ * interface (`annotations`, `pipe`, the variance) is what `Schema.make` gives.
+ */
+class LazyStruct<A> implements Schema.Schema<A> {
+  declare readonly Type: A
+  declare readonly Encoded: A
+  declare readonly Context: never
+  declare readonly [Schema.TypeId]: Schema.Schema.Variance<A, A, never>[typeof Schema.TypeId]
+  declare readonly pipe: Pipeable["pipe"]
+  readonly #identifier: string
+  #fields: Readonly<Record<string, Field>> | undefined
+  #ast: SchemaAST.AST | undefined
+
+  constructor(identifier: string, fields: Readonly<Record<string, Field>>) {
+    this.#identifier = identifier
+    this.#fields = fields
+  }
+
+  get ast(): SchemaAST.AST {
+    if (this.#ast === undefined) {
+      this.#ast = build(this.#identifier, this.#fields!)
+      this.#fields = undefined
+    }
+    return this.#ast
+  }
+
+  annotations(annotations: Schema.Annotations.GenericSchema<A>): Schema.Schema<A> {
+    return Schema.make<A>(this.ast).annotations(annotations)
+  }
+
+  toString(): string {
+    return String(this.ast)
+  }
+}
+
+Object.assign(LazyStruct.prototype, {
+  [Schema.TypeId]: variance,
+  pipe(this: unknown) {
+    return pipeArguments(this, arguments)
+  }
+})
+
+/**
+ * A generated struct: its fields from compact descriptions, its type the declared
+ * interface `A` (so the inferred Struct types never reach tsc or the .d.ts files). Pure:
+ * its arguments are literals, so a bundler drops it when unused. Its AST is built when
+ * first read (see `LazyStruct`).
+ */
+export const struct = <A>(identifier: string, fields: Readonly<Record<string, Field>>): Schema.Schema<A> =>
+  new LazyStruct<A>(identifier, fields)
