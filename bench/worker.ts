@@ -19,7 +19,7 @@ import { performance } from "node:perf_hooks"
 import type * as Clients from "./clients.js"
 import { undiciRedirected } from "./undici-compat.js"
 
-export type Measure = "list" | "get" | "watch" | "logs"
+export type Measure = "list" | "get" | "watch" | "logs" | "load"
 
 export interface Job {
   readonly measure: Measure
@@ -43,6 +43,19 @@ export interface Job {
     readonly pod: string
     readonly warmup: number
     readonly count: number
+  }
+  readonly load: {
+    readonly namespace: string
+    readonly name: string
+    /** Sequential GETs first, for the JIT; they leave one kept-alive connection. */
+    readonly warmup: number
+    /** GETs sent at once. */
+    readonly count: number
+    /** Watches held open during the burst (0: none), on `watchNamespace`, which is touched meanwhile. */
+    readonly watches: number
+    readonly watchNamespace: string
+    /** Every this many ms during the burst one pod of `watchNamespace` changes: an event on every watch. */
+    readonly touchEveryMs: number
   }
 }
 
@@ -69,6 +82,17 @@ export type Result =
   }
   | { readonly measure: "watch"; readonly eventsPerSec: number; readonly events: number; readonly cpuMs: number }
   | { readonly measure: "logs"; readonly linesPerSec: number; readonly lines: number; readonly cpuMs: number }
+  | {
+    readonly measure: "load"
+    /** How many watches were open during the burst. */
+    readonly watches: number
+    readonly wallMs: number
+    /** Connections the server accepted during the burst. */
+    readonly connections: number
+    /** Events the watches received during the burst. */
+    readonly watchEvents: number
+    readonly cpuMs: number
+  }
 
 const cpuSince = (start: NodeJS.CpuUsage): number => {
   const used = process.cpuUsage(start)
@@ -258,6 +282,54 @@ const logs = async (job: Job, client: Clients.Client): Promise<Result> => {
   return { measure: "logs", linesPerSec: perSec, lines: job.logs.count, cpuMs }
 }
 
+/**
+ * `count` GETs of one pod sent at once, after `warmup` sequential ones; with `watches`
+ * watches held open (each connected, proven by a first event) and receiving an event every
+ * `touchEveryMs` meanwhile. Connections are counted by the server.
+ */
+const load = async (job: Job, client: Clients.Client): Promise<Result> => {
+  const { count, name, namespace, touchEveryMs, warmup, watchNamespace, watches } = job.load
+  for (let i = 0; i < warmup; i++) await client.get(namespace, name)
+  let events = 0
+  const connected = new Set<number>()
+  if (watches > 0) {
+    const resourceVersion = await control(job, `/rv?namespace=${watchNamespace}`)
+    for (let w = 0; w < watches; w++) {
+      client.watch(watchNamespace, resourceVersion, Number.MAX_SAFE_INTEGER, () => {
+        connected.add(w)
+        events++
+      }).catch((error: unknown) => {
+        if (!closing) process.stderr.write(`${job.client}: watch ${w} failed: ${String(error)}\n`)
+      })
+    }
+    const deadline = performance.now() + 30_000
+    while (connected.size < watches) {
+      if (performance.now() > deadline) throw new Error(`${job.client}: ${connected.size} of ${watches} watches open`)
+      await control(job, `/touch?namespace=${watchNamespace}&count=1`)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+  const touching = watches > 0
+    ? setInterval(() => void control(job, `/touch?namespace=${watchNamespace}&count=1`), touchEveryMs)
+    : undefined
+  const before = Number(await control(job, "/connections"))
+  const eventsBefore = events
+  await profileStart(job)
+  const cpu = process.cpuUsage()
+  const start = performance.now()
+  const pods = await Promise.all(Array.from({ length: count }, () => client.get(namespace, name)))
+  const wallMs = performance.now() - start
+  const cpuMs = cpuSince(cpu)
+  await profileStop(job)
+  clearInterval(touching)
+  const connections = Number(await control(job, "/connections")) - before
+  if (pods.some((pod) => nameOf(pod) !== name)) throw new Error(`${job.client}: a GET did not return the pod`)
+  return { measure: "load", watches, wallMs, connections, watchEvents: events - eventsBefore, cpuMs }
+}
+
+/** Set once the result is out: streams failing as the client closes are expected then. */
+let closing = false
+
 const main = async () => {
   const job = JSON.parse(process.argv[2]!) as Job
   // Imported only now: client-node's imports must be resolved after undici-compat's hook is in place.
@@ -265,9 +337,10 @@ const main = async () => {
   void undiciRedirected
   const client = Clients.make(job.client, job.target)
   await client.init()
-  const run = { list, get, watch, logs }[job.measure]
+  const run = { list, get, watch, logs, load }[job.measure]
   const result = await run(job, client)
   process.stdout.write(`${JSON.stringify(result)}\n`)
+  closing = true
   await client.close()
   // Streams of some clients keep sockets half-open after they are abandoned: do not wait for them.
   process.exit(0)
