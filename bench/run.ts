@@ -426,6 +426,16 @@ const main = async () => {
     if (!meetsFloor || !aheadOfClientNode) verdicts.push(name)
   }
 
+  // GETs of the load bursts that failed (a client opening a connection per request may be refused some).
+  let loadFailures = ""
+  if (only.has("load")) {
+    const failed = Object.fromEntries(
+      clientNames.map((c) => [c, samples.load[c].reduce((n, r) => n + (r.measure === "load" ? r.failed : 0), 0)])
+    )
+    results["loadFailedGets"] = failed
+    if (Object.values(failed).some((n) => n > 0)) loadFailures = `Failed GETs in the load bursts: ${JSON.stringify(failed)}`
+  }
+
   // CPU time of the client's process over the measured part: not a target, but it moves far
   // less than wall time when other work shares the machine, so it tells noise from cost.
   const cpuRows: Array<string> = [
@@ -497,6 +507,7 @@ const main = async () => {
       `${description.nproc} CPUs (${description.cpu}), ${description.memoryGB} GB, ${description.os}.\n`
   )
   if (verdicts.length > 0) process.stdout.write(`Targets missed: ${verdicts.join(", ")}\n`)
+  if (loadFailures !== "") process.stdout.write(`${loadFailures}\n`)
   Fs.rmSync(certs.dir, { recursive: true, force: true })
 }
 
