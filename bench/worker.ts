@@ -13,6 +13,7 @@
  */
 import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
+import * as Http from "node:http"
 import * as Inspector from "node:inspector"
 import * as Path from "node:path"
 import { performance } from "node:perf_hooks"
@@ -108,12 +109,24 @@ const gc = (): void => {
   collect()
 }
 
-const control = async (job: Job, path: string): Promise<string> => {
-  const response = await fetch(`${job.control}${path}`, { method: "POST" })
-  const text = await response.text()
-  if (!response.ok) throw new Error(`control ${path}: ${response.status} ${text}`)
-  return text
-}
+/**
+ * A POST to the bench server's control endpoint, on a connection of its own: a kept-alive
+ * one may be closed by the server's idle timeout just as it is reused ("other side closed").
+ */
+const control = (job: Job, path: string): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const req = Http.request(`${job.control}${path}`, { method: "POST", agent: false }, (res) => {
+      let text = ""
+      res.setEncoding("utf8")
+      res.on("data", (chunk: string) => (text += chunk))
+      res.on("end", () =>
+        res.statusCode === 200 ? resolve(text) : reject(new Error(`control ${path}: ${res.statusCode} ${text}`))
+      )
+      res.on("error", reject)
+    })
+    req.on("error", reject)
+    req.end()
+  })
 
 /** Blocks this process (its event loop included) until the server has done `path`. */
 const controlBlocking = (job: Job, path: string): string =>
@@ -312,7 +325,11 @@ const load = async (job: Job, client: Clients.Client): Promise<Result> => {
     }
   }
   const touching = watches > 0
-    ? setInterval(() => void control(job, `/touch?namespace=${watchNamespace}&count=1`), touchEveryMs)
+    ? setInterval(() => {
+      control(job, `/touch?namespace=${watchNamespace}&count=1`).catch((error: unknown) => {
+        process.stderr.write(`touch failed: ${String(error)}\n`)
+      })
+    }, touchEveryMs)
     : undefined
   const before = Number(await control(job, "/connections"))
   const eventsBefore = events
