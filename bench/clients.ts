@@ -19,6 +19,7 @@ import * as Https from "node:https"
 import { Writable } from "node:stream"
 import { StringDecoder } from "node:string_decoder"
 import * as Kube from "../src/Kube.js"
+import * as KubeConfig from "../src/KubeConfig.js"
 import * as NodeKube from "../src/NodeKube.js"
 import { Pods } from "../src/resources/Pod.js"
 
@@ -141,8 +142,19 @@ const floor = (target: Target): Client => {
 // ---------------------------------------------------------------------------------------------------------------
 // effect-kube
 
+/**
+ * `BENCH_MAX_CONNECTIONS` sets effect-kube's cap on connections for short requests
+ * (`NodeKube.Options.maxConnections`; a number or `Infinity`), to compare caps; unset, the default.
+ */
+const maxConnections = process.env["BENCH_MAX_CONNECTIONS"]
+
 const effectKube = (target: Target): Client => {
-  const runtime = ManagedRuntime.make(NodeKube.layerFromFile({ path: target.kubeconfig }))
+  const kubeConfig = KubeConfig.layerFromFile({ path: target.kubeconfig })
+  const runtime = ManagedRuntime.make(
+    maxConnections === undefined || maxConnections === ""
+      ? NodeKube.layerFromKubeConfig(kubeConfig)
+      : NodeKube.layerFromKubeConfig(kubeConfig, { maxConnections: Number(maxConnections) })
+  )
   const apis = new Map<string, Kube.Api<typeof Pods.schema.Type, "log">>()
   const api = (namespace: string) => {
     let found = apis.get(namespace)

@@ -11,7 +11,12 @@
  * `cold` (`bench/coldstart.ts`) runs fresh processes that import the client, read a
  * kubeconfig and list 10 pods: wall time, time to the answer, import time, peak RSS, CPU.
  *
- * Options: `--quick` (one repetition each), `--only list,get,watch,logs,cold`,
+ * `load`: 1,000 GETs of one pod sent at once, alone and then (in a fresh worker) with 50
+ * watches held open and receiving events: wall time, and how many connections the server
+ * accepted during the burst. One repetition by default (`--reps` sets more): the floor and
+ * client-node open a connection per GET, which alone takes most of the measure's time.
+ *
+ * Options: `--quick` (one repetition each), `--only list,get,watch,logs,load,cold`,
  * `--reps N` (every measurement N times), `--clients floor,effect-kube`,
  * `--profile effect-kube` (that client's workers CPU-profile the measured part into
  * `.tmp/bench-profiles/`; `tsx bench/profile.ts <file>` lists where the time went).
@@ -37,7 +42,7 @@ const flag = (name: string): string | undefined => {
   return i === -1 ? undefined : args[i + 1]
 }
 const quick = args.includes("--quick")
-const only = new Set((flag("--only") ?? "list,get,watch,logs,cold").split(",") as Array<Measure | "cold">)
+const only = new Set((flag("--only") ?? "list,get,watch,logs,load,cold").split(",") as Array<Measure | "cold">)
 // exec throughput (bench/exec.ts): with the default set, or when `--only` names `exec`
 const withExec = flag("--only") === undefined || flag("--only")!.split(",").includes("exec")
 only.delete("exec" as Measure)
@@ -59,14 +64,25 @@ const sizes = {
   watchWarmup: 5_000,
   watchPods: 200,
   logLines: 200_000,
-  logWarmup: 20_000
+  logWarmup: 20_000,
+  loadGets: 1_000,
+  loadWarmup: 200,
+  loadWatches: 50,
+  loadTouchEveryMs: 100
 }
 
 const reps: Record<Measure, number> = repsFlag !== undefined
-  ? { list: Number(repsFlag), get: Number(repsFlag), watch: Number(repsFlag), logs: Number(repsFlag) }
+  ? {
+    list: Number(repsFlag),
+    get: Number(repsFlag),
+    watch: Number(repsFlag),
+    logs: Number(repsFlag),
+    load: Number(repsFlag)
+  }
   : quick
-  ? { list: 1, get: 1, watch: 1, logs: 1 }
-  : { list: 5, get: 3, watch: 3, logs: 3 }
+  ? { list: 1, get: 1, watch: 1, logs: 1, load: 1 }
+  : // one `load` run each: its six bursts (1,000 TLS handshakes for the floor and client-node) take ~40 s
+    { list: 5, get: 3, watch: 3, logs: 3, load: 1 }
 
 const token = `bench-${Math.random().toString(36).slice(2)}`
 
@@ -105,7 +121,17 @@ const median = (values: ReadonlyArray<number>): number => {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
-type Figure = "listWallMs" | "listPeakRssMB" | "watchEventsPerSec" | "logLinesPerSec" | "getP50Ms" | "getP99Ms"
+type Figure =
+  | "listWallMs"
+  | "listPeakRssMB"
+  | "watchEventsPerSec"
+  | "logLinesPerSec"
+  | "getP50Ms"
+  | "getP99Ms"
+  | "loadWallMs"
+  | "loadConnections"
+  | "loadWatchedWallMs"
+  | "loadWatchedConnections"
 
 interface FigureInfo {
   readonly label: string
@@ -114,9 +140,16 @@ interface FigureInfo {
   readonly from: (r: Result) => number
   /** Lower is better (times, memory) or higher (throughput). */
   readonly lowerIsBetter: boolean
-  /** The ratio to the floor effect-kube must stay within (at most for lower-is-better, at least otherwise). */
-  readonly target: number
+  /**
+   * The ratio to the floor effect-kube must stay within (at most for lower-is-better, at least
+   * otherwise); none for a figure reported without a target.
+   */
+  readonly target: number | undefined
 }
+
+/** The `load` figures: one value of the runs with (or without) watches open, NaN for the others. */
+const loadFigure = (watched: boolean, from: (r: Extract<Result, { measure: "load" }>) => number) => (r: Result) =>
+  r.measure === "load" && (r.watches > 0) === watched ? from(r) : NaN
 
 const figures: Record<Figure, FigureInfo> = {
   listWallMs: {
@@ -166,6 +199,38 @@ const figures: Record<Figure, FigureInfo> = {
     from: (r) => (r.measure === "get" ? r.p99Ms : NaN),
     lowerIsBetter: true,
     target: 2
+  },
+  loadWallMs: {
+    label: "1,000 concurrent GETs: wall",
+    unit: "ms",
+    measure: "load",
+    from: loadFigure(false, (r) => r.wallMs),
+    lowerIsBetter: true,
+    target: undefined
+  },
+  loadConnections: {
+    label: "1,000 concurrent GETs: connections opened",
+    unit: "connections",
+    measure: "load",
+    from: loadFigure(false, (r) => r.connections),
+    lowerIsBetter: true,
+    target: undefined
+  },
+  loadWatchedWallMs: {
+    label: "1,000 concurrent GETs beside 50 open watches: wall",
+    unit: "ms",
+    measure: "load",
+    from: loadFigure(true, (r) => r.wallMs),
+    lowerIsBetter: true,
+    target: undefined
+  },
+  loadWatchedConnections: {
+    label: "1,000 concurrent GETs beside 50 open watches: connections opened",
+    unit: "connections",
+    measure: "load",
+    from: loadFigure(true, (r) => r.connections),
+    lowerIsBetter: true,
+    target: undefined
   }
 }
 
@@ -203,13 +268,18 @@ const main = async () => {
     list: { floor: [], "effect-kube": [], "client-node": [] },
     get: { floor: [], "effect-kube": [], "client-node": [] },
     watch: { floor: [], "effect-kube": [], "client-node": [] },
-    logs: { floor: [], "effect-kube": [], "client-node": [] }
+    logs: { floor: [], "effect-kube": [], "client-node": [] },
+    load: { floor: [], "effect-kube": [], "client-node": [] }
   }
 
   const groups: ReadonlyArray<{ readonly measures: ReadonlyArray<Measure>; readonly seed: ServerConfig["seed"] }> = [
     {
-      measures: ["list", "get"],
-      seed: [{ namespace: "bench", pods: sizes.listCount }, { namespace: "warm", pods: sizes.warmListCount }]
+      measures: ["list", "get", "load"],
+      seed: [
+        { namespace: "bench", pods: sizes.listCount },
+        { namespace: "warm", pods: sizes.warmListCount },
+        { namespace: "loadwatch", pods: 10 }
+      ]
     },
     { measures: ["watch"], seed: [{ namespace: "watch", pods: sizes.watchPods }] },
     { measures: ["logs"], seed: [{ namespace: "logs", pods: 2 * reps.logs * clientNames.length }] }
@@ -227,8 +297,10 @@ const main = async () => {
       const target: Target = { kubeconfig: server.kubeconfigPath, server: server.url, ca: certs.ca.cert, token }
       let logPod = 0
       for (const measure of measures) {
+        // `load` runs twice per client and repetition: alone, then beside open watches.
+        const variants = measure === "load" ? [0, sizes.loadWatches] : [0]
         for (let rep = 0; rep < reps[measure]; rep++) {
-          for (const client of clientNames) {
+          for (const watches of variants) for (const client of clientNames) {
             const job: Job = {
               measure,
               client,
@@ -249,6 +321,15 @@ const main = async () => {
                 pod: measure === "logs" ? server.podNames["logs"]![logPod++]! : "",
                 warmup: sizes.logWarmup,
                 count: sizes.logLines
+              },
+              load: {
+                namespace: "bench",
+                name: server.podNames["bench"]?.[0] ?? "",
+                warmup: sizes.loadWarmup,
+                count: sizes.loadGets,
+                watches,
+                watchNamespace: "loadwatch",
+                touchEveryMs: sizes.loadTouchEveryMs
               }
             }
             const result = await runWorker(job)
@@ -291,12 +372,35 @@ const main = async () => {
   const verdicts: Array<string> = []
   for (const [name, info] of Object.entries(figures) as Array<[Figure, FigureInfo]>) {
     if (!only.has(info.measure)) continue
-    const value = (client: ClientName) => median(samples[info.measure][client].map(info.from))
+    const value = (client: ClientName) =>
+      median(samples[info.measure][client].map(info.from).filter((v) => !Number.isNaN(v)))
     const floor = value("floor")
     const ours = value("effect-kube")
     const theirs = value("client-node")
     const vsFloor = ours / floor
-    const meetsFloor = info.lowerIsBetter ? vsFloor <= info.target : vsFloor >= info.target
+    const target = info.target
+    if (target === undefined) {
+      // Reported next to the others, without a target (the `load` figures).
+      results[name] = {
+        unit: info.unit,
+        floor,
+        effectKube: ours,
+        clientNode: theirs,
+        effectKubeVsFloor: vsFloor,
+        clientNodeVsFloor: theirs / floor,
+        effectKubeVsClientNode: ours / theirs,
+        samples: Object.fromEntries(
+          clientNames.map((c) => [c, samples[info.measure][c].map(info.from).filter((v) => !Number.isNaN(v))])
+        )
+      }
+      rows.push(
+        `| ${info.label} (${info.unit}) | ${format(floor, info.unit)} | ${format(ours, info.unit)} | ${
+          format(theirs, info.unit)
+        } | ${ratio(ours, floor)} | ${ratio(theirs, floor)} | ${ratio(ours, theirs)} | - |`
+      )
+      continue
+    }
+    const meetsFloor = info.lowerIsBetter ? vsFloor <= target : vsFloor >= target
     const aheadOfClientNode = info.lowerIsBetter ? ours < theirs : ours > theirs
     results[name] = {
       unit: info.unit,
@@ -306,7 +410,7 @@ const main = async () => {
       effectKubeVsFloor: vsFloor,
       clientNodeVsFloor: theirs / floor,
       effectKubeVsClientNode: ours / theirs,
-      target: `${info.lowerIsBetter ? "<=" : ">="} ${info.target}x floor, ${
+      target: `${info.lowerIsBetter ? "<=" : ">="} ${target}x floor, ${
         info.lowerIsBetter ? "below" : "above"
       } client-node`,
       met: meetsFloor && aheadOfClientNode,
@@ -317,9 +421,19 @@ const main = async () => {
         format(theirs, info.unit)
       } | ${ratio(ours, floor)} | ${ratio(theirs, floor)} | ${ratio(ours, theirs)} | ${
         info.lowerIsBetter ? "≤" : "≥"
-      } ${info.target}x ${meetsFloor ? "met" : "MISSED"}; ${aheadOfClientNode ? "ahead of" : "BEHIND"} client-node |`
+      } ${target}x ${meetsFloor ? "met" : "MISSED"}; ${aheadOfClientNode ? "ahead of" : "BEHIND"} client-node |`
     )
     if (!meetsFloor || !aheadOfClientNode) verdicts.push(name)
+  }
+
+  // GETs of the load bursts that failed (a client opening a connection per request may be refused some).
+  let loadFailures = ""
+  if (only.has("load")) {
+    const failed = Object.fromEntries(
+      clientNames.map((c) => [c, samples.load[c].reduce((n, r) => n + (r.measure === "load" ? r.failed : 0), 0)])
+    )
+    results["loadFailedGets"] = failed
+    if (Object.values(failed).some((n) => n > 0)) loadFailures = `Failed GETs in the load bursts: ${JSON.stringify(failed)}`
   }
 
   // CPU time of the client's process over the measured part: not a target, but it moves far
@@ -334,11 +448,15 @@ const main = async () => {
     list: "list 10k pods (ms)",
     watch: "watch 50k events (ms)",
     logs: "follow 200k log lines (ms)",
-    get: "1,000 GETs (ms)"
+    get: "1,000 GETs (ms)",
+    load: "1,000 concurrent GETs, no watches (ms)"
   }
-  for (const measure of ["list", "watch", "logs", "get"] as const) {
+  for (const measure of ["list", "watch", "logs", "get", "load"] as const) {
     if (!only.has(measure)) continue
-    const value = (client: ClientName) => median(samples[measure][client].map((r) => r.cpuMs))
+    const value = (client: ClientName) =>
+      median(
+        samples[measure][client].filter((r) => r.measure !== "load" || r.watches === 0).map((r) => r.cpuMs)
+      )
     const [floor, ours, theirs] = [value("floor"), value("effect-kube"), value("client-node")]
     cpu[measure] = { floor, effectKube: ours, clientNode: theirs, effectKubeVsFloor: ours / floor }
     cpuRows.push(
@@ -380,7 +498,7 @@ const main = async () => {
     coldStart: cold,
     coldTable
   }
-  if (!quick && only.size === 5 && repsFlag === undefined && clientNames.length === 3 && profiled === undefined) {
+  if (!quick && only.size === 6 && repsFlag === undefined && clientNames.length === 3 && profiled === undefined) {
     Fs.writeFileSync(Path.join(here, "results.json"), `${JSON.stringify(output, null, 2)}\n`)
   }
   process.stdout.write(
@@ -389,6 +507,7 @@ const main = async () => {
       `${description.nproc} CPUs (${description.cpu}), ${description.memoryGB} GB, ${description.os}.\n`
   )
   if (verdicts.length > 0) process.stdout.write(`Targets missed: ${verdicts.join(", ")}\n`)
+  if (loadFailures !== "") process.stdout.write(`${loadFailures}\n`)
   Fs.rmSync(certs.dir, { recursive: true, force: true })
 }
 

@@ -9,7 +9,9 @@
  * - `/rv?namespace=` the current resourceVersion;
  * - `/touch?namespace=&count=` modifies `count` pods of the namespace in a tight loop,
  *   round robin, each change reaching open watches as a MODIFIED event;
- * - `/log?namespace=&pod=&count=` appends `count` lines to container `app` of a pod.
+ * - `/log?namespace=&pod=&count=` appends `count` lines to container `app` of a pod;
+ * - `/connections` how many connections the API server has accepted so far (TLS handshakes
+ *   done): the `load` measure's count of connections a client opens.
  */
 import * as Http from "node:http"
 import type * as Net from "node:net"
@@ -64,6 +66,9 @@ const main = async () => {
       switch (url.pathname) {
         case "/rv":
           answer = fake.control.resourceVersion()
+          break
+        case "/connections":
+          answer = String(listening.connectionsOpened())
           break
         case "/touch": {
           const names = podNames[namespace] ?? []

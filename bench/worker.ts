@@ -13,13 +13,14 @@
  */
 import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
+import * as Http from "node:http"
 import * as Inspector from "node:inspector"
 import * as Path from "node:path"
 import { performance } from "node:perf_hooks"
 import type * as Clients from "./clients.js"
 import { undiciRedirected } from "./undici-compat.js"
 
-export type Measure = "list" | "get" | "watch" | "logs"
+export type Measure = "list" | "get" | "watch" | "logs" | "load"
 
 export interface Job {
   readonly measure: Measure
@@ -43,6 +44,19 @@ export interface Job {
     readonly pod: string
     readonly warmup: number
     readonly count: number
+  }
+  readonly load: {
+    readonly namespace: string
+    readonly name: string
+    /** Sequential GETs first, for the JIT; they leave one kept-alive connection. */
+    readonly warmup: number
+    /** GETs sent at once. */
+    readonly count: number
+    /** Watches held open during the burst (0: none), on `watchNamespace`, which is touched meanwhile. */
+    readonly watches: number
+    readonly watchNamespace: string
+    /** Every this many ms during the burst one pod of `watchNamespace` changes: an event on every watch. */
+    readonly touchEveryMs: number
   }
 }
 
@@ -69,6 +83,19 @@ export type Result =
   }
   | { readonly measure: "watch"; readonly eventsPerSec: number; readonly events: number; readonly cpuMs: number }
   | { readonly measure: "logs"; readonly linesPerSec: number; readonly lines: number; readonly cpuMs: number }
+  | {
+    readonly measure: "load"
+    /** How many watches were open during the burst. */
+    readonly watches: number
+    readonly wallMs: number
+    /** Connections the server accepted during the burst. */
+    readonly connections: number
+    /** GETs of the burst that failed (the wall time includes them). */
+    readonly failed: number
+    /** Events the watches received during the burst. */
+    readonly watchEvents: number
+    readonly cpuMs: number
+  }
 
 const cpuSince = (start: NodeJS.CpuUsage): number => {
   const used = process.cpuUsage(start)
@@ -82,12 +109,24 @@ const gc = (): void => {
   collect()
 }
 
-const control = async (job: Job, path: string): Promise<string> => {
-  const response = await fetch(`${job.control}${path}`, { method: "POST" })
-  const text = await response.text()
-  if (!response.ok) throw new Error(`control ${path}: ${response.status} ${text}`)
-  return text
-}
+/**
+ * A POST to the bench server's control endpoint, on a connection of its own: a kept-alive
+ * one may be closed by the server's idle timeout just as it is reused ("other side closed").
+ */
+const control = (job: Job, path: string): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const req = Http.request(`${job.control}${path}`, { method: "POST", agent: false }, (res) => {
+      let text = ""
+      res.setEncoding("utf8")
+      res.on("data", (chunk: string) => (text += chunk))
+      res.on("end", () =>
+        res.statusCode === 200 ? resolve(text) : reject(new Error(`control ${path}: ${res.statusCode} ${text}`))
+      )
+      res.on("error", reject)
+    })
+    req.on("error", reject)
+    req.end()
+  })
 
 /** Blocks this process (its event loop included) until the server has done `path`. */
 const controlBlocking = (job: Job, path: string): string =>
@@ -258,6 +297,71 @@ const logs = async (job: Job, client: Clients.Client): Promise<Result> => {
   return { measure: "logs", linesPerSec: perSec, lines: job.logs.count, cpuMs }
 }
 
+/**
+ * `count` GETs of one pod sent at once, after `warmup` sequential ones; with `watches`
+ * watches held open (each connected, proven by a first event) and receiving an event every
+ * `touchEveryMs` meanwhile. Connections are counted by the server.
+ */
+const load = async (job: Job, client: Clients.Client): Promise<Result> => {
+  const { count, name, namespace, touchEveryMs, warmup, watchNamespace, watches } = job.load
+  for (let i = 0; i < warmup; i++) await client.get(namespace, name)
+  let events = 0
+  const connected = new Set<number>()
+  if (watches > 0) {
+    const resourceVersion = await control(job, `/rv?namespace=${watchNamespace}`)
+    for (let w = 0; w < watches; w++) {
+      client.watch(watchNamespace, resourceVersion, Number.MAX_SAFE_INTEGER, () => {
+        connected.add(w)
+        events++
+      }).catch((error: unknown) => {
+        if (!closing) process.stderr.write(`${job.client}: watch ${w} failed: ${String(error)}\n`)
+      })
+    }
+    const deadline = performance.now() + 30_000
+    while (connected.size < watches) {
+      if (performance.now() > deadline) throw new Error(`${job.client}: ${connected.size} of ${watches} watches open`)
+      await control(job, `/touch?namespace=${watchNamespace}&count=1`)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+  const touching = watches > 0
+    ? setInterval(() => {
+      control(job, `/touch?namespace=${watchNamespace}&count=1`).catch((error: unknown) => {
+        process.stderr.write(`touch failed: ${String(error)}\n`)
+      })
+    }, touchEveryMs)
+    : undefined
+  const before = Number(await control(job, "/connections"))
+  const eventsBefore = events
+  await profileStart(job)
+  const cpu = process.cpuUsage()
+  const start = performance.now()
+  let failed = 0
+  let firstFailure: unknown
+  await Promise.all(Array.from({ length: count }, () =>
+    client.get(namespace, name).then(
+      (pod) => {
+        if (nameOf(pod) !== name) throw new Error(`${job.client}: a GET did not return the pod`)
+      },
+      (error: unknown) => {
+        // Counted, not fatal: a client that opens a connection per request may be refused some.
+        if (failed++ === 0) firstFailure = error
+      }
+    )))
+  const wallMs = performance.now() - start
+  const cpuMs = cpuSince(cpu)
+  await profileStop(job)
+  clearInterval(touching)
+  const connections = Number(await control(job, "/connections")) - before
+  if (firstFailure !== undefined) {
+    process.stderr.write(`${job.client}: ${failed} of ${count} GETs failed, the first with ${String(firstFailure)}\n`)
+  }
+  return { measure: "load", watches, wallMs, connections, failed, watchEvents: events - eventsBefore, cpuMs }
+}
+
+/** Set once the result is out: streams failing as the client closes are expected then. */
+let closing = false
+
 const main = async () => {
   const job = JSON.parse(process.argv[2]!) as Job
   // Imported only now: client-node's imports must be resolved after undici-compat's hook is in place.
@@ -265,9 +369,10 @@ const main = async () => {
   void undiciRedirected
   const client = Clients.make(job.client, job.target)
   await client.init()
-  const run = { list, get, watch, logs }[job.measure]
+  const run = { list, get, watch, logs, load }[job.measure]
   const result = await run(job, client)
   process.stdout.write(`${JSON.stringify(result)}\n`)
+  closing = true
   await client.close()
   // Streams of some clients keep sockets half-open after they are abandoned: do not wait for them.
   process.exit(0)

@@ -24,6 +24,7 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import type { KubeConfigError } from "./Errors.js"
+import { ValidationError } from "./Errors.js"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
@@ -31,12 +32,42 @@ import * as internal from "./internal/nodeTransport.js"
 import * as KubeConfig from "./KubeConfig.js"
 
 /**
+ * How the Node transport connects to the cluster.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /**
+   * The most HTTP/1.1 connections to the cluster for short requests (get, list, create,
+   * patch, delete, ...), per client certificate; more requests wait for a free connection.
+   * Watches, log requests and the other long-running requests (exec, attach, port-forward,
+   * proxy) have a pool of their own, without a cap, so that open streams never hold up
+   * short requests. A positive integer, or `Infinity` for no cap. Default 32.
+   */
+  readonly maxConnections?: number | undefined
+}
+
+const checkOptions = (options: Options): Effect.Effect<Options, ValidationError> => {
+  const max = options.maxConnections
+  return max === undefined || max === Infinity || (Number.isInteger(max) && max >= 1)
+    ? Effect.succeed(options)
+    : Effect.fail(
+      new ValidationError({
+        subject: "NodeKube.Options.maxConnections",
+        detail: `must be a positive integer or Infinity, got ${String(max)}`
+      })
+    )
+}
+
+/**
  * An `HttpClient` for the configuration in context: on the cluster's origin, TLS from
  * `KubeConfig.tls` and client certificates from the auth provider (an exec plugin's
  * certificate included, with a fresh connection pool when it changes); on any other
- * origin, the platform's defaults. Keep-alive connections; the agents are destroyed when
- * the scope closes. It adds no headers: the operations add the server URL, the
- * Authorization header and the rest.
+ * origin, the platform's defaults. Keep-alive connections, at most 32 for short requests
+ * and a separate pool for watches and other long-running requests (see `Options`); the
+ * agents are destroyed when the scope closes. It adds no headers: the operations add the
+ * server URL, the Authorization header and the rest.
  *
  * @since 0.1.0
  * @category constructors
@@ -45,6 +76,20 @@ export const make: Effect.Effect<HttpClient.HttpClient, never, KubeConfig.KubeCo
   KubeConfig.KubeConfig,
   (config) => internal.make(config)
 )
+
+/**
+ * `make` with options; fails with a `ValidationError` when an option is not valid.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeWith = (
+  options: Options
+): Effect.Effect<HttpClient.HttpClient, ValidationError, KubeConfig.KubeConfig | Scope.Scope> =>
+  Effect.flatMap(
+    checkOptions(options),
+    (checked) => Effect.flatMap(KubeConfig.KubeConfig, (config) => internal.make(config, checked))
+  )
 
 /**
  * The `HttpClient` for whichever `KubeConfig` layer it is given; see `make`.
@@ -58,9 +103,23 @@ export const httpClientLayer: Layer.Layer<HttpClient.HttpClient, never, KubeConf
 )
 
 /**
+ * `httpClientLayer` with options; fails with a `ValidationError` when an option is not valid.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const httpClientLayerWith = (
+  options: Options
+): Layer.Layer<HttpClient.HttpClient, ValidationError, KubeConfig.KubeConfig> =>
+  Layer.scoped(HttpClient.HttpClient, makeWith(options))
+
+/**
  * Both services from any `KubeConfig` layer: that layer, plus the Node `HttpClient` for it.
  * The layer is given Node's `FileSystem`, `Path` and `CommandExecutor` (`NodeContext`), so
  * the kubeconfig loaders' `KubeConfig.Platform` requirement is met here.
+ *
+ * With `options`, the transport's (see `Options`); an option that is not valid fails the
+ * layer with a `ValidationError`.
  *
  * @example
  * ```ts
@@ -68,14 +127,37 @@ export const httpClientLayer: Layer.Layer<HttpClient.HttpClient, never, KubeConf
  *
  * const text = process.env.CI_KUBECONFIG ?? "" // a kubeconfig's YAML, e.g. from a CI secret
  * const layer = NodeKube.layerFromKubeConfig(KubeConfig.layerFromString(text, { context: "ci" }))
+ *
+ * // the kubeconfig kubectl would use, with up to 64 connections for short requests
+ * const busy = NodeKube.layerFromKubeConfig(KubeConfig.layer, { maxConnections: 64 })
  * ```
  * @since 0.1.0
  * @category layers
  */
-export const layerFromKubeConfig = <E, R>(
-  kubeConfig: Layer.Layer<KubeConfig.KubeConfig, E, R>
-): Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, E, Exclude<R, NodeContext.NodeContext>> =>
-  Layer.provideMerge(httpClientLayer, Layer.provide(kubeConfig, NodeContext.layer))
+export const layerFromKubeConfig: {
+  <E, R>(
+    kubeConfig: Layer.Layer<KubeConfig.KubeConfig, E, R>
+  ): Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, E, Exclude<R, NodeContext.NodeContext>>
+  <E, R>(
+    kubeConfig: Layer.Layer<KubeConfig.KubeConfig, E, R>,
+    options: Options
+  ): Layer.Layer<
+    KubeConfig.KubeConfig | HttpClient.HttpClient,
+    E | ValidationError,
+    Exclude<R, NodeContext.NodeContext>
+  >
+} = <E, R>(
+  kubeConfig: Layer.Layer<KubeConfig.KubeConfig, E, R>,
+  options?: Options
+): Layer.Layer<
+  KubeConfig.KubeConfig | HttpClient.HttpClient,
+  E | ValidationError,
+  Exclude<R, NodeContext.NodeContext>
+> =>
+  Layer.provideMerge(
+    options === undefined ? httpClientLayer : httpClientLayerWith(options),
+    Layer.provide(kubeConfig, NodeContext.layer)
+  )
 
 /**
  * The layer for most programs: in a pod its service account, elsewhere the kubeconfig

@@ -20,6 +20,15 @@
  * `proxyEnvironment.ts`): a CONNECT tunnel through an http(s) proxy, or SOCKS5. No other
  * origin goes through that proxy.
  *
+ * Connections to the cluster come from two pools. Short requests (gets, lists, writes)
+ * share at most `maxConnections` HTTP/1.1 connections (default 32); more wait for a free
+ * one, as with client-go's `MaxConnsPerHost`, so that a burst of a thousand requests does
+ * not open hundreds of TLS connections. Long-running requests, those kube-apiserver itself
+ * counts as long-running (watches, logs, exec, attach, port-forward, proxy), hold their
+ * connection for as long as they last: they have a pool of their own, without a cap, so
+ * that fifty open watches never leave a short request waiting (`isLongRunning`). A proxied
+ * cluster has the same two pools, both through the proxy.
+ *
  * Undici's own body and header timeouts are off: a quiet watch or log follow must never
  * be cut by the transport, and non-streaming requests are timed by `RequestPolicy`.
  *
@@ -53,10 +62,74 @@ import { environmentNames, forServer } from "./proxyEnvironment.js"
 export interface Options {
   /** How many distinct client certificates keep an agent at once (older ones are retired). Default 2. */
   readonly maxCertificateAgents?: number | undefined
+  /**
+   * The most connections to the cluster for short requests, per client certificate
+   * (`Infinity`: no cap). Long-running requests are not counted. Default `defaultMaxConnections`.
+   */
+  readonly maxConnections?: number | undefined
+}
+
+/**
+ * The default cap on connections for short requests. On loopback TLS (2 CPUs), 1,000
+ * concurrent GETs cost about the same client CPU over 8, 32 or 64 connections, and about
+ * half of what the ~1,000 connections of an uncapped pool cost (the benchmark's `load`
+ * rows); 32 leaves room for a server farther away, where more requests are in flight per
+ * connection's round trip. client-go keeps 25 idle HTTP/1.1 connections per host.
+ *
+ * @internal
+ */
+export const defaultMaxConnections = 32
+
+/** Subresources kube-apiserver serves as long-running, as the last segment of a path. */
+const longRunningSubresources = new Set(["log", "exec", "attach", "portforward", "proxy"])
+
+/** `watch=true` or `follow=true` (or `1`, `t`: Go's `ParseBool`), anywhere in a query. */
+const streamingQuery = /(?:^|&)(?:watch|follow)=(?:1|t|true)(?:&|#|$)/i
+
+/**
+ * Whether a request (its path and query, as the dispatcher gets them) holds its connection
+ * for long: a watch (`watch=true`, or a legacy `/watch/` path), a log (followed or not),
+ * exec, attach, port-forward, or the proxy subresource (`.../proxy` or `.../proxy/...`),
+ * which are the requests kube-apiserver counts as long-running. `prefix` is the length of
+ * the server URL's own path (`https://host/k8s/clusters/c-1`), which is not looked at.
+ * A false positive costs nothing (the stream pool serves any request); a miss would let a
+ * stream hold one of the capped connections.
+ *
+ * @internal
+ */
+export const isLongRunning = (path: string, prefix: number = 0): boolean => {
+  const query = path.indexOf("?")
+  if (query !== -1 && streamingQuery.test(path.slice(query + 1))) return true
+  const hash = path.indexOf("#")
+  const end = query !== -1 && (hash === -1 || query < hash) ? query : hash !== -1 ? hash : path.length
+  const pathname = prefix === 0 && end === path.length ? path : path.slice(prefix, end)
+  if (pathname.includes("/watch/") || pathname.includes("/proxy/")) return true
+  return longRunningSubresources.has(pathname.slice(pathname.lastIndexOf("/") + 1))
+}
+
+/**
+ * A dispatcher sending long-running requests (`isLongRunning`) to one dispatcher and every
+ * other request to another. It only routes: its two dispatchers are closed by their owner.
+ */
+class Routed extends Undici.DispatcherBase {
+  constructor(
+    readonly short: Undici.Dispatcher,
+    readonly streams: Undici.Dispatcher,
+    readonly prefix: number
+  ) {
+    super()
+  }
+
+  override dispatch(options: Undici.Dispatcher.DispatchOptions, handler: Undici.Dispatcher.DispatchHandler): boolean {
+    return (isLongRunning(options.path, this.prefix) ? this.streams : this.short).dispatch(options, handler)
+  }
 }
 
 interface Slot {
+  /** The dispatcher requests go through. */
   readonly dispatcher: Undici.Dispatcher
+  /** The dispatchers holding the connections, closed with the slot. */
+  readonly pools: ReadonlyArray<Undici.Dispatcher>
   readonly client: HttpClient.HttpClient
   /** Why the certificate cannot be used, when Node refuses it. */
   readonly unusable?: string | undefined
@@ -77,10 +150,12 @@ const certificateProblem = (certificate: NonNullable<Credentials["clientCertific
   }
 }
 
-/** Retires a dispatcher without cutting requests in flight: it closes once they are done. */
-const retire = (dispatcher: Undici.Dispatcher, retired: Set<Undici.Dispatcher>): void => {
-  retired.add(dispatcher)
-  dispatcher.close().then(() => retired.delete(dispatcher), () => undefined)
+/** Retires dispatchers without cutting requests in flight: each closes once its requests are done. */
+const retire = (dispatchers: ReadonlyArray<Undici.Dispatcher>, retired: Set<Undici.Dispatcher>): void => {
+  for (const dispatcher of dispatchers) {
+    retired.add(dispatcher)
+    dispatcher.close().then(() => retired.delete(dispatcher), () => undefined)
+  }
 }
 
 /**
@@ -119,9 +194,13 @@ const viaEnvironment = (
     ? { problem: `${found.detail}, so the cluster cannot be reached through it` }
     : {}
 
-/** Undici's per-connection timeouts, off for every request (see the module comment). */
-const withoutTimeouts: Undici.Dispatcher.DispatcherComposeInterceptor = (dispatch) => (options, handler) =>
-  dispatch({ ...options, bodyTimeout: 0, headersTimeout: 0 }, handler)
+/**
+ * Undici's per-connection timeouts, off for every request (see the module comment). The
+ * SOCKS5 agent builds each origin's pool from its first request's options, so the cap on
+ * connections travels with the requests too (`null`: no cap).
+ */
+const socksOptions = (connections: number | null): Undici.Dispatcher.DispatcherComposeInterceptor => (dispatch) =>
+(options, handler) => dispatch({ ...options, bodyTimeout: 0, headersTimeout: 0, connections } as typeof options, handler)
 
 /**
  * A dispatcher reaching the cluster through a proxy: a CONNECT tunnel through an http(s)
@@ -129,14 +208,19 @@ const withoutTimeouts: Undici.Dispatcher.DispatcherComposeInterceptor = (dispatc
  * against the platform's roots and, as client-go would, the cluster's CA; it is never
  * shown the client certificate.
  */
-const proxyDispatcher = (proxy: ProxyOptions, connect: object, ca: string | undefined): Undici.Dispatcher => {
+const proxyDispatcher = (
+  proxy: ProxyOptions,
+  connect: object,
+  ca: string | undefined,
+  connections: number | null
+): Undici.Dispatcher => {
   const credentials = proxy.credentials === undefined ? undefined : Redacted.value(proxy.credentials)
   if (proxy.url.startsWith("socks5:")) {
     const options: Undici.Socks5ProxyAgent.Options & { readonly requestTls: object } = {
       requestTls: { ...connect },
       ...(credentials !== undefined ? { username: credentials.username, password: credentials.password } : {})
     }
-    return new Undici.Socks5ProxyAgent(proxy.url, options).compose(withoutTimeouts)
+    return new Undici.Socks5ProxyAgent(proxy.url, options).compose(socksOptions(connections))
   }
   return new Undici.ProxyAgent({
     uri: proxy.url,
@@ -145,6 +229,8 @@ const proxyDispatcher = (proxy: ProxyOptions, connect: object, ca: string | unde
     ...(credentials !== undefined
       ? { token: `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString("base64")}` }
       : {}),
+    // Given to the agent inside, which gives it to each origin's pool.
+    connections,
     bodyTimeout: 0,
     headersTimeout: 0
   })
@@ -157,6 +243,9 @@ export const make = (
 ): Effect.Effect<HttpClient.HttpClient, never, Scope.Scope> =>
   Effect.gen(function*() {
     const maxCertificateAgents = Math.max(1, options.maxCertificateAgents ?? 2)
+    const maxConnections = options.maxConnections ?? defaultMaxConnections
+    // undici's `connections`: null is no cap
+    const cap = Number.isFinite(maxConnections) ? Math.max(1, Math.floor(maxConnections)) : null
     type Connect = {
       readonly rejectUnauthorized: boolean
       readonly ca?: string
@@ -184,10 +273,17 @@ export const make = (
       : clusterUrl === undefined
       ? {}
       : viaEnvironment(forServer(yield* readEnvironment, clusterUrl))
-    const dispatcher = (connect: Connect): Undici.Dispatcher =>
+    const pool = (connect: Connect, connections: number | null): Undici.Dispatcher =>
       proxied.proxy === undefined
-        ? new Undici.Agent({ connect: { ...connect }, bodyTimeout: 0, headersTimeout: 0 })
-        : proxyDispatcher(proxied.proxy, connect, config.tls.ca)
+        ? new Undici.Agent({ connect: { ...connect }, connections, bodyTimeout: 0, headersTimeout: 0 })
+        : proxyDispatcher(proxied.proxy, connect, config.tls.ca, connections)
+    // The server URL's own path, which `isLongRunning` does not look at.
+    const prefix = clusterUrl === undefined ? 0 : clusterUrl.pathname.replace(/\/+$/, "").length
+    const pools = (connect: Connect): Pick<Slot, "dispatcher" | "pools"> => {
+      const short = pool(connect, cap)
+      const streams = pool(connect, null)
+      return { dispatcher: new Routed(short, streams, prefix), pools: [short, streams] }
+    }
     // Insertion order is recency order: a hit is moved to the end, the first is evicted.
     const slots = new Map<string, Slot>()
     const retired = new Set<Undici.Dispatcher>()
@@ -206,7 +302,7 @@ export const make = (
       Effect.promise(() =>
         Promise.all(
           [
-            ...[...slots.values()].map((slot) => slot.dispatcher),
+            ...[...slots.values()].flatMap((slot) => slot.pools),
             ...retired,
             ...(others === undefined ? [] : [others.dispatcher])
           ].map((d) => d.destroy())
@@ -227,12 +323,12 @@ export const make = (
         return existing
       }
       const unusable = certificate === undefined ? undefined : certificateProblem(certificate)
-      const connection = dispatcher(
+      const connection = pools(
         certificate === undefined || unusable !== undefined
           ? tlsOptions
           : { ...tlsOptions, cert: certificate.cert, key: Redacted.value(certificate.key) }
       )
-      const slot: Slot = { dispatcher: connection, client: UndiciHttpClient.make(connection), unusable }
+      const slot: Slot = { ...connection, client: UndiciHttpClient.make(connection.dispatcher), unusable }
       slots.set(key, slot)
       // The no-certificate agent is not counted: it is the one static setups use.
       const withCertificates = [...slots.keys()].filter((k) => k !== "")
@@ -240,7 +336,7 @@ export const make = (
         const oldest = withCertificates[0]!
         const evicted = slots.get(oldest)!
         slots.delete(oldest)
-        retire(evicted.dispatcher, retired)
+        retire(evicted.pools, retired)
       }
       return slot
     }

@@ -29,6 +29,9 @@ Object.assign((DispatcherImpl as { prototype: object }).prototype, api as object
 /** @internal */
 export type { Dispatcher } from "undici"
 
+/** Undici's base dispatcher class (what `Agent` and the others extend), for dispatchers of our own. @internal */
+export const DispatcherBase: typeof Undici.Dispatcher = DispatcherImpl
+
 /** @internal */
 export const Agent: typeof Undici.Agent = AgentImpl
 

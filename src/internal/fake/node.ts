@@ -192,6 +192,7 @@ export class ServeFailure extends Error {
 /** @internal */
 export const listen = async (server: FakeServer, options: ListenOptions = {}): Promise<Listening> => {
   const sockets = new Set<Net.Socket>()
+  let connectionsOpened = 0
   let gzippedAnswers = 0
   const gzipped = options.compression === false ? undefined : () => {
     gzippedAnswers++
@@ -245,6 +246,7 @@ export const listen = async (server: FakeServer, options: ListenOptions = {}): P
   http.requestTimeout = 0
   http.on(tls !== undefined ? "secureConnection" : "connection", (socket: Net.Socket) => {
     socket.setNoDelay(true)
+    connectionsOpened++
     sockets.add(socket)
     socket.on("close", () => sockets.delete(socket))
   })
@@ -287,6 +289,7 @@ export const listen = async (server: FakeServer, options: ListenOptions = {}): P
     kubeconfigPath,
     kubeconfig,
     openConnections: () => sockets.size,
+    connectionsOpened: () => connectionsOpened,
     gzippedAnswers: () => gzippedAnswers,
     close: () =>
       (closing ??= new Promise<void>((resolve) => {

@@ -374,6 +374,8 @@ export interface Listening {
   readonly kubeconfig: string
   /** Sockets currently open to the server. */
   readonly openConnections: () => number
+  /** Connections accepted since the server started (after the TLS handshake, with TLS). */
+  readonly connectionsOpened: () => number
   /** How many answers were sent gzipped (`Content-Encoding: gzip`; see `ListenOptions.compression`). */
   readonly gzippedAnswers: () => number
   /** Closes the server, destroys open sockets and removes the kubeconfig. */
