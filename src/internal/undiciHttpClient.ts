@@ -119,66 +119,78 @@ const contentLength = (method: string, source: Source): number | undefined => {
 const preallocateAtMost = 64 * 1024 * 1024
 
 /**
- * Every byte of a Readable, read in flowing mode. With a `content-length` the chunks are
- * copied as they arrive into one buffer of that size (no list of chunks kept, no
- * concatenation at the end); without one (a gzip answer, a chunked one) they are kept and
- * joined once. The listeners are removed when the body ends or fails, so that the body
- * (old by then, see `text`) does not keep what was read: undici's own `text()` leaves its
- * listeners on the body, and through them its promise and the text.
+ * Every byte of a Readable, read in flowing mode, handed to `done` (not through a promise:
+ * see `text`). With a `content-length` the chunks are copied as they arrive into one
+ * buffer of that size (no list of chunks kept, no concatenation at the end); without one
+ * (a gzip answer, a chunked one) they are kept and joined once. The listeners are removed
+ * when the body ends or fails, and the reader lets go of the bytes before it hands them
+ * on: undici's body outlives the answer, and undici's own `text()` leaves its listeners
+ * on it, and through them its promise and the text.
  */
-const readAll = (readable: NodeStreams.Readable, length: number | undefined): Promise<Buffer> =>
-  new Promise((resolve, reject) => {
-    if (readable.errored !== null) return reject(readable.errored)
-    if (readable.readableEnded || readable.destroyed) return reject(new Error("the body was already read or closed"))
-    let buffer = length !== undefined && length <= preallocateAtMost ? Buffer.allocUnsafe(length) : undefined
-    let offset = 0
-    let chunks: Array<Buffer> | undefined
-    const onData = (chunk: Buffer) => {
-      if (buffer !== undefined) {
-        if (offset + chunk.length <= buffer.length) {
-          offset += chunk.copy(buffer, offset)
-          return
-        }
-        // more than announced: what came so far becomes the first chunk
-        chunks = [buffer.subarray(0, offset)]
-        buffer = undefined
+const readBody = (
+  readable: NodeStreams.Readable,
+  length: number | undefined,
+  done: (error: unknown, bytes: Buffer | undefined) => void
+): void => {
+  if (readable.errored !== null) return done(readable.errored, undefined)
+  if (readable.readableEnded || readable.destroyed) {
+    return done(new Error("the body was already read or closed"), undefined)
+  }
+  let buffer = length !== undefined && length <= preallocateAtMost ? Buffer.allocUnsafe(length) : undefined
+  let offset = 0
+  let chunks: Array<Buffer> | undefined
+  const onData = (chunk: Buffer) => {
+    if (buffer !== undefined) {
+      if (offset + chunk.length <= buffer.length) {
+        offset += chunk.copy(buffer, offset)
+        return
       }
-      ;(chunks ??= []).push(chunk)
-      offset += chunk.length
-    }
-    const done = () => {
-      readable.off("data", onData)
-      readable.off("end", onEnd)
-      readable.off("error", onError)
-      readable.off("close", onClose)
-    }
-    const onEnd = () => {
-      done()
-      const bytes = buffer !== undefined
-        ? buffer.subarray(0, offset)
-        : chunks === undefined
-        ? Buffer.alloc(0)
-        : chunks.length === 1
-        ? chunks[0]!
-        : Buffer.concat(chunks, offset)
+      // more than announced: what came so far becomes the first chunk
+      chunks = [buffer.subarray(0, offset)]
       buffer = undefined
-      chunks = undefined
-      resolve(bytes)
     }
-    const onError = (error: unknown) => {
-      done()
-      buffer = undefined
-      chunks = undefined
-      reject(error)
-    }
-    const onClose = () => {
-      if (!readable.readableEnded) onError(new Error("the body closed before it ended"))
-    }
-    readable.on("data", onData)
-    readable.on("end", onEnd)
-    readable.on("error", onError)
-    readable.on("close", onClose)
-  })
+    ;(chunks ??= []).push(chunk)
+    offset += chunk.length
+  }
+  const stop = () => {
+    readable.off("data", onData)
+    readable.off("end", onEnd)
+    readable.off("error", onError)
+    readable.off("close", onClose)
+  }
+  const onEnd = () => {
+    stop()
+    const bytes = buffer !== undefined
+      ? buffer.subarray(0, offset)
+      : chunks === undefined
+      ? Buffer.alloc(0)
+      : chunks.length === 1
+      ? chunks[0]!
+      : Buffer.concat(chunks, offset)
+    buffer = undefined
+    chunks = undefined
+    done(undefined, bytes)
+  }
+  const onError = (error: unknown) => {
+    stop()
+    buffer = undefined
+    chunks = undefined
+    done(error, undefined)
+  }
+  const onClose = () => {
+    if (!readable.readableEnded) onError(new Error("the body closed before it ended"))
+  }
+  readable.on("data", onData)
+  readable.on("end", onEnd)
+  readable.on("error", onError)
+  readable.on("close", onClose)
+}
+
+/** Every byte of a Readable, as a promise (the bodies read as FormData or ArrayBuffer). */
+const readAll = (readable: NodeStreams.Readable): Promise<Buffer> =>
+  new Promise((resolve, reject) =>
+    readBody(readable, undefined, (error, bytes) => (bytes !== undefined ? resolve(bytes) : reject(error)))
+  )
 
 /** UTF-8 text, without a byte order mark (as `Response.text()` and undici's `text()` decode it). */
 const utf8 = (bytes: Buffer): string =>
@@ -245,20 +257,28 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
 
   private bodyRead = false
   /**
-   * The body as text, read once: a second read fails. The text is handed to the reader and
-   * not kept here. By the time a large body has arrived this response has outlived a
-   * young-generation collection or two and sits in the old generation, and anything it
-   * points to would survive every young collection with it, until the next full one: a
-   * list of 10k pods in pages of 500 left ~37 MB of dead page texts there (the peak RSS
-   * of the list, 1.7x the floor's), where a text nothing old points to dies young.
+   * The body as text, read once: a second read fails. By the time a large body has
+   * arrived, what was made when it started (this response, undici's body, a promise of
+   * the text, the reader's closures) has outlived a young-generation collection or two
+   * and sits in the old generation, and whatever those point to survives every young
+   * collection until the next full one: a list of 10k pods in pages of 500 left ~37 MB of
+   * dead page texts there (its peak RSS was 1.7x the floor's). So the text is made when
+   * the last byte has come and handed straight to the fiber, kept by nothing made before.
    */
   get text(): Effect.Effect<string, HttpClientError.ResponseError> {
-    return Effect.suspend(() => {
-      if (this.bodyRead) return Effect.fail(this.decodeError(new Error("the body has already been read")))
+    return Effect.async<string, HttpClientError.ResponseError>((resume) => {
+      if (this.bodyRead) return resume(Effect.fail(this.decodeError(new Error("the body has already been read"))))
       this.bodyRead = true
-      return Effect.tryPromise({
-        try: () => readAll(this.source.body, contentLength(this.request.method, this.source)).then(utf8),
-        catch: (cause) => this.decodeError(cause)
+      readBody(this.source.body, contentLength(this.request.method, this.source), (error, bytes) => {
+        if (bytes === undefined) return resume(Effect.fail(this.decodeError(error)))
+        let text: string
+        try {
+          text = utf8(bytes)
+        } catch (cause) {
+          // longer than a string can be
+          return resume(Effect.fail(this.decodeError(cause)))
+        }
+        resume(Effect.succeed(text))
       })
     })
   }
@@ -278,7 +298,7 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
       try: () =>
         raw !== undefined
           ? raw.formData() as Promise<FormData>
-          : readAll(this.source.body, undefined).then((bytes) =>
+          : readAll(this.source.body).then((bytes) =>
             new Response(new Uint8Array(bytes), { headers: this.headers as Record<string, string> }).formData()
           ),
       catch: (cause) => this.decodeError(cause)
@@ -292,7 +312,7 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
       try: () =>
         raw !== undefined
           ? raw.arrayBuffer()
-          : readAll(this.source.body, undefined).then((bytes) =>
+          : readAll(this.source.body).then((bytes) =>
             bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
           ),
       catch: (cause) => this.decodeError(cause)
