@@ -9,7 +9,11 @@
  * - `/rv?namespace=` the current resourceVersion;
  * - `/touch?namespace=&count=` modifies `count` pods of the namespace in a tight loop,
  *   round robin, each change reaching open watches as a MODIFIED event;
- * - `/log?namespace=&pod=&count=` appends `count` lines to container `app` of a pod.
+ * - `/log?namespace=&pod=&count=` appends `count` lines to container `app` of a pod;
+ * - `/gzipped` how many answers the compressing listener has sent gzipped so far.
+ *
+ * The same fake is also served by a second, compressing listener (`gzipUrl`, gzip over
+ * 128 KiB for clients that ask, as kube-apiserver does), for `list-slow`.
  */
 import * as Http from "node:http"
 import type * as Net from "node:net"
@@ -27,6 +31,9 @@ export interface ServerReady {
   readonly url: string
   readonly kubeconfigPath: string
   readonly control: string
+  /** The same fake, served with compression (gzip over 128 KiB for clients that ask). */
+  readonly gzipUrl: string
+  readonly gzipKubeconfigPath: string
   /** The pod names of each seeded namespace, in order. */
   readonly podNames: Readonly<Record<string, ReadonlyArray<string>>>
 }
@@ -53,6 +60,7 @@ const main = async () => {
   // Uncompressed, as the floor asks: client-node's fetch and effect-kube ask for gzip, which a
   // compressing server would grant them alone; the loopback figures compare the same bytes.
   const listening = await FakeCluster.listen(fake, { tls: config.tls, compression: false })
+  const compressing = await FakeCluster.listen(fake, { tls: config.tls, compression: true })
 
   const touched: Record<string, number> = {}
   const control = Http.createServer((req, res) => {
@@ -62,6 +70,9 @@ const main = async () => {
     try {
       let answer = ""
       switch (url.pathname) {
+        case "/gzipped":
+          answer = String(compressing.gzippedAnswers())
+          break
         case "/rv":
           answer = fake.control.resourceVersion()
           break
@@ -107,6 +118,8 @@ const main = async () => {
     url: listening.url,
     kubeconfigPath: listening.kubeconfigPath,
     control: `http://127.0.0.1:${port}`,
+    gzipUrl: compressing.url,
+    gzipKubeconfigPath: compressing.kubeconfigPath,
     podNames
   }
   process.stdout.write(`${JSON.stringify(ready)}\n`)
@@ -115,6 +128,7 @@ const main = async () => {
     control.close()
     fake.close()
     await listening.close()
+    await compressing.close()
     process.exit(0)
   }
   process.on("SIGTERM", () => void stop())
