@@ -18,6 +18,7 @@ import * as Stream from "effect/Stream"
 import * as Https from "node:https"
 import { Writable } from "node:stream"
 import { StringDecoder } from "node:string_decoder"
+import * as Zlib from "node:zlib"
 import * as Kube from "../src/Kube.js"
 import * as KubeConfig from "../src/KubeConfig.js"
 import * as NodeKube from "../src/NodeKube.js"
@@ -29,6 +30,8 @@ export interface Target {
   readonly server: string
   readonly ca: string
   readonly token: string
+  /** The floor asks for gzip (`Accept-Encoding: gzip`) and gunzips what comes gzipped (`list-slow` only). */
+  readonly floorGzip?: boolean | undefined
 }
 
 export type ClientName = "floor" | "effect-kube" | "client-node"
@@ -60,7 +63,11 @@ export interface Client {
 
 const floor = (target: Target): Client => {
   const agent = new Https.Agent({ keepAlive: true, ca: target.ca })
-  const headers = { authorization: `Bearer ${target.token}`, accept: "application/json" }
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${target.token}`,
+    accept: "application/json",
+    ...(target.floorGzip === true ? { "accept-encoding": "gzip" } : {})
+  }
 
   const request = (path: string): Promise<import("node:http").IncomingMessage> =>
     new Promise((resolve, reject) => {
@@ -75,8 +82,9 @@ const floor = (target: Target): Client => {
 
   const json = async (path: string): Promise<unknown> => {
     const res = await request(path)
+    const body = res.headers["content-encoding"] === "gzip" ? res.pipe(Zlib.createGunzip()) : res
     const chunks: Array<Buffer> = []
-    for await (const chunk of res) chunks.push(chunk as Buffer)
+    for await (const chunk of body) chunks.push(chunk as Buffer)
     return JSON.parse(Buffer.concat(chunks).toString("utf8"))
   }
 

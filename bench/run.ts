@@ -8,6 +8,13 @@
  * busy machine spreads over all of them. The median of the repetitions is reported,
  * with its ratio to the floor and to client-node; `bench/results.json` gets the same.
  *
+ * `list-slow` lists the same 10k pods through a simulated link of 100 Mbit/s with 1 ms
+ * latency each way (`bench/link.ts`, a pacing TCP proxy in this process), once from the
+ * server uncompressed and once from the same fake served with gzip over 128 KiB (for
+ * clients that ask, as kube-apiserver does); the floor runs there both without and with
+ * `Accept-Encoding: gzip`. Wall and client CPU time, bytes through the link, and how many
+ * answers each client got gzipped (whether it asked).
+ *
  * `cold` (`bench/coldstart.ts`) runs fresh processes that import the client, read a
  * kubeconfig and list 10 pods: wall time, time to the answer, import time, peak RSS, CPU.
  *
@@ -16,7 +23,7 @@
  * accepted during the burst. One repetition by default (`--reps` sets more): the floor and
  * client-node open a connection per GET, which alone takes most of the measure's time.
  *
- * Options: `--quick` (one repetition each), `--only list,get,watch,logs,load,cold`,
+ * Options: `--quick` (one repetition each), `--only list,get,watch,logs,load,list-slow,cold`,
  * `--reps N` (every measurement N times), `--clients floor,effect-kube`,
  * `--profile effect-kube` (that client's workers CPU-profile the measured part into
  * `.tmp/bench-profiles/`; `tsx bench/profile.ts <file>` lists where the time went).
@@ -30,6 +37,7 @@ import { pki } from "../test/util/pki.js"
 import type { ClientName, Target } from "./clients.js"
 import { coldStartTable, measureColdStart } from "./coldstart.js"
 import { runExecBench } from "./exec.js"
+import { startLink } from "./link.js"
 import { undiciRedirected } from "./undici-compat.js"
 import type { ServerConfig, ServerReady } from "./server.js"
 import type { Job, Measure, Result } from "./worker.js"
@@ -42,7 +50,9 @@ const flag = (name: string): string | undefined => {
   return i === -1 ? undefined : args[i + 1]
 }
 const quick = args.includes("--quick")
-const only = new Set((flag("--only") ?? "list,get,watch,logs,load,cold").split(",") as Array<Measure | "cold">)
+const only = new Set(
+  (flag("--only") ?? "list,get,watch,logs,load,list-slow,cold").split(",") as Array<Measure | "cold">
+)
 // exec throughput (bench/exec.ts): with the default set, or when `--only` names `exec`
 const withExec = flag("--only") === undefined || flag("--only")!.split(",").includes("exec")
 only.delete("exec" as Measure)
@@ -77,12 +87,16 @@ const reps: Record<Measure, number> = repsFlag !== undefined
     get: Number(repsFlag),
     watch: Number(repsFlag),
     logs: Number(repsFlag),
-    load: Number(repsFlag)
+    load: Number(repsFlag),
+    "list-slow": Number(repsFlag)
   }
   : quick
-  ? { list: 1, get: 1, watch: 1, logs: 1, load: 1 }
+  ? { list: 1, get: 1, watch: 1, logs: 1, load: 1, "list-slow": 1 }
   : // one `load` run each: its six bursts (1,000 TLS handshakes for the floor and client-node) take ~40 s
-    { list: 5, get: 3, watch: 3, logs: 3, load: 1 }
+    { list: 5, get: 3, watch: 3, logs: 3, load: 1, "list-slow": 3 }
+
+/** The simulated link of `list-slow`. */
+const slowLink = { bitsPerSecond: 100_000_000, latencyMs: 1 }
 
 const token = `bench-${Math.random().toString(36).slice(2)}`
 
@@ -261,6 +275,110 @@ const format = (value: number, unit: string): string =>
 
 const ratio = (a: number, b: number): string => (Number.isFinite(a / b) ? `${(a / b).toFixed(2)}x` : "-")
 
+interface SlowSample {
+  readonly variant: "uncompressed" | "gzip"
+  /** `floor+gzip` is the floor asking for gzip. */
+  readonly client: ClientName | "floor+gzip"
+  readonly result: Result
+  /** Bytes that came down the link during the whole run (warm-up list included). */
+  readonly bytesDown: number
+  /** Answers the compressing listener sent gzipped during the run (of 24: 4 warm-up pages and 20). */
+  readonly gzipped: number
+}
+
+/**
+ * `list-slow`: each client lists through its own fresh link (so that none inherits another's
+ * queue), from the uncompressed listener and then from the compressing one.
+ */
+const runListSlow = async (server: ServerReady, ca: string): Promise<Array<SlowSample>> => {
+  const samples: Array<SlowSample> = []
+  const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "bench-slow-"))
+  const gzipped = async () => Number(await (await fetch(`${server.control}/gzipped`, { method: "POST" })).text())
+  try {
+    const variants = [
+      { name: "uncompressed", url: server.url, kubeconfig: server.kubeconfigPath },
+      { name: "gzip", url: server.gzipUrl, kubeconfig: server.gzipKubeconfigPath }
+    ] as const
+    for (const variant of variants) {
+      const clients: Array<ClientName | "floor+gzip"> = variant.name === "gzip" && clientNames.includes("floor")
+        ? [...clientNames, "floor+gzip"]
+        : [...clientNames]
+      const upstream = new URL(variant.url)
+      for (let rep = 0; rep < reps["list-slow"]; rep++) {
+        for (const client of clients) {
+          const link = await startLink({ host: upstream.hostname, port: Number(upstream.port), ...slowLink })
+          try {
+            const proxied = `https://127.0.0.1:${link.port}`
+            const kubeconfig = Path.join(dir, `kubeconfig-${link.port}`)
+            Fs.writeFileSync(kubeconfig, Fs.readFileSync(variant.kubeconfig, "utf8").split(variant.url).join(proxied))
+            const name: ClientName = client === "floor+gzip" ? "floor" : client
+            const before = await gzipped()
+            const result = await runWorker({
+              measure: "list-slow",
+              client: name,
+              target: { kubeconfig, server: proxied, ca, token, floorGzip: client === "floor+gzip" },
+              control: server.control,
+              profileDir: name === profiled ? profileDir : undefined,
+              list: { namespace: "bench", warmNamespace: "warm", pageSize: sizes.pageSize, count: sizes.listCount },
+              get: { namespace: "bench", name: "", warmup: 0, count: 0 },
+              watch: { namespace: "", warmup: 0, count: 0 },
+              logs: { namespace: "", warmPod: "", pod: "", warmup: 0, count: 0 },
+              load: { namespace: "", name: "", warmup: 0, count: 0, watches: 0, watchNamespace: "", touchEveryMs: 0 }
+            })
+            const sample: SlowSample = {
+              variant: variant.name,
+              client,
+              result,
+              bytesDown: link.carried().down,
+              gzipped: (await gzipped()) - before
+            }
+            samples.push(sample)
+            process.stderr.write(
+              `list-slow ${variant.name} ${client} #${rep + 1}: ${JSON.stringify({ ...result, ...sample, result: undefined })}\n`
+            )
+          } finally {
+            await link.close()
+          }
+        }
+      }
+    }
+  } finally {
+    Fs.rmSync(dir, { recursive: true, force: true })
+  }
+  return samples
+}
+
+/** The `list-slow` table: medians per variant and client. */
+const slowTable = (samples: ReadonlyArray<SlowSample>) => {
+  const columns: ReadonlyArray<ClientName | "floor+gzip"> = ["floor", "floor+gzip", "effect-kube", "client-node"]
+  const pick = (variant: SlowSample["variant"], client: SlowSample["client"], f: (s: SlowSample) => number) =>
+    median(samples.filter((s) => s.variant === variant && s.client === client).map(f))
+  const wall = (s: SlowSample) => (s.result.measure === "list-slow" ? s.result.wallMs : NaN)
+  const cpu = (s: SlowSample) => s.result.cpuMs
+  const mb = (s: SlowSample) => s.bytesDown / 1e6
+  const figures: Record<string, unknown> = {}
+  const rows = [
+    `| list 10k pods through ${slowLink.bitsPerSecond / 1e6} Mbit/s, ${slowLink.latencyMs} ms each way | floor | ` +
+    "floor asking gzip | effect-kube | client-node | effect-kube / client-node |",
+    "|---|---:|---:|---:|---:|---:|"
+  ]
+  const row = (label: string, variant: SlowSample["variant"], f: (s: SlowSample) => number, digits: number) => {
+    const values = columns.map((c) => pick(variant, c, f))
+    figures[`${label} (${variant})`] = Object.fromEntries(columns.map((c, i) => [c, values[i]]))
+    const cell = (v: number) => (Number.isFinite(v) ? v.toFixed(digits) : "-")
+    rows.push(`| ${label}, server ${variant === "gzip" ? "gzips over 128 KiB" : "uncompressed"} | ${
+      values.map(cell).join(" | ")
+    } | ${ratio(values[2]!, values[3]!)} |`)
+  }
+  for (const variant of ["uncompressed", "gzip"] as const) {
+    row("wall (ms)", variant, wall, 0)
+    row("client CPU (ms)", variant, cpu, 0)
+    row("MB down the link (with the warm-up list)", variant, mb, 1)
+    if (variant === "gzip") row("answers gzipped (of 24)", variant, (s) => s.gzipped, 0)
+  }
+  return { table: rows.join("\n"), figures }
+}
+
 const main = async () => {
   const certs = pki()
 
@@ -269,12 +387,14 @@ const main = async () => {
     get: { floor: [], "effect-kube": [], "client-node": [] },
     watch: { floor: [], "effect-kube": [], "client-node": [] },
     logs: { floor: [], "effect-kube": [], "client-node": [] },
-    load: { floor: [], "effect-kube": [], "client-node": [] }
+    load: { floor: [], "effect-kube": [], "client-node": [] },
+    "list-slow": { floor: [], "effect-kube": [], "client-node": [] }
   }
+  const slow: Array<SlowSample> = []
 
   const groups: ReadonlyArray<{ readonly measures: ReadonlyArray<Measure>; readonly seed: ServerConfig["seed"] }> = [
     {
-      measures: ["list", "get", "load"],
+      measures: ["list", "get", "load", "list-slow"],
       seed: [
         { namespace: "bench", pods: sizes.listCount },
         { namespace: "warm", pods: sizes.warmListCount },
@@ -297,6 +417,10 @@ const main = async () => {
       const target: Target = { kubeconfig: server.kubeconfigPath, server: server.url, ca: certs.ca.cert, token }
       let logPod = 0
       for (const measure of measures) {
+        if (measure === "list-slow") {
+          slow.push(...await runListSlow(server, certs.ca.cert))
+          continue
+        }
         // `load` runs twice per client and repetition: alone, then beside open watches.
         const variants = measure === "load" ? [0, sizes.loadWatches] : [0]
         for (let rep = 0; rep < reps[measure]; rep++) {
@@ -445,6 +569,7 @@ const main = async () => {
   ]
   const cpu: Record<string, unknown> = {}
   const cpuLabels: Record<Measure, string> = {
+    "list-slow": "list 10k pods through 100 Mbit/s (ms)",
     list: "list 10k pods (ms)",
     watch: "watch 50k events (ms)",
     logs: "follow 200k log lines (ms)",
@@ -494,6 +619,7 @@ const main = async () => {
     cpuMs: cpu,
     missed: verdicts,
     table,
+    listSlow: slow.length > 0 ? { link: slowLink, ...slowTable(slow).figures } : undefined,
     cpuTable,
     coldStart: cold,
     coldTable
@@ -502,7 +628,13 @@ const main = async () => {
     Fs.writeFileSync(Path.join(here, "results.json"), `${JSON.stringify(output, null, 2)}\n`)
   }
   process.stdout.write(
-    `\n${[rows.length > 2 ? table : "", cpuRows.length > 2 ? cpuTable : "", coldTable ?? ""].filter((t) => t !== "")
+    `\n${
+      [
+        rows.length > 2 ? table : "",
+        cpuRows.length > 2 ? cpuTable : "",
+        slow.length > 0 ? slowTable(slow).table : "",
+        coldTable ?? ""
+      ].filter((t) => t !== "")
       .join("\n\n")}\n\nMedian of ${JSON.stringify(reps)} runs; Node ${description.node}, ` +
       `${description.nproc} CPUs (${description.cpu}), ${description.memoryGB} GB, ${description.os}.\n`
   )

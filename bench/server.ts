@@ -12,6 +12,10 @@
  * - `/log?namespace=&pod=&count=` appends `count` lines to container `app` of a pod;
  * - `/connections` how many connections the API server has accepted so far (TLS handshakes
  *   done): the `load` measure's count of connections a client opens.
+ * - `/gzipped` how many answers the compressing listener has sent gzipped so far.
+ *
+ * The same fake is also served by a second, compressing listener (`gzipUrl`, gzip over
+ * 128 KiB for clients that ask, as kube-apiserver does), for `list-slow`.
  */
 import * as Http from "node:http"
 import type * as Net from "node:net"
@@ -29,6 +33,9 @@ export interface ServerReady {
   readonly url: string
   readonly kubeconfigPath: string
   readonly control: string
+  /** The same fake, served with compression (gzip over 128 KiB for clients that ask). */
+  readonly gzipUrl: string
+  readonly gzipKubeconfigPath: string
   /** The pod names of each seeded namespace, in order. */
   readonly podNames: Readonly<Record<string, ReadonlyArray<string>>>
 }
@@ -55,6 +62,7 @@ const main = async () => {
   // Uncompressed, as the floor asks: client-node's fetch and effect-kube ask for gzip, which a
   // compressing server would grant them alone; the loopback figures compare the same bytes.
   const listening = await FakeCluster.listen(fake, { tls: config.tls, compression: false })
+  const compressing = await FakeCluster.listen(fake, { tls: config.tls, compression: true })
 
   const touched: Record<string, number> = {}
   const control = Http.createServer((req, res) => {
@@ -64,6 +72,9 @@ const main = async () => {
     try {
       let answer = ""
       switch (url.pathname) {
+        case "/gzipped":
+          answer = String(compressing.gzippedAnswers())
+          break
         case "/rv":
           answer = fake.control.resourceVersion()
           break
@@ -112,6 +123,8 @@ const main = async () => {
     url: listening.url,
     kubeconfigPath: listening.kubeconfigPath,
     control: `http://127.0.0.1:${port}`,
+    gzipUrl: compressing.url,
+    gzipKubeconfigPath: compressing.kubeconfigPath,
     podNames
   }
   process.stdout.write(`${JSON.stringify(ready)}\n`)
@@ -120,6 +133,7 @@ const main = async () => {
     control.close()
     fake.close()
     await listening.close()
+    await compressing.close()
     process.exit(0)
   }
   process.on("SIGTERM", () => void stop())

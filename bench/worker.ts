@@ -20,7 +20,7 @@ import { performance } from "node:perf_hooks"
 import type * as Clients from "./clients.js"
 import { undiciRedirected } from "./undici-compat.js"
 
-export type Measure = "list" | "get" | "watch" | "logs" | "load"
+export type Measure = "list" | "get" | "watch" | "logs" | "load" | "list-slow"
 
 export interface Job {
   readonly measure: Measure
@@ -96,6 +96,7 @@ export type Result =
     readonly watchEvents: number
     readonly cpuMs: number
   }
+  | { readonly measure: "list-slow"; readonly wallMs: number; readonly items: number; readonly cpuMs: number }
 
 const cpuSince = (start: NodeJS.CpuUsage): number => {
   const used = process.cpuUsage(start)
@@ -194,6 +195,25 @@ const list = async (job: Job, client: Clients.Client): Promise<Result> => {
     items: items.length,
     cpuMs
   }
+}
+
+/**
+ * `list-slow`: the list of `list`, through a simulated slow link (the job's target is the
+ * link, see bench/link.ts), after one list of the warm namespace through it.
+ */
+const listSlow = async (job: Job, client: Clients.Client): Promise<Result> => {
+  const { count, namespace, pageSize, warmNamespace } = job.list
+  await client.listAll(warmNamespace, pageSize)
+  gc()
+  await profileStart(job)
+  const cpu = process.cpuUsage()
+  const start = performance.now()
+  const items = await client.listAll(namespace, pageSize)
+  const wallMs = performance.now() - start
+  const cpuMs = cpuSince(cpu)
+  await profileStop(job)
+  if (items.length !== count) throw new Error(`${job.client}: listed ${items.length} pods, expected ${count}`)
+  return { measure: "list-slow", wallMs, items: items.length, cpuMs }
 }
 
 const get = async (job: Job, client: Clients.Client): Promise<Result> => {
@@ -369,7 +389,7 @@ const main = async () => {
   void undiciRedirected
   const client = Clients.make(job.client, job.target)
   await client.init()
-  const run = { list, get, watch, logs, load }[job.measure]
+  const run = { list, get, watch, logs, load, "list-slow": listSlow }[job.measure]
   const result = await run(job, client)
   process.stdout.write(`${JSON.stringify(result)}\n`)
   closing = true
