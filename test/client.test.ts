@@ -145,13 +145,14 @@ describe("telemetry", () => {
         "kube.kind": "ConfigMap",
         "kube.namespace": "default",
         "kube.name": "cfg",
-        "http.method": "GET",
+        "http.request.method": "GET",
+        "url.full": "http://fake-cluster.local/api/v1/namespaces/default/configmaps/cfg",
         "url.path": "/api/v1/namespaces/default/configmaps/cfg",
-        "http.status_code": 200
+        "http.response.status_code": 200
       })
-      assert.strictEqual(missing!.attributes.get("http.status_code"), 404)
+      assert.strictEqual(missing!.attributes.get("http.response.status_code"), 404)
       assert.strictEqual(kube[6]!.attributes.get("kube.verb"), "apply")
-      assert.strictEqual(kube[7]!.attributes.get("http.status_code"), 200)
+      assert.strictEqual(kube[7]!.attributes.get("http.response.status_code"), 200)
       assert.strictEqual(kube[8]!.attributes.get("kube.name"), "web")
       assert.strictEqual(kube.filter((s) => s.kind !== "client").length, 0)
     }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(), noRetries))))
