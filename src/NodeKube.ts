@@ -27,6 +27,7 @@ import type { KubeConfigError } from "./Errors.js"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import { enforcesDeadline } from "./internal/credentials.js"
 import * as internal from "./internal/nodeTransport.js"
 import * as KubeConfig from "./KubeConfig.js"
 
@@ -43,7 +44,12 @@ import * as KubeConfig from "./KubeConfig.js"
  */
 export const make: Effect.Effect<HttpClient.HttpClient, never, KubeConfig.KubeConfig | Scope.Scope> = Effect.flatMap(
   KubeConfig.KubeConfig,
-  (config) => internal.make(config)
+  // the request path's timeout then arms a timer that this client's requests answer to (no fork)
+  (config) =>
+    Effect.map(internal.make(config), (client) => {
+      enforcesDeadline.add(client)
+      return client
+    })
 )
 
 /**

@@ -226,6 +226,17 @@ describe("the Node transport's request path", () => {
       }).pipe(Effect.provide(Layer.merge(Loopback.layer(server.url), policy)))
     }))
 
+  it.live("under the live Clock a client that does not take a deadline (in memory) is timed out by interruption", () =>
+    Effect.gen(function*() {
+      const control = yield* FakeCluster.FakeCluster
+      control.stallNext({ match: (m) => m === "POST" })
+      const error = yield* Effect.flip(configMaps.create({ metadata: { name: "x" } }))
+      assert.strictEqual(error._tag, "RequestTimeout")
+      assert.strictEqual(control.requests().length, 1)
+      // answered in time: the answer is the request's
+      assert.isTrue(Option.isNone(yield* configMaps.get("missing")))
+    }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(), RequestPolicy.layer({ timeout: "200 millis" })))))
+
   it.scopedLive("interrupting a request in flight, or while its body comes, closes its connection", () =>
     Effect.gen(function*() {
       let headersSent = 0

@@ -23,6 +23,7 @@ import * as Effect from "effect/Effect"
 import * as Encoding from "effect/Encoding"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
@@ -38,7 +39,7 @@ import {
 import { KubeConfig, type Credentials, type Service as KubeConfigService } from "../KubeConfig.js"
 import { type Policy, RequestPolicy } from "../RequestPolicy.js"
 import { malformed } from "./codec.js"
-import { currentCredentials } from "./credentials.js"
+import { currentCredentials, currentDeadline, type Deadline, enforcesDeadline } from "./credentials.js"
 import * as Impersonate from "./kubeconfig/impersonate.js"
 import { pathWithQuery, type Spec, toHttpRequest } from "./request/spec.js"
 import * as telemetry from "./telemetry.js"
@@ -218,10 +219,7 @@ const sendWith = <R>(
         : failFor(spec, response)
       // the warnings of any answer, 2xx or not, reach the Warnings service (or the log)
       const warning = response.headers["warning"]
-      return warning === undefined ? checked : Effect.zipRight(
-        warnings.reportHeader(spec.method, pathWithQuery(spec), warning),
-        checked
-      )
+      return warning === undefined ? checked : Effect.zipRight(reportWarnings(spec, warning), checked)
     })
   )
 
@@ -270,12 +268,18 @@ const exchangeWith = <A>(
     const policy = yield* RequestPolicy
     const request = toHttpRequest(config.server, spec)
     const once = Effect.flatMap(measured(spec, sendWith(client, config, spec, request)), read)
-    const timed = policy.timeout === undefined ? once : withTimeout(once, policy.timeout, () =>
-      new RequestTimeout({
-        method: spec.method,
-        path: pathWithQuery(spec),
-        timeout: Duration.format(policy.timeout!)
-      }))
+    const timed = policy.timeout === undefined ? once : withTimeout(
+      once,
+      policy.timeout,
+      () =>
+        new RequestTimeout({
+          method: spec.method,
+          path: pathWithQuery(spec),
+          timeout: Duration.format(policy.timeout!)
+        }),
+      client,
+      config
+    )
     const throttled = retryThrottled(timed, policy)
     return yield* (spec.method === "GET" ? retryTransient(throttled, policy) : throttled).pipe(Effect.mapError(scrub))
   }).pipe(telemetry.withSpan(spec, config.server))
@@ -287,40 +291,93 @@ const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
 const maxTimerMillis = 2 ** 31 - 1
 
 /**
- * Fails with `onTimeout()` when `effect` has not completed within `timeout`.
+ * Auth providers whose credentials never wait on something that may hang (a process, the
+ * network): with them, the whole of a request until its transport takes the deadline is
+ * in memory or a local file.
+ */
+const settledAuth: ReadonlySet<string> = new Set(["none", "token", "tokenFile", "basic", "clientCertificate"])
+
+/**
+ * Fails with `onTimeout()` when `effect` (one exchange: credentials, request, body) has
+ * not completed within `timeout`.
  *
- * `Effect.timeoutFail` races the effect against a sleep: two fibers forked per request
- * and joined back. Under the live Clock this forks only the request and arms a timer
- * that interrupts it, which costs about a third as much CPU (~17 µs against ~51 µs per
- * request on the 2-CPU benchmark machine, timing an effect with two async steps). The answer is the
- * request's own when it completed (even at the deadline); once the timer has fired, its
- * failure (its interruption) becomes the timeout, after the request's finalizers have run
- * (the connection it was waiting on is closed). Interrupting the caller interrupts the
- * request and waits for it. Any other Clock (a TestClock) gets `Effect.timeoutFail`, which
- * follows that Clock.
+ * `Effect.timeoutFail` races the effect against a sleep: two fibers forked per request and
+ * joined back, the largest cost of a GET after the span (~50 µs of CPU per request on the
+ * 2-CPU benchmark machine). Under the live Clock it is not needed:
+ * - the Node transport (`enforcesDeadline`) with settled credentials: one timer, which
+ *   aborts the request and the reading of its body through `currentDeadline`; no fiber;
+ * - any other client: the request is forked (one fiber, not two) and the timer interrupts it.
+ * Either way the answer is the request's own when it completed (even at the deadline), and
+ * once the timer has fired its failure becomes the timeout, after its finalizers ran (the
+ * connection it was waiting on is closed). Any other Clock (a TestClock) gets
+ * `Effect.timeoutFail`, which follows that Clock.
  */
 const withTimeout = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
   timeout: Duration.Duration,
-  onTimeout: () => RequestTimeout
+  onTimeout: () => RequestTimeout,
+  client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, unknown>,
+  config: KubeConfigService
 ): Effect.Effect<A, E | RequestTimeout, R> =>
   Effect.clockWith((clock) => {
     if (clock !== liveClock) return Effect.timeoutFail(effect, { duration: timeout, onTimeout })
     const millis = Duration.toMillis(timeout)
     if (!(millis <= maxTimerMillis)) return effect
-    return Effect.flatMap(Effect.fork(effect), (fiber) =>
-      Effect.async<A, E | RequestTimeout>((resume) => {
-        let timedOut = false
-        const timer = setTimeout(() => {
-          timedOut = true
-          fiber.unsafeInterruptAsFork(fiber.id())
-        }, millis)
-        fiber.addObserver((exit) => {
-          clearTimeout(timer)
-          resume(timedOut && Exit.isFailure(exit) ? Effect.fail(onTimeout()) : exit)
-        })
-        return Effect.asVoid(Fiber.interrupt(fiber))
-      }))
+    return enforcesDeadline.has(client) && settledAuth.has(config.auth.kind)
+      ? withDeadline(effect, millis, onTimeout)
+      : withTimer(effect, millis, onTimeout)
+  })
+
+const withDeadline = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  millis: number,
+  onTimeout: () => RequestTimeout
+): Effect.Effect<A, E | RequestTimeout, R> =>
+  Effect.suspend(() => {
+    const deadline: Deadline = { expiresAt: Date.now() + millis, expired: false, abort: undefined }
+    const timer = setTimeout(() => {
+      deadline.expired = true
+      deadline.abort?.()
+    }, millis)
+    return Effect.locally(effect, currentDeadline, deadline).pipe(
+      Effect.onExit(() => Effect.sync(() => clearTimeout(timer))),
+      Effect.catchAll((error) => Effect.fail(deadline.expired ? onTimeout() : error))
+    )
+  })
+
+const withTimer = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  millis: number,
+  onTimeout: () => RequestTimeout
+): Effect.Effect<A, E | RequestTimeout, R> =>
+  Effect.flatMap(Effect.fork(effect), (fiber) =>
+    Effect.async<A, E | RequestTimeout>((resume) => {
+      let timedOut = false
+      const timer = setTimeout(() => {
+        timedOut = true
+        fiber.unsafeInterruptAsFork(fiber.id())
+      }, millis)
+      fiber.addObserver((exit) => {
+        clearTimeout(timer)
+        resume(timedOut && Exit.isFailure(exit) ? Effect.fail(onTimeout()) : exit)
+      })
+      return Effect.asVoid(Fiber.interrupt(fiber))
+    }))
+
+/**
+ * Reports an answer's warnings. Under a transport-enforced deadline nothing interrupts the
+ * report, so a `Warnings` service that takes too long is cut at the deadline here.
+ */
+const reportWarnings = (spec: Spec, header: string) =>
+  Effect.flatMap(FiberRef.get(currentDeadline), (deadline) => {
+    const report = warnings.reportHeader(spec.method, pathWithQuery(spec), header)
+    return deadline === undefined ? report : Effect.timeoutFail(report, {
+      duration: Duration.millis(Math.max(0, deadline.expiresAt - Date.now())),
+      onTimeout: () => {
+        deadline.expired = true
+        return new RequestTimeout({ method: spec.method, path: pathWithQuery(spec), timeout: "" })
+      }
+    })
   })
 
 /**

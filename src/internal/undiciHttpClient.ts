@@ -22,7 +22,8 @@
  * response with a FinalizationRegistry. The trace context still goes with it (`traceparent`
  * and `b3` from the current span, unless `HttpClient.withTracerPropagation(false)` or a
  * disabled tracer says not to), interruption still aborts the request and a body being
- * read, and the response is undici's own (`source`), not a wrapper. Any other request
+ * read, and the response is undici's own (`source`), not a wrapper. A request given a
+ * `currentDeadline` is aborted by the request path's timer through it. Any other request
  * (the application's own, through the same HttpClient) goes through `HttpClient.make`
  * with its span as before.
  *
@@ -50,7 +51,7 @@ import * as Zlib from "node:zlib"
 // Installs the request API on undici's dispatchers (see undici.ts).
 import "./undici.js"
 import type * as Undici from "./undici.js"
-import { currentCredentials } from "./credentials.js"
+import { currentCredentials, currentDeadline } from "./credentials.js"
 
 type Body = Exclude<Undici.Dispatcher.RequestOptions["body"], undefined>
 
@@ -116,11 +117,17 @@ const sendDirect = <A, E>(
     return Effect.fail(new HttpClientError.RequestError({ request, reason: "InvalidUrl", cause: urlResult.left }))
   }
   const url = urlResult.right
+  const deadline = fiber.getFiberRef(currentDeadline)
+  if (deadline !== undefined && deadline.expired) {
+    return Effect.fail(transportError(request)(new Error("the request timed out before it was sent")))
+  }
   const trace = traceHeaders(fiber, request)
   const headers = trace === undefined ? request.headers : { ...request.headers, ...trace }
   const start = (body: Body) =>
     Effect.async<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
       const controller = new AbortController()
+      // the request path's timer aborts the request, and later the reading of its body
+      if (deadline !== undefined) deadline.abort = () => controller.abort()
       send(dispatcher, request, url, headers, controller.signal, body).then(
         (response) =>
           resume(Effect.succeed(new ClientResponseImpl(request, decoded(request.method, response), controller))),
