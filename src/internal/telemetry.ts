@@ -100,9 +100,9 @@ const spanOptions = (spec: Spec, server?: string): Tracer.SpanOptions => ({
 })
 
 /** Runs an operation in its span; `server` (the cluster's URL) makes `url.full`. */
-export const withSpan = (spec: Spec, server?: string) =>
-<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.withSpan(effect, spanName(spec), spanOptions(spec, server))
+export const withSpan =
+  (spec: Spec, server?: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.withSpan(effect, spanName(spec), spanOptions(spec, server))
 
 /** Runs a streaming operation (a watch, a followed log) in its span, which lasts as long as the stream. */
 export const withStreamSpan = (spec: Spec) => <A, E, R>(stream: Stream.Stream<A, E, R>): Stream.Stream<A, E, R> =>
