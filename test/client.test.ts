@@ -16,6 +16,7 @@ import * as TestClock from "effect/TestClock"
 import * as Tracer from "effect/Tracer"
 import type * as Http from "node:http"
 import { ApiError } from "../src/Errors.js"
+import * as client from "../src/internal/client.js"
 import * as telemetry from "../src/internal/telemetry.js"
 import * as Kube from "../src/Kube.js"
 import * as Patch from "../src/Patch.js"
@@ -254,6 +255,21 @@ describe("the Node transport's request path", () => {
           yield* Fiber.interrupt(fiber)
           assert.isTrue(yield* Loopback.eventually(() => server.openResponses() === 0), name)
         }
+      }).pipe(Effect.provide(Loopback.layer(server.url)))
+    }))
+
+  it.scopedLive("a streamed answer's connection is closed with the scope of its request, even if its body was never read", () =>
+    Effect.gen(function*() {
+      const server = yield* Loopback.serve((_req, res) => {
+        res.writeHead(200, { "content-type": "application/json" })
+        res.write("{\"type\":\"ADDED\"")
+      })
+      yield* Effect.gen(function*() {
+        const response = yield* Effect.scoped(
+          client.sendScoped({ method: "GET", path: "/api/v1/configmaps", query: { watch: true }, operation: { verb: "watch" } })
+        )
+        assert.strictEqual(response.status, 200)
+        assert.isTrue(yield* Loopback.eventually(() => server.openResponses() === 0))
       }).pipe(Effect.provide(Loopback.layer(server.url)))
     }))
 

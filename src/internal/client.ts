@@ -39,7 +39,7 @@ import {
 import { KubeConfig, type Credentials, type Service as KubeConfigService } from "../KubeConfig.js"
 import { type Policy, RequestPolicy } from "../RequestPolicy.js"
 import { malformed } from "./codec.js"
-import { currentCredentials, currentDeadline, type Deadline, enforcesDeadline } from "./credentials.js"
+import { abortRequest, currentCredentials, currentDeadline, type Deadline, enforcesDeadline } from "./credentials.js"
 import * as Impersonate from "./kubeconfig/impersonate.js"
 import { pathWithQuery, type Spec, toHttpRequest } from "./request/spec.js"
 import * as telemetry from "./telemetry.js"
@@ -448,7 +448,13 @@ export const sendScoped = (
   Effect.gen(function*() {
     const config = yield* KubeConfig
     const client = HttpClient.withScope(yield* HttpClient.HttpClient)
-    return yield* Effect.mapError(measured(spec, sendWith(client, config, spec, toHttpRequest(config.server, spec))), scrub)
+    const response = yield* Effect.mapError(
+      measured(spec, sendWith(client, config, spec, toHttpRequest(config.server, spec))),
+      scrub
+    )
+    const abort = (response as { readonly [abortRequest]?: () => void })[abortRequest]
+    if (typeof abort === "function") yield* Effect.addFinalizer(() => Effect.sync(() => abort.call(response)))
+    return response
   })
 
 /** Headers an error may show; any other (Authorization, a header given to `Kube.request`) may hold a secret. */

@@ -32,6 +32,15 @@ export interface Deadline {
   abort: (() => void) | undefined
 }
 
+/**
+ * A response that can abort its request (the Node transport's, for the Kubernetes client's
+ * requests): `sendScoped` aborts it when its scope closes, which `HttpClient.withScope`
+ * cannot do for a request the transport rebuilt on the way.
+ *
+ * @internal
+ */
+export const abortRequest: unique symbol = Symbol.for("effect-kube/internal/abortRequest")
+
 /** @internal */
 export const currentDeadline: FiberRef.FiberRef<Deadline | undefined> = globalValue(
   Symbol.for("effect-kube/internal/currentDeadline"),

@@ -51,7 +51,7 @@ import * as Zlib from "node:zlib"
 // Installs the request API on undici's dispatchers (see undici.ts).
 import "./undici.js"
 import type * as Undici from "./undici.js"
-import { currentCredentials, currentDeadline } from "./credentials.js"
+import { abortRequest, currentCredentials, currentDeadline } from "./credentials.js"
 
 type Body = Exclude<Undici.Dispatcher.RequestOptions["body"], undefined>
 
@@ -269,6 +269,11 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
     return this.cachedCookies = header === undefined
       ? Cookies.empty
       : Cookies.fromSetCookie(Array.isArray(header) ? header : [header])
+  }
+
+  /** Aborts the request and its body (a no-op once the body is read): see `abortRequest`. */
+  [abortRequest](): void {
+    this.controller?.abort()
   }
 
   private cachedHeaders?: Headers.Headers
