@@ -28,6 +28,7 @@ import { ValidationError } from "./Errors.js"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import { enforcesDeadline } from "./internal/credentials.js"
 import * as internal from "./internal/nodeTransport.js"
 import * as KubeConfig from "./KubeConfig.js"
 
@@ -74,7 +75,12 @@ const checkOptions = (options: Options): Effect.Effect<Options, ValidationError>
  */
 export const make: Effect.Effect<HttpClient.HttpClient, never, KubeConfig.KubeConfig | Scope.Scope> = Effect.flatMap(
   KubeConfig.KubeConfig,
-  (config) => internal.make(config)
+  // the request path's timeout then arms a timer that this client's requests answer to (no fork)
+  (config) =>
+    Effect.map(internal.make(config), (client) => {
+      enforcesDeadline.add(client)
+      return client
+    })
 )
 
 /**

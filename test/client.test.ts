@@ -2,6 +2,7 @@
  * The executor (internal/client.ts) over real HTTP: what it says about answers it could
  * not read, Retry-After driven by the Clock, and the span and metrics of every operation.
  */
+import * as HttpClient from "@effect/platform/HttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -13,7 +14,9 @@ import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as Tracer from "effect/Tracer"
+import type * as Http from "node:http"
 import { ApiError } from "../src/Errors.js"
+import * as client from "../src/internal/client.js"
 import * as telemetry from "../src/internal/telemetry.js"
 import * as Kube from "../src/Kube.js"
 import * as Patch from "../src/Patch.js"
@@ -145,13 +148,14 @@ describe("telemetry", () => {
         "kube.kind": "ConfigMap",
         "kube.namespace": "default",
         "kube.name": "cfg",
-        "http.method": "GET",
+        "http.request.method": "GET",
+        "url.full": "http://fake-cluster.local/api/v1/namespaces/default/configmaps/cfg",
         "url.path": "/api/v1/namespaces/default/configmaps/cfg",
-        "http.status_code": 200
+        "http.response.status_code": 200
       })
-      assert.strictEqual(missing!.attributes.get("http.status_code"), 404)
+      assert.strictEqual(missing!.attributes.get("http.response.status_code"), 404)
       assert.strictEqual(kube[6]!.attributes.get("kube.verb"), "apply")
-      assert.strictEqual(kube[7]!.attributes.get("http.status_code"), 200)
+      assert.strictEqual(kube[7]!.attributes.get("http.response.status_code"), 200)
       assert.strictEqual(kube[8]!.attributes.get("kube.name"), "web")
       assert.strictEqual(kube.filter((s) => s.kind !== "client").length, 0)
     }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(), noRetries))))
@@ -181,4 +185,115 @@ describe("telemetry", () => {
       ]))
       assert.strictEqual(tagged.count, 1)
     }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(), noRetries))))
+})
+
+describe("the Node transport's request path", () => {
+  /** Answers every request with the ConfigMap, except those `stall` picks, which it never answers. */
+  const serveStalling = (stall: (req: Http.IncomingMessage) => boolean, seen: Array<Http.IncomingHttpHeaders> = []) =>
+    Loopback.serve((req, res) => {
+      seen.push(req.headers)
+      if (stall(req)) return
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(JSON.stringify(configMap))
+    })
+
+  it.scopedLive("under the live Clock the timeout ends a stalled read (retried) and a stalled write (sent once)", () =>
+    Effect.gen(function*() {
+      const server = yield* serveStalling((req) => req.url?.endsWith("/stalled") === true || req.method === "POST")
+      const policy = RequestPolicy.layer({ timeout: "200 millis", readRetries: Schedule.recurs(1), throttleRetries: 0 })
+      // one layer for the whole test: its connections outlive each request
+      yield* Effect.gen(function*() {
+        // answered in time: the timer is cleared and the answer is the request's
+        const found = yield* configMaps.get("cfg")
+        assert.strictEqual(Option.getOrUndefined(found)?.metadata?.name, "cfg")
+
+        const read = yield* Effect.flip(configMaps.get("stalled"))
+        assert.strictEqual(read._tag, "RequestTimeout")
+        assert.strictEqual(
+          read.message,
+          "k8s: GET /api/v1/namespaces/default/configmaps/stalled: no complete answer within 200ms (request timeout)"
+        )
+        assert.strictEqual(server.requests.filter((r) => r.endsWith("/stalled")).length, 2, "sent once more")
+
+        const write = yield* Effect.flip(configMaps.create({ metadata: { name: "x" } }))
+        assert.strictEqual(write._tag, "RequestTimeout")
+        assert.strictEqual(server.requests.filter((r) => r.startsWith("POST")).length, 1, "a write is never sent again")
+        assert.isTrue(
+          yield* Loopback.eventually(() => server.openResponses() === 0),
+          "the connections of the abandoned requests are closed"
+        )
+        // and the layer still works
+        assert.isTrue(Option.isSome(yield* configMaps.get("cfg")))
+      }).pipe(Effect.provide(Layer.merge(Loopback.layer(server.url), policy)))
+    }))
+
+  it.live("under the live Clock a client that does not take a deadline (in memory) is timed out by interruption", () =>
+    Effect.gen(function*() {
+      const control = yield* FakeCluster.FakeCluster
+      control.stallNext({ match: (m) => m === "POST" })
+      const error = yield* Effect.flip(configMaps.create({ metadata: { name: "x" } }))
+      assert.strictEqual(error._tag, "RequestTimeout")
+      assert.strictEqual(control.requests().length, 1)
+      // answered in time: the answer is the request's
+      assert.isTrue(Option.isNone(yield* configMaps.get("missing")))
+    }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(), RequestPolicy.layer({ timeout: "200 millis" })))))
+
+  it.scopedLive("interrupting a request in flight, or while its body comes, closes its connection", () =>
+    Effect.gen(function*() {
+      let headersSent = 0
+      const server = yield* Loopback.serve((req, res) => {
+        if (!req.url?.endsWith("/half")) return
+        res.writeHead(200, { "content-type": "application/json", "content-length": "1000" })
+        res.write("{\"kind\":\"Conf")
+        headersSent++
+      })
+      yield* Effect.gen(function*() {
+        for (const name of ["cfg", "half"]) {
+          const fiber = yield* Effect.fork(configMaps.get(name))
+          assert.isTrue(yield* Loopback.eventually(() => server.openResponses() === 1))
+          if (name === "half") assert.isTrue(yield* Loopback.eventually(() => headersSent === 1))
+          yield* Fiber.interrupt(fiber)
+          assert.isTrue(yield* Loopback.eventually(() => server.openResponses() === 0), name)
+        }
+      }).pipe(Effect.provide(Loopback.layer(server.url)))
+    }))
+
+  it.scopedLive("a streamed answer's connection is closed with the scope of its request, even if its body was never read", () =>
+    Effect.gen(function*() {
+      const server = yield* Loopback.serve((_req, res) => {
+        res.writeHead(200, { "content-type": "application/json" })
+        res.write("{\"type\":\"ADDED\"")
+      })
+      yield* Effect.gen(function*() {
+        const response = yield* Effect.scoped(
+          client.sendScoped({ method: "GET", path: "/api/v1/configmaps", query: { watch: true }, operation: { verb: "watch" } })
+        )
+        assert.strictEqual(response.status, 200)
+        assert.isTrue(yield* Loopback.eventually(() => server.openResponses() === 0))
+      }).pipe(Effect.provide(Loopback.layer(server.url)))
+    }))
+
+  it.scoped("the trace context of the kube.<verb> span reaches the server; the application's requests keep their span", () =>
+    Effect.gen(function*() {
+      const seen: Array<Http.IncomingHttpHeaders> = []
+      const server = yield* serveStalling(() => false, seen)
+      const spans: Array<Tracer.Span> = []
+      const tracer = yield* recordingTracer(spans)
+      yield* Effect.gen(function*() {
+        yield* configMaps.get("cfg")
+        // the application's own request through the same HttpClient
+        const client = yield* HttpClient.HttpClient
+        yield* Effect.scoped(client.get(`${server.url}/healthz`))
+        // propagation turned off the platform's way
+        yield* Effect.locally(configMaps.get("cfg"), HttpClient.currentTracerPropagation, false)
+      }).pipe(Effect.withTracer(tracer), Effect.provide(Layer.merge(Loopback.layer(server.url), noRetries)))
+      const [get] = spans.filter((s) => s.name === "kube.get")
+      assert.strictEqual(seen[0]!.traceparent, `00-${get!.traceId}-${get!.spanId}-01`)
+      assert.strictEqual(seen[0]!.b3, `${get!.traceId}-${get!.spanId}-1`)
+      assert.isUndefined(seen[2]!.traceparent)
+      assert.isUndefined(seen[0]!.authorization, "no credentials configured, none sent")
+      assert.deepStrictEqual(spans.filter((s) => s.name.startsWith("http.client")).map((s) => s.attributes.get("url.path")), [
+        "/healthz"
+      ])
+    }))
 })

@@ -16,10 +16,14 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as HttpClientErrors from "@effect/platform/HttpClientError"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as DefaultServices from "effect/DefaultServices"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Encoding from "effect/Encoding"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
@@ -35,7 +39,7 @@ import {
 import { KubeConfig, type Credentials, type Service as KubeConfigService } from "../KubeConfig.js"
 import { type Policy, RequestPolicy } from "../RequestPolicy.js"
 import { malformed } from "./codec.js"
-import { currentCredentials } from "./credentials.js"
+import { abortRequest, currentCredentials, currentDeadline, type Deadline, enforcesDeadline } from "./credentials.js"
 import * as Impersonate from "./kubeconfig/impersonate.js"
 import { pathWithQuery, type Spec, toHttpRequest } from "./request/spec.js"
 import * as telemetry from "./telemetry.js"
@@ -201,15 +205,22 @@ const sendWith = <R>(
       response.status === 401
         ? Effect.flatMap(
           config.auth.invalidate,
-          (fresh) => (fresh ? sendOnce(client, config, request) : Effect.succeed(response))
+          (fresh) =>
+            fresh
+              // the refused answer's body is read (and dropped) so that its connection is free again
+              ? Effect.zipRight(Effect.ignore(response.text), sendOnce(client, config, request))
+              : Effect.succeed(response)
         )
         : Effect.succeed(response)
     ),
-    // the warnings of any answer, 2xx or not, reach the Warnings service (or the log)
-    Effect.tap((response) => warnings.reportHeader(spec.method, pathWithQuery(spec), response.headers["warning"])),
-    Effect.flatMap((response) =>
-      response.status >= 200 && response.status < 300 ? Effect.succeed(response) : failFor(spec, response)
-    )
+    Effect.flatMap((response) => {
+      const checked = response.status >= 200 && response.status < 300
+        ? Effect.succeed(response)
+        : failFor(spec, response)
+      // the warnings of any answer, 2xx or not, reach the Warnings service (or the log)
+      const warning = response.headers["warning"]
+      return warning === undefined ? checked : Effect.zipRight(reportWarnings(spec, warning), checked)
+    })
   )
 
 /** The server said it did not act on the request: any verb may send it again. */
@@ -245,26 +256,149 @@ const exchange = <A>(
   spec: Spec,
   read: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<A, RequestError>
 ): Effect.Effect<A, RequestError, KubeConfig | HttpClient.HttpClient> =>
+  Effect.flatMap(KubeConfig, (config) => exchangeWith(config, spec, read))
+
+const exchangeWith = <A>(
+  config: KubeConfigService,
+  spec: Spec,
+  read: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<A, RequestError>
+): Effect.Effect<A, RequestError, HttpClient.HttpClient> =>
   Effect.gen(function*() {
-    const config = yield* KubeConfig
     const client = yield* HttpClient.HttpClient
     const policy = yield* RequestPolicy
     const request = toHttpRequest(config.server, spec)
     const once = Effect.flatMap(measured(spec, sendWith(client, config, spec, request)), read)
-    const timed = policy.timeout === undefined ? once : Effect.timeoutFail(once, {
-      duration: policy.timeout,
-      onTimeout: () =>
+    const timed = policy.timeout === undefined ? once : withTimeout(
+      once,
+      policy.timeout,
+      () =>
         new RequestTimeout({
           method: spec.method,
           path: pathWithQuery(spec),
           timeout: Duration.format(policy.timeout!)
-        })
-    })
+        }),
+      client,
+      config
+    )
     const throttled = retryThrottled(timed, policy)
-    return yield* (spec.method === "GET"
-      ? Effect.retry(throttled, { schedule: policy.readRetries, while: isTransient })
-      : throttled).pipe(Effect.mapError(scrub))
-  }).pipe(telemetry.withSpan(spec))
+    return yield* (spec.method === "GET" ? retryTransient(throttled, policy) : throttled).pipe(Effect.mapError(scrub))
+  }).pipe(telemetry.withSpan(spec, config.server))
+
+/** The Clock every program has unless it provides another (a TestClock, say). */
+const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
+
+/** The longest delay a JS timer takes; the live Clock treats a longer sleep as never ending. */
+const maxTimerMillis = 2 ** 31 - 1
+
+/**
+ * Auth providers whose credentials never wait on something that may hang (a process, the
+ * network): with them, the whole of a request until its transport takes the deadline is
+ * in memory or a local file.
+ */
+const settledAuth: ReadonlySet<string> = new Set(["none", "token", "tokenFile", "basic", "clientCertificate"])
+
+/**
+ * Fails with `onTimeout()` when `effect` (one exchange: credentials, request, body) has
+ * not completed within `timeout`.
+ *
+ * `Effect.timeoutFail` races the effect against a sleep: two fibers forked per request and
+ * joined back, the largest cost of a GET after the span (~50 µs of CPU per request on the
+ * 2-CPU benchmark machine). Under the live Clock it is not needed:
+ * - the Node transport (`enforcesDeadline`) with settled credentials: one timer, which
+ *   aborts the request and the reading of its body through `currentDeadline`; no fiber;
+ * - any other client: the request is forked (one fiber, not two) and the timer interrupts it.
+ * Either way the answer is the request's own when it completed (even at the deadline), and
+ * once the timer has fired its failure becomes the timeout, after its finalizers ran (the
+ * connection it was waiting on is closed). Any other Clock (a TestClock) gets
+ * `Effect.timeoutFail`, which follows that Clock.
+ */
+const withTimeout = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  timeout: Duration.Duration,
+  onTimeout: () => RequestTimeout,
+  client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, unknown>,
+  config: KubeConfigService
+): Effect.Effect<A, E | RequestTimeout, R> =>
+  Effect.clockWith((clock) => {
+    if (clock !== liveClock) return Effect.timeoutFail(effect, { duration: timeout, onTimeout })
+    const millis = Duration.toMillis(timeout)
+    if (!(millis <= maxTimerMillis)) return effect
+    return enforcesDeadline.has(client) && settledAuth.has(config.auth.kind)
+      ? withDeadline(effect, millis, onTimeout)
+      : withTimer(effect, millis, onTimeout)
+  })
+
+const withDeadline = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  millis: number,
+  onTimeout: () => RequestTimeout
+): Effect.Effect<A, E | RequestTimeout, R> =>
+  Effect.suspend(() => {
+    const deadline: Deadline = { expiresAt: Date.now() + millis, expired: false, abort: undefined }
+    const timer = setTimeout(() => {
+      deadline.expired = true
+      deadline.abort?.()
+    }, millis)
+    return Effect.locally(effect, currentDeadline, deadline).pipe(
+      Effect.onExit(() => Effect.sync(() => clearTimeout(timer))),
+      Effect.catchAll((error) => Effect.fail(deadline.expired ? onTimeout() : error))
+    )
+  })
+
+const withTimer = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  millis: number,
+  onTimeout: () => RequestTimeout
+): Effect.Effect<A, E | RequestTimeout, R> =>
+  Effect.flatMap(Effect.fork(effect), (fiber) =>
+    Effect.async<A, E | RequestTimeout>((resume) => {
+      let timedOut = false
+      const timer = setTimeout(() => {
+        timedOut = true
+        fiber.unsafeInterruptAsFork(fiber.id())
+      }, millis)
+      fiber.addObserver((exit) => {
+        clearTimeout(timer)
+        resume(timedOut && Exit.isFailure(exit) ? Effect.fail(onTimeout()) : exit)
+      })
+      return Effect.asVoid(Fiber.interrupt(fiber))
+    }))
+
+/**
+ * Reports an answer's warnings. Under a transport-enforced deadline nothing interrupts the
+ * report, so a `Warnings` service that takes too long is cut at the deadline here.
+ */
+const reportWarnings = (spec: Spec, header: string) =>
+  Effect.flatMap(FiberRef.get(currentDeadline), (deadline) => {
+    const report = warnings.reportHeader(spec.method, pathWithQuery(spec), header)
+    return deadline === undefined ? report : Effect.timeoutFail(report, {
+      duration: Duration.millis(Math.max(0, deadline.expiresAt - Date.now())),
+      onTimeout: () => {
+        deadline.expired = true
+        return new RequestTimeout({ method: spec.method, path: pathWithQuery(spec), timeout: "" })
+      }
+    })
+  })
+
+/**
+ * Sends a read again after a transient failure, on the policy's schedule. The schedule is
+ * set up only once a first attempt has failed (`Effect.retry` builds its driver on every
+ * call, which a request that succeeds at once need not pay): the first failure is handed
+ * to `Effect.retry` as its first, so the schedule sees the same sequence as before.
+ */
+const retryTransient = <A, R>(
+  effect: Effect.Effect<A, RequestError, R>,
+  policy: Policy
+): Effect.Effect<A, RequestError, R> =>
+  Effect.catchIf(effect, isTransient, (first) => {
+    let replayed = false
+    const again = Effect.suspend(() => {
+      if (replayed) return effect
+      replayed = true
+      return Effect.fail(first)
+    })
+    return Effect.retry(again, { schedule: policy.readRetries, while: isTransient })
+  })
 
 /** Counts one request sent and how long its answer took, and puts the status code on the span. */
 const measured = <R>(
@@ -314,7 +448,13 @@ export const sendScoped = (
   Effect.gen(function*() {
     const config = yield* KubeConfig
     const client = HttpClient.withScope(yield* HttpClient.HttpClient)
-    return yield* Effect.mapError(measured(spec, sendWith(client, config, spec, toHttpRequest(config.server, spec))), scrub)
+    const response = yield* Effect.mapError(
+      measured(spec, sendWith(client, config, spec, toHttpRequest(config.server, spec))),
+      scrub
+    )
+    const abort = (response as { readonly [abortRequest]?: () => void })[abortRequest]
+    if (typeof abort === "function") yield* Effect.addFinalizer(() => Effect.sync(() => abort.call(response)))
+    return response
   })
 
 /** Headers an error may show; any other (Authorization, a header given to `Kube.request`) may hold a secret. */

@@ -16,3 +16,45 @@ export const currentCredentials: FiberRef.FiberRef<Credentials | undefined> = gl
   Symbol.for("effect-kube/internal/currentCredentials"),
   () => FiberRef.unsafeMake<Credentials | undefined>(undefined)
 )
+
+/**
+ * The timeout of a request, when the transport enforces it itself: the request path arms
+ * one timer, which sets `expired` and calls `abort`; the transport sets `abort` to cancel
+ * the request it has in flight (its answer and its body). Cheaper than racing the request
+ * against a sleep, which forks fibers. Set only for clients in `enforcesDeadline`.
+ *
+ * @internal
+ */
+export interface Deadline {
+  /** Epoch milliseconds at which the request times out. */
+  readonly expiresAt: number
+  expired: boolean
+  abort: (() => void) | undefined
+}
+
+/**
+ * A response that can abort its request (the Node transport's, for the Kubernetes client's
+ * requests): `sendScoped` aborts it when its scope closes, which `HttpClient.withScope`
+ * cannot do for a request the transport rebuilt on the way.
+ *
+ * @internal
+ */
+export const abortRequest: unique symbol = Symbol.for("effect-kube/internal/abortRequest")
+
+/** @internal */
+export const currentDeadline: FiberRef.FiberRef<Deadline | undefined> = globalValue(
+  Symbol.for("effect-kube/internal/currentDeadline"),
+  () => FiberRef.unsafeMake<Deadline | undefined>(undefined)
+)
+
+/**
+ * The HttpClients that enforce `currentDeadline` on every request they send (the Node
+ * transport's, which fails at once or goes through `undiciHttpClient.ts`). Any other
+ * client, a wrapper of this one included, gets a timeout that interrupts it.
+ *
+ * @internal
+ */
+export const enforcesDeadline: WeakSet<object> = globalValue(
+  Symbol.for("effect-kube/internal/enforcesDeadline"),
+  () => new WeakSet<object>()
+)

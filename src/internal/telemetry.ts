@@ -1,7 +1,11 @@
 /**
  * Spans and metrics of the requests to the Kubernetes API. Every operation runs in one
  * span named for what it does (`kube.get`, `kube.list`, `kube.watch`, ...) with the
- * kind, namespace, name, verb and the answer's status code as attributes. Every request
+ * kind, namespace, name and verb, and OpenTelemetry's HTTP attributes
+ * (`http.request.method`, `url.full` without the query, `url.path`,
+ * `http.response.status_code`) as attributes: with the Node transport it is the only
+ * span of a request (see `undiciHttpClient.ts`), so it says what `@effect/platform`'s
+ * `http.client` span would have, without the headers. Every request
  * sent (each retry included) counts in `kube_client_requests_total` by verb and code
  * and its time to an answer in `kube_client_request_duration_seconds` by verb, as
  * client-go's rest_client metrics do. Nothing here forks a fiber: a request costs one
@@ -69,14 +73,19 @@ const histogramHook = (verb: string) => {
 /** The span's name for a request: `kube.<verb>`. */
 export const spanName = (spec: Spec): string => `kube.${spec.operation.verb}`
 
-/** The span's attributes: what the request acts on, never a body. */
-export const spanAttributes = (spec: Spec): Record<string, unknown> => {
+/**
+ * The span's attributes: what the request acts on, never a body. `url.full` (given the
+ * server URL, which a kubeconfig cannot give with credentials or a query) leaves the query
+ * out: a request made with `Kube.request` may put anything there.
+ */
+export const spanAttributes = (spec: Spec, server?: string): Record<string, unknown> => {
   const { operation } = spec
   const attributes: Record<string, unknown> = {
     "kube.verb": operation.verb,
-    "http.method": spec.method,
+    "http.request.method": spec.method,
     "url.path": spec.path
   }
+  if (server !== undefined) attributes["url.full"] = `${server}${spec.path}`
   if (operation.kind !== undefined) attributes["kube.kind"] = operation.kind
   if (operation.namespace !== undefined) attributes["kube.namespace"] = operation.namespace
   if (operation.name !== undefined) attributes["kube.name"] = operation.name
@@ -84,15 +93,16 @@ export const spanAttributes = (spec: Spec): Record<string, unknown> => {
 }
 
 // No stack trace: capturing one per request costs more than the rest of the span.
-const spanOptions = (spec: Spec): Tracer.SpanOptions => ({
+const spanOptions = (spec: Spec, server?: string): Tracer.SpanOptions => ({
   kind: "client",
-  attributes: spanAttributes(spec),
+  attributes: spanAttributes(spec, server),
   captureStackTrace: false
 })
 
-/** Runs an operation in its span. */
-export const withSpan = (spec: Spec) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.withSpan(effect, spanName(spec), spanOptions(spec))
+/** Runs an operation in its span; `server` (the cluster's URL) makes `url.full`. */
+export const withSpan =
+  (spec: Spec, server?: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.withSpan(effect, spanName(spec), spanOptions(spec, server))
 
 /** Runs a streaming operation (a watch, a followed log) in its span, which lasts as long as the stream. */
 export const withStreamSpan = (spec: Spec) => <A, E, R>(stream: Stream.Stream<A, E, R>): Stream.Stream<A, E, R> =>
@@ -105,7 +115,8 @@ export const withStreamSpan = (spec: Spec) => <A, E, R>(stream: Stream.Stream<A,
  * would), not through an Effect per metric: this runs for every request.
  */
 export const record = (spec: Spec, startNanos: bigint, endNanos: bigint, code: number | undefined): Effect.Effect<void> =>
-  FiberRef.getWith(FiberRef.currentMetricLabels, (labels) => {
+  Effect.withFiberRuntime((fiber) => {
+    const labels = fiber.getFiberRef(FiberRef.currentMetricLabels)
     const { verb } = spec.operation
     const codeText = code === undefined ? "error" : String(code)
     const seconds = Number(endNanos - startNanos) / 1e9
@@ -117,5 +128,9 @@ export const record = (spec: Spec, startNanos: bigint, endNanos: bigint, code: n
       requests.unsafeUpdate(1, [...labels, ...labelsOf(verb, spec.method, codeText)])
       duration.unsafeUpdate(seconds, [...labels, MetricLabel.make("verb", verb)])
     }
-    return code === undefined ? Effect.void : Effect.annotateCurrentSpan("http.status_code", code)
+    const span = fiber.currentSpan
+    if (code !== undefined && span !== undefined && span._tag === "Span") {
+      span.attribute("http.response.status_code", code)
+    }
+    return Effect.void
   })

@@ -15,6 +15,18 @@
  * own decompress interceptor is not used: it is marked experimental (it prints a process
  * warning when built) and passes error answers through undecoded by default.
  *
+ * A request the Kubernetes client sends (`client.ts` sets `currentCredentials` for it) runs
+ * in the client's own `kube.<verb>` span, which carries the HTTP attributes: it is sent
+ * without `@effect/platform`'s `http.client` span around it, which per request rebuilt the
+ * URL, redacted every request and response header into attributes and registered the
+ * response with a FinalizationRegistry. The trace context still goes with it (`traceparent`
+ * and `b3` from the current span, unless `HttpClient.withTracerPropagation(false)` or a
+ * disabled tracer says not to), interruption still aborts the request and a body being
+ * read, and the response is undici's own (`source`), not a wrapper. A request given a
+ * `currentDeadline` is aborted by the request path's timer through it. Any other request
+ * (the application's own, through the same HttpClient) goes through `HttpClient.make`
+ * with its span as before.
+ *
  * @internal
  */
 import * as Cookies from "@effect/platform/Cookies"
@@ -24,17 +36,22 @@ import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import * as TraceContext from "@effect/platform/HttpTraceContext"
 import * as UrlParams from "@effect/platform/UrlParams"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
+import * as FiberRef from "effect/FiberRef"
 import * as Inspectable from "effect/Inspectable"
 import * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
+import * as StreamModule from "effect/Stream"
 import * as NodeStreams from "node:stream"
 import * as Zlib from "node:zlib"
 // Installs the request API on undici's dispatchers (see undici.ts).
 import "./undici.js"
 import type * as Undici from "./undici.js"
+import { abortRequest, currentCredentials, currentDeadline } from "./credentials.js"
 
 type Body = Exclude<Undici.Dispatcher.RequestOptions["body"], undefined>
 
@@ -52,26 +69,128 @@ const convertBody = (body: HttpClientRequest.HttpClientRequest["body"]): Effect.
   }
 }
 
+const send = (
+  dispatcher: Undici.Dispatcher,
+  request: HttpClientRequest.HttpClientRequest,
+  url: URL,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+  body: Body
+): Promise<Undici.Dispatcher.ResponseData> =>
+  dispatcher.request({
+    signal,
+    method: request.method,
+    headers,
+    origin: url.origin,
+    path: url.pathname + url.search + url.hash,
+    body
+  })
+
+const transportError = (request: HttpClientRequest.HttpClientRequest) => (cause: unknown) =>
+  new HttpClientError.RequestError({ request, reason: "Transport", cause })
+
+/** The headers that carry the current span to the server, as `HttpClient.make` adds them; none when it would not. */
+const traceHeaders = <A, E>(
+  fiber: Fiber.RuntimeFiber<A, E>,
+  request: HttpClientRequest.HttpClientRequest
+): Headers.Headers | undefined => {
+  if (!fiber.getFiberRef(FiberRef.currentTracerEnabled) || !fiber.getFiberRef(HttpClient.currentTracerPropagation)) {
+    return undefined
+  }
+  if (fiber.getFiberRef(HttpClient.currentTracerDisabledWhen)(request)) return undefined
+  const span = fiber.currentSpan
+  return span !== undefined && span._tag === "Span" ? TraceContext.toHeaders(span) : undefined
+}
+
+/**
+ * What undici needs of an abort signal (`aborted`, one `abort` listener): an AbortController
+ * builds an EventTarget per request (its `signal`), which costs more than the rest of this
+ * module's work on a GET. Undici fails an aborted request with its `RequestAbortedError`.
+ */
+class Abort {
+  aborted = false
+  readonly reason = undefined
+  private listener: (() => void) | undefined = undefined
+  addEventListener(_type: "abort", listener: () => void): void {
+    this.listener = listener
+  }
+  removeEventListener(_type: "abort", _listener: () => void): void {
+    this.listener = undefined
+  }
+  abort(): void {
+    if (this.aborted) return
+    this.aborted = true
+    const listener = this.listener
+    this.listener = undefined
+    listener?.()
+  }
+}
+
+/**
+ * A request of the Kubernetes client: sent under the caller's span (see the module
+ * comment). The request is aborted when the fiber is interrupted while the answer is
+ * awaited or its body read.
+ */
+const sendDirect = <A, E>(
+  dispatcher: Undici.Dispatcher,
+  request: HttpClientRequest.HttpClientRequest,
+  fiber: Fiber.RuntimeFiber<A, E>
+): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> => {
+  const urlResult = UrlParams.makeUrl(request.url, request.urlParams, request.hash)
+  if (urlResult._tag === "Left") {
+    return Effect.fail(new HttpClientError.RequestError({ request, reason: "InvalidUrl", cause: urlResult.left }))
+  }
+  const url = urlResult.right
+  const deadline = fiber.getFiberRef(currentDeadline)
+  if (deadline !== undefined && deadline.expired) {
+    return Effect.fail(transportError(request)(new Error("the request timed out before it was sent")))
+  }
+  const trace = traceHeaders(fiber, request)
+  const headers = trace === undefined ? request.headers : { ...request.headers, ...trace }
+  const start = (body: Body) =>
+    Effect.async<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
+      const controller = new Abort()
+      // the request path's timer aborts the request, and later the reading of its body
+      if (deadline !== undefined) deadline.abort = () => controller.abort()
+      send(dispatcher, request, url, headers, controller as unknown as AbortSignal, body).then(
+        (response) =>
+          resume(Effect.succeed(new ClientResponseImpl(request, decoded(request.method, response), controller))),
+        (cause) => resume(Effect.fail(transportError(request)(cause)))
+      )
+      return Effect.sync(() => controller.abort())
+    })
+  const { body } = request
+  // the bodies the Kubernetes client sends are in memory: no Effect to convert them
+  return body._tag === "Empty"
+    ? start(null)
+    : body._tag === "Uint8Array" || body._tag === "Raw"
+    ? start(body.body as Body)
+    : Effect.flatMap(convertBody(body), start)
+}
+
 /** @internal */
-export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient =>
-  HttpClient.make((request, url, signal) =>
+export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient => {
+  const traced = HttpClient.make((request, url, signal) =>
     Effect.flatMap(convertBody(request.body), (body) =>
       Effect.map(
         Effect.tryPromise({
-          try: () =>
-            dispatcher.request({
-              signal,
-              method: request.method,
-              headers: request.headers,
-              origin: url.origin,
-              path: url.pathname + url.search + url.hash,
-              body
-            }),
-          catch: (cause) => new HttpClientError.RequestError({ request, reason: "Transport", cause })
+          try: () => send(dispatcher, request, url, request.headers, signal, body),
+          catch: transportError(request)
         }),
-        (response) => new ClientResponseImpl(request, decoded(request.method, response))
+        (response) => new ClientResponseImpl(request, decoded(request.method, response), undefined)
       ))
   )
+  return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
+    Effect.flatMap((request) =>
+      Effect.withFiberRuntime<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((fiber) =>
+        fiber.getFiberRef(currentCredentials) === undefined
+          ? traced.execute(request)
+          : sendDirect(dispatcher, request, fiber)
+      )
+    ),
+    Effect.succeed
+  )
+}
 
 const noopErrorHandler = (_: unknown): void => undefined
 
@@ -204,7 +323,9 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
 
   constructor(
     readonly request: HttpClientRequest.HttpClientRequest,
-    readonly source: Source
+    readonly source: Source,
+    /** Aborts the request: set when this response, not `HttpClient.make`, answers for interruption. */
+    private readonly controller: { readonly abort: () => void } | undefined
   ) {
     super()
     this[HttpIncomingMessage.TypeId] = HttpIncomingMessage.TypeId
@@ -229,8 +350,20 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
       : Cookies.fromSetCookie(Array.isArray(header) ? header : [header])
   }
 
+  /** Aborts the request and its body (a no-op once the body is read): see `abortRequest`. */
+  [abortRequest](): void {
+    this.controller?.abort()
+  }
+
+  private cachedHeaders?: Headers.Headers
   get headers(): Headers.Headers {
-    return Headers.fromInput(this.source.headers as Headers.Input)
+    return this.cachedHeaders ??= Headers.fromInput(this.source.headers as Headers.Input)
+  }
+
+  /** A body read that aborts the request when the fiber reading it is interrupted. */
+  private interruptible<A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> {
+    const controller = this.controller
+    return controller === undefined ? effect : Effect.onInterrupt(effect, () => Effect.sync(() => controller.abort()))
   }
 
   get remoteAddress(): Option.Option<string> {
@@ -242,10 +375,12 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
   }
 
   get stream(): Stream.Stream<Uint8Array, HttpClientError.ResponseError> {
-    return NodeStream.fromReadable<HttpClientError.ResponseError, Uint8Array>(
+    const stream = NodeStream.fromReadable<HttpClientError.ResponseError, Uint8Array>(
       () => this.source.body,
       (cause) => this.decodeError(cause)
     )
+    const controller = this.controller
+    return controller === undefined ? stream : StreamModule.ensuring(stream, Effect.sync(() => controller.abort()))
   }
 
   get json(): Effect.Effect<unknown, HttpClientError.ResponseError> {
@@ -266,7 +401,7 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
    * the last byte has come and handed straight to the fiber, kept by nothing made before.
    */
   get text(): Effect.Effect<string, HttpClientError.ResponseError> {
-    return Effect.async<string, HttpClientError.ResponseError>((resume) => {
+    return this.interruptible(Effect.async<string, HttpClientError.ResponseError>((resume) => {
       if (this.bodyRead) return resume(Effect.fail(this.decodeError(new Error("the body has already been read"))))
       this.bodyRead = true
       readBody(this.source.body, contentLength(this.request.method, this.source), (error, bytes) => {
@@ -280,7 +415,7 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
         }
         resume(Effect.succeed(text))
       })
-    })
+    }))
   }
 
   get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpClientError.ResponseError> {
@@ -294,7 +429,7 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
   private formDataBody?: Effect.Effect<FormData, HttpClientError.ResponseError>
   get formData(): Effect.Effect<FormData, HttpClientError.ResponseError> {
     const raw = this.source.raw
-    return this.formDataBody ??= Effect.tryPromise({
+    return this.interruptible(this.formDataBody ??= Effect.tryPromise({
       try: () =>
         raw !== undefined
           ? raw.formData() as Promise<FormData>
@@ -302,13 +437,13 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
             new Response(new Uint8Array(bytes), { headers: this.headers as Record<string, string> }).formData()
           ),
       catch: (cause) => this.decodeError(cause)
-    }).pipe(Effect.cached, Effect.runSync)
+    }).pipe(Effect.cached, Effect.runSync))
   }
 
   private arrayBufferBody?: Effect.Effect<ArrayBuffer, HttpClientError.ResponseError>
   get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.ResponseError> {
     const raw = this.source.raw
-    return this.arrayBufferBody ??= Effect.tryPromise({
+    return this.interruptible(this.arrayBufferBody ??= Effect.tryPromise({
       try: () =>
         raw !== undefined
           ? raw.arrayBuffer()
@@ -316,7 +451,7 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
             bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
           ),
       catch: (cause) => this.decodeError(cause)
-    }).pipe(Effect.cached, Effect.runSync)
+    }).pipe(Effect.cached, Effect.runSync))
   }
 
   toJSON(): unknown {

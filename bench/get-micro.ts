@@ -1,0 +1,83 @@
+/**
+ * `npx tsx bench/get-micro.ts [n] name=<src dir> ...`: the CPU per GET of the whole request path
+ * (`Kube.api(Pods).get` through NodeKube's transport, a token file, `runtime.runPromise` per GET as
+ * `bench/clients.ts` does) with undici's dispatcher answering from memory after a `setImmediate`:
+ * our own cost without network noise. Several copies of `src` (e.g. `src` and an older commit's,
+ * `git archive <commit> src | tar -x -C .tmp/old`; a copy must sit inside this checkout so that it
+ * finds `node_modules`), each with one thing removed, say what each thing costs. Variants take turns
+ * in blocks of 500; `floor` is the dispatcher's answer and `JSON.parse` alone.
+ */
+import * as Effect from "effect/Effect"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Option from "effect/Option"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { performance } from "node:perf_hooks"
+import { pathToFileURL } from "node:url"
+// @ts-expect-error internal
+import DispatcherImpl from "undici/lib/dispatcher/dispatcher.js"
+import { pod } from "./pods.js"
+
+const [count, ...specs] = process.argv.slice(2)
+const n = Number(count ?? 20000)
+const block = 500
+const json = JSON.stringify(pod(0, "default"))
+const podName = (pod(0, "default") as any).metadata.name
+
+const main = async () => {
+  const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-micro-"))
+  Fs.writeFileSync(Path.join(dir, "token"), "tok")
+  Fs.writeFileSync(Path.join(dir, "kubeconfig"), JSON.stringify({
+    apiVersion: "v1", kind: "Config", "current-context": "bench",
+    clusters: [{ name: "c", cluster: { server: "https://127.0.0.1:6443", "insecure-skip-tls-verify": true } }],
+    users: [{ name: "u", user: { tokenFile: "token" } }],
+    contexts: [{ name: "bench", context: { cluster: "c", user: "u", namespace: "default" } }]
+  }))
+  const variants: Array<{ name: string; get: () => Promise<unknown>; cpu: number; count: number }> = []
+  for (const spec of specs) {
+    const [name, src] = spec.split("=") as [string, string]
+    const url = (file: string) => pathToFileURL(Path.join(Path.resolve(src), file)).href
+    const Kube = await import(url("Kube.ts"))
+    const NodeKube = await import(url("NodeKube.ts"))
+    const { Pods } = await import(url("resources/index.ts"))
+    const runtime = ManagedRuntime.make(NodeKube.layerFromFile({ path: Path.join(dir, "kubeconfig") }))
+    await runtime.runtime()
+    const pods = Kube.api(Pods, { namespace: "default" })
+    const get = () => runtime.runPromise(Effect.map(pods.get(podName) as Effect.Effect<Option.Option<unknown>>, Option.getOrThrow))
+    variants.push({ name, get, cpu: 0, count: 0 })
+  }
+  // after the src modules installed undici's request API: answer from memory
+  ;(DispatcherImpl as any).prototype.request = function(_opts: unknown) {
+    return new Promise((resolve) =>
+      setImmediate(() =>
+        resolve({
+          statusCode: 200,
+          headers: { "content-type": "application/json", "content-length": String(json.length), "audit-id": "x", "cache-control": "no-cache, private", date: "Mon, 30 Nov 2026 06:00:00 GMT" },
+          body: { on() { return this }, text: () => new Promise((r) => setImmediate(() => r(json))) }
+        })
+      )
+    )
+  }
+  const req = (DispatcherImpl as any).prototype.request
+  variants.unshift({ name: "floor", get: async () => { const r = await req({}); return JSON.parse(await r.body.text()) }, cpu: 0, count: 0 })
+  for (const v of variants) for (let i = 0; i < 2000; i++) await v.get()
+  for (let done = 0; done < n; done += block) {
+    for (const v of variants) {
+      const cpu = process.cpuUsage()
+      for (let i = 0; i < block; i++) await v.get()
+      const used = process.cpuUsage(cpu)
+      v.cpu += used.user + used.system
+      v.count += block
+    }
+  }
+  for (const v of variants) console.log(`${v.name.padEnd(14)} CPU ${(v.cpu / v.count).toFixed(1)} µs/GET`)
+  if (process.env.FLOORISH) {
+    // JSON.parse alone, for scale
+    const t = process.cpuUsage(); for (let i = 0; i < 10000; i++) JSON.parse(json); const u = process.cpuUsage(t)
+    console.log(`JSON.parse ${((u.user + u.system) / 10000).toFixed(1)} µs`)
+  }
+  Fs.rmSync(dir, { recursive: true, force: true })
+  process.exit(0)
+}
+main().catch((e) => { console.error(e); process.exit(1) })
