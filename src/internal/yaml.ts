@@ -386,7 +386,8 @@ const convertDocument = (root: Yaml.Node | null, text: string, options: Options)
 
   const follow = (alias: Yaml.Alias): Yaml.Node => {
     const target = aliases.get(alias)
-    if (target === undefined) throw new Failure(`refers to an unknown anchor (*${alias.source})`, alias)
+    // the anchor's name is not repeated: in a mangled file it may be a piece of a secret value
+    if (target === undefined) throw new Failure("refers to an anchor not defined before it", alias)
     if (expanding.has(alias)) throw new Failure(`refers to an anchor whose value contains itself`, alias)
     if (aliasCount > 100 && decodeCount > 1000 && aliasCount / decodeCount > allowedAliasRatio(decodeCount)) {
       throw new Failure("the document contains excessive aliasing", alias)
