@@ -167,7 +167,9 @@ const emit = <Out, E, InElem, InErr, InDone>(
   next: Channel.Channel<Chunk.Chunk<Out>, InElem, E, InErr, void, InDone>
 ): Channel.Channel<Chunk.Chunk<Out>, InElem, E, InErr, void, InDone> => {
   if (error !== undefined) {
-    return out.length === 0 ? Channel.fail(error) : Channel.zipRight(Channel.write(Chunk.unsafeFromArray(out)), Channel.fail(error))
+    return out.length === 0
+      ? Channel.fail(error)
+      : Channel.zipRight(Channel.write(Chunk.unsafeFromArray(out)), Channel.fail(error))
   }
   return out.length === 0 ? next : Channel.zipRight(Channel.write(Chunk.unsafeFromArray(out)), next)
 }
