@@ -7,7 +7,11 @@
  * `runDrain` almost nothing is promoted (as with a plain loop); with `runForEach` or
  * `runForEachChunk` about 5 KB per event is, whatever the chunk size (even one event per
  * chunk), and GC time about doubles: the cost is in how the Sink's per-chunk effect is run,
- * not in the producer.
+ * not in the producer. It follows the chunk being referenced by that effect:
+ * `runForEachChunk(s, () => Effect.succeed(1))` promotes nothing, `runForEachChunk(s, (c) =>
+ * Effect.succeed(c))` promotes as much as `runForEach` (whose `Effect.forEach` over the chunk
+ * always references it): the per-chunk effects outlive their run inside the channel executor
+ * (`runScopedInterpret` / `FromEffect`), so each chunk's objects survive scavenges.
  */
 import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
