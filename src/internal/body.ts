@@ -15,6 +15,7 @@ import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 
@@ -131,6 +132,205 @@ export const fromNodeReadable = <E>(
         if (!ended && readable.destroyed !== true) readable.destroy()
       })
     ))
+  })
+
+/**
+ * A stateful decoder of a body's bytes, run by `decodedBody`: bytes are handed in as they
+ * arrive, outputs are taken out a batch at a time, so a consumer never holds more than one
+ * batch of decoded values (a batch of parsed watch events is garbage in the young
+ * generation by the time the next is parsed).
+ */
+export interface BodyDecoder<Out, E> {
+  /** Takes in one chunk of the body's bytes (never empty). */
+  readonly push: (bytes: Uint8Array) => void
+  /** Whether `take` has anything to hand out. */
+  readonly ready: () => boolean
+  /** Whether what was pushed makes a whole batch already (more bytes are then left undecoded, as bytes). */
+  readonly full: () => boolean
+  /** Moves the next batch into `out`; an error ends the stream once `out` is emitted. */
+  readonly take: (out: Array<Out>) => E | undefined
+  /** The body ended (or went idle): the last outputs, or an error. */
+  readonly end: (out: Array<Out>) => E | undefined
+}
+
+/** Options of `decodedBody`. */
+export interface DecodedBodyOptions<E> {
+  /** Ends the body, as if it had ended, when no bytes arrive for this long while the consumer waits for them. */
+  readonly idleTimeout?: Duration.Duration | undefined
+  /** What a failure of the body becomes (its error carries the request: scrub it). */
+  readonly onError: (error: HttpClientError.ResponseError) => E
+}
+
+const emit = <Out, E, InElem, InErr, InDone>(
+  out: Array<Out>,
+  error: E | undefined,
+  next: Channel.Channel<Chunk.Chunk<Out>, InElem, E, InErr, void, InDone>
+): Channel.Channel<Chunk.Chunk<Out>, InElem, E, InErr, void, InDone> => {
+  if (error !== undefined) {
+    return out.length === 0
+      ? Channel.fail(error)
+      : Channel.zipRight(Channel.write(Chunk.unsafeFromArray(out)), Channel.fail(error))
+  }
+  return out.length === 0 ? next : Channel.zipRight(Channel.write(Chunk.unsafeFromArray(out)), next)
+}
+
+const bodyFailure = (response: HttpClientResponse.HttpClientResponse, cause: unknown) =>
+  new HttpClientError.ResponseError({ request: response.request, response, reason: "Decode", cause })
+
+/**
+ * The body of a response through a `BodyDecoder`, as one channel: where the body is a Node
+ * Readable it is read in flowing mode (see the module's comment) and the decoder runs in
+ * the same loop that waits for bytes, with no stream stage per step; the idle timeout is a
+ * timer only while the consumer waits for bytes, never one per pull. Any other body goes
+ * through the platform's stream.
+ */
+export const decodedBody = <Out, E, E2>(
+  response: HttpClientResponse.HttpClientResponse,
+  make: () => BodyDecoder<Out, E>,
+  options: DecodedBodyOptions<E2>
+): Stream.Stream<Out, E | E2> => {
+  const readable = nodeBodyOf(response)
+  return readable === undefined
+    ? platformDecoded(response, make, options)
+    : nodeDecoded(readable, response, make, options)
+}
+
+const nodeDecoded = <Out, E, E2>(
+  readable: NodeReadable,
+  response: HttpClientResponse.HttpClientResponse,
+  make: () => BodyDecoder<Out, E>,
+  options: DecodedBodyOptions<E2>
+): Stream.Stream<Out, E | E2> =>
+  Stream.suspend(() => {
+    const decoder = make()
+    const idleTimeout = options.idleTimeout
+    // bytes not yet decoded: Buffers live outside the JS heap, text and objects do not, so
+    // bytes are decoded a batch at a time, as the consumer pulls
+    let queue: Array<Uint8Array> = []
+    let head = 0
+    let queued = 0
+    let paused = false
+    let ended = readable.readableEnded === true
+    let idle = false
+    let failure: { readonly cause: unknown } | undefined = undefined
+    let wake: (() => void) | undefined = undefined
+    const notify = () => {
+      const resume = wake
+      if (resume !== undefined) {
+        wake = undefined
+        resume()
+      }
+    }
+    const onData = (chunk: unknown) => {
+      const bytes = chunk as Uint8Array
+      if (bytes.length === 0) return
+      queue.push(bytes)
+      queued += bytes.length
+      if (queued >= highWaterMark && !paused) {
+        paused = true
+        readable.pause()
+      }
+      notify()
+    }
+    const onEnd = () => {
+      ended = true
+      notify()
+    }
+    const onFailure = (cause: unknown) => {
+      if (failure === undefined) failure = { cause }
+      notify()
+    }
+    const onClose = () => {
+      if (!ended && failure === undefined) failure = { cause: new Error("the body closed before it ended") }
+      notify()
+    }
+    const arrival = Effect.async<void>((resume) => {
+      wake = () => resume(Effect.void)
+      return Effect.sync(() => {
+        wake = undefined
+      })
+    })
+    const waitForData = idleTimeout === undefined ? arrival : Effect.asVoid(
+      Effect.tap(Effect.timeoutOption(arrival, idleTimeout), (arrived) => {
+        if (arrived._tag === "None") idle = true
+      })
+    )
+    type Loop = Channel.Channel<Chunk.Chunk<Out>, unknown, E | E2, unknown, void, unknown>
+    const pull: Loop = Channel.suspend((): Loop => {
+      while (head < queue.length && !(decoder.ready() && decoder.full())) {
+        const bytes = queue[head]!
+        queue[head++] = undefined as unknown as Uint8Array
+        queued -= bytes.length
+        if (head === queue.length) {
+          queue = []
+          head = 0
+        }
+        decoder.push(bytes)
+      }
+      if (paused && queued < highWaterMark / 2) {
+        paused = false
+        readable.resume()
+      }
+      if (decoder.ready()) {
+        const out: Array<Out> = []
+        return emit(out, decoder.take(out), pull)
+      }
+      if (failure !== undefined) return Channel.fail(options.onError(bodyFailure(response, failure.cause)))
+      if (ended || idle) {
+        const out: Array<Out> = []
+        return emit(out, decoder.end(out), Channel.void)
+      }
+      return Channel.zipRight(Channel.fromEffect(waitForData), pull)
+    })
+    const start = Channel.suspend(() => {
+      if (!ended) {
+        readable.on("data", onData)
+        readable.on("end", onEnd)
+        readable.on("error", onFailure)
+        readable.on("close", onClose)
+      }
+      return pull
+    })
+    return Stream.fromChannel(Channel.ensuring(
+      start,
+      Effect.sync(() => {
+        readable.off("data", onData)
+        readable.off("end", onEnd)
+        readable.off("error", onFailure)
+        readable.off("close", onClose)
+        if (!ended && readable.destroyed !== true) readable.destroy()
+      })
+    ))
+  })
+
+const platformDecoded = <Out, E, E2>(
+  response: HttpClientResponse.HttpClientResponse,
+  make: () => BodyDecoder<Out, E>,
+  options: DecodedBodyOptions<E2>
+): Stream.Stream<Out, E | E2> =>
+  Stream.suspend(() => {
+    const decoder = make()
+    type Loop = Channel.Channel<Chunk.Chunk<Out>, Chunk.Chunk<Uint8Array>, E | E2, E2, unknown, unknown>
+    const drain = (next: Loop): Loop =>
+      Channel.suspend(() => {
+        if (!decoder.ready()) return next
+        const out: Array<Out> = []
+        return emit(out, decoder.take(out), drain(next))
+      })
+    const loop: Loop = Channel.readWithCause({
+      onInput: (input: Chunk.Chunk<Uint8Array>) => {
+        for (const bytes of input) if (bytes.length > 0) decoder.push(bytes)
+        return drain(loop)
+      },
+      onFailure: (cause) => Channel.failCause(cause),
+      onDone: () => {
+        const out: Array<Out> = []
+        return emit<Out, E | E2, Chunk.Chunk<Uint8Array>, E2, unknown>(out, decoder.end(out), Channel.void)
+      }
+    })
+    const body = Stream.mapError(response.stream, options.onError)
+    const timed = options.idleTimeout === undefined ? body : Stream.timeout(body, options.idleTimeout)
+    return Stream.pipeThroughChannelOrFail(timed, loop)
   })
 
 /** The body of a response as byte chunks: read directly when it is a Node Readable, else the platform's stream. */

@@ -6,6 +6,7 @@
 import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Stream from "effect/Stream"
+import type { BodyDecoder } from "./body.js"
 
 interface NodeBuffer {
   toString(encoding: "utf8"): string
@@ -173,3 +174,36 @@ export const splitLines = (stripCarriageReturn: boolean) =>
       }
     }
   })
+
+/** Characters of lines handed on in one batch by `lineBatches`, about. */
+const batchCharacters = 64 * 1024
+
+/**
+ * The lines of a body as a `BodyDecoder` (for `decodedBody`): the lines completed by the
+ * bytes pushed, handed on all at once (about `batchCharacters` of them; a last line
+ * without a newline is handed on at the end).
+ */
+export const lineBatches = (stripCarriageReturn: boolean) => (): BodyDecoder<string, never> => {
+  const decoder = new LineDecoder(stripCarriageReturn)
+  let lines: Array<string> = []
+  let pending = 0
+  return {
+    push: (bytes) => {
+      pending += bytes.length
+      decoder.push(bytes, lines)
+    },
+    ready: () => lines.length > 0,
+    full: () => pending >= batchCharacters,
+    take: (out) => {
+      for (let i = 0; i < lines.length; i++) out.push(lines[i]!)
+      lines = []
+      pending = 0
+      return undefined
+    },
+    end: (out) => {
+      const rest = decoder.end()
+      if (rest !== undefined) out.push(rest)
+      return undefined
+    }
+  }
+}

@@ -3,14 +3,14 @@
  * endpoint answers plain text, which is streamed as it comes; lines are cut once per
  * chunk of bytes, not through a stream stage per line.
  */
-import type * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { ApiError, ValidationError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
-import { bodyStream } from "./body.js"
+import { bodyStream, decodedBody } from "./body.js"
 import * as client from "./client.js"
-import { splitLines } from "./lines.js"
+import { lineBatches } from "./lines.js"
 import * as request from "./request/operations.js"
 import type { Spec } from "./request/spec.js"
 import * as telemetry from "./telemetry.js"
@@ -87,21 +87,18 @@ export const logs = <A, I>(
     )
   })
 
-/** The bytes of a followed log as they arrive, through `toStream` (whole lines, or the bytes themselves). */
+/** A followed log's answer through `toStream` (whole lines, or the bytes themselves). */
 const followed = <A, I, B>(
   target: Target<A, I>,
   name: string,
   options: Kube.LogOptions,
-  toStream: (
-    bytes: Stream.Stream<Uint8Array, HttpClientError.ResponseError>
-  ) => Stream.Stream<B, HttpClientError.ResponseError>
+  toStream: (response: HttpClientResponse.HttpClientResponse) => Stream.Stream<B, Kube.Error>
 ): Stream.Stream<B, Kube.Error, Kube.Requirements> =>
   Stream.unwrap(
     Effect.map(logSpec(target, name, options, true), (spec) =>
       Stream.unwrapScoped(
         client.sendScoped(spec).pipe(
-          // body failures carry the authorized request: scrubbed like every transport error
-          Effect.map((response) => Stream.mapError(toStream(bodyStream(response)), client.scrub)),
+          Effect.map(toStream),
           Effect.catchIf(ApiError.isNotFound, () => Effect.succeed(Stream.empty))
         )
       ).pipe(telemetry.withStreamSpan(spec)))
@@ -109,17 +106,22 @@ const followed = <A, I, B>(
 
 /**
  * `logStream` on a bound api: the lines of a followed log until the server ends it
- * (the container ended). A pod that is gone has no lines, as with `logs`.
+ * (the container ended). A pod that is gone has no lines, as with `logs`. Lines are cut
+ * in the loop that reads the body, and handed on a batch (about 64 KiB of text) per pull.
  */
 export const logStream = <A, I>(
   target: Target<A, I>,
   name: string,
   options: Kube.LogOptions
-): Stream.Stream<string, Kube.Error, Kube.Requirements> => followed(target, name, options, splitLines(true))
+): Stream.Stream<string, Kube.Error, Kube.Requirements> =>
+  followed(target, name, options, (response) =>
+    // body failures carry the authorized request: scrubbed like every transport error
+    decodedBody(response, lineBatches(true), { onError: client.scrub }))
 
 /** `logBytes` on a bound api: the bytes of a followed log as they arrive, lines not cut. */
 export const logBytes = <A, I>(
   target: Target<A, I>,
   name: string,
   options: Kube.LogOptions
-): Stream.Stream<Uint8Array, Kube.Error, Kube.Requirements> => followed(target, name, options, (bytes) => bytes)
+): Stream.Stream<Uint8Array, Kube.Error, Kube.Requirements> =>
+  followed(target, name, options, (response) => Stream.mapError(bodyStream(response), client.scrub))

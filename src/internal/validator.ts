@@ -124,6 +124,14 @@ const compileNode = (ast: SchemaAST.AST, seen: Map<SchemaAST.AST, Check>): Check
  * times faster again than the closures on realistic pods. Where code generation is not
  * allowed (a Content-Security-Policy without `unsafe-eval`), `compile` uses the closures.
  */
+/** For a type that accepts `undefined` (`X | undefined`), what a defined value must be; else `undefined`. */
+const definedPart = (ast: SchemaAST.AST): SchemaAST.AST | undefined => {
+  if (ast._tag !== "Union" || ownParseOptions(ast)) return undefined
+  const defined = ast.types.filter((member) => member._tag !== "UndefinedKeyword")
+  if (defined.length === ast.types.length || defined.length === 0) return undefined
+  return defined.length === 1 ? defined[0] : SchemaAST.Union.make(defined)
+}
+
 const generate = (root: SchemaAST.AST): Check => {
   const functions: Array<string> = []
   const names = new Map<SchemaAST.AST, string>()
@@ -185,8 +193,13 @@ const generate = (root: SchemaAST.AST): Check => {
           const key = JSON.stringify(ps.name)
           const absent = ps.isOptional ? "" : "return false"
           // A name Object.prototype also has ("constructor", ...) reads inherited values: test ownership first.
+          const defined = ps.isOptional ? definedPart(ps.type) : undefined
           body += ps.name in Object.prototype
             ? ` if (!hasOwn.call(u, ${key})) { ${absent} } else { const v = u[${key}]; if (!(${expression(ps.type, "v")})) return false }`
+            : defined !== undefined
+            // optional and accepting undefined (`Schema.optional`): absent and undefined pass alike, so
+            // there is no ownership test (most optional fields of a pod are absent)
+            ? ` { const v = u[${key}]; if (v !== undefined && !(${expression(defined, "v")})) return false }`
             : ` { const v = u[${key}]; if (v === undefined && !hasOwn.call(u, ${key})) { ${absent} } else if (!(${
               expression(ps.type, "v")
             })) return false }`

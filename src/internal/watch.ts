@@ -14,7 +14,7 @@ import * as Stream from "effect/Stream"
 import { type Status, ValidationError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
 import type * as Resource from "../Resource.js"
-import { bodyStream } from "./body.js"
+import { type BodyDecoder, decodedBody } from "./body.js"
 import * as client from "./client.js"
 import {
   type InvalidMode,
@@ -26,7 +26,7 @@ import {
   resourceVersionOf
 } from "./codec.js"
 import { skipInvalidEvents } from "./invalid.js"
-import { LineDecoder, transformChunks } from "./lines.js"
+import { LineDecoder } from "./lines.js"
 import { listIn } from "./operations.js"
 import * as request from "./request/operations.js"
 import type { Spec } from "./request/spec.js"
@@ -67,98 +67,119 @@ const truncated = (response: HttpClientResponse.HttpClientResponse, bytes: numbe
     description: `the watch ended in the middle of an event (${bytes} characters without a newline)`
   })
 
+/** About how many characters of events are parsed into one chunk: a bound on the decoded objects alive at once. */
+const batchCharacters = 64 * 1024
+
 /**
- * Turns the body of a watch into events. Lines are parsed and decoded a chunk at a
- * time; an `ERROR` event fails the stream with the ApiError of its Status.
+ * Turns the body of a watch into events. Bytes are cut into lines as they arrive (lines
+ * are cheap slices of the decoded text); lines are parsed and decoded a batch of about
+ * `batchCharacters` at a time, when the consumer pulls, so the objects of only one batch
+ * are alive at once. An `ERROR` event fails the stream with the ApiError of its Status,
+ * after the events before it.
  */
-const decodeEvents = <A, I>(
+const eventDecoder = <A, I>(
   resource: Resource.Resource<A, I, string>,
   spec: Spec,
   response: HttpClientResponse.HttpClientResponse,
   hooks: WatchHooks
-) => {
+) =>
+(): BodyDecoder<Kube.WatchEvent<A>, Kube.Error> => {
   const decodeObject = objectDecoder(resource, spec)
   const onResourceVersion = hooks.onResourceVersion
+  const onData = hooks.onData
   const tolerant = hooks.invalid !== undefined && hooks.invalid !== "fail"
-  return transformChunks<Uint8Array, Kube.WatchEvent<A>, Kube.Error>(() => {
-    const lines = new LineDecoder(false)
-    const pending: Array<string> = []
-    const decodeLine = (line: string, out: Array<Kube.WatchEvent<A>>): Kube.Error | undefined => {
-      let event: unknown
-      try {
-        event = JSON.parse(line)
-      } catch {
-        return malformed(spec, `sent a line that is not JSON (${line.length} characters)`)
-      }
-      if (!isObject(event) || !isObject(event["object"])) {
-        return malformed(spec, "sent an event without an object")
-      }
-      const type = event["type"]
-      const object = event["object"]
-      switch (type) {
-        case "ADDED":
-        case "MODIFIED":
-        case "DELETED": {
-          const decoded = decodeObject(object)
-          if (Either.isLeft(decoded) && !tolerant) return decoded.left
-          if (onResourceVersion !== undefined) {
-            const rv = resourceVersionOf(object)
-            if (rv !== undefined) onResourceVersion(rv)
-          }
-          // an object that does not fit is kept as it came (raw), or dropped after a report (skip)
-          const kept = Either.isLeft(decoded) ? new InvalidObject(object, decoded.left) as A : decoded.right
-          out.push({ type, object: kept })
-          return undefined
-        }
-        case "BOOKMARK": {
-          const rv = resourceVersionOf(object) ?? ""
-          const metadata = object["metadata"] as JsonObject | undefined
-          const annotations = metadata !== undefined && isObject(metadata["annotations"])
-            ? metadata["annotations"]
-            : undefined
-          if (onResourceVersion !== undefined && rv !== "") onResourceVersion(rv)
-          out.push({
-            type: "BOOKMARK",
-            resourceVersion: rv,
-            initialEventsEnd: annotations !== undefined && annotations["k8s.io/initial-events-end"] === "true"
-          })
-          return undefined
-        }
-        case "ERROR":
-          return client.apiErrorFromStatus(spec, object as Status)
-        default:
-          return malformed(spec, `sent an event of unknown type ${JSON.stringify(type)}`)
-      }
+  const decoder = new LineDecoder(false)
+  const lines: Array<string> = []
+  let next = 0
+  // characters pushed and not yet taken (about: the last line may still be incomplete)
+  let pending = 0
+  let seenData = false
+  const decodeLine = (line: string, out: Array<Kube.WatchEvent<A>>): Kube.Error | undefined => {
+    let event: unknown
+    try {
+      event = JSON.parse(line)
+    } catch {
+      return malformed(spec, `sent a line that is not JSON (${line.length} characters)`)
     }
-    let seenData = false
-    return {
-      onChunk: (input, out) => {
-        for (const bytes of input) {
-          if (bytes.length === 0) continue
-          if (!seenData) {
-            seenData = true
-            hooks.onData?.()
-          }
-          lines.push(bytes, pending)
+    if (!isObject(event) || !isObject(event["object"])) {
+      return malformed(spec, "sent an event without an object")
+    }
+    const type = event["type"]
+    const object = event["object"]
+    switch (type) {
+      case "ADDED":
+      case "MODIFIED":
+      case "DELETED": {
+        const decoded = decodeObject(object)
+        if (Either.isLeft(decoded) && !tolerant) return decoded.left
+        if (onResourceVersion !== undefined) {
+          const rv = resourceVersionOf(object)
+          if (rv !== undefined) onResourceVersion(rv)
         }
-        for (let i = 0; i < pending.length; i++) {
-          const line = pending[i]!
-          if (line.length === 0 || (line.length < 3 && line.trim() === "")) continue
-          const error = decodeLine(line, out)
-          if (error !== undefined) {
-            pending.length = 0
-            return error
-          }
-        }
-        pending.length = 0
+        // an object that does not fit is kept as it came (raw), or dropped after a report (skip)
+        const kept = Either.isLeft(decoded) ? new InvalidObject(object, decoded.left) as A : decoded.right
+        out.push({ type, object: kept })
         return undefined
-      },
-      onEnd: () => {
-        const rest = lines.end()
-        return rest === undefined || rest.trim() === "" ? undefined : truncated(response, rest.length)
       }
+      case "BOOKMARK": {
+        const rv = resourceVersionOf(object) ?? ""
+        const metadata = object["metadata"] as JsonObject | undefined
+        const annotations = metadata !== undefined && isObject(metadata["annotations"])
+          ? metadata["annotations"]
+          : undefined
+        if (onResourceVersion !== undefined && rv !== "") onResourceVersion(rv)
+        out.push({
+          type: "BOOKMARK",
+          resourceVersion: rv,
+          initialEventsEnd: annotations !== undefined && annotations["k8s.io/initial-events-end"] === "true"
+        })
+        return undefined
+      }
+      case "ERROR":
+        return client.apiErrorFromStatus(spec, object as Status)
+      default:
+        return malformed(spec, `sent an event of unknown type ${JSON.stringify(type)}`)
     }
-  })
+  }
+  return {
+    push: (bytes) => {
+      if (!seenData) {
+        seenData = true
+        onData?.()
+      }
+      pending += bytes.length
+      decoder.push(bytes, lines)
+    },
+    ready: () => next < lines.length,
+    full: () => pending >= batchCharacters,
+    take: (out) => {
+      let characters = 0
+      while (next < lines.length && characters < batchCharacters) {
+        const line = lines[next++]!
+        characters += line.length + 1
+        if (line.length === 0 || (line.length < 3 && line.trim() === "")) continue
+        const error = decodeLine(line, out)
+        if (error !== undefined) {
+          lines.length = 0
+          next = 0
+          pending = 0
+          return error
+        }
+      }
+      pending -= characters
+      if (next === lines.length) {
+        lines.length = 0
+        next = 0
+        pending = 0
+      }
+      return undefined
+    },
+    end: () => {
+      const rest = decoder.end()
+      // the error carries the authorized request: scrubbed like every transport error
+      return rest === undefined || rest.trim() === "" ? undefined : client.scrub(truncated(response, rest.length))
+    }
+  }
 }
 
 /**
@@ -175,11 +196,11 @@ export const watchSpecStream = <A, I>(
       // no answer at all within the idle timeout: the watch ends, as a silent one does
       onNone: () => Stream.empty,
       onSome: (response) => {
-        const body = hooks.idleTimeout === undefined
-          ? bodyStream(response)
-          : Stream.timeout(bodyStream(response), hooks.idleTimeout)
-        // body failures carry the authorized request: scrubbed like every transport error
-        const events = Stream.mapError(decodeEvents(resource, spec, response, hooks)(body), client.scrub)
+        const events = decodedBody(response, eventDecoder(resource, spec, response, hooks), {
+          idleTimeout: hooks.idleTimeout,
+          // body failures carry the authorized request: scrubbed like every transport error
+          onError: client.scrub
+        })
         return hooks.invalid === "skip" ? skipInvalidEvents(spec)(events) : events
       }
     }))
