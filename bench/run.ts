@@ -50,9 +50,8 @@ const flag = (name: string): string | undefined => {
   return i === -1 ? undefined : args[i + 1]
 }
 const quick = args.includes("--quick")
-const only = new Set(
-  (flag("--only") ?? "list,get,watch,logs,load,list-slow,cold").split(",") as Array<Measure | "cold">
-)
+const everyMeasure = "list,get,watch,logs,load,list-slow,cold"
+const only = new Set((flag("--only") ?? everyMeasure).split(",") as Array<Measure | "cold">)
 // exec throughput (bench/exec.ts): with the default set, or when `--only` names `exec`
 const withExec = flag("--only") === undefined || flag("--only")!.split(",").includes("exec")
 only.delete("exec" as Measure)
@@ -624,7 +623,8 @@ const main = async () => {
     coldStart: cold,
     coldTable
   }
-  if (!quick && only.size === 6 && repsFlag === undefined && clientNames.length === 3 && profiled === undefined) {
+  const complete = only.size === everyMeasure.split(",").length && clientNames.length === 3
+  if (!quick && complete && repsFlag === undefined && profiled === undefined) {
     Fs.writeFileSync(Path.join(here, "results.json"), `${JSON.stringify(output, null, 2)}\n`)
   }
   process.stdout.write(
