@@ -47,94 +47,6 @@ const nodeBodyOf = (response: HttpClientResponse.HttpClientResponse): NodeReadab
 }
 
 /**
- * A Node Readable as a stream of its chunks. Failures of the body become `onError(cause)`;
- * a body that closes without ending is a failure too (the connection went away). When the
- * stream ends early (the consumer stopped, or was interrupted) the body is destroyed, which
- * closes its connection.
- */
-export const fromNodeReadable = <E>(
-  readable: NodeReadable,
-  onError: (cause: unknown) => E
-): Stream.Stream<Uint8Array, E> =>
-  Stream.suspend(() => {
-    let queue: Array<Uint8Array> = []
-    let queued = 0
-    let paused = false
-    let ended = readable.readableEnded === true
-    let failure: { readonly cause: unknown } | undefined = undefined
-    let wake: (() => void) | undefined = undefined
-    const notify = () => {
-      const resume = wake
-      if (resume !== undefined) {
-        wake = undefined
-        resume()
-      }
-    }
-    const onData = (chunk: unknown) => {
-      const bytes = chunk as Uint8Array
-      queue.push(bytes)
-      queued += bytes.length
-      if (queued >= highWaterMark && !paused) {
-        paused = true
-        readable.pause()
-      }
-      notify()
-    }
-    const onEnd = () => {
-      ended = true
-      notify()
-    }
-    const onFailure = (cause: unknown) => {
-      if (failure === undefined) failure = { cause }
-      notify()
-    }
-    const onClose = () => {
-      if (!ended && failure === undefined) failure = { cause: new Error("the body closed before it ended") }
-      notify()
-    }
-    const waitForData = Effect.async<void>((resume) => {
-      wake = () => resume(Effect.void)
-      return Effect.sync(() => {
-        wake = undefined
-      })
-    })
-    const pull: Channel.Channel<Chunk.Chunk<Uint8Array>, unknown, E, unknown, void, unknown> = Channel.suspend(() => {
-      if (queue.length > 0) {
-        const batch = queue
-        queue = []
-        queued = 0
-        if (paused) {
-          paused = false
-          readable.resume()
-        }
-        return Channel.zipRight(Channel.write(Chunk.unsafeFromArray(batch)), pull)
-      }
-      if (failure !== undefined) return Channel.fail(onError(failure.cause))
-      if (ended) return Channel.void
-      return Channel.zipRight(Channel.fromEffect(waitForData), pull)
-    })
-    const start = Channel.suspend(() => {
-      if (!ended) {
-        readable.on("data", onData)
-        readable.on("end", onEnd)
-        readable.on("error", onFailure)
-        readable.on("close", onClose)
-      }
-      return pull
-    })
-    return Stream.fromChannel(Channel.ensuring(
-      start,
-      Effect.sync(() => {
-        readable.off("data", onData)
-        readable.off("end", onEnd)
-        readable.off("error", onFailure)
-        readable.off("close", onClose)
-        if (!ended && readable.destroyed !== true) readable.destroy()
-      })
-    ))
-  })
-
-/**
  * A stateful decoder of a body's bytes, run by `decodedBody`: bytes are handed in as they
  * arrive, outputs are taken out a batch at a time, so a consumer never holds more than one
  * batch of decoded values (a batch of parsed watch events is garbage in the young
@@ -333,16 +245,26 @@ const platformDecoded = <Out, E, E2>(
     return Stream.pipeThroughChannelOrFail(timed, loop)
   })
 
-/** The body of a response as byte chunks: read directly when it is a Node Readable, else the platform's stream. */
+/** Hands the bytes on as they came: every chunk that arrived while the consumer was busy, in one batch. */
+const passBytes = (): BodyDecoder<Uint8Array, never> => {
+  let pending: Array<Uint8Array> = []
+  return {
+    push: (bytes) => {
+      pending.push(bytes)
+    },
+    ready: () => pending.length > 0,
+    full: () => false,
+    take: (out) => {
+      for (const bytes of pending) out.push(bytes)
+      pending = []
+      return undefined
+    },
+    end: () => undefined
+  }
+}
+
+/** The body of a response as its byte chunks (see the module's comment). */
 export const bodyStream = (
   response: HttpClientResponse.HttpClientResponse
-): Stream.Stream<Uint8Array, HttpClientError.ResponseError> => {
-  const body = nodeBodyOf(response)
-  return body === undefined ? response.stream : fromNodeReadable(body, (cause) =>
-    new HttpClientError.ResponseError({
-      request: response.request,
-      response,
-      reason: "Decode",
-      cause
-    }))
-}
+): Stream.Stream<Uint8Array, HttpClientError.ResponseError> =>
+  decodedBody(response, passBytes, { onError: (error) => error })
