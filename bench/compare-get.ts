@@ -18,6 +18,7 @@ import { performance } from "node:perf_hooks"
 import { pathToFileURL } from "node:url"
 import type { ServerConfig, ServerReady } from "./server.js"
 import { pki } from "../test/util/pki.js"
+import { writeTokenFileKubeconfig } from "./kubeconfig.js"
 
 const [otherSrc, count] = process.argv.slice(2)
 if (otherSrc === undefined) throw new Error("usage: compare-get.ts <other src dir> [n]")
@@ -75,20 +76,7 @@ const program = Effect.gen(function*() {
   const podName = ready.podNames["default"]![0]!
   const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-compare-get-"))
   yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
-  Fs.writeFileSync(Path.join(dir, "token"), token)
-  Fs.writeFileSync(Path.join(dir, "ca.crt"), ca.cert)
-  const kubeconfig = Path.join(dir, "kubeconfig")
-  Fs.writeFileSync(
-    kubeconfig,
-    JSON.stringify({
-      apiVersion: "v1",
-      kind: "Config",
-      "current-context": "bench",
-      clusters: [{ name: "c", cluster: { server: ready.url, "certificate-authority": "ca.crt" } }],
-      users: [{ name: "u", user: { tokenFile: "token" } }],
-      contexts: [{ name: "bench", context: { cluster: "c", user: "u", namespace: "default" } }]
-    })
-  )
+  const kubeconfig = writeTokenFileKubeconfig(dir, ready.url, token, ca.cert)
   const here = Path.join(import.meta.dirname, "..", "src")
   const loaded = yield* Effect.promise(() =>
     Promise.all([load("this", here, kubeconfig), load("other", Path.resolve(otherSrc), kubeconfig)])

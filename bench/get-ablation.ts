@@ -18,6 +18,7 @@ import { performance } from "node:perf_hooks"
 import { pathToFileURL } from "node:url"
 import type { ServerConfig, ServerReady } from "./server.js"
 import { pki } from "../test/util/pki.js"
+import { writeTokenFileKubeconfig } from "./kubeconfig.js"
 
 const [count, ...specs] = process.argv.slice(2)
 const n = Number(count ?? 1000)
@@ -43,20 +44,7 @@ const main = async () => {
   })
   const podName = ready.podNames["default"]![0]!
   const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-many-"))
-  Fs.writeFileSync(Path.join(dir, "token"), token)
-  Fs.writeFileSync(Path.join(dir, "ca.crt"), ca.cert)
-  const kubeconfig = Path.join(dir, "kubeconfig")
-  Fs.writeFileSync(
-    kubeconfig,
-    JSON.stringify({
-      apiVersion: "v1",
-      kind: "Config",
-      "current-context": "bench",
-      clusters: [{ name: "c", cluster: { server: ready.url, "certificate-authority": "ca.crt" } }],
-      users: [{ name: "u", user: { tokenFile: "token" } }],
-      contexts: [{ name: "bench", context: { cluster: "c", user: "u", namespace: "default" } }]
-    })
-  )
+  const kubeconfig = writeTokenFileKubeconfig(dir, ready.url, token, ca.cert)
   const variants: Array<{ name: string; get: () => Promise<unknown>; times: Array<number>; cpu: number }> = []
   // the floor, as bench/clients.ts
   const agent = new Https.Agent({ keepAlive: true, ca: ca.cert })

@@ -502,49 +502,39 @@ const main = async () => {
     const theirs = value("client-node")
     const vsFloor = ours / floor
     const target = info.target
-    if (target === undefined) {
-      // Reported next to the others, without a target (the `load` figures).
-      results[name] = {
-        unit: info.unit,
-        floor,
-        effectKube: ours,
-        clientNode: theirs,
-        effectKubeVsFloor: vsFloor,
-        clientNodeVsFloor: theirs / floor,
-        effectKubeVsClientNode: ours / theirs,
-        samples: Object.fromEntries(
-          clientNames.map((c) => [c, samples[info.measure][c].map(info.from).filter((v) => !Number.isNaN(v))])
-        )
-      }
-      rows.push(
-        `| ${info.label} (${info.unit}) | ${format(floor, info.unit)} | ${format(ours, info.unit)} | ${
-          format(theirs, info.unit)
-        } | ${ratio(ours, floor)} | ${ratio(theirs, floor)} | ${ratio(ours, theirs)} | - |`
-      )
-      continue
-    }
-    const meetsFloor = info.lowerIsBetter ? vsFloor <= target : vsFloor >= target
-    const aheadOfClientNode = info.lowerIsBetter ? ours < theirs : ours > theirs
-    results[name] = {
+    const figures = {
       unit: info.unit,
       floor,
       effectKube: ours,
       clientNode: theirs,
       effectKubeVsFloor: vsFloor,
       clientNodeVsFloor: theirs / floor,
-      effectKubeVsClientNode: ours / theirs,
+      effectKubeVsClientNode: ours / theirs
+    }
+    const samplesOf = (c: ClientName) => samples[info.measure][c].map(info.from).filter((v) => !Number.isNaN(v))
+    const cells = `| ${info.label} (${info.unit}) | ${format(floor, info.unit)} | ${format(ours, info.unit)} | ${
+      format(theirs, info.unit)
+    } | ${ratio(ours, floor)} | ${ratio(theirs, floor)} | ${ratio(ours, theirs)} |`
+    if (target === undefined) {
+      // Reported next to the others, without a target (the `load` figures).
+      results[name] = { ...figures, samples: Object.fromEntries(clientNames.map((c) => [c, samplesOf(c)])) }
+      rows.push(`${cells} - |`)
+      continue
+    }
+    const meetsFloor = info.lowerIsBetter ? vsFloor <= target : vsFloor >= target
+    const aheadOfClientNode = info.lowerIsBetter ? ours < theirs : ours > theirs
+    results[name] = {
+      ...figures,
       target: `${info.lowerIsBetter ? "<=" : ">="} ${target}x floor, ${
         info.lowerIsBetter ? "below" : "above"
       } client-node`,
       met: meetsFloor && aheadOfClientNode,
-      samples: Object.fromEntries(clientNames.map((c) => [c, samples[info.measure][c].map(info.from)]))
+      samples: Object.fromEntries(clientNames.map((c) => [c, samplesOf(c)]))
     }
     rows.push(
-      `| ${info.label} (${info.unit}) | ${format(floor, info.unit)} | ${format(ours, info.unit)} | ${
-        format(theirs, info.unit)
-      } | ${ratio(ours, floor)} | ${ratio(theirs, floor)} | ${ratio(ours, theirs)} | ${
-        info.lowerIsBetter ? "≤" : "≥"
-      } ${target}x ${meetsFloor ? "met" : "MISSED"}; ${aheadOfClientNode ? "ahead of" : "BEHIND"} client-node |`
+      `${cells} ${info.lowerIsBetter ? "≤" : "≥"} ${target}x ${meetsFloor ? "met" : "MISSED"}; ${
+        aheadOfClientNode ? "ahead of" : "BEHIND"
+      } client-node |`
     )
     if (!meetsFloor || !aheadOfClientNode) verdicts.push(name)
   }

@@ -17,6 +17,7 @@ import * as NodeKube from "../src/NodeKube.js"
 import { Pods } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import { pki } from "../test/util/pki.js"
+import { writeTokenFileKubeconfig } from "./kubeconfig.js"
 
 const n = Number(process.argv[2] ?? 1000)
 const token = "bench-token"
@@ -29,20 +30,7 @@ const program = Effect.gen(function*() {
   })
   const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-bench-get-"))
   yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
-  Fs.writeFileSync(Path.join(dir, "token"), token)
-  Fs.writeFileSync(Path.join(dir, "ca.crt"), ca.cert)
-  const kubeconfig = Path.join(dir, "kubeconfig")
-  Fs.writeFileSync(
-    kubeconfig,
-    JSON.stringify({
-      apiVersion: "v1",
-      kind: "Config",
-      "current-context": "bench",
-      clusters: [{ name: "c", cluster: { server: served.url, "certificate-authority": "ca.crt" } }],
-      users: [{ name: "u", user: { tokenFile: "token" } }],
-      contexts: [{ name: "bench", context: { cluster: "c", user: "u", namespace: "default" } }]
-    })
-  )
+  const kubeconfig = writeTokenFileKubeconfig(dir, served.url, token, ca.cert)
   const pods = Kube.api(Pods, { namespace: "default" })
   const measure = Effect.gen(function*() {
     yield* pods.create({ metadata: { name: "bench" }, spec: { containers: [{ name: "c", image: "busybox" }] } })
