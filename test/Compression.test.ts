@@ -12,8 +12,6 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
-import * as Path from "node:path"
 import * as Zlib from "node:zlib"
 import * as Kube from "../src/Kube.js"
 import * as KubeConfig from "../src/KubeConfig.js"
@@ -22,7 +20,7 @@ import { Pods } from "../src/resources/Pod.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import * as Loopback from "./util/loopback.js"
 import { pki } from "./util/pki.js"
-import { hasKubectl, kubectl, ok } from "./util/kubectl.js"
+import { hasKubectl, ok, session } from "./util/kubectl.js"
 import { pod } from "./util/pods.js"
 
 const pods = Kube.api(Pods, { namespace: "default" })
@@ -199,9 +197,8 @@ describe.skipIf(!hasKubectl)("kubectl against the served fake with compression o
   it.scopedLive("kubectl get pods reads the gzipped list", () =>
     Effect.gen(function*() {
       const served = yield* servedOverHttps()
-      const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-gzip-kubectl-"))
-      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
-      const out = ok(yield* kubectl(served.kubeconfigPath, dir, ["get", "pods", "-o", "name"]))
+      const { run } = yield* session(served.kubeconfigPath, "gzip-kubectl")
+      const out = ok(yield* run("get", "pods", "-o", "name"))
       assert.strictEqual(out.trim().split("\n").length, 300)
       assert.isAtLeast(served.gzippedAnswers(), 1)
       assert.isTrue(Fs.existsSync(served.kubeconfigPath))

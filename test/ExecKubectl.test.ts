@@ -6,11 +6,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import { pki } from "./util/pki.js"
-import { hasKubectl, kubectl, kubectlPath } from "./util/kubectl.js"
+import { hasKubectl, kubectlPath, session } from "./util/kubectl.js"
 
 const suite = hasKubectl
   ? "kubectl exec against FakeCluster.serve"
@@ -36,9 +35,7 @@ describe(suite, () => {
           return undefined
         }
       })
-      const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-kubectl-exec-"))
-      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
-      const run = (args: ReadonlyArray<string>, stdinFile?: string) => kubectl(served.kubeconfigPath, dir, args, stdinFile)
+      const { dir, runWithInput: run } = yield* session(served.kubeconfigPath, "kubectl-exec")
 
       const hi = yield* run(["exec", "web", "--", "echo", "hi"])
       assert.strictEqual(hi.code, 0, hi.stderr)

@@ -8,12 +8,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import WebSocket from "ws"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import { pki } from "./util/pki.js"
-import { hasKubectl, kubectl, kubectlPath } from "./util/kubectl.js"
+import { hasKubectl, kubectlPath, session } from "./util/kubectl.js"
 
 const pod = (name: string, containers: ReadonlyArray<string> = ["main"]) => ({
   apiVersion: "v1",
@@ -48,9 +47,7 @@ describe(suite, () => {
             )
           }
         })
-        const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-exec-"))
-        yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
-        const run = (args: ReadonlyArray<string>, stdin?: string) => kubectl(served.kubeconfigPath, dir, args, stdin)
+        const { dir, runWithInput: run } = yield* session(served.kubeconfigPath, "exec")
 
         const echo = yield* run(["exec", "web", "--", "echo", "hi"])
         assert.strictEqual(echo.code, 0, echo.stderr)

@@ -6,14 +6,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Either from "effect/Either"
 import { codecFor } from "../src/internal/codec.js"
 import { Ingresses, Leases, StatefulSets } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import { pki } from "./util/pki.js"
-import { hasKubectl, kubectl, kubectlPath, ok } from "./util/kubectl.js"
+import { hasKubectl, kubectlPath, ok, session } from "./util/kubectl.js"
 
 const statefulSetYaml = (replicas: number) => `apiVersion: apps/v1
 kind: StatefulSet
@@ -92,9 +91,7 @@ describe(suite, () => {
           token: "kubectl-token",
           tls: { cert: server.cert, key: server.key, ca: ca.cert }
         })
-        const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-kubectl-kinds-"))
-        yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
-        const run = (...args: ReadonlyArray<string>) => kubectl(served.kubeconfigPath, dir, args)
+        const { dir, run } = yield* session(served.kubeconfigPath, "kubectl-kinds")
         const write = (name: string, text: string) => {
           const file = Path.join(dir, name)
           Fs.writeFileSync(file, text)

@@ -6,11 +6,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import { pki } from "./util/pki.js"
-import { hasKubectl, kubectl, kubectlPath, ok } from "./util/kubectl.js"
+import { hasKubectl, kubectlPath, ok, session } from "./util/kubectl.js"
 
 const deploymentYaml = (extra: string) => `apiVersion: apps/v1
 kind: Deployment
@@ -45,9 +44,7 @@ describe(suite, () => {
           token: "kubectl-token",
           tls: { cert: server.cert, key: server.key, ca: ca.cert }
         })
-        const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-kubectl-sub-"))
-        yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
-        const run = (...args: ReadonlyArray<string>) => kubectl(served.kubeconfigPath, dir, args)
+        const { dir, run } = yield* session(served.kubeconfigPath, "kubectl-sub")
         const file = Path.join(dir, "deployment.yaml")
 
         // --validate=strict: an unknown field is refused by the server with its message

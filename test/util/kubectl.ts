@@ -4,8 +4,11 @@
  */
 import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import { execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 
 /** `$KUBECTL`, else `kubectl` from the PATH. */
 export const kubectlPath = process.env["KUBECTL"] ?? "kubectl"
@@ -73,3 +76,25 @@ export const ok = (run: Run): string => {
   assert.strictEqual(run.code, 0, `kubectl failed: ${run.stderr}`)
   return run.stdout
 }
+
+/** kubectl bound to one kubeconfig, with a scratch directory (its cache and HOME) removed with the scope. */
+export interface Session {
+  /** The scratch directory, for files to give kubectl. */
+  readonly dir: string
+  /** Runs kubectl with these arguments. */
+  readonly run: (...args: ReadonlyArray<string>) => Effect.Effect<Run>
+  /** Runs kubectl with these arguments and stdin from a file. */
+  readonly runWithInput: (args: ReadonlyArray<string>, stdinFile?: string) => Effect.Effect<Run>
+}
+
+/** A kubectl `Session` for a kubeconfig; `name` goes into the scratch directory's name. */
+export const session = (kubeconfig: string, name: string): Effect.Effect<Session, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), `effect-kube-${name}-`))
+    yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
+    return {
+      dir,
+      run: (...args) => kubectl(kubeconfig, dir, args),
+      runWithInput: (args, stdinFile) => kubectl(kubeconfig, dir, args, stdinFile)
+    }
+  })
