@@ -358,6 +358,22 @@ export const replace = async (
       `Precondition failed: UID in precondition: ${String(metadata.uid)}, UID in object meta: ${String(prevMeta.uid)}`
     )
   }
+  return commitUpdate(state, route, query, request, prev, obj, warnings)
+}
+
+/**
+ * Stores the new state of an existing object (a PUT or a PATCH): through its subresource's
+ * own rules when the route names one, else with the manager's fields recorded.
+ */
+const commitUpdate = (
+  state: FakeState,
+  route: Route,
+  query: Record<string, string>,
+  request: RawRequest,
+  prev: Entry,
+  obj: JsonObject,
+  warnings: ReadonlyArray<string>
+): RawResponse => {
   if (route.subresource !== undefined) {
     const next = subresourceWrite(route, prev, obj)
     const result = commit(state, route, prev, next, prev.managers, query.dryRun === "All", false)
@@ -422,21 +438,7 @@ export const patch = async (
   if (route.kind.namespaced) metadata.namespace = route.namespace
   patched.apiVersion = prev.obj.apiVersion
   patched.kind = prev.obj.kind
-  if (route.subresource !== undefined) {
-    const next = subresourceWrite(route, prev, patched)
-    const result = commit(state, route, prev, next, prev.managers, query.dryRun === "All", false)
-    return json(result.status, result.json)
-  }
-  finish(route.kind, patched, prev.obj, undefined, true)
-  const managers = Managed.recordUpdate(
-    prev.managers,
-    fieldManagerOf(query, request),
-    routeApiVersion(route),
-    prev.obj,
-    patched
-  )
-  const result = commit(state, route, prev, patched, managers, query.dryRun === "All")
-  return FieldValidation.withWarnings(json(200, result.json), warnings)
+  return commitUpdate(state, route, query, request, prev, patched, warnings)
 }
 
 /** Server-side apply: field ownership by manager, conflicts unless forced. @internal */
