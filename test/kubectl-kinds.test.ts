@@ -10,9 +10,7 @@ import * as Path from "node:path"
 import * as Either from "effect/Either"
 import { codecFor } from "../src/internal/codec.js"
 import { Ingresses, Leases, StatefulSets } from "../src/resources/index.js"
-import * as FakeCluster from "../src/testing/FakeCluster.js"
-import { pki } from "./util/pki.js"
-import { hasKubectl, kubectlPath, ok, session } from "./util/kubectl.js"
+import { hasKubectl, ok, serveWithToken, session, suiteName } from "./util/kubectl.js"
 
 const statefulSetYaml = (replicas: number) => `apiVersion: apps/v1
 kind: StatefulSet
@@ -77,20 +75,14 @@ spec:
   renewTime: "2024-05-01T10:00:00.000000Z"
 `
 
-const suite = hasKubectl
-  ? "kubectl against FakeCluster.serve: generated kinds"
-  : `kubectl against FakeCluster.serve: generated kinds (skipped: no working kubectl at ${kubectlPath})`
+const suite = suiteName("kubectl against FakeCluster.serve: generated kinds")
 
 describe(suite, () => {
   it.scoped.skipIf(!hasKubectl)(
     "get, create -f and apply --server-side of a StatefulSet, an Ingress and a Lease; read back typed by effect-kube",
     () =>
       Effect.gen(function*() {
-        const { ca, server } = pki()
-        const served = yield* FakeCluster.serve({
-          token: "kubectl-token",
-          tls: { cert: server.cert, key: server.key, ca: ca.cert }
-        })
+        const served = yield* serveWithToken()
         const { dir, run } = yield* session(served.kubeconfigPath, "kubectl-kinds")
         const write = (name: string, text: string) => {
           const file = Path.join(dir, name)

@@ -7,9 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import * as FakeCluster from "../src/testing/FakeCluster.js"
-import { pki } from "./util/pki.js"
-import { hasKubectl, kubectlPath, ok, session } from "./util/kubectl.js"
+import { hasKubectl, ok, serveWithToken, session, suiteName } from "./util/kubectl.js"
 
 const deploymentYaml = (extra: string) => `apiVersion: apps/v1
 kind: Deployment
@@ -30,20 +28,14 @@ spec:
         image: nginx
 ${extra}`
 
-const suite = hasKubectl
-  ? "kubectl subresources against FakeCluster.serve"
-  : `kubectl subresources against FakeCluster.serve (skipped: no working kubectl at ${kubectlPath})`
+const suite = suiteName("kubectl subresources against FakeCluster.serve")
 
 describe(suite, () => {
   it.scoped.skipIf(!hasKubectl)(
     "kubectl scale, kubectl create token and kubectl create --validate=strict",
     () =>
       Effect.gen(function*() {
-        const { ca, server } = pki()
-        const served = yield* FakeCluster.serve({
-          token: "kubectl-token",
-          tls: { cert: server.cert, key: server.key, ca: ca.cert }
-        })
+        const served = yield* serveWithToken()
         const { dir, run } = yield* session(served.kubeconfigPath, "kubectl-sub")
         const file = Path.join(dir, "deployment.yaml")
 

@@ -7,9 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import * as FakeCluster from "../src/testing/FakeCluster.js"
-import { pki } from "./util/pki.js"
-import { hasKubectl, kubectlPath, ok, session } from "./util/kubectl.js"
+import { hasKubectl, ok, serveWithToken, session, suiteName } from "./util/kubectl.js"
 
 const podYaml = `apiVersion: v1
 kind: Pod
@@ -36,20 +34,14 @@ data:
 
 // kubectl is a system tool, not a dependency: without it this suite cannot run, and its
 // name says why it was skipped.
-const suite = hasKubectl
-  ? "kubectl against FakeCluster.serve"
-  : `kubectl against FakeCluster.serve (skipped: no working kubectl at ${kubectlPath})`
+const suite = suiteName("kubectl against FakeCluster.serve")
 
 describe(suite, () => {
   it.scoped.skipIf(!hasKubectl)(
     "get, create -f, apply --server-side, get -o json, get -l and delete work over HTTPS with a token",
     () =>
       Effect.gen(function*() {
-        const { ca, server } = pki()
-        const served = yield* FakeCluster.serve({
-          token: "kubectl-token",
-          tls: { cert: server.cert, key: server.key, ca: ca.cert }
-        })
+        const served = yield* serveWithToken()
         const { dir, run } = yield* session(served.kubeconfigPath, "kubectl")
         const podFile = Path.join(dir, "pod.yaml")
         Fs.writeFileSync(podFile, podYaml)

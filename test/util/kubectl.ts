@@ -9,6 +9,8 @@ import { execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as FakeCluster from "../../src/testing/FakeCluster.js"
+import { pki } from "./pki.js"
 
 /** `$KUBECTL`, else `kubectl` from the PATH. */
 export const kubectlPath = process.env["KUBECTL"] ?? "kubectl"
@@ -98,3 +100,13 @@ export const session = (kubeconfig: string, name: string): Effect.Effect<Session
       runWithInput: (args, stdinFile) => kubectl(kubeconfig, dir, args, stdinFile)
     }
   })
+
+/** A suite's name, saying why it is skipped where no working kubectl is there. */
+export const suiteName = (name: string): string =>
+  hasKubectl ? name : `${name} (skipped: no working kubectl at ${kubectlPath})`
+
+/** FakeCluster served over HTTPS with a bearer token, as kubectl reaches a real cluster. */
+export const serveWithToken = (): Effect.Effect<FakeCluster.Served, FakeCluster.FakeClusterError, Scope.Scope> => {
+  const { ca, server } = pki()
+  return FakeCluster.serve({ token: "kubectl-token", tls: { cert: server.cert, key: server.key, ca: ca.cert } })
+}

@@ -285,6 +285,16 @@ const subresourceWrite = (route: Route, prev: Entry, obj: JsonObject): JsonObjec
   }
 }
 
+/** The object a POST or PUT sends (JSON or YAML), checked, and the warnings of its field validation. */
+const objectOf = async (route: Route, query: Record<string, string>, request: RawRequest) => {
+  const type = mediaType(request.header("content-type"))
+  if (type !== "" && type !== "application/json" && type !== "application/yaml") {
+    throw Status.unsupportedMediaType(type, ["application/json", "application/yaml"])
+  }
+  const obj = checkBody(route, await readBody(request))
+  return { obj, warnings: await FieldValidation.check(route, query, obj) }
+}
+
 /** POST of a new object (a name or generateName is required). @internal */
 export const create = async (
   state: FakeState,
@@ -292,12 +302,7 @@ export const create = async (
   query: Record<string, string>,
   request: RawRequest
 ): Promise<RawResponse> => {
-  const type = mediaType(request.header("content-type"))
-  if (type !== "" && type !== "application/json" && type !== "application/yaml") {
-    throw Status.unsupportedMediaType(type, ["application/json", "application/yaml"])
-  }
-  const obj = checkBody(route, await readBody(request))
-  const warnings = await FieldValidation.check(route, query, obj)
+  const { obj, warnings } = await objectOf(route, query, request)
   const metadata = obj.metadata as JsonObject
   const collection = state.collectionOf(route.kind)
   const namespace = route.namespace ?? ""
@@ -331,13 +336,7 @@ export const replace = async (
   query: Record<string, string>,
   request: RawRequest
 ): Promise<RawResponse> => {
-  const type = mediaType(request.header("content-type"))
-  if (type !== "" && type !== "application/json" && type !== "application/yaml") {
-    throw Status.unsupportedMediaType(type, ["application/json", "application/yaml"])
-  }
-  const body = await readBody(request)
-  const obj = checkBody(route, body)
-  const warnings = await FieldValidation.check(route, query, obj)
+  const { obj, warnings } = await objectOf(route, query, request)
   const metadata = obj.metadata as JsonObject
   if (metadata.name !== undefined && metadata.name !== route.name) {
     throw Status.badRequest(
