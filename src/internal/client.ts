@@ -59,11 +59,15 @@ export type RequestError =
 /** What Node refuses in a header value (it throws, which would be a defect): line breaks, controls, beyond Latin-1. */
 const invalidHeaderCharacter = /[^\t\x20-\x7e\x80-\xff]/
 
-const authorize = (
-  request: HttpClientRequest.HttpClientRequest,
+/**
+ * The `Authorization` header of a request with these credentials (a bearer token, or basic
+ * auth), if any: shared by HTTP requests and exec/attach/port-forward dials. A token that
+ * cannot be sent in a header fails without naming it.
+ */
+export const authorizationHeader = (
   credentials: Credentials,
   config: KubeConfigService
-): Effect.Effect<HttpClientRequest.HttpClientRequest, KubeConfigError> => {
+): Effect.Effect<string | undefined, KubeConfigError> => {
   if (credentials.token !== undefined) {
     const token = Redacted.value(credentials.token)
     if (invalidHeaderCharacter.test(token)) {
@@ -76,14 +80,26 @@ const authorize = (
         })
       )
     }
-    return Effect.succeed(HttpClientRequest.setHeader(request, "authorization", `Bearer ${token}`))
+    return Effect.succeed(`Bearer ${token}`)
   }
   if (credentials.basic !== undefined) {
     const pair = `${credentials.basic.username}:${Redacted.value(credentials.basic.password)}`
-    return Effect.succeed(HttpClientRequest.setHeader(request, "authorization", `Basic ${Encoding.encodeBase64(pair)}`))
+    return Effect.succeed(`Basic ${Encoding.encodeBase64(pair)}`)
   }
-  return Effect.succeed(request)
+  return Effect.succeed(undefined)
 }
+
+const authorize = (
+  request: HttpClientRequest.HttpClientRequest,
+  credentials: Credentials,
+  config: KubeConfigService
+): Effect.Effect<HttpClientRequest.HttpClientRequest, KubeConfigError> =>
+  credentials.token === undefined && credentials.basic === undefined
+    ? Effect.succeed(request)
+    : Effect.map(
+      authorizationHeader(credentials, config),
+      (header) => header === undefined ? request : HttpClientRequest.setHeader(request, "authorization", header)
+    )
 
 const bodySummaryLimit = 300
 

@@ -14,7 +14,6 @@ import * as Chunk from "effect/Chunk"
 import * as Config from "effect/Config"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Encoding from "effect/Encoding"
 import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
@@ -29,7 +28,7 @@ import { KubeConfigError, type Status, ValidationError } from "../../Errors.js"
 import type * as Exec from "../../Exec.js"
 import type * as Kube from "../../Kube.js"
 import { type Credentials, KubeConfig, type Service as KubeConfigService } from "../../KubeConfig.js"
-import { apiErrorFrom, apiErrorFromStatus } from "../client.js"
+import { apiErrorFrom, apiErrorFromStatus, authorizationHeader } from "../client.js"
 import * as Impersonate from "../kubeconfig/impersonate.js"
 import { environmentNames, forServer, type ProxyEnvironment } from "../proxyEnvironment.js"
 import { checkName, checkNamespace, namespaceProblem } from "../validate.js"
@@ -96,8 +95,6 @@ const checkPort = (port: number, subject = "port"): Effect.Effect<number, Valida
 // Connecting
 // ---------------------------------------------------------------------------
 
-const invalidHeaderCharacter = /[^\t\x20-\x7e\x80-\xff]/
-
 const headersFor = (
   credentials: Credentials,
   config: KubeConfigService
@@ -109,24 +106,10 @@ const headersFor = (
       headers[name] = values.length === 1 ? values[0]! : values
     }
   }
-  if (credentials.token !== undefined) {
-    const token = Redacted.value(credentials.token)
-    if (invalidHeaderCharacter.test(token)) {
-      return Effect.fail(
-        new KubeConfigError({
-          source: config.source,
-          context: config.context,
-          detail: "the bearer token holds a character that cannot be sent in an HTTP header " +
-            "(a line break, a control character or one beyond Latin-1)"
-        })
-      )
-    }
-    headers.authorization = `Bearer ${token}`
-  } else if (credentials.basic !== undefined) {
-    const pair = `${credentials.basic.username}:${Redacted.value(credentials.basic.password)}`
-    headers.authorization = `Basic ${Encoding.encodeBase64(pair)}`
-  }
-  return Effect.succeed(headers)
+  return Effect.map(authorizationHeader(credentials, config), (authorization) => {
+    if (authorization !== undefined) headers.authorization = authorization
+    return headers
+  })
 }
 
 /** Where a connection goes, as errors show it (no query: a command may hold anything). */
