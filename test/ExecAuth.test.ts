@@ -21,6 +21,22 @@ import { pki } from "./util/pki.js"
 
 const pods = Kube.api(Pods, { namespace: "default" })
 
+
+/** Listens on a loopback port for the scope's lifetime; the port. */
+const listen = (server: Net.Server & { closeAllConnections(): void }) =>
+  Effect.acquireRelease(
+    Effect.promise(() => new Promise<number>((resolve) => {
+      server.listen(0, "127.0.0.1", () => resolve((server.address() as Net.AddressInfo).port))
+    })),
+    () =>
+      Effect.promise(() =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections()
+          server.close(() => resolve())
+        })
+      )
+  )
+
 describe("Exec credentials and TLS", () => {
   it.scopedLive("presents the client certificate, checks the server as tls-server-name, sends no token it lacks", () =>
     Effect.gen(function*() {
@@ -38,14 +54,7 @@ describe("Exec credentials and TLS", () => {
         })
         socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
       })
-      yield* Effect.acquireRelease(
-        Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))),
-        () => Effect.promise(() => new Promise<void>((resolve) => {
-          server.closeAllConnections()
-          server.close(() => resolve())
-        }))
-      )
-      const port = (server.address() as Net.AddressInfo).port
+      const port = yield* listen(server)
       const layer = NodeKube.layerFromKubeConfig(KubeConfig.layerFrom({
         server: `https://127.0.0.1:${port}`,
         tls: { ca: ca.cert, serverName },
@@ -106,14 +115,7 @@ describe("Exec impersonation and proxies", () => {
         const body = JSON.stringify({ kind: "Status", status: "Failure", code: 403, message: `seen: ${seen.join(" ")}` })
         socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
       })
-      yield* Effect.acquireRelease(
-        Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))),
-        () => Effect.promise(() => new Promise<void>((resolve) => {
-          server.closeAllConnections()
-          server.close(() => resolve())
-        }))
-      )
-      const port = (server.address() as Net.AddressInfo).port
+      const port = yield* listen(server)
       const layer = NodeKube.layerFromKubeConfig(KubeConfig.layerFrom({
         server: `http://127.0.0.1:${port}`,
         token: "t",
