@@ -1,5 +1,6 @@
 /**
- * `npx tsx bench/stream-micro.ts [watch|logs|all] [reps]` (`VARIANTS=1` adds stages of the watch path alone): the per-event and per-line cost of
+ * `npx tsx bench/stream-micro.ts [watch|logs|all] [reps]` (`VARIANTS=1` adds stages of the watch path alone;
+ * `PACE=16384` has the server write 16 KiB a turn, as a server writing as it goes): the per-event and per-line cost of
  * effect-kube's watch and log-follow paths against a floor, in one process over plain
  * loopback HTTP (no TLS, no FakeCluster): the server writes a prebuilt body, so what is
  * measured is the client's consumption (CPU µs per event or line, and wall time). Not the
@@ -47,6 +48,19 @@ const logBody = (() => {
 const server = Http.createServer((req, res) => {
   res.writeHead(200, { "content-type": req.url!.includes("/log") ? "text/plain" : "application/json" })
   const body = req.url!.includes("/log") ? logBody : watchBody
+  // PACE=<bytes>: written a piece per turn of the event loop, so the client gets a chunk per piece
+  // (as from a server writing as it goes) instead of whatever filled the socket
+  const pace = Number(process.env["PACE"] ?? 0)
+  if (pace > 0) {
+    let i = 0
+    const next = () => {
+      if (i >= body.length) return void res.end()
+      res.write(body.subarray(i, i + pace))
+      i += pace
+      setImmediate(next)
+    }
+    return next()
+  }
   for (let i = 0; i < body.length; i += 1 << 16) res.write(body.subarray(i, i + (1 << 16)))
   res.end()
 })

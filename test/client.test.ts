@@ -160,6 +160,37 @@ describe("telemetry", () => {
       assert.strictEqual(kube.filter((s) => s.kind !== "client").length, 0)
     }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(), noRetries))))
 
+  it.effect("a stream's span lasts as long as the stream, parents its request, and ends with its exit", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      const spans: Array<Tracer.Span> = []
+      const tracer = yield* recordingTracer(spans)
+      cluster.seed([pod("web")])
+      const events = yield* Kube.api(Pods, { namespace: "default" }).watch().pipe(
+        Stream.take(1),
+        Stream.runCollect,
+        Effect.withSpan("caller"),
+        Effect.withTracer(tracer)
+      )
+      assert.strictEqual(events.length, 1)
+      const [caller] = spans.filter((s) => s.name === "caller")
+      const [watch] = spans.filter((s) => s.name === "kube.watch")
+      assert.strictEqual(watch!.parent._tag === "Some" && watch!.parent.value.spanId, caller!.spanId)
+      assert.strictEqual(watch!.status._tag, "Ended")
+      assert.strictEqual(watch!.attributes.get("http.response.status_code"), 200)
+
+      cluster.failNext({ status: 500 })
+      const failed = yield* Kube.api(Pods, { namespace: "default" }).watch().pipe(
+        Stream.runDrain,
+        Effect.flip,
+        Effect.withTracer(tracer)
+      )
+      assert.instanceOf(failed, ApiError)
+      const last = spans.filter((s) => s.name === "kube.watch")[1]!
+      assert.strictEqual(last.status._tag === "Ended" && last.status.exit._tag, "Failure")
+      assert.strictEqual(last.attributes.get("http.response.status_code"), 500)
+    }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(), noRetries))))
+
   it.effect("a metric per request: count by verb, method and code; latency by verb", () =>
     Effect.gen(function*() {
       const latency = Metric.tagged(telemetry.duration, "verb", "list")

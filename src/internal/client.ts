@@ -452,7 +452,7 @@ const retryThrottled = <A, R>(
 /**
  * Sends a request whose connection lives as long as the scope: for watches and log
  * follows, so closing the scope closes the connection. No timeout and no retry: the
- * stream's owner decides. The span is the stream's (`telemetry.withStreamSpan`).
+ * stream's owner decides. The span is the stream's (`telemetry.scopedStreamInSpan`).
  */
 export const sendScoped = (
   spec: Spec

@@ -15,6 +15,7 @@ import * as request from "./request/operations.js"
 import type { Spec } from "./request/spec.js"
 import * as telemetry from "./telemetry.js"
 import { checkName, checkPositive, resolveNamed, type Target } from "./validate.js"
+import * as streams from "./streams.js"
 
 const rfc3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
 
@@ -94,14 +95,15 @@ const followed = <A, I, B>(
   options: Kube.LogOptions,
   toStream: (response: HttpClientResponse.HttpClientResponse) => Stream.Stream<B, Kube.Error>
 ): Stream.Stream<B, Kube.Error, Kube.Requirements> =>
-  Stream.unwrap(
+  streams.unwrap(
     Effect.map(logSpec(target, name, options, true), (spec) =>
-      Stream.unwrapScoped(
+      telemetry.scopedStreamInSpan(
+        spec,
         client.sendScoped(spec).pipe(
           Effect.map(toStream),
           Effect.catchIf(ApiError.isNotFound, () => Effect.succeed(Stream.empty))
         )
-      ).pipe(telemetry.withStreamSpan(spec)))
+      ))
   )
 
 /**

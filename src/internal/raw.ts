@@ -24,11 +24,12 @@ export const requestStream = (options: RawOptions): Stream.Stream<string, Kube.E
   Stream.suspend(() => {
     const spec = raw(options)
     if (spec instanceof ValidationError) return Stream.fail(spec)
-    return Stream.unwrapScoped(
+    return telemetry.scopedStreamInSpan(
+      spec,
       Effect.map(
         client.sendScoped(spec),
         // body failures carry the authorized request: scrubbed like every transport error
         (response) => Stream.mapError(splitLines(true)(response.stream), client.scrub)
       )
-    ).pipe(telemetry.withStreamSpan(spec))
+    )
   })

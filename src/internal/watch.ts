@@ -32,6 +32,7 @@ import * as request from "./request/operations.js"
 import type { Spec } from "./request/spec.js"
 import * as telemetry from "./telemetry.js"
 import { checkPositive, resolveNamespace, type Target } from "./validate.js"
+import * as streams from "./streams.js"
 
 /** Checks the options of a watch before any request. */
 export const checkWatchOptions = (options: Kube.WatchOptions): Effect.Effect<void, ValidationError> =>
@@ -191,7 +192,8 @@ export const watchSpecStream = <A, I>(
   spec: Spec,
   hooks: WatchHooks = {}
 ): Stream.Stream<Kube.WatchEvent<A>, Kube.Error, Kube.Requirements> =>
-  Stream.unwrapScoped(
+  telemetry.scopedStreamInSpan(
+    spec,
     Effect.map(connect(spec, hooks.idleTimeout), Option.match({
       // no answer at all within the idle timeout: the watch ends, as a silent one does
       onNone: () => Stream.empty,
@@ -204,7 +206,7 @@ export const watchSpecStream = <A, I>(
         return hooks.invalid === "skip" ? skipInvalidEvents(spec)(events) : events
       }
     }))
-  ).pipe(telemetry.withStreamSpan(spec))
+  )
 
 /**
  * Sends the watch request. Waiting for the answer counts as idle time too: a request
@@ -220,7 +222,7 @@ export const watch = <A, I>(
   target: Target<A, I>,
   options: Kube.WatchOptions
 ): Stream.Stream<Kube.WatchEvent<A>, Kube.Error, Kube.Requirements> =>
-  Stream.unwrap(
+  streams.unwrap(
     Effect.gen(function*() {
       yield* checkWatchOptions(options)
       const namespace = yield* resolveNamespace(target, options.allNamespaces)
@@ -271,7 +273,7 @@ export const listStream = <A, I>(
   target: Target<A, I>,
   options: Kube.ListStreamOptions
 ): Stream.Stream<A, Kube.Error, Kube.Requirements> =>
-  Stream.unwrap(
+  streams.unwrap(
     Effect.gen(function*() {
       yield* checkPositive(options.pageSize, "pageSize")
       const namespace = yield* resolveNamespace(target, options.allNamespaces)

@@ -26,6 +26,7 @@ import type * as Watcher from "../Watcher.js"
 import * as request from "./request/operations.js"
 import { checkPositive, resolveNamespace, type Target } from "./validate.js"
 import { defaultIdleTimeout, listPage, watchSpecStream } from "./watch.js"
+import * as streams from "./streams.js"
 
 /** 800 ms doubling to 30 s, jittered (so that many clients do not reconnect in step). */
 export const defaultBackoff: Schedule.Schedule<unknown, unknown> = Schedule.exponential("800 millis", 2).pipe(
@@ -80,7 +81,7 @@ export const make = <A, I>(
   options: Watcher.Options,
   start?: Start | undefined
 ): Stream.Stream<Watcher.Event<A>, Kube.Error, Kube.Requirements> =>
-  Stream.unwrap(Effect.gen(function*() {
+  streams.unwrap(Effect.gen(function*() {
     const { resource } = target
     const driver = yield* Schedule.driver(options.backoff ?? defaultBackoff)
     const failOn = options.failOn ?? defaultFailOn
@@ -220,7 +221,7 @@ export const watcher = <A, I>(
   options: Watcher.Options,
   start?: Start | undefined
 ): Stream.Stream<Watcher.Event<A>, Kube.Error, Kube.Requirements> =>
-  Stream.unwrap(Effect.gen(function*() {
+  streams.unwrap(Effect.gen(function*() {
     yield* checkOptions(options)
     const namespace = yield* resolveNamespace(target, options.allNamespaces)
     return make(target, namespace, options, start)
