@@ -8,7 +8,9 @@
  *
  * Every client does the same work per measurement: a list keeps every decoded item, a
  * watch hands every event to the caller, a log follow hands every line (without its
- * newline) to the caller.
+ * newline) to the caller. A follow goes one of two ways (`via`), which only effect-kube
+ * tells apart: `lines` takes its lines from `logStream`, `bytes` takes the byte chunks of
+ * `logBytes` and cuts them itself, as the floor and client-node's `Log` (a Writable) always do.
  */
 import * as k8s from "@kubernetes/client-node"
 import * as Effect from "effect/Effect"
@@ -54,7 +56,13 @@ export interface Client {
     onEvent: (type: string, object: unknown) => void
   ) => Promise<void>
   /** Follows container `app` of a pod's log, calling `onLine` with each line until `count` lines. */
-  readonly follow: (namespace: string, name: string, count: number, onLine: (line: string) => void) => Promise<void>
+  readonly follow: (
+    namespace: string,
+    name: string,
+    count: number,
+    via: "lines" | "bytes",
+    onLine: (line: string) => void
+  ) => Promise<void>
   readonly close: () => Promise<void>
 }
 
@@ -136,7 +144,7 @@ const floor = (target: Target): Client => {
         }
       )
     },
-    follow: (namespace, name, count, onLine) => {
+    follow: (namespace, name, count, _via, onLine) => {
       let seen = 0
       return lines(`/api/v1/namespaces/${namespace}/pods/${name}/log?follow=true&container=app`, (line) => {
         onLine(line)
@@ -199,12 +207,34 @@ const effectKube = (target: Target): Client => {
           )
         )
       ),
-    follow: (namespace, name, count, onLine) =>
+    follow: (namespace, name, count, via, onLine) =>
       runtime.runPromise(
-        api(namespace).logStream(name, { container: "app" }).pipe(
-          Stream.take(count),
-          Stream.runForEach((line) => Effect.sync(() => onLine(line)))
-        )
+        via === "lines"
+          ? api(namespace).logStream(name, { container: "app" }).pipe(
+            Stream.take(count),
+            Stream.runForEach((line) => Effect.sync(() => onLine(line)))
+          )
+          : Effect.suspend(() => {
+            let seen = 0
+            let pending = ""
+            const decoder = new StringDecoder("utf8")
+            return api(namespace).logBytes(name, { container: "app" }).pipe(
+              Stream.runForEachWhile((bytes) =>
+                Effect.sync(() => {
+                  const text = pending + decoder.write(bytes as Buffer)
+                  let start = 0
+                  let newline: number
+                  while ((newline = text.indexOf("\n", start)) !== -1) {
+                    onLine(text.slice(start, newline))
+                    start = newline + 1
+                    if (++seen >= count) return false
+                  }
+                  pending = text.slice(start)
+                  return true
+                })
+              )
+            )
+          })
       ),
     close: () => runtime.dispose()
   }
@@ -265,7 +295,7 @@ const clientNode = (target: Target): Client => {
           if (finished) c.abort()
         }, reject)
       }),
-    follow: (namespace, name, count, onLine) =>
+    follow: (namespace, name, count, _via, onLine) =>
       new Promise<void>((resolve, reject) => {
         let seen = 0
         let pending = ""

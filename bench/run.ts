@@ -23,7 +23,7 @@
  * accepted during the burst. One repetition by default (`--reps` sets more): the floor and
  * client-node open a connection per GET, which alone takes most of the measure's time.
  *
- * Options: `--quick` (one repetition each), `--only list,get,watch,logs,load,list-slow,cold`,
+ * Options: `--quick` (one repetition each), `--only list,get,watch,logs,logs-bytes,load,list-slow,cold`,
  * `--reps N` (every measurement N times), `--clients floor,effect-kube`,
  * `--profile effect-kube` (that client's workers CPU-profile the measured part into
  * `.tmp/bench-profiles/`; `tsx bench/profile.ts <file>` lists where the time went).
@@ -50,7 +50,7 @@ const flag = (name: string): string | undefined => {
   return i === -1 ? undefined : args[i + 1]
 }
 const quick = args.includes("--quick")
-const everyMeasure = "list,get,watch,logs,load,list-slow,cold"
+const everyMeasure = "list,get,watch,logs,logs-bytes,load,list-slow,cold"
 const only = new Set((flag("--only") ?? everyMeasure).split(",") as Array<Measure | "cold">)
 // exec throughput (bench/exec.ts): with the default set, or when `--only` names `exec`
 const withExec = flag("--only") === undefined || flag("--only")!.split(",").includes("exec")
@@ -86,13 +86,14 @@ const reps: Record<Measure, number> = repsFlag !== undefined
     get: Number(repsFlag),
     watch: Number(repsFlag),
     logs: Number(repsFlag),
+    "logs-bytes": Number(repsFlag),
     load: Number(repsFlag),
     "list-slow": Number(repsFlag)
   }
   : quick
-  ? { list: 1, get: 1, watch: 1, logs: 1, load: 1, "list-slow": 1 }
+  ? { list: 1, get: 1, watch: 1, logs: 1, "logs-bytes": 1, load: 1, "list-slow": 1 }
   : // one `load` run each: its six bursts (1,000 TLS handshakes for the floor and client-node) take ~40 s
-    { list: 5, get: 3, watch: 3, logs: 3, load: 1, "list-slow": 3 }
+    { list: 5, get: 3, watch: 3, logs: 3, "logs-bytes": 3, load: 1, "list-slow": 3 }
 
 /** The simulated link of `list-slow`. */
 const slowLink = { bitsPerSecond: 100_000_000, latencyMs: 1 }
@@ -139,6 +140,7 @@ type Figure =
   | "listPeakRssMB"
   | "watchEventsPerSec"
   | "logLinesPerSec"
+  | "logBytesLinesPerSec"
   | "getP50Ms"
   | "getP99Ms"
   | "loadWallMs"
@@ -194,6 +196,14 @@ const figures: Record<Figure, FigureInfo> = {
     unit: "lines/s",
     measure: "logs",
     from: (r) => (r.measure === "logs" ? r.linesPerSec : NaN),
+    lowerIsBetter: false,
+    target: 0.9
+  },
+  logBytesLinesPerSec: {
+    label: "follow a log of 200k lines, the caller cutting byte chunks (effect-kube: `logBytes`)",
+    unit: "lines/s",
+    measure: "logs-bytes",
+    from: (r) => (r.measure === "logs-bytes" ? r.linesPerSec : NaN),
     lowerIsBetter: false,
     target: 0.9
   },
@@ -386,6 +396,7 @@ const main = async () => {
     get: { floor: [], "effect-kube": [], "client-node": [] },
     watch: { floor: [], "effect-kube": [], "client-node": [] },
     logs: { floor: [], "effect-kube": [], "client-node": [] },
+    "logs-bytes": { floor: [], "effect-kube": [], "client-node": [] },
     load: { floor: [], "effect-kube": [], "client-node": [] },
     "list-slow": { floor: [], "effect-kube": [], "client-node": [] }
   }
@@ -401,7 +412,10 @@ const main = async () => {
       ]
     },
     { measures: ["watch"], seed: [{ namespace: "watch", pods: sizes.watchPods }] },
-    { measures: ["logs"], seed: [{ namespace: "logs", pods: 2 * reps.logs * clientNames.length }] }
+    {
+      measures: ["logs", "logs-bytes"],
+      seed: [{ namespace: "logs", pods: 2 * (reps.logs + reps["logs-bytes"]) * clientNames.length }]
+    }
   ]
 
   for (const group of groups) {
@@ -424,6 +438,7 @@ const main = async () => {
         const variants = measure === "load" ? [0, sizes.loadWatches] : [0]
         for (let rep = 0; rep < reps[measure]; rep++) {
           for (const watches of variants) for (const client of clientNames) {
+            const isLogs = measure === "logs" || measure === "logs-bytes"
             const job: Job = {
               measure,
               client,
@@ -440,8 +455,8 @@ const main = async () => {
               watch: { namespace: "watch", warmup: sizes.watchWarmup, count: sizes.watchEvents },
               logs: {
                 namespace: "logs",
-                warmPod: measure === "logs" ? server.podNames["logs"]![logPod++]! : "",
-                pod: measure === "logs" ? server.podNames["logs"]![logPod++]! : "",
+                warmPod: isLogs ? server.podNames["logs"]![logPod++]! : "",
+                pod: isLogs ? server.podNames["logs"]![logPod++]! : "",
                 warmup: sizes.logWarmup,
                 count: sizes.logLines
               },
@@ -562,10 +577,11 @@ const main = async () => {
     list: "list 10k pods (ms)",
     watch: "watch 50k events (ms)",
     logs: "follow 200k log lines (ms)",
+    "logs-bytes": "follow 200k log lines, byte chunks (ms)",
     get: "1,000 GETs (ms)",
     load: "1,000 concurrent GETs, no watches (ms)"
   }
-  for (const measure of ["list", "watch", "logs", "get", "load"] as const) {
+  for (const measure of ["list", "watch", "logs", "logs-bytes", "get", "load"] as const) {
     if (!only.has(measure)) continue
     const value = (client: ClientName) =>
       median(

@@ -3,15 +3,19 @@
  * the young-generation cost of consuming parsed watch events through an Effect Stream, with no
  * effect-kube code and no I/O. 40k pod events are parsed one chunk at a time by a plain
  * channel and consumed by the named runner; at the end it prints CPU and GC µs per event
- * (sum the `promoted=` fields of `--trace-gc-nvp`'s `gc=s` lines for what was promoted). With
- * `runDrain` almost nothing is promoted (as with a plain loop); with `runForEach` or
- * `runForEachChunk` about 5 KB per event is, whatever the chunk size (even one event per
- * chunk), and GC time about doubles: the cost is in how the Sink's per-chunk effect is run,
- * not in the producer. It follows the chunk being referenced by that effect:
- * `runForEachChunk(s, () => Effect.succeed(1))` promotes nothing, `runForEachChunk(s, (c) =>
- * Effect.succeed(c))` promotes as much as `runForEach` (whose `Effect.forEach` over the chunk
- * always references it): the per-chunk effects outlive their run inside the channel executor
- * (`runScopedInterpret` / `FromEffect`), so each chunk's objects survive scavenges.
+ * (sum the `promoted=` fields of `--trace-gc-nvp`'s `gc=s` lines for what was promoted).
+ *
+ * With `runDrain` almost nothing is promoted (~0.4 KB per event, as with a plain loop); with
+ * `runForEach` or `runForEachChunk` every event is (~5.3 KB), and CPU per event doubles (~41 µs
+ * against ~20). The cause is one line of Effect 3.x: `Channel.fromEffect` (internal
+ * `core-stream.js`) stores its effect as `op.effect = () => effect`. V8's parser takes a
+ * function literal assigned straight to a property for a method and allocates every closure
+ * made there in the old generation (`test/pretenure.test.ts` shows it). `Sink.forEach` makes one
+ * per chunk, around the effect that runs the chunk (`Effect.forEach(chunk, f)`): the dead
+ * old-generation closure keeps that effect, the chunk and its events alive through every young
+ * collection until the next full one, so they are all promoted. Written as
+ * `op.effect = constant(effect)` (`function constant(value) { return () => value }`, declared
+ * in the module), `runForEach` promotes what `runDrain` does and costs ~20 µs per event.
  */
 import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"

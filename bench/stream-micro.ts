@@ -14,6 +14,7 @@ import * as Stream from "effect/Stream"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
+import * as Https from "node:https"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { performance, PerformanceObserver } from "node:perf_hooks"
@@ -22,6 +23,7 @@ import * as Undici from "undici"
 import * as Kube from "../src/Kube.js"
 import * as NodeKube from "../src/NodeKube.js"
 import { Pods } from "../src/resources/Pod.js"
+import { pki } from "../test/util/pki.js"
 import { pod } from "./pods.js"
 
 const what = process.argv[2] ?? "all"
@@ -45,7 +47,9 @@ const logBody = (() => {
   return Buffer.from(parts.join("\n") + "\n")
 })()
 
-const server = Http.createServer((req, res) => {
+// TLS=1: HTTPS with the test PKI (the server's key and certificate in files named by TLS_KEY and TLS_CERT)
+const tls = process.env["TLS"] === "1"
+const handler = (req: Http.IncomingMessage, res: Http.ServerResponse) => {
   res.writeHead(200, { "content-type": req.url!.includes("/log") ? "text/plain" : "application/json" })
   const body = req.url!.includes("/log") ? logBody : watchBody
   // PACE=<bytes>: written a piece per turn of the event loop, so the client gets a chunk per piece
@@ -63,11 +67,17 @@ const server = Http.createServer((req, res) => {
   }
   for (let i = 0; i < body.length; i += 1 << 16) res.write(body.subarray(i, i + (1 << 16)))
   res.end()
-})
+}
+const serve = () => tls
+  ? Https.createServer({ key: Fs.readFileSync(process.env["TLS_KEY"]!), cert: Fs.readFileSync(process.env["TLS_CERT"]!) }, handler)
+  : Http.createServer(handler)
+const ca = tls && what !== "serve" ? pki().ca.cert : undefined
+const get = (url: string, callback: (res: Http.IncomingMessage) => void) =>
+  ca === undefined ? Http.get(url, callback) : Https.get(url, { ca }, callback)
 
 const floorLines = (url: string, onLine: (line: string) => void) =>
   new Promise<void>((resolve, reject) => {
-    Http.get(url, (res) => {
+    get(url, (res) => {
       res.setEncoding("utf8")
       let pending = ""
       res.on("data", (chunk: string) => {
@@ -111,15 +121,19 @@ const time = async (name: string, count: number, run: () => Promise<void>) => {
 
 const main = async () => {
   if (what === "serve") {
+    const server = serve()
     server.listen(0, "127.0.0.1", () => process.stdout.write(`${(server.address() as { port: number }).port}\n`))
     return
   }
   // The server runs in a process of its own, so that CPU time is the client's alone.
   const child = ChildProcess.spawn(process.execPath, ["--import", "tsx", new URL(import.meta.url).pathname, "serve"], {
-    stdio: ["ignore", "pipe", "inherit"]
+    stdio: ["ignore", "pipe", "inherit"],
+    env: tls
+      ? { ...process.env, TLS_KEY: Path.join(pki().dir, "server.key"), TLS_CERT: Path.join(pki().dir, "server.crt") }
+      : process.env
   })
   const port = await new Promise<number>((resolve) => child.stdout!.once("data", (d: Buffer) => resolve(Number(String(d).trim()))))
-  const base = `http://127.0.0.1:${port}`
+  const base = `${tls ? "https" : "http"}://127.0.0.1:${port}`
   const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-micro-"))
   const kubeconfig = Path.join(dir, "kubeconfig")
   Fs.writeFileSync(
@@ -128,7 +142,10 @@ const main = async () => {
       apiVersion: "v1",
       kind: "Config",
       "current-context": "m",
-      clusters: [{ name: "c", cluster: { server: base } }],
+      clusters: [{
+        name: "c",
+        cluster: ca === undefined ? { server: base } : { server: base, "certificate-authority-data": Buffer.from(ca).toString("base64") }
+      }],
       users: [{ name: "u", user: { token: "t" } }],
       contexts: [{ name: "m", context: { cluster: "c", user: "u", namespace: "bench" } }]
     })
@@ -148,7 +165,7 @@ const main = async () => {
       const url = `${base}/api/v1/namespaces/bench/pods?watch=true`
       const agent = new Undici.Agent()
       await time("U0 node:http bytes", events, () =>
-        new Promise<void>((resolve) => Http.get(url, (res) => { res.on("data", (c: Buffer) => { seen += c.length }); res.on("end", resolve) })))
+        new Promise<void>((resolve) => get(url, (res) => { res.on("data", (c: Buffer) => { seen += c.length }); res.on("end", resolve) })))
       await time("U1 undici for-await bytes", events, async () => {
         const r = await Undici.request(url, { dispatcher: agent })
         for await (const c of r.body) seen += (c as Buffer).length

@@ -20,7 +20,7 @@ import { performance } from "node:perf_hooks"
 import type * as Clients from "./clients.js"
 import { undiciRedirected } from "./undici-compat.js"
 
-export type Measure = "list" | "get" | "watch" | "logs" | "load" | "list-slow"
+export type Measure = "list" | "get" | "watch" | "logs" | "logs-bytes" | "load" | "list-slow"
 
 export interface Job {
   readonly measure: Measure
@@ -82,7 +82,12 @@ export type Result =
     readonly cpuMs: number
   }
   | { readonly measure: "watch"; readonly eventsPerSec: number; readonly events: number; readonly cpuMs: number }
-  | { readonly measure: "logs"; readonly linesPerSec: number; readonly lines: number; readonly cpuMs: number }
+  | {
+    readonly measure: "logs" | "logs-bytes"
+    readonly linesPerSec: number
+    readonly lines: number
+    readonly cpuMs: number
+  }
   | {
     readonly measure: "load"
     /** How many watches were open during the burst. */
@@ -294,7 +299,8 @@ const logsRun = async (
   let seen = 0
   let start = 0
   let cpu = process.cpuUsage()
-  const done = client.follow(namespace, pod, count + 1, (line) => {
+  const via = job.measure === "logs-bytes" ? "bytes" : "lines"
+  const done = client.follow(namespace, pod, count + 1, via, (line) => {
     if (seen++ === 0) {
       controlBlocking(job, `/log?namespace=${namespace}&pod=${pod}&count=${count}`)
       cpu = process.cpuUsage()
@@ -314,7 +320,7 @@ const logs = async (job: Job, client: Clients.Client): Promise<Result> => {
   await profileStart(job)
   const { cpuMs, perSec } = await logsRun(job, client, job.logs.pod, job.logs.count)
   await profileStop(job)
-  return { measure: "logs", linesPerSec: perSec, lines: job.logs.count, cpuMs }
+  return { measure: job.measure === "logs-bytes" ? "logs-bytes" : "logs", linesPerSec: perSec, lines: job.logs.count, cpuMs }
 }
 
 /**
@@ -389,7 +395,7 @@ const main = async () => {
   void undiciRedirected
   const client = Clients.make(job.client, job.target)
   await client.init()
-  const run = { list, get, watch, logs, load, "list-slow": listSlow }[job.measure]
+  const run = { list, get, watch, logs, "logs-bytes": logs, load, "list-slow": listSlow }[job.measure]
   const result = await run(job, client)
   process.stdout.write(`${JSON.stringify(result)}\n`)
   closing = true
