@@ -100,7 +100,13 @@ export const make = (
           shared = created
           created.subscribers.add(queue)
           created.fiber = yield* api.watcher({ ...options, allNamespaces: options.allNamespaces }).pipe(
-            Stream.runForEachChunk((chunk) => Effect.sync(() => created.apply(chunk))),
+            // applied in the stream, drained: `Stream.runForEachChunk` would keep every chunk of
+            // events alive until the next full GC (see test/pretenure.test.ts)
+            Stream.mapChunks((chunk) => {
+              created.apply(chunk)
+              return Chunk.empty<never>()
+            }),
+            Stream.runDrain,
             Effect.catchAll((error) => Effect.sync(() => created.fail(error))),
             Effect.provide(context),
             // forked from an uninterruptible acquire: the watch itself must stay interruptible
