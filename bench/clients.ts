@@ -8,7 +8,9 @@
  *
  * Every client does the same work per measurement: a list keeps every decoded item, a
  * watch hands every event to the caller, a log follow hands every line (without its
- * newline) to the caller. A follow goes one of two ways (`via`), which only effect-kube
+ * newline) to the caller. A watch goes one of two ways (`via`), which only effect-kube tells
+ * apart: `stream` consumes the stream with `Stream.runForEach`, `streams` with
+ * `Streams.runForEach`. A follow goes one of two ways too, which only effect-kube
  * tells apart: `lines` takes its lines from `logStream`, `bytes` takes the byte chunks of
  * `logBytes` and cuts them itself, as the floor and client-node's `Log` (a Writable) always do.
  */
@@ -25,6 +27,7 @@ import * as Kube from "../src/Kube.js"
 import * as KubeConfig from "../src/KubeConfig.js"
 import * as NodeKube from "../src/NodeKube.js"
 import { Pods } from "../src/resources/Pod.js"
+import * as Streams from "../src/Streams.js"
 
 /** Where the server is and how to reach it (the kubeconfig says the same). */
 export interface Target {
@@ -53,6 +56,7 @@ export interface Client {
     namespace: string,
     resourceVersion: string,
     count: number,
+    via: "stream" | "streams",
     onEvent: (type: string, object: unknown) => void
   ) => Promise<void>
   /** Follows container `app` of a pod's log, calling `onLine` with each line until `count` lines. */
@@ -133,7 +137,7 @@ const floor = (target: Target): Client => {
       return items
     },
     get: (namespace, name) => json(`/api/v1/namespaces/${namespace}/pods/${name}`),
-    watch: (namespace, resourceVersion, count, onEvent) => {
+    watch: (namespace, resourceVersion, count, _via, onEvent) => {
       let seen = 0
       return lines(
         `/api/v1/namespaces/${namespace}/pods?watch=true&resourceVersion=${resourceVersion}`,
@@ -198,11 +202,11 @@ const effectKube = (target: Target): Client => {
         return items
       })),
     get: (namespace, name) => runtime.runPromise(Effect.map(api(namespace).get(name), Option.getOrThrow)),
-    watch: (namespace, resourceVersion, count, onEvent) =>
+    watch: (namespace, resourceVersion, count, via, onEvent) =>
       runtime.runPromise(
         api(namespace).watch({ resourceVersion }).pipe(
           Stream.take(count),
-          Stream.runForEach((event) =>
+          (via === "stream" ? Stream.runForEach : Streams.runForEach)((event) =>
             Effect.sync(() => onEvent(event.type, event.type === "BOOKMARK" ? undefined : event.object))
           )
         )
@@ -266,7 +270,7 @@ const clientNode = (target: Target): Client => {
       return items
     },
     get: (namespace, name) => core.readNamespacedPod({ namespace, name }),
-    watch: (namespace, resourceVersion, count, onEvent) =>
+    watch: (namespace, resourceVersion, count, _via, onEvent) =>
       new Promise<void>((resolve, reject) => {
         let seen = 0
         let controller: AbortController | undefined

@@ -23,7 +23,8 @@
  * accepted during the burst. One repetition by default (`--reps` sets more): the floor and
  * client-node open a connection per GET, which alone takes most of the measure's time.
  *
- * Options: `--quick` (one repetition each), `--only list,get,watch,logs,logs-bytes,load,list-slow,cold`,
+ * Options: `--quick` (one repetition each),
+ * `--only list,get,watch,watch-streams,logs,logs-bytes,load,list-slow,cold`,
  * `--reps N` (every measurement N times), `--clients floor,effect-kube`,
  * `--profile effect-kube` (that client's workers CPU-profile the measured part into
  * `.tmp/bench-profiles/`; `tsx bench/profile.ts <file>` lists where the time went).
@@ -50,7 +51,7 @@ const flag = (name: string): string | undefined => {
   return i === -1 ? undefined : args[i + 1]
 }
 const quick = args.includes("--quick")
-const everyMeasure = "list,get,watch,logs,logs-bytes,load,list-slow,cold"
+const everyMeasure = "list,get,watch,watch-streams,logs,logs-bytes,load,list-slow,cold"
 const only = new Set((flag("--only") ?? everyMeasure).split(",") as Array<Measure | "cold">)
 // exec throughput (bench/exec.ts): with the default set, or when `--only` names `exec`
 const withExec = flag("--only") === undefined || flag("--only")!.split(",").includes("exec")
@@ -85,15 +86,16 @@ const reps: Record<Measure, number> = repsFlag !== undefined
     list: Number(repsFlag),
     get: Number(repsFlag),
     watch: Number(repsFlag),
+    "watch-streams": Number(repsFlag),
     logs: Number(repsFlag),
     "logs-bytes": Number(repsFlag),
     load: Number(repsFlag),
     "list-slow": Number(repsFlag)
   }
   : quick
-  ? { list: 1, get: 1, watch: 1, logs: 1, "logs-bytes": 1, load: 1, "list-slow": 1 }
+  ? { list: 1, get: 1, watch: 1, "watch-streams": 1, logs: 1, "logs-bytes": 1, load: 1, "list-slow": 1 }
   : // one `load` run each: its six bursts (1,000 TLS handshakes for the floor and client-node) take ~40 s
-    { list: 5, get: 3, watch: 3, logs: 3, "logs-bytes": 3, load: 1, "list-slow": 3 }
+    { list: 5, get: 3, watch: 3, "watch-streams": 3, logs: 3, "logs-bytes": 3, load: 1, "list-slow": 3 }
 
 /** The simulated link of `list-slow`. */
 const slowLink = { bitsPerSecond: 100_000_000, latencyMs: 1 }
@@ -139,6 +141,7 @@ type Figure =
   | "listWallMs"
   | "listPeakRssMB"
   | "watchEventsPerSec"
+  | "watchStreamsEventsPerSec"
   | "logLinesPerSec"
   | "logBytesLinesPerSec"
   | "getP50Ms"
@@ -188,6 +191,14 @@ const figures: Record<Figure, FigureInfo> = {
     unit: "events/s",
     measure: "watch",
     from: (r) => (r.measure === "watch" ? r.eventsPerSec : NaN),
+    lowerIsBetter: false,
+    target: 0.9
+  },
+  watchStreamsEventsPerSec: {
+    label: "watch 50k MODIFIED events, effect-kube consuming with `Streams.runForEach`",
+    unit: "events/s",
+    measure: "watch-streams",
+    from: (r) => (r.measure === "watch-streams" ? r.eventsPerSec : NaN),
     lowerIsBetter: false,
     target: 0.9
   },
@@ -395,6 +406,7 @@ const main = async () => {
     list: { floor: [], "effect-kube": [], "client-node": [] },
     get: { floor: [], "effect-kube": [], "client-node": [] },
     watch: { floor: [], "effect-kube": [], "client-node": [] },
+    "watch-streams": { floor: [], "effect-kube": [], "client-node": [] },
     logs: { floor: [], "effect-kube": [], "client-node": [] },
     "logs-bytes": { floor: [], "effect-kube": [], "client-node": [] },
     load: { floor: [], "effect-kube": [], "client-node": [] },
@@ -411,7 +423,7 @@ const main = async () => {
         { namespace: "loadwatch", pods: 10 }
       ]
     },
-    { measures: ["watch"], seed: [{ namespace: "watch", pods: sizes.watchPods }] },
+    { measures: ["watch", "watch-streams"], seed: [{ namespace: "watch", pods: sizes.watchPods }] },
     {
       measures: ["logs", "logs-bytes"],
       seed: [{ namespace: "logs", pods: 2 * (reps.logs + reps["logs-bytes"]) * clientNames.length }]
@@ -576,12 +588,13 @@ const main = async () => {
     "list-slow": "list 10k pods through 100 Mbit/s (ms)",
     list: "list 10k pods (ms)",
     watch: "watch 50k events (ms)",
+    "watch-streams": "watch 50k events, `Streams.runForEach` (ms)",
     logs: "follow 200k log lines (ms)",
     "logs-bytes": "follow 200k log lines, byte chunks (ms)",
     get: "1,000 GETs (ms)",
     load: "1,000 concurrent GETs, no watches (ms)"
   }
-  for (const measure of ["list", "watch", "logs", "logs-bytes", "get", "load"] as const) {
+  for (const measure of ["list", "watch", "watch-streams", "logs", "logs-bytes", "get", "load"] as const) {
     if (!only.has(measure)) continue
     const value = (client: ClientName) =>
       median(

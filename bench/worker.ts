@@ -20,7 +20,7 @@ import { performance } from "node:perf_hooks"
 import type * as Clients from "./clients.js"
 import { undiciRedirected } from "./undici-compat.js"
 
-export type Measure = "list" | "get" | "watch" | "logs" | "logs-bytes" | "load" | "list-slow"
+export type Measure = "list" | "get" | "watch" | "watch-streams" | "logs" | "logs-bytes" | "load" | "list-slow"
 
 export interface Job {
   readonly measure: Measure
@@ -81,7 +81,12 @@ export type Result =
     readonly meanMs: number
     readonly cpuMs: number
   }
-  | { readonly measure: "watch"; readonly eventsPerSec: number; readonly events: number; readonly cpuMs: number }
+  | {
+    readonly measure: "watch" | "watch-streams"
+    readonly eventsPerSec: number
+    readonly events: number
+    readonly cpuMs: number
+  }
   | {
     readonly measure: "logs" | "logs-bytes"
     readonly linesPerSec: number
@@ -263,7 +268,8 @@ const watchRun = async (
   let seen = 0
   let start = 0
   let cpu = process.cpuUsage()
-  const done = client.watch(namespace, resourceVersion, count + 1, (type, object) => {
+  const via = job.measure === "watch-streams" ? "streams" : "stream"
+  const done = client.watch(namespace, resourceVersion, count + 1, via, (type, object) => {
     if (type !== "MODIFIED" || typeof nameOf(object) !== "string") {
       throw new Error(`${job.client}: unexpected event ${type}`)
     }
@@ -286,7 +292,12 @@ const watch = async (job: Job, client: Clients.Client): Promise<Result> => {
   await profileStart(job)
   const { cpuMs, perSec } = await watchRun(job, client, job.watch.count)
   await profileStop(job)
-  return { measure: "watch", eventsPerSec: perSec, events: job.watch.count, cpuMs }
+  return {
+    measure: job.measure === "watch-streams" ? "watch-streams" : "watch",
+    eventsPerSec: perSec,
+    events: job.watch.count,
+    cpuMs
+  }
 }
 
 const logsRun = async (
@@ -336,7 +347,7 @@ const load = async (job: Job, client: Clients.Client): Promise<Result> => {
   if (watches > 0) {
     const resourceVersion = await control(job, `/rv?namespace=${watchNamespace}`)
     for (let w = 0; w < watches; w++) {
-      client.watch(watchNamespace, resourceVersion, Number.MAX_SAFE_INTEGER, () => {
+      client.watch(watchNamespace, resourceVersion, Number.MAX_SAFE_INTEGER, "stream", () => {
         connected.add(w)
         events++
       }).catch((error: unknown) => {
@@ -395,7 +406,9 @@ const main = async () => {
   void undiciRedirected
   const client = Clients.make(job.client, job.target)
   await client.init()
-  const run = { list, get, watch, logs, "logs-bytes": logs, load, "list-slow": listSlow }[job.measure]
+  const run = { list, get, watch, "watch-streams": watch, logs, "logs-bytes": logs, load, "list-slow": listSlow }[
+    job.measure
+  ]
   const result = await run(job, client)
   process.stdout.write(`${JSON.stringify(result)}\n`)
   closing = true

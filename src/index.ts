@@ -30,6 +30,9 @@ export * as RequestPolicy from "./RequestPolicy.js"
 export * as Watcher from "./Watcher.js"
 
 /** @since 0.1.0 */
+export * as Streams from "./Streams.js"
+
+/** @since 0.1.0 */
 export * as Condition from "./Condition.js"
 
 /** @since 0.1.0 */

@@ -7,6 +7,7 @@
  */
 import * as Channel from "effect/Channel"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 
@@ -26,3 +27,20 @@ export const unwrapScoped = <A, E, R, E2, R2>(
       (scope, exit) => Scope.close(scope, exit)
     )
   )
+
+/**
+ * `Stream.runForEach` through `Stream.toPull`: each chunk is run by the pulling fiber, never
+ * wrapped in `Channel.fromEffect` (whose closure V8 keeps in the old generation, and with it
+ * the chunk, until the next full collection).
+ */
+export const runForEach = <A, E, R, X, E2, R2>(
+  self: Stream.Stream<A, E, R>,
+  f: (a: A) => Effect.Effect<X, E2, R2>
+): Effect.Effect<void, E | E2, R | R2> =>
+  Effect.scoped(Effect.flatMap(Stream.toPull(self), (pull) => {
+    const loop: Effect.Effect<void, E | E2, R | R2> = Effect.matchEffect(pull, {
+      onFailure: Option.match({ onNone: () => Effect.void, onSome: Effect.fail }),
+      onSuccess: (chunk) => Effect.flatMap(Effect.forEach(chunk, f, { discard: true }), () => loop)
+    })
+    return loop
+  }))

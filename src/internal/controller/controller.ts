@@ -17,13 +17,13 @@ import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as ScheduleDecision from "effect/ScheduleDecision"
 import * as Intervals from "effect/ScheduleIntervals"
-import * as Stream from "effect/Stream"
 import type * as Controller from "../../Controller.js"
 import * as EventRecorder from "../../EventRecorder.js"
 import * as Finalizer from "../../Finalizer.js"
 import { Informers } from "../../Informers.js"
 import * as Kube from "../../Kube.js"
 import * as InformersInternal from "./informers.js"
+import * as streams from "../streams.js"
 import * as meta from "./meta.js"
 import * as WorkQueue from "./queue.js"
 
@@ -123,7 +123,7 @@ export const run = <A, E, R>(
     // primary triggers: every listed or changed object; deletions only through finalizers
     yield* FiberSet.run(
       fibers,
-      Stream.runForEach(primary.events, (event) =>
+      streams.runForEach(primary.events, (event) =>
         Effect.sync(() => {
           if (event._tag === "InitApply" || event._tag === "Apply") enqueue(InformersInternal.keyOf(event.object))
         }))
@@ -139,7 +139,7 @@ export const run = <A, E, R>(
       })
       yield* FiberSet.run(
         fibers,
-        Stream.runForEach(informer.events, (event) =>
+        streams.runForEach(informer.events, (event) =>
           Effect.sync(() => {
             if (event._tag === "Init" || event._tag === "InitDone") return
             const m = meta.metadataOf(event.object)
@@ -162,7 +162,7 @@ export const run = <A, E, R>(
       const mapper = watch.mapper as (object: unknown) => ReadonlyArray<Controller.ObjectKey>
       yield* FiberSet.run(
         fibers,
-        Stream.runForEach(informer.events, (event) =>
+        streams.runForEach(informer.events, (event) =>
           Effect.sync(() => {
             if (event._tag === "Init" || event._tag === "InitDone") return
             for (const key of mapper(event.object)) enqueue(`${key.namespace ?? ""}/${key.name}`)
