@@ -10,9 +10,10 @@
  * watch hands every event to the caller, a log follow hands every line (without its
  * newline) to the caller. A watch goes one of two ways (`via`), which only effect-kube tells
  * apart: `stream` consumes the stream with `Stream.runForEach`, `streams` with
- * `Streams.runForEach`. A follow goes one of two ways too, which only effect-kube
- * tells apart: `lines` takes its lines from `logStream`, `bytes` takes the byte chunks of
- * `logBytes` and cuts them itself, as the floor and client-node's `Log` (a Writable) always do.
+ * `Streams.runForEach`. A follow goes one of three ways, which only effect-kube tells apart:
+ * `lines` takes its lines from `logStream` with `Stream.runForEach`, `lines-streams` with
+ * `Streams.runForEach`, `bytes` takes the byte chunks of `logBytes` and cuts them itself, as the
+ * floor and client-node's `Log` (a Writable) always do.
  */
 import * as k8s from "@kubernetes/client-node"
 import * as Effect from "effect/Effect"
@@ -64,7 +65,7 @@ export interface Client {
     namespace: string,
     name: string,
     count: number,
-    via: "lines" | "bytes",
+    via: "lines" | "lines-streams" | "bytes",
     onLine: (line: string) => void
   ) => Promise<void>
   readonly close: () => Promise<void>
@@ -213,10 +214,10 @@ const effectKube = (target: Target): Client => {
       ),
     follow: (namespace, name, count, via, onLine) =>
       runtime.runPromise(
-        via === "lines"
+        via !== "bytes"
           ? api(namespace).logStream(name, { container: "app" }).pipe(
             Stream.take(count),
-            Stream.runForEach((line) => Effect.sync(() => onLine(line)))
+            (via === "lines" ? Stream.runForEach : Streams.runForEach)((line) => Effect.sync(() => onLine(line)))
           )
           : Effect.suspend(() => {
             let seen = 0

@@ -24,7 +24,7 @@
  * client-node open a connection per GET, which alone takes most of the measure's time.
  *
  * Options: `--quick` (one repetition each),
- * `--only list,get,watch,watch-streams,logs,logs-bytes,load,list-slow,cold`,
+ * `--only list,get,watch,watch-streams,logs,logs-streams,logs-bytes,load,list-slow,cold`,
  * `--reps N` (every measurement N times), `--clients floor,effect-kube`,
  * `--profile effect-kube` (that client's workers CPU-profile the measured part into
  * `.tmp/bench-profiles/`; `tsx bench/profile.ts <file>` lists where the time went).
@@ -51,7 +51,7 @@ const flag = (name: string): string | undefined => {
   return i === -1 ? undefined : args[i + 1]
 }
 const quick = args.includes("--quick")
-const everyMeasure = "list,get,watch,watch-streams,logs,logs-bytes,load,list-slow,cold"
+const everyMeasure = "list,get,watch,watch-streams,logs,logs-streams,logs-bytes,load,list-slow,cold"
 const only = new Set((flag("--only") ?? everyMeasure).split(",") as Array<Measure | "cold">)
 // exec throughput (bench/exec.ts): with the default set, or when `--only` names `exec`
 const withExec = flag("--only") === undefined || flag("--only")!.split(",").includes("exec")
@@ -88,14 +88,15 @@ const reps: Record<Measure, number> = repsFlag !== undefined
     watch: Number(repsFlag),
     "watch-streams": Number(repsFlag),
     logs: Number(repsFlag),
+    "logs-streams": Number(repsFlag),
     "logs-bytes": Number(repsFlag),
     load: Number(repsFlag),
     "list-slow": Number(repsFlag)
   }
   : quick
-  ? { list: 1, get: 1, watch: 1, "watch-streams": 1, logs: 1, "logs-bytes": 1, load: 1, "list-slow": 1 }
+  ? { list: 1, get: 1, watch: 1, "watch-streams": 1, logs: 1, "logs-streams": 1, "logs-bytes": 1, load: 1, "list-slow": 1 }
   : // one `load` run each: its six bursts (1,000 TLS handshakes for the floor and client-node) take ~40 s
-    { list: 5, get: 3, watch: 3, "watch-streams": 3, logs: 3, "logs-bytes": 3, load: 1, "list-slow": 3 }
+    { list: 5, get: 3, watch: 3, "watch-streams": 3, logs: 3, "logs-streams": 3, "logs-bytes": 3, load: 1, "list-slow": 3 }
 
 /** The simulated link of `list-slow`. */
 const slowLink = { bitsPerSecond: 100_000_000, latencyMs: 1 }
@@ -143,6 +144,7 @@ type Figure =
   | "watchEventsPerSec"
   | "watchStreamsEventsPerSec"
   | "logLinesPerSec"
+  | "logStreamsLinesPerSec"
   | "logBytesLinesPerSec"
   | "getP50Ms"
   | "getP99Ms"
@@ -207,6 +209,14 @@ const figures: Record<Figure, FigureInfo> = {
     unit: "lines/s",
     measure: "logs",
     from: (r) => (r.measure === "logs" ? r.linesPerSec : NaN),
+    lowerIsBetter: false,
+    target: 0.9
+  },
+  logStreamsLinesPerSec: {
+    label: "follow a log of 200k lines, effect-kube consuming `logStream` with `Streams.runForEach`",
+    unit: "lines/s",
+    measure: "logs-streams",
+    from: (r) => (r.measure === "logs-streams" ? r.linesPerSec : NaN),
     lowerIsBetter: false,
     target: 0.9
   },
@@ -408,6 +418,7 @@ const main = async () => {
     watch: { floor: [], "effect-kube": [], "client-node": [] },
     "watch-streams": { floor: [], "effect-kube": [], "client-node": [] },
     logs: { floor: [], "effect-kube": [], "client-node": [] },
+    "logs-streams": { floor: [], "effect-kube": [], "client-node": [] },
     "logs-bytes": { floor: [], "effect-kube": [], "client-node": [] },
     load: { floor: [], "effect-kube": [], "client-node": [] },
     "list-slow": { floor: [], "effect-kube": [], "client-node": [] }
@@ -425,8 +436,11 @@ const main = async () => {
     },
     { measures: ["watch", "watch-streams"], seed: [{ namespace: "watch", pods: sizes.watchPods }] },
     {
-      measures: ["logs", "logs-bytes"],
-      seed: [{ namespace: "logs", pods: 2 * (reps.logs + reps["logs-bytes"]) * clientNames.length }]
+      measures: ["logs", "logs-streams", "logs-bytes"],
+      seed: [{
+        namespace: "logs",
+        pods: 2 * (reps.logs + reps["logs-streams"] + reps["logs-bytes"]) * clientNames.length
+      }]
     }
   ]
 
@@ -450,7 +464,7 @@ const main = async () => {
         const variants = measure === "load" ? [0, sizes.loadWatches] : [0]
         for (let rep = 0; rep < reps[measure]; rep++) {
           for (const watches of variants) for (const client of clientNames) {
-            const isLogs = measure === "logs" || measure === "logs-bytes"
+            const isLogs = measure === "logs" || measure === "logs-streams" || measure === "logs-bytes"
             const job: Job = {
               measure,
               client,
@@ -590,11 +604,12 @@ const main = async () => {
     watch: "watch 50k events (ms)",
     "watch-streams": "watch 50k events, `Streams.runForEach` (ms)",
     logs: "follow 200k log lines (ms)",
+    "logs-streams": "follow 200k log lines, `Streams.runForEach` (ms)",
     "logs-bytes": "follow 200k log lines, byte chunks (ms)",
     get: "1,000 GETs (ms)",
     load: "1,000 concurrent GETs, no watches (ms)"
   }
-  for (const measure of ["list", "watch", "watch-streams", "logs", "logs-bytes", "get", "load"] as const) {
+  for (const measure of ["list", "watch", "watch-streams", "logs", "logs-streams", "logs-bytes", "get", "load"] as const) {
     if (!only.has(measure)) continue
     const value = (client: ClientName) =>
       median(

@@ -20,7 +20,7 @@ import { performance } from "node:perf_hooks"
 import type * as Clients from "./clients.js"
 import { undiciRedirected } from "./undici-compat.js"
 
-export type Measure = "list" | "get" | "watch" | "watch-streams" | "logs" | "logs-bytes" | "load" | "list-slow"
+export type Measure = "list" | "get" | "watch" | "watch-streams" | "logs" | "logs-streams" | "logs-bytes" | "load" | "list-slow"
 
 export interface Job {
   readonly measure: Measure
@@ -88,7 +88,7 @@ export type Result =
     readonly cpuMs: number
   }
   | {
-    readonly measure: "logs" | "logs-bytes"
+    readonly measure: "logs" | "logs-streams" | "logs-bytes"
     readonly linesPerSec: number
     readonly lines: number
     readonly cpuMs: number
@@ -310,7 +310,7 @@ const logsRun = async (
   let seen = 0
   let start = 0
   let cpu = process.cpuUsage()
-  const via = job.measure === "logs-bytes" ? "bytes" : "lines"
+  const via = job.measure === "logs-bytes" ? "bytes" : job.measure === "logs-streams" ? "lines-streams" : "lines"
   const done = client.follow(namespace, pod, count + 1, via, (line) => {
     if (seen++ === 0) {
       controlBlocking(job, `/log?namespace=${namespace}&pod=${pod}&count=${count}`)
@@ -331,7 +331,8 @@ const logs = async (job: Job, client: Clients.Client): Promise<Result> => {
   await profileStart(job)
   const { cpuMs, perSec } = await logsRun(job, client, job.logs.pod, job.logs.count)
   await profileStop(job)
-  return { measure: job.measure === "logs-bytes" ? "logs-bytes" : "logs", linesPerSec: perSec, lines: job.logs.count, cpuMs }
+  const measure = job.measure === "logs-bytes" || job.measure === "logs-streams" ? job.measure : "logs"
+  return { measure, linesPerSec: perSec, lines: job.logs.count, cpuMs }
 }
 
 /**
@@ -406,7 +407,7 @@ const main = async () => {
   void undiciRedirected
   const client = Clients.make(job.client, job.target)
   await client.init()
-  const run = { list, get, watch, "watch-streams": watch, logs, "logs-bytes": logs, load, "list-slow": listSlow }[
+  const run = { list, get, watch, "watch-streams": watch, logs, "logs-streams": logs, "logs-bytes": logs, load, "list-slow": listSlow }[
     job.measure
   ]
   const result = await run(job, client)
