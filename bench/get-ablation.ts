@@ -6,19 +6,16 @@
  * turns in blocks of 50 so that load from elsewhere falls on all alike. Prints p50 and p99 (and
  * their ratio to the floor's) and the client process's CPU per GET.
  */
-import * as Effect from "effect/Effect"
-import * as ManagedRuntime from "effect/ManagedRuntime"
-import * as Option from "effect/Option"
 import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Https from "node:https"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { performance } from "node:perf_hooks"
-import { pathToFileURL } from "node:url"
 import type { ServerConfig, ServerReady } from "./server.js"
 import { pki } from "../test/util/pki.js"
 import { writeTokenFileKubeconfig } from "./kubeconfig.js"
+import { loadSrcVariant } from "./src-variant.js"
 
 const [count, ...specs] = process.argv.slice(2)
 const n = Number(count ?? 1000)
@@ -71,15 +68,7 @@ const main = async () => {
     variants.push({ name: "undici-raw", get: undiciGet, times: [], cpu: 0 })
   }
   for (const spec of specs) {
-    const [name, src] = spec.split("=") as [string, string]
-    const url = (file: string) => pathToFileURL(Path.join(Path.resolve(src), file)).href
-    const Kube = await import(url("Kube.ts"))
-    const NodeKube = await import(url("NodeKube.ts"))
-    const { Pods } = await import(url("resources/index.ts"))
-    const runtime = ManagedRuntime.make(NodeKube.layerFromFile({ path: kubeconfig }))
-    await runtime.runtime()
-    const pods = Kube.api(Pods, { namespace: "default" })
-    const get = () => runtime.runPromise(Effect.map(pods.get(podName) as Effect.Effect<Option.Option<unknown>>, Option.getOrThrow))
+    const { name, get } = await loadSrcVariant(spec, kubeconfig, podName)
     variants.push({ name, get, times: [], cpu: 0 })
   }
   for (const v of variants) for (let i = 0; i < 300; i++) await v.get()

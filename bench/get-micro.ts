@@ -7,18 +7,15 @@
  * finds `node_modules`), each with one thing removed, say what each thing costs. Variants take turns
  * in blocks of 500; `floor` is the dispatcher's answer and `JSON.parse` alone.
  */
-import * as Effect from "effect/Effect"
-import * as ManagedRuntime from "effect/ManagedRuntime"
-import * as Option from "effect/Option"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { performance } from "node:perf_hooks"
 import { Readable } from "node:stream"
-import { pathToFileURL } from "node:url"
 // @ts-expect-error internal
 import DispatcherImpl from "undici/lib/dispatcher/dispatcher.js"
 import { pod } from "./pods.js"
+import { loadSrcVariant } from "./src-variant.js"
 
 const [count, ...specs] = process.argv.slice(2)
 const n = Number(count ?? 20000)
@@ -48,15 +45,7 @@ const main = async () => {
   }))
   const variants: Array<{ name: string; get: () => Promise<unknown>; cpu: number; count: number }> = []
   for (const spec of specs) {
-    const [name, src] = spec.split("=") as [string, string]
-    const url = (file: string) => pathToFileURL(Path.join(Path.resolve(src), file)).href
-    const Kube = await import(url("Kube.ts"))
-    const NodeKube = await import(url("NodeKube.ts"))
-    const { Pods } = await import(url("resources/index.ts"))
-    const runtime = ManagedRuntime.make(NodeKube.layerFromFile({ path: Path.join(dir, "kubeconfig") }))
-    await runtime.runtime()
-    const pods = Kube.api(Pods, { namespace: "default" })
-    const get = () => runtime.runPromise(Effect.map(pods.get(podName) as Effect.Effect<Option.Option<unknown>>, Option.getOrThrow))
+    const { name, get } = await loadSrcVariant(spec, Path.join(dir, "kubeconfig"), podName)
     variants.push({ name, get, cpu: 0, count: 0 })
   }
   // after the src modules installed undici's request API: answer from memory

@@ -24,6 +24,7 @@ import * as Kube from "../src/Kube.js"
 import * as NodeKube from "../src/NodeKube.js"
 import { Pods } from "../src/resources/Pod.js"
 import { pki } from "../test/util/pki.js"
+import { writeTokenFileKubeconfig } from "./kubeconfig.js"
 import { pod } from "./pods.js"
 
 const what = process.argv[2] ?? "all"
@@ -135,21 +136,7 @@ const main = async () => {
   const port = await new Promise<number>((resolve) => child.stdout!.once("data", (d: Buffer) => resolve(Number(String(d).trim()))))
   const base = `${tls ? "https" : "http"}://127.0.0.1:${port}`
   const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-micro-"))
-  const kubeconfig = Path.join(dir, "kubeconfig")
-  Fs.writeFileSync(
-    kubeconfig,
-    JSON.stringify({
-      apiVersion: "v1",
-      kind: "Config",
-      "current-context": "m",
-      clusters: [{
-        name: "c",
-        cluster: ca === undefined ? { server: base } : { server: base, "certificate-authority-data": Buffer.from(ca).toString("base64") }
-      }],
-      users: [{ name: "u", user: { token: "t" } }],
-      contexts: [{ name: "m", context: { cluster: "c", user: "u", namespace: "bench" } }]
-    })
-  )
+  const kubeconfig = writeTokenFileKubeconfig(dir, base, "t", ca)
   const pods = Kube.api(Pods, { namespace: "bench" })
   const runtime = ManagedRuntime.make(NodeKube.layerFromFile({ path: kubeconfig }))
   await runtime.runtime()
