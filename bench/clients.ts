@@ -12,8 +12,9 @@
  * apart: `stream` consumes the stream with `Stream.runForEach`, `streams` with
  * `Streams.runForEach`. A follow goes one of three ways, which only effect-kube tells apart:
  * `lines` takes its lines from `logStream` with `Stream.runForEach`, `lines-streams` with
- * `Streams.runForEach`, `bytes` takes the byte chunks of `logBytes` and cuts them itself, as the
- * floor and client-node's `Log` (a Writable) always do.
+ * `Streams.runForEach`, `bytes` takes the byte chunks of `logBytes` (with
+ * `Streams.runForEachWhile`) and cuts them itself, as the floor and client-node's `Log` (a
+ * Writable) always do.
  */
 import * as k8s from "@kubernetes/client-node"
 import * as Effect from "effect/Effect"
@@ -224,7 +225,7 @@ const effectKube = (target: Target): Client => {
             let pending = ""
             const decoder = new StringDecoder("utf8")
             return api(namespace).logBytes(name, { container: "app" }).pipe(
-              Stream.runForEachWhile((bytes) =>
+              Streams.runForEachWhile((bytes) =>
                 Effect.sync(() => {
                   const text = pending + decoder.write(bytes as Buffer)
                   let start = 0

@@ -221,7 +221,7 @@ const figures: Record<Figure, FigureInfo> = {
     target: 0.9
   },
   logBytesLinesPerSec: {
-    label: "follow a log of 200k lines, the caller cutting byte chunks (effect-kube: `logBytes`)",
+    label: "follow a log of 200k lines, the caller cutting byte chunks (effect-kube: `logBytes`, `Streams.runForEachWhile`)",
     unit: "lines/s",
     measure: "logs-bytes",
     from: (r) => (r.measure === "logs-bytes" ? r.linesPerSec : NaN),

@@ -58,3 +58,33 @@ export const runForEach: {
     f: (a: A) => Effect.Effect<X, E2, R2>
   ): Effect.Effect<void, E | E2, R | R2>
 } = dual(2, internal.runForEach)
+
+/**
+ * Runs `f` on the elements of the stream, in order, until it returns `false` or the stream
+ * ends; the stream is closed then. The same as `Stream.runForEachWhile`, without its per-chunk
+ * cost (see the module's comment).
+ *
+ * @example
+ * ```ts
+ * import { Effect, Stream } from "effect"
+ * import { Streams } from "effect-kube"
+ *
+ * // the first three elements of an endless stream
+ * const firstThree = Effect.gen(function* () {
+ *   const seen: Array<number> = []
+ *   yield* Streams.runForEachWhile(Stream.iterate(1, (n) => n + 1), (n) =>
+ *     Effect.sync(() => seen.push(n) < 3))
+ *   return seen // [1, 2, 3]
+ * })
+ * ```
+ * @since 0.1.0
+ */
+export const runForEachWhile: {
+  <A, E2, R2>(
+    f: (a: A) => Effect.Effect<boolean, E2, R2>
+  ): <E, R>(self: Stream.Stream<A, E, R>) => Effect.Effect<void, E | E2, R | R2>
+  <A, E, R, E2, R2>(
+    self: Stream.Stream<A, E, R>,
+    f: (a: A) => Effect.Effect<boolean, E2, R2>
+  ): Effect.Effect<void, E | E2, R | R2>
+} = dual(2, internal.runForEachWhile)

@@ -59,6 +59,27 @@ describe("Streams.runForEach", () => {
       assert.deepStrictEqual(closed, ["ended", "failed", "interrupted"])
     }))
 
+  it.effect("runForEachWhile stops at the first false, closing the stream, as Stream.runForEachWhile does", () =>
+    Effect.gen(function*() {
+      let closed = 0
+      const endless = Stream.ensuring(Stream.iterate(1, (n) => n + 1), Effect.sync(() => closed++))
+      const ours: Array<number> = []
+      const theirs: Array<number> = []
+      yield* Streams.runForEachWhile(endless, (n) => Effect.sync(() => ours.push(n) < 1500))
+      yield* endless.pipe(Stream.runForEachWhile((n) => Effect.sync(() => theirs.push(n) < 1500)))
+      assert.strictEqual(ours.length, 1500)
+      assert.deepStrictEqual(ours, theirs)
+      assert.strictEqual(closed, 2)
+
+      const failed = yield* Effect.flip(
+        Streams.runForEachWhile(Stream.range(1, 10), (n) => n === 4 ? Effect.fail(`failed at ${n}`) : Effect.succeed(true))
+      )
+      assert.strictEqual(failed, "failed at 4")
+      const all: Array<number> = []
+      yield* Streams.runForEachWhile(Stream.range(1, 5), (n) => Effect.sync(() => all.push(n) > 0))
+      assert.deepStrictEqual(all, [1, 2, 3, 4, 5])
+    }))
+
   it.effect("consumes a watch of the fake cluster over its HTTP path, every event in order", () =>
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster

@@ -6,6 +6,7 @@
  * nothing more for having been opened by an effect.
  */
 import * as Channel from "effect/Channel"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
@@ -41,6 +42,24 @@ export const runForEach = <A, E, R, X, E2, R2>(
     const loop: Effect.Effect<void, E | E2, R | R2> = Effect.matchEffect(pull, {
       onFailure: Option.match({ onNone: () => Effect.void, onSome: Effect.fail }),
       onSuccess: (chunk) => Effect.flatMap(Effect.forEach(chunk, f, { discard: true }), () => loop)
+    })
+    return loop
+  }))
+
+/** `Stream.runForEachWhile` the way of `runForEach`: stops (closing the stream) at the first `false`. */
+export const runForEachWhile = <A, E, R, E2, R2>(
+  self: Stream.Stream<A, E, R>,
+  f: (a: A) => Effect.Effect<boolean, E2, R2>
+): Effect.Effect<void, E | E2, R | R2> =>
+  Effect.scoped(Effect.flatMap(Stream.toPull(self), (pull) => {
+    const loop: Effect.Effect<void, E | E2, R | R2> = Effect.matchEffect(pull, {
+      onFailure: Option.match({ onNone: () => Effect.void, onSome: Effect.fail }),
+      onSuccess: (chunk) => {
+        const items = Chunk.toReadonlyArray(chunk)
+        const at = (i: number): Effect.Effect<void, E | E2, R | R2> =>
+          i === items.length ? loop : Effect.flatMap(f(items[i]!), (more) => more ? at(i + 1) : Effect.void)
+        return at(0)
+      }
     })
     return loop
   }))
