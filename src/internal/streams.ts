@@ -30,36 +30,40 @@ export const unwrapScoped = <A, E, R, E2, R2>(
   )
 
 /**
- * `Stream.runForEach` through `Stream.toPull`: each chunk is run by the pulling fiber, never
- * wrapped in `Channel.fromEffect` (whose closure V8 keeps in the old generation, and with it
- * the chunk, until the next full collection).
+ * Pulls the stream's chunks in the calling fiber (`Stream.toPull`), handing each to `onChunk`
+ * with the effect that pulls the next: no chunk is wrapped in `Channel.fromEffect`, whose
+ * closure V8 keeps in the old generation, and with it the chunk, until the next full collection.
  */
-export const runForEach = <A, E, R, X, E2, R2>(
+const pullChunks = <A, E, R, E2, R2>(
   self: Stream.Stream<A, E, R>,
-  f: (a: A) => Effect.Effect<X, E2, R2>
+  onChunk: (
+    chunk: Chunk.Chunk<A>,
+    next: Effect.Effect<void, E | E2, R | R2>
+  ) => Effect.Effect<void, E | E2, R | R2>
 ): Effect.Effect<void, E | E2, R | R2> =>
   Effect.scoped(Effect.flatMap(Stream.toPull(self), (pull) => {
     const loop: Effect.Effect<void, E | E2, R | R2> = Effect.matchEffect(pull, {
       onFailure: Option.match({ onNone: () => Effect.void, onSome: Effect.fail }),
-      onSuccess: (chunk) => Effect.flatMap(Effect.forEach(chunk, f, { discard: true }), () => loop)
+      onSuccess: (chunk) => onChunk(chunk, loop)
     })
     return loop
   }))
 
-/** `Stream.runForEachWhile` the way of `runForEach`: stops (closing the stream) at the first `false`. */
+/** `Stream.runForEach` through `pullChunks`. */
+export const runForEach = <A, E, R, X, E2, R2>(
+  self: Stream.Stream<A, E, R>,
+  f: (a: A) => Effect.Effect<X, E2, R2>
+): Effect.Effect<void, E | E2, R | R2> =>
+  pullChunks(self, (chunk, next) => Effect.flatMap(Effect.forEach(chunk, f, { discard: true }), () => next))
+
+/** `Stream.runForEachWhile` through `pullChunks`: stops (closing the stream) at the first `false`. */
 export const runForEachWhile = <A, E, R, E2, R2>(
   self: Stream.Stream<A, E, R>,
   f: (a: A) => Effect.Effect<boolean, E2, R2>
 ): Effect.Effect<void, E | E2, R | R2> =>
-  Effect.scoped(Effect.flatMap(Stream.toPull(self), (pull) => {
-    const loop: Effect.Effect<void, E | E2, R | R2> = Effect.matchEffect(pull, {
-      onFailure: Option.match({ onNone: () => Effect.void, onSome: Effect.fail }),
-      onSuccess: (chunk) => {
-        const items = Chunk.toReadonlyArray(chunk)
-        const at = (i: number): Effect.Effect<void, E | E2, R | R2> =>
-          i === items.length ? loop : Effect.flatMap(f(items[i]!), (more) => more ? at(i + 1) : Effect.void)
-        return at(0)
-      }
-    })
-    return loop
-  }))
+  pullChunks(self, (chunk, next) => {
+    const items = Chunk.toReadonlyArray(chunk)
+    const at = (i: number): Effect.Effect<void, E | E2, R | R2> =>
+      i === items.length ? next : Effect.flatMap(f(items[i]!), (more) => more ? at(i + 1) : Effect.void)
+    return at(0)
+  })
