@@ -100,162 +100,161 @@ export const decodedBody = <Out, E, E2>(
   response: HttpClientResponse.HttpClientResponse,
   make: () => BodyDecoder<Out, E>,
   options: DecodedBodyOptions<E2>
-): Stream.Stream<Out, E | E2> => {
-  const readable = nodeBodyOf(response)
-  return readable === undefined
-    ? platformDecoded(response, make, options)
-    : nodeDecoded(readable, response, make, options)
-}
+): Stream.Stream<Out, E | E2> =>
+  Stream.suspend(() => {
+    // a decoder (and, for a Node body, the reading state) for each run of the stream
+    const decoder = make()
+    const readable = nodeBodyOf(response)
+    return readable === undefined
+      ? platformDecoded(response, decoder, options)
+      : nodeDecoded(readable, response, decoder, options)
+  })
 
 const nodeDecoded = <Out, E, E2>(
   readable: NodeReadable,
   response: HttpClientResponse.HttpClientResponse,
-  make: () => BodyDecoder<Out, E>,
+  decoder: BodyDecoder<Out, E>,
   options: DecodedBodyOptions<E2>
-): Stream.Stream<Out, E | E2> =>
-  Stream.suspend(() => {
-    const decoder = make()
-    const idleTimeout = options.idleTimeout
-    // bytes not yet decoded: Buffers live outside the JS heap, text and objects do not, so
-    // bytes are decoded a batch at a time, as the consumer pulls
-    let queue: Array<Uint8Array> = []
-    let head = 0
-    let queued = 0
-    let paused = false
-    let ended = readable.readableEnded === true
-    let idle = false
-    let failure: { readonly cause: unknown } | undefined = undefined
-    let wake: (() => void) | undefined = undefined
-    // A waiting consumer is woken once per turn of the event loop, after its I/O: a socket
-    // read brings several TLS records, each a chunk of its own, and a wake per chunk (the
-    // fiber resumed, the channels run to the next wait) cost more than the chunks' bytes
-    // (a followed log's CPU time halved with one wake for all of them).
-    let wakeScheduled = false
-    const wakeNow = () => {
-      wakeScheduled = false
-      const resume = wake
-      if (resume !== undefined) {
-        wake = undefined
-        resume()
-      }
+): Stream.Stream<Out, E | E2> => {
+  const idleTimeout = options.idleTimeout
+  // bytes not yet decoded: Buffers live outside the JS heap, text and objects do not, so
+  // bytes are decoded a batch at a time, as the consumer pulls
+  let queue: Array<Uint8Array> = []
+  let head = 0
+  let queued = 0
+  let paused = false
+  let ended = readable.readableEnded === true
+  let idle = false
+  let failure: { readonly cause: unknown } | undefined = undefined
+  let wake: (() => void) | undefined = undefined
+  // A waiting consumer is woken once per turn of the event loop, after its I/O: a socket
+  // read brings several TLS records, each a chunk of its own, and a wake per chunk (the
+  // fiber resumed, the channels run to the next wait) cost more than the chunks' bytes
+  // (a followed log's CPU time halved with one wake for all of them).
+  let wakeScheduled = false
+  const wakeNow = () => {
+    wakeScheduled = false
+    const resume = wake
+    if (resume !== undefined) {
+      wake = undefined
+      resume()
     }
-    const notify = () => {
-      if (wake !== undefined && !wakeScheduled) {
-        wakeScheduled = true
-        setImmediate(wakeNow)
-      }
+  }
+  const notify = () => {
+    if (wake !== undefined && !wakeScheduled) {
+      wakeScheduled = true
+      setImmediate(wakeNow)
     }
-    const onData = (chunk: unknown) => {
-      const bytes = chunk as Uint8Array
-      if (bytes.length === 0) return
-      queue.push(bytes)
-      queued += bytes.length
-      if (queued >= highWaterMark && !paused) {
-        paused = true
-        readable.pause()
-      }
-      notify()
+  }
+  const onData = (chunk: unknown) => {
+    const bytes = chunk as Uint8Array
+    if (bytes.length === 0) return
+    queue.push(bytes)
+    queued += bytes.length
+    if (queued >= highWaterMark && !paused) {
+      paused = true
+      readable.pause()
     }
-    const onEnd = () => {
-      ended = true
-      notify()
-    }
-    const onFailure = (cause: unknown) => {
-      if (failure === undefined) failure = { cause }
-      notify()
-    }
-    const onClose = () => {
-      if (!ended && failure === undefined) failure = { cause: new Error("the body closed before it ended") }
-      notify()
-    }
-    const arrival = Effect.async<void>((resume) => {
-      wake = () => resume(Effect.void)
-      return Effect.sync(() => {
-        wake = undefined
-      })
+    notify()
+  }
+  const onEnd = () => {
+    ended = true
+    notify()
+  }
+  const onFailure = (cause: unknown) => {
+    if (failure === undefined) failure = { cause }
+    notify()
+  }
+  const onClose = () => {
+    if (!ended && failure === undefined) failure = { cause: new Error("the body closed before it ended") }
+    notify()
+  }
+  const arrival = Effect.async<void>((resume) => {
+    wake = () => resume(Effect.void)
+    return Effect.sync(() => {
+      wake = undefined
     })
-    const waitForData = idleTimeout === undefined ? arrival : Effect.asVoid(
-      Effect.tap(Effect.timeoutOption(arrival, idleTimeout), (arrived) => {
-        if (arrived._tag === "None") idle = true
-      })
-    )
-    type Loop = Channel.Channel<Chunk.Chunk<Out>, unknown, E | E2, unknown, void, unknown>
-    const pull: Loop = Channel.suspend((): Loop => {
-      while (head < queue.length && !(decoder.ready() && decoder.full())) {
-        const bytes = queue[head]!
-        queue[head++] = undefined as unknown as Uint8Array
-        queued -= bytes.length
-        if (head === queue.length) {
-          queue = []
-          head = 0
-        }
-        decoder.push(bytes)
-      }
-      if (paused && queued < highWaterMark / 2) {
-        paused = false
-        readable.resume()
-      }
-      if (decoder.ready()) {
-        const out: Array<Out> = []
-        return emit(out, decoder.take(out), pull)
-      }
-      if (failure !== undefined) return Channel.fail(options.onError(bodyFailure(response, failure.cause)))
-      if (ended || idle) {
-        const out: Array<Out> = []
-        return emit(out, decoder.end(out), Channel.void)
-      }
-      return Channel.zipRight(Channel.fromEffect(waitForData), pull)
-    })
-    const start = Channel.suspend(() => {
-      if (!ended) {
-        readable.on("data", onData)
-        readable.on("end", onEnd)
-        readable.on("error", onFailure)
-        readable.on("close", onClose)
-      }
-      return pull
-    })
-    return Stream.fromChannel(Channel.ensuring(
-      start,
-      Effect.sync(() => {
-        readable.off("data", onData)
-        readable.off("end", onEnd)
-        readable.off("error", onFailure)
-        readable.off("close", onClose)
-        if (!ended && readable.destroyed !== true) readable.destroy()
-      })
-    ))
   })
+  const waitForData = idleTimeout === undefined ? arrival : Effect.asVoid(
+    Effect.tap(Effect.timeoutOption(arrival, idleTimeout), (arrived) => {
+      if (arrived._tag === "None") idle = true
+    })
+  )
+  type Loop = Channel.Channel<Chunk.Chunk<Out>, unknown, E | E2, unknown, void, unknown>
+  const pull: Loop = Channel.suspend((): Loop => {
+    while (head < queue.length && !(decoder.ready() && decoder.full())) {
+      const bytes = queue[head]!
+      queue[head++] = undefined as unknown as Uint8Array
+      queued -= bytes.length
+      if (head === queue.length) {
+        queue = []
+        head = 0
+      }
+      decoder.push(bytes)
+    }
+    if (paused && queued < highWaterMark / 2) {
+      paused = false
+      readable.resume()
+    }
+    if (decoder.ready()) {
+      const out: Array<Out> = []
+      return emit(out, decoder.take(out), pull)
+    }
+    if (failure !== undefined) return Channel.fail(options.onError(bodyFailure(response, failure.cause)))
+    if (ended || idle) {
+      const out: Array<Out> = []
+      return emit(out, decoder.end(out), Channel.void)
+    }
+    return Channel.zipRight(Channel.fromEffect(waitForData), pull)
+  })
+  const start = Channel.suspend(() => {
+    if (!ended) {
+      readable.on("data", onData)
+      readable.on("end", onEnd)
+      readable.on("error", onFailure)
+      readable.on("close", onClose)
+    }
+    return pull
+  })
+  return Stream.fromChannel(Channel.ensuring(
+    start,
+    Effect.sync(() => {
+      readable.off("data", onData)
+      readable.off("end", onEnd)
+      readable.off("error", onFailure)
+      readable.off("close", onClose)
+      if (!ended && readable.destroyed !== true) readable.destroy()
+    })
+  ))
+}
 
 const platformDecoded = <Out, E, E2>(
   response: HttpClientResponse.HttpClientResponse,
-  make: () => BodyDecoder<Out, E>,
+  decoder: BodyDecoder<Out, E>,
   options: DecodedBodyOptions<E2>
-): Stream.Stream<Out, E | E2> =>
-  Stream.suspend(() => {
-    const decoder = make()
-    type Loop = Channel.Channel<Chunk.Chunk<Out>, Chunk.Chunk<Uint8Array>, E | E2, E2, unknown, unknown>
-    const drain = (next: Loop): Loop =>
-      Channel.suspend(() => {
-        if (!decoder.ready()) return next
-        const out: Array<Out> = []
-        return emit(out, decoder.take(out), drain(next))
-      })
-    const loop: Loop = Channel.readWithCause({
-      onInput: (input: Chunk.Chunk<Uint8Array>) => {
-        for (const bytes of input) if (bytes.length > 0) decoder.push(bytes)
-        return drain(loop)
-      },
-      onFailure: (cause) => Channel.failCause(cause),
-      onDone: () => {
-        const out: Array<Out> = []
-        return emit<Out, E | E2, Chunk.Chunk<Uint8Array>, E2, unknown>(out, decoder.end(out), Channel.void)
-      }
+): Stream.Stream<Out, E | E2> => {
+  type Loop = Channel.Channel<Chunk.Chunk<Out>, Chunk.Chunk<Uint8Array>, E | E2, E2, unknown, unknown>
+  const drain = (next: Loop): Loop =>
+    Channel.suspend(() => {
+      if (!decoder.ready()) return next
+      const out: Array<Out> = []
+      return emit(out, decoder.take(out), drain(next))
     })
-    const body = Stream.mapError(response.stream, options.onError)
-    const timed = options.idleTimeout === undefined ? body : Stream.timeout(body, options.idleTimeout)
-    return Stream.pipeThroughChannelOrFail(timed, loop)
+  const loop: Loop = Channel.readWithCause({
+    onInput: (input: Chunk.Chunk<Uint8Array>) => {
+      for (const bytes of input) if (bytes.length > 0) decoder.push(bytes)
+      return drain(loop)
+    },
+    onFailure: (cause) => Channel.failCause(cause),
+    onDone: () => {
+      const out: Array<Out> = []
+      return emit<Out, E | E2, Chunk.Chunk<Uint8Array>, E2, unknown>(out, decoder.end(out), Channel.void)
+    }
   })
+  const body = Stream.mapError(response.stream, options.onError)
+  const timed = options.idleTimeout === undefined ? body : Stream.timeout(body, options.idleTimeout)
+  return Stream.pipeThroughChannelOrFail(timed, loop)
+}
 
 /** Hands the bytes on as they came: every chunk that arrived while the consumer was busy, in one batch. */
 const passBytes = (): BodyDecoder<Uint8Array, never> => {
