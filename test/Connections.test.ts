@@ -26,6 +26,7 @@ import * as FakeCluster from "../src/testing/FakeCluster.js"
 import { pki } from "./util/pki.js"
 import { connectProxy, socks5Proxy } from "./util/proxy.js"
 import { eventually, serveTls } from "./util/reliability.js"
+import { pod } from "./util/pods.js"
 
 const cms = Kube.api(ConfigMaps, { namespace: "default" })
 const pods = Kube.api(Pods, { namespace: "default" })
@@ -115,12 +116,7 @@ describe("streams on their own pool", () => {
       const served = yield* serveTls()
       const control = served.control
       control.seed(Array.from({ length: 20 }, (_, i) => configMap(`cm-${i}`)))
-      control.seed([{
-        apiVersion: "v1",
-        kind: "Pod",
-        metadata: { name: "busy", namespace: "default" },
-        spec: { containers: [{ name: "main", image: "busybox" }] }
-      }])
+      control.seed([pod("busy")])
       yield* Effect.gen(function*() {
         const cap = 3
         const watches = yield* Effect.forEach(

@@ -12,6 +12,7 @@ import * as Stream from "effect/Stream"
 import * as Kube from "../../src/Kube.js"
 import { ConfigMaps, Pods } from "../../src/resources/index.js"
 import { eventually, makeCounts, nodeLayer, report, serveTls } from "../util/reliability.js"
+import { pod } from "../util/pods.js"
 
 const counts = makeCounts()
 afterAll(() => report("load", counts))
@@ -122,12 +123,7 @@ describe("load on one layer", () => {
     Effect.scoped(Effect.gen(function*() {
       const served = yield* serveTls()
       const control = served.control
-      control.seed([{
-        apiVersion: "v1",
-        kind: "Pod",
-        metadata: { name: "busy", namespace: "default" },
-        spec: { containers: [{ name: "main", image: "busybox" }] }
-      }])
+      control.seed([pod("busy")])
       yield* Effect.gen(function*() {
         const seen: Array<Array<string>> = Array.from({ length: 20 }, () => [])
         const fibers = yield* Effect.forEach(seen, (into) =>
