@@ -5,8 +5,8 @@
  *                             module: see below) and src/internal/fake/generated.ts
  *   npm run check:generate    generates, then fails if the committed files differ
  *
- * The spec is read from `../shared/kubernetes-openapi/swagger-v1.35.0.json` relative to the
- * repository root (or the nearest `shared/kubernetes-openapi` above it, or $KUBE_OPENAPI_SPEC).
+ * The spec is read from `spec/kubernetes/swagger-v1.35.0.json` in the repository (where it came
+ * from: `spec/kubernetes/README.md`), or from $KUBE_OPENAPI_SPEC to try another one.
  *
  * What it writes, per definition of the spec: an exported `interface` (the spec's descriptions
  * as TSDoc) and a Schema of the same name typed `Schema.Schema<T>` (so the types stay small and
@@ -38,14 +38,9 @@ const specName = "swagger-v1.35.0.json"
 
 const findSpec = () => {
   if (process.env.KUBE_OPENAPI_SPEC) return process.env.KUBE_OPENAPI_SPEC
-  let dir = root
-  for (;;) {
-    const candidate = path.join(path.dirname(dir), "shared", "kubernetes-openapi", specName)
-    if (fs.existsSync(candidate)) return candidate
-    const parent = path.dirname(dir)
-    if (parent === dir) throw new Error(`generate: ${specName} not found in ../shared/kubernetes-openapi/`)
-    dir = parent
-  }
+  const inRepository = path.join(root, "spec", "kubernetes", specName)
+  if (!fs.existsSync(inRepository)) throw new Error(`generate: ${inRepository} is missing`)
+  return inRepository
 }
 
 const spec = JSON.parse(fs.readFileSync(findSpec(), "utf8"))

@@ -19,17 +19,12 @@ import * as Resource from "../src/Resource.js"
 import * as Resources from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 
-// -- the spec, found as the generator finds it ---------------------------------------------------------
+// -- the spec the kinds were generated from, as the generator reads it ------------------------------------
 
-const specPath = (() => {
-  let dir = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
-  for (;;) {
-    const candidate = Path.join(Path.dirname(dir), "shared", "kubernetes-openapi", "swagger-v1.35.0.json")
-    if (Fs.existsSync(candidate)) return candidate
-    if (Path.dirname(dir) === dir) throw new Error("the Kubernetes OpenAPI spec is not in ../shared/kubernetes-openapi/")
-    dir = Path.dirname(dir)
-  }
-})()
+const specPath = Path.resolve(
+  Path.dirname(fileURLToPath(import.meta.url)),
+  "../spec/kubernetes/swagger-v1.35.0.json"
+)
 
 interface SpecProperty {
   readonly type?: string

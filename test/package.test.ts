@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -86,6 +86,22 @@ describe("package", () => {
       encoding: "utf8"
     })
     expect(deno.trim()).toBe("function,function")
+  })
+
+  it("the packed tarball holds the license, the README and both builds, and nothing of the repository's own", {
+    timeout: 120_000
+  }, () => {
+    ensureBuilt()
+    const [packed] = JSON.parse(
+      execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root, encoding: "utf8" })
+    ) as ReadonlyArray<{ readonly files: ReadonlyArray<{ readonly path: string }> }>
+    const files = new Set(packed!.files.map((file) => file.path))
+    for (const name of ["LICENSE", "README.md", "package.json", "dist/esm/index.js", "dist/cjs/index.d.ts"]) {
+      expect(files.has(name), name).toBe(true)
+    }
+    expect(readFileSync(join(root, "LICENSE"), "utf8")).toMatch(/^MIT License/)
+    const repositoryOnly = [...files].filter((path) => /^(spec|test|bench|scripts|examples)\//.test(path))
+    expect(repositoryOnly).toEqual([])
   })
 
   it("does not expose internals", { timeout: 120_000 }, () => {
