@@ -189,7 +189,7 @@ const effectKube = (target: Target): Client => {
   return {
     // The layer (kubeconfig file, TLS agents) is built on first use otherwise.
     init: async () => {
-      await runtime.runtime()
+      await runtime.context()
     },
     listAll: (namespace, pageSize) =>
       runtime.runPromise(Effect.gen(function*() {

@@ -66,7 +66,7 @@ const program = Effect.gen(function*() {
     ),
     (child) => Effect.sync(() => child.kill())
   )
-  const ready = yield* Effect.async<ServerReady>((resume) => {
+  const ready = yield* Effect.callback<ServerReady>((resume) => {
     let text = ""
     child.stdout!.on("data", (chunk: Buffer) => {
       text += chunk.toString("utf8")

@@ -61,12 +61,12 @@ const effectKube = (job: ExecJob): { pass: Pass; close: () => Promise<void> } =>
     runtime.runPromise(Effect.scoped(Effect.gen(function*() {
       const cat = yield* Exec.execStream(pods, job.pod, ["cat"], { container: job.container })
       const chunks = (mb * 2 ** 20) / chunkSize
-      const feed = Effect.zipRight(
+      const feed = Effect.andThen(
         Effect.forEach(Array.from({ length: chunks }), () => cat.write(payload), { discard: true }),
         cat.end
       )
       const [received] = yield* Effect.all(
-        [Stream.runFold(cat.stdout, 0, (n, c) => n + c.length), feed, cat.exit],
+        [Stream.runFold(cat.stdout, () => 0, (n, c) => n + c.length), feed, cat.exit],
         { concurrency: "unbounded" }
       )
       return received

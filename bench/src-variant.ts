@@ -20,7 +20,7 @@ export const loadSrcVariant = async (
   const NodeKube = await import(url("NodeKube.ts"))
   const { Pods } = await import(url("resources/index.ts"))
   const runtime = ManagedRuntime.make(NodeKube.layerFromFile({ path: kubeconfig }))
-  await runtime.runtime()
+  await runtime.context()
   const pods = Kube.api(Pods, { namespace: "default" })
   const get = () =>
     runtime.runPromise(Effect.map(pods.get(podName) as Effect.Effect<Option.Option<unknown>>, Option.getOrThrow))

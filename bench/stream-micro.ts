@@ -6,7 +6,7 @@
  * measured is the client's consumption (CPU µs per event or line, and wall time). Not the
  * full benchmark (`npm run bench`): a quick check of the streaming hot path.
  */
-import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClient from "effect/http/HttpClient"
 import * as Effect from "effect/Effect"
 import { splitLines } from "../src/internal/lines.js"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -139,7 +139,7 @@ const main = async () => {
   const kubeconfig = writeTokenFileKubeconfig(dir, base, "t", ca)
   const pods = Kube.api(Pods, { namespace: "bench" })
   const runtime = ManagedRuntime.make(NodeKube.layerFromFile({ path: kubeconfig }))
-  await runtime.runtime()
+  await runtime.context()
   const run = <A>(effect: Effect.Effect<A, unknown, Kube.Requirements>) => runtime.runPromise(effect)
   let seen = 0
   if (what === "all" || what === "watch") {
@@ -162,11 +162,11 @@ const main = async () => {
         await new Promise((resolve) => { r.body.on("data", (c: Buffer) => { seen += c.length }); r.body.on("end", resolve) })
       })
       await time("V1 transport bytes", events, () =>
-        run(Effect.scoped(Effect.flatMap(HttpClient.get(url), (r) => Stream.runForEachChunk(r.stream, (c) => Effect.sync(() => { seen += c.length }))))))
+        run(Effect.scoped(Effect.flatMap(HttpClient.get(url), (r) => Stream.runForEachArray(r.stream, (c) => Effect.sync(() => { seen += c.length }))))))
       await time("V2 + lines + JSON.parse", events, () =>
-        run(Effect.scoped(Effect.flatMap(HttpClient.get(url), (r) => Stream.runForEachChunk(splitLines(false)(r.stream), (c) => Effect.sync(() => { for (const l of c) { if (JSON.parse(l).object) seen++ } }))))))
+        run(Effect.scoped(Effect.flatMap(HttpClient.get(url), (r) => Stream.runForEachArray(splitLines(false)(r.stream), (c) => Effect.sync(() => { for (const l of c) { if (JSON.parse(l).object) seen++ } }))))))
       await time("V3 watch runForEachChunk", events, () =>
-        run(Stream.runForEachChunk(pods.watch({ resourceVersion: "1" }), (c) => Effect.sync(() => { seen += c.length }))))
+        run(Stream.runForEachArray(pods.watch({ resourceVersion: "1" }), (c) => Effect.sync(() => { seen += c.length }))))
     }
     await time("watch effect-kube runForEach", events, () =>
       run(Stream.runForEach(pods.watch({ resourceVersion: "1" }), (event) =>

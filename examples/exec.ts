@@ -25,7 +25,7 @@ const fake = FakeCluster.layer({
   simulate: { podStartMs: 20, completePods: false },
   portForward: (_pod, port, connection) =>
     Stream.runHead(connection.read).pipe(
-      Effect.zipRight(connection.write(`HTTP/1.0 200 OK\r\n\r\nhello from port ${port} of the fake\n`))
+      Effect.andThen(connection.write(`HTTP/1.0 200 OK\r\n\r\nhello from port ${port} of the fake\n`))
     )
 })
 
@@ -49,7 +49,7 @@ const pods = Kube.api(Pods)
 
 /** One HTTP/1.0 request through the local end of a port-forward. */
 const httpGet = (port: number) =>
-  Effect.async<string, Error>((resume) => {
+  Effect.callback<string, Error>((resume) => {
     const socket = Net.connect(port, "127.0.0.1", () => socket.write("GET / HTTP/1.0\r\n\r\n"))
     let answer = ""
     socket.on("data", (d) => (answer += d.toString()))

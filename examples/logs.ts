@@ -28,7 +28,7 @@ const onFakeCluster = Effect.gen(function*() {
   fake.setPodPhase("default", "counter", "Running")
   const writer = Effect.forEach([1, 2, 3, 4, 5], (i) =>
     Effect.sync(() => fake.appendLog("default", "counter", [`tick ${i}`])).pipe(Effect.delay("100 millis")))
-  yield* Effect.fork(writer.pipe(Effect.zipRight(Effect.sync(() => fake.endContainer("default", "counter")))))
+  yield* Effect.forkChild(writer.pipe(Effect.andThen(Effect.sync(() => fake.endContainer("default", "counter")))))
   yield* follow("counter", undefined)
   yield* Console.log("the container ended, so did the stream")
 })

@@ -41,17 +41,18 @@ const program = Effect.gen(function*() {
 
 const main = Effect.gen(function*() {
   yield* program.pipe(Effect.provide(FakeCluster.layer()))
-  yield* Console.log("spans (the platform's own http.client spans are children of the kube.* ones):")
+  yield* Console.log("spans (one per operation; the kube.* span carries the HTTP attributes):")
   for (const span of spans.getFinishedSpans().filter((s) => s.name.startsWith("kube."))) {
     const attributes = Object.entries(span.attributes).map(([key, value]) => `${key}=${String(value)}`).join(" ")
     yield* Console.log(`  ${span.name.padEnd(12)} ${attributes}`)
   }
   yield* Console.log("metrics:")
-  for (const pair of yield* Metric.snapshot) {
-    if (!pair.metricKey.name.startsWith("kube_client_")) continue
-    const tags = pair.metricKey.tags.map((tag) => `${tag.key}=${tag.value}`).join(",")
-    const state = pair.metricState as unknown as { readonly count: number } // counters and histograms both have one
-    yield* Console.log(`  ${pair.metricKey.name}{${tags}} ${state.count}`)
+  for (const metric of yield* Metric.snapshot) {
+    if (!metric.id.startsWith("kube_client_")) continue
+    const attributes = Object.entries(metric.attributes ?? {}).map(([key, value]) => `${key}=${value}`).join(",")
+    if (metric.type === "Counter" || metric.type === "Histogram") {
+      yield* Console.log(`  ${metric.id}{${attributes}} ${metric.state.count}`)
+    }
   }
 })
 

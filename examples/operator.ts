@@ -13,7 +13,7 @@
  *     "spec":{"source":{"namespace":"default","name":"settings"},"targetNamespaces":["kube-public"]}}'
  */
 import * as os from "node:os"
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node-shared/NodeRuntime"
 import { Console, Duration, Effect, Fiber, Option, Schedule, Schema } from "effect"
 import {
   ApiError,
@@ -33,7 +33,7 @@ import { FakeCluster } from "../src/testing/index.js"
 
 const Condition = Schema.Struct({
   type: Schema.String,
-  status: Schema.Literal("True", "False", "Unknown"),
+  status: Schema.Literals(["True", "False", "Unknown"]),
   reason: Schema.String,
   message: Schema.String,
   lastTransitionTime: Schema.String,
@@ -190,7 +190,7 @@ const waitUntil = <A, E, R>(what: string, check: Effect.Effect<boolean, E, R>) =
       if (yield* check) return yield* Console.log(`  ✓ ${what}`)
       yield* Effect.sleep("25 millis")
     }
-    return yield* Effect.dieMessage(`timed out waiting until ${what}`)
+    return yield* Effect.die(new Error(`timed out waiting until ${what}`))
   })
 
 const copyIn = (namespace: string) =>
@@ -199,7 +199,7 @@ const copyIn = (namespace: string) =>
 const tour = Effect.gen(function*() {
   const cluster = yield* FakeCluster.FakeCluster
   yield* Kube.api(ConfigMaps, { namespace: "default" }).create({ metadata: { name: "settings" }, data: { color: "blue" } })
-  const running = yield* Effect.fork(operator("default"))
+  const running = yield* Effect.forkChild(operator("default"))
   yield* Console.log("ConfigMirror 'settings' copies default/settings into team-a and team-b")
   yield* mirrors.create({
     metadata: { name: "settings" },
@@ -275,7 +275,7 @@ const onRealCluster = (path: string) =>
     yield* Console.log("CRD configmirrors.mirror.example.com applied; waiting for it to be served")
     yield* Effect.retry(mirrors.list({ limit: 1 }), {
       while: (e) => ApiError.isNotFound(e),
-      schedule: Schedule.spaced(Duration.seconds(1)).pipe(Schedule.intersect(Schedule.recurs(30)))
+      schedule: Schedule.max([Schedule.spaced(Duration.seconds(1)), Schedule.recurs(30)])
     })
     yield* Console.log("running (Ctrl-C to stop); create ConfigMirror objects to see it work")
     return yield* operator(undefined)
@@ -288,5 +288,5 @@ const program: Effect.Effect<unknown, unknown> = at !== -1 && process.argv[at + 
 
 // runMain interrupts the program on Ctrl-C / SIGTERM, so the lease is released for a successor
 NodeRuntime.runMain(program.pipe(
-  Effect.tapErrorCause((cause) => Console.error("operator failed", cause))
+  Effect.tapCause((cause) => Console.error("operator failed", cause))
 ), { disableErrorReporting: true })

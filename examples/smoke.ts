@@ -60,9 +60,9 @@ const smoke = Effect.gen(function*() {
     ),
     Stream.takeUntil((event) => event.type !== "BOOKMARK" && event.object.status?.phase === "Succeeded"),
     Stream.runDrain,
-    Effect.timeoutFail({
+    Effect.timeoutOrElse({
       duration: Duration.minutes(3),
-      onTimeout: () => new Error("the pod did not succeed within 3 minutes")
+      orElse: () => Effect.fail(new Error("the pod did not succeed within 3 minutes"))
     })
   )
 

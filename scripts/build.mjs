@@ -1,12 +1,9 @@
-// Builds ESM (dist/esm) and CommonJS (dist/cjs) from the same sources, so that both
-// `import` and `require` users get the package with its declarations.
+// Builds dist/esm (ES modules with their declarations) from src. There is no CommonJS build:
+// effect 4, which every module here imports, is published as ES modules only, and Node 22's
+// require(esm) loads the ES build for `require("effect-kube")` callers.
 import { execFileSync } from "node:child_process"
-import { mkdirSync, rmSync, writeFileSync } from "node:fs"
+import { rmSync, writeFileSync } from "node:fs"
 
 rmSync("dist", { recursive: true, force: true })
-const tsc = (project) => execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", project], { stdio: "inherit" })
-tsc("tsconfig.json")
-tsc("tsconfig.cjs.json")
-mkdirSync("dist/cjs", { recursive: true })
-writeFileSync("dist/cjs/package.json", JSON.stringify({ type: "commonjs" }) + "\n")
+execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.json"], { stdio: "inherit" })
 writeFileSync("dist/esm/package.json", JSON.stringify({ type: "module" }) + "\n")

@@ -9,8 +9,9 @@
  * from: `spec/kubernetes/README.md`), or from $KUBE_OPENAPI_SPEC to try another one.
  *
  * What it writes, per definition of the spec: an exported `interface` (the spec's descriptions
- * as TSDoc) and a Schema of the same name typed `Schema.Schema<T>` (so the types stay small and
- * tsc fast). Per served kind: a `Resource` named by the plural of its kind (`StatefulSets`).
+ * as TSDoc) and a Schema of the same name typed `Schema.Codec<T>` (decoded and encoded types both
+ * `T`; a plain `Schema.Schema<T>` has an `unknown` encoded type), so the types stay small and tsc
+ * fast. Per served kind: a `Resource` named by the plural of its kind (`StatefulSets`).
  *
  * Every group version goes into one module, in sections: each module a fresh process loads
  * costs about half a millisecond of CPU however small it is, and the package root loads
@@ -406,7 +407,7 @@ for (const file of fileOrder) {
     ])
     body += `${enumDoc}export type PodPhase = ${values.map((v) => JSON.stringify(v)).join(" | ")} | (string & {})\n\n` +
       docComment("The Schema of {@link PodPhase}, open: every string decodes.", "", ["@since 0.1.0", "@category schemas"]) +
-      `export const PodPhase: Schema.Schema<PodPhase> = S\n\n`
+      `export const PodPhase: Schema.Codec<PodPhase> = S\n\n`
     helpers.add("S")
   }
   for (const n of order(files.get(file))) {
@@ -442,7 +443,7 @@ for (const file of fileOrder) {
       const value = mods === "" && !base.startsWith("()") ? base : `[${base}, ${JSON.stringify(mods)}]`
       return `  ${quoteKey(f.prop)}: ${value}`
     })
-    body += `export const ${name}: Schema.Schema<${name}> = /* @__PURE__ */ struct<${name}>(${JSON.stringify(name)}, {\n${entries.join(",\n")}\n})\n\n`
+    body += `export const ${name}: Schema.Codec<${name}> = /* @__PURE__ */ struct<${name}>(${JSON.stringify(name)}, {\n${entries.join(",\n")}\n})\n\n`
     emitted.add(n)
   }
   for (const k of kindsByFile.get(file) ?? []) {

@@ -2,8 +2,9 @@
  * Kubernetes on Bun: a `KubeConfig` together with an `HttpClient` over Bun's `fetch`,
  * whose TLS options (CA, client certificate, server name, `insecure-skip-tls-verify`)
  * are given only to requests for the cluster's origin; other origins get Bun's
- * defaults. Kubeconfig files are read and exec plugins run through `BunContext`
- * (@effect/platform-bun, an optional peer dependency). Exported as `effect-kube/bun`.
+ * defaults (the HttpClient is `effect/http/FetchHttpClient`). Kubeconfig files are read
+ * and exec plugins run through Bun's Node compatibility (`NodeKube.layerPlatform`, from
+ * @effect/platform-node-shared). Exported as `effect-kube/bun`.
  *
  * An impersonation with several groups (or several values of one extra) is refused by
  * this transport: Bun's `fetch` cannot send one header name on several lines.
@@ -20,14 +21,24 @@
  * ```
  * @since 0.1.0
  */
-import * as BunContext from "@effect/platform-bun/BunContext"
-import * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
+import * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import type { KubeConfigError } from "./Errors.js"
 import * as internal from "./internal/fetchTransport.js"
+import * as Platform from "./internal/platform.js"
 import * as KubeConfig from "./KubeConfig.js"
+
+/**
+ * The platform services the kubeconfig loaders need on Bun (`KubeConfig.Platform`):
+ * @effect/platform-node-shared's `FileSystem`, `Path` and `ChildProcessSpawner`, which
+ * run on Bun's Node compatibility. The same layer as `NodeKube.layerPlatform`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerPlatform: Layer.Layer<KubeConfig.Platform> = Platform.layer
 
 /** Bun's `fetch` TLS options (`tls` in its `RequestInit`). */
 interface BunTls {
@@ -73,16 +84,16 @@ export const httpClientLayer: Layer.Layer<HttpClient.HttpClient, never, KubeConf
 )
 
 /**
- * Both services from any `KubeConfig` layer: that layer (given Bun's `FileSystem`, `Path`
- * and `CommandExecutor`), plus the Bun `HttpClient` for it.
+ * Both services from any `KubeConfig` layer: that layer (given `FileSystem`, `Path` and
+ * `ChildProcessSpawner`, see `layerPlatform`), plus the Bun `HttpClient` for it.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerFromKubeConfig = <E, R>(
   kubeConfig: Layer.Layer<KubeConfig.KubeConfig, E, R>
-): Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, E, Exclude<R, BunContext.BunContext>> =>
-  Layer.provideMerge(httpClientLayer, Layer.provide(kubeConfig, BunContext.layer))
+): Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, E, Exclude<R, KubeConfig.Platform>> =>
+  Layer.provideMerge(httpClientLayer, Layer.provide(kubeConfig, Platform.layer))
 
 /**
  * The layer for most programs: in a pod its service account, elsewhere the kubeconfig

@@ -17,8 +17,10 @@
  * ```
  * @since 0.1.0
  */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Random from "effect/Random"
 import * as Schedule from "effect/Schedule"
 import { ApiError } from "./Errors.js"
 import type * as Kube from "./Kube.js"
@@ -32,10 +34,15 @@ import * as Resource from "./Resource.js"
  * @since 0.1.0
  * @category constants
  */
-export const defaultSchedule: Schedule.Schedule<unknown, unknown> = Schedule.spaced("10 millis").pipe(
-  Schedule.jitteredWith({ min: 0.9, max: 1.1 }),
-  Schedule.intersect(Schedule.recurs(5))
-)
+export const defaultSchedule: Schedule.Schedule<unknown, unknown> = Schedule.max([
+  Schedule.spaced("10 millis").pipe(
+    // 10 % jitter, as client-go's (Schedule.jittered scales by 0.8 to 1.2)
+    Schedule.modifyDelay(({ duration }) =>
+      Effect.map(Random.next, (random) => Duration.millis(Duration.toMillis(duration) * (0.9 + 0.2 * random)))
+    )
+  ),
+  Schedule.recurs(5)
+])
 
 /**
  * Runs `effect` again (after `schedule`, default `defaultSchedule`) while it fails with

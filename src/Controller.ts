@@ -73,9 +73,9 @@ export const done: Action = { _tag: "Done" }
  * @since 0.1.0
  * @category constructors
  */
-export const requeueAfter = (delay: Duration.DurationInput): Action => ({
+export const requeueAfter = (delay: Duration.Input): Action => ({
   _tag: "RequeueAfter",
-  delay: Duration.decode(delay)
+  delay: Duration.fromInputUnsafe(delay)
 })
 
 /**
@@ -211,7 +211,7 @@ export interface Options<A, E, R> {
   /** Delays after failures, per key; its input is the failure (default `defaultErrorPolicy`). */
   readonly errorPolicy?: Schedule.Schedule<unknown, E> | undefined
   /** Requeue every object this often (default never). */
-  readonly resync?: Duration.DurationInput | undefined
+  readonly resync?: Duration.Input | undefined
   /** Selects the primary objects. */
   readonly labelSelector?: string | undefined
   readonly fieldSelector?: string | undefined
@@ -275,18 +275,19 @@ export const shardOf: (key: ObjectKey, count: number) => number = (key, count) =
   internal.shardOfKey(`${key.namespace ?? ""}/${key.name}`, count)
 
 /**
- * The metrics every controller updates, tagged `controller` (its name); `reconciles` is
- * also tagged `result` (`success`, `requeue`, `error`). Read them with `Metric.value`
- * or export them with `@effect/opentelemetry`.
+ * The metrics every controller updates, with the attribute `controller` (its name);
+ * `reconciles` also has `result` (`success`, `requeue`, `error`). Read them with
+ * `Metric.value(Metric.withAttributes(metric, { controller }))` or export them with
+ * `@effect/opentelemetry`.
  *
  * @since 0.1.0
  * @category metrics
  */
 export const metrics: {
-  readonly reconciles: Metric.Metric.Counter<number>
-  readonly reconcileDuration: Metric.Metric.Histogram<number>
-  readonly queueDepth: Metric.Metric.Gauge<number>
-  readonly retries: Metric.Metric.Counter<number>
+  readonly reconciles: Metric.Counter<number>
+  readonly reconcileDuration: Metric.Histogram<number>
+  readonly queueDepth: Metric.Gauge<number>
+  readonly retries: Metric.Counter<number>
 } = internal.metrics
 
 /**

@@ -2,8 +2,9 @@
  * Kubernetes on Deno: a `KubeConfig` together with an `HttpClient` over Deno's `fetch`,
  * with a `Deno.createHttpClient` that carries the cluster's CA and client certificate
  * given only to requests for the cluster's origin; other origins get Deno's defaults.
- * Kubeconfig files are read and exec plugins run through Deno's Node compatibility
- * (`NodeContext` from @effect/platform-node). Exported as `effect-kube/deno`.
+ * The HttpClient is `effect/http/FetchHttpClient`; kubeconfig files are read and exec
+ * plugins run through Deno's Node compatibility (`NodeKube.layerPlatform`, from
+ * @effect/platform-node-shared). Exported as `effect-kube/deno`.
  *
  * Deno's HTTP client has no option to skip verification or to check another name than
  * the URL's host, so a cluster with `insecure-skip-tls-verify` or `tls-server-name` is
@@ -23,15 +24,25 @@
  * ```
  * @since 0.1.0
  */
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
+import * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import { KubeConfigError } from "./Errors.js"
 import * as internal from "./internal/fetchTransport.js"
+import * as Platform from "./internal/platform.js"
 import * as KubeConfig from "./KubeConfig.js"
+
+/**
+ * The platform services the kubeconfig loaders need on Deno (`KubeConfig.Platform`):
+ * @effect/platform-node-shared's `FileSystem`, `Path` and `ChildProcessSpawner`, which
+ * run on Deno's Node compatibility. The same layer as `NodeKube.layerPlatform`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerPlatform: Layer.Layer<KubeConfig.Platform> = Platform.layer
 
 /** The part of the `Deno` global used here (the package is type-checked without Deno's types). */
 interface DenoHttpClient {
@@ -93,11 +104,12 @@ export const make: Effect.Effect<HttpClient.HttpClient, KubeConfigError, KubeCon
  * @category layers
  */
 export const httpClientLayer: Layer.Layer<HttpClient.HttpClient, KubeConfigError, KubeConfig.KubeConfig> = Layer
-  .scoped(HttpClient.HttpClient, make)
+  .effect(HttpClient.HttpClient, make)
 
 /**
- * Both services from any `KubeConfig` layer: that layer (given `NodeContext`, which Deno
- * runs through its Node compatibility), plus the Deno `HttpClient` for it.
+ * Both services from any `KubeConfig` layer: that layer (given `FileSystem`, `Path` and
+ * `ChildProcessSpawner`, see `layerPlatform`, which Deno runs through its Node
+ * compatibility), plus the Deno `HttpClient` for it.
  *
  * @since 0.1.0
  * @category layers
@@ -107,8 +119,8 @@ export const layerFromKubeConfig = <E, R>(
 ): Layer.Layer<
   KubeConfig.KubeConfig | HttpClient.HttpClient,
   E | KubeConfigError,
-  Exclude<R, NodeContext.NodeContext>
-> => Layer.provideMerge(httpClientLayer, Layer.provide(kubeConfig, NodeContext.layer))
+  Exclude<R, KubeConfig.Platform>
+> => Layer.provideMerge(httpClientLayer, Layer.provide(kubeConfig, Platform.layer))
 
 /**
  * The layer for most programs: in a pod its service account, elsewhere the kubeconfig

@@ -24,7 +24,7 @@
  * ```
  * @since 0.1.0
  */
-import type * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClient from "effect/http/HttpClient"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -168,7 +168,7 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class Discovery extends Context.Tag("effect-kube/Discovery")<Discovery, Service>() {}
+export class Discovery extends Context.Service<Discovery, Service>()("effect-kube/Discovery") {}
 
 /**
  * A discovery with an empty cache, sending its requests with the KubeConfig and

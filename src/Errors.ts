@@ -1,6 +1,6 @@
 /**
  * The tagged errors of effect-kube. Every failure an operation can produce is one of
- * these (or `@effect/platform`'s `HttpClientError` for transport failures), so callers
+ * these (or `effect/http`'s `HttpClientError` for transport failures), so callers
  * branch with `Effect.catchTag` instead of parsing strings.
  *
  * No error here ever holds a token, a password, a client key or Secret data: errors
@@ -49,8 +49,8 @@ export interface Status {
  * import { Console, Effect } from "effect"
  * import { Kube, Pods } from "effect-kube"
  *
- * // "Web_1" is not a valid name: this fails before any request is sent
- * const program = Kube.api(Pods).get("Web_1").pipe(
+ * // "web/../secrets" cannot be used in a path: this fails before any request is sent
+ * const program = Kube.api(Pods).get("web/../secrets").pipe(
  *   Effect.catchTag("ValidationError", (e) => Console.error(e.message))
  * )
  * ```
@@ -62,7 +62,7 @@ export class ValidationError extends Data.TaggedError("ValidationError")<{
   readonly subject: string
   /** What is wrong with it, for a person. */
   readonly detail: string
-  /** The underlying error (a Schema ParseError, a YAML error), when there is one. */
+  /** The underlying error (a YAML error, ...), when there is one. */
   readonly cause?: unknown
 }> {
   override get message(): string {

@@ -82,7 +82,7 @@ export interface Options {
   /** This replica, e.g. the pod name. */
   readonly reportingInstance: string
   /** Repeats within this window are folded into a series (default 6 minutes). */
-  readonly window?: Duration.DurationInput | undefined
+  readonly window?: Duration.Input | undefined
 }
 
 /**
@@ -124,7 +124,7 @@ const maxNote = 1024
  */
 export const make = (options: Options): Effect.Effect<Recorder> =>
   Effect.sync(() => {
-    const window = Duration.toMillis(Duration.decode(options.window ?? "6 minutes"))
+    const window = Duration.toMillis(Duration.fromInputUnsafe(options.window ?? "6 minutes"))
     const recent = new Map<string, Series>()
     const publish = (regarding: Reference, event: Event): Effect.Effect<void, never, Kube.Requirements> =>
       Effect.gen(function*() {
@@ -162,7 +162,7 @@ export const make = (options: Options): Effect.Effect<Recorder> =>
         })
         recent.set(key, { name, namespace, count: 1, last: now })
       }).pipe(
-        Effect.catchAll((error) =>
+        Effect.catch((error) =>
           Effect.logWarning(`EventRecorder: could not record ${event.reason} for ${regarding.kind} ${regarding.name}`, error)
         )
       )

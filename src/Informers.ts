@@ -76,7 +76,7 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class Informers extends Context.Tag("effect-kube/Informers")<Informers, Service>() {}
+export class Informers extends Context.Service<Informers, Service>()("effect-kube/Informers") {}
 
 /**
  * A set of informers whose watches run in the given scope with the given requirements.
@@ -96,7 +96,7 @@ export const make: Effect.Effect<Service, never, Kube.Requirements | Scope.Scope
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<Informers, never, Kube.Requirements> = Layer.scoped(Informers, make)
+export const layer: Layer.Layer<Informers, never, Kube.Requirements> = Layer.effect(Informers, make)
 
 /**
  * Subscribes through the `Informers` service.

@@ -21,8 +21,8 @@
  * ```
  * @since 0.1.0
  */
-import type * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as HttpClient from "effect/http/HttpClient"
+import type * as HttpClientError from "effect/http/HttpClientError"
 import type * as Scope from "effect/Scope"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
@@ -61,9 +61,11 @@ export type Requirements = KubeConfig | HttpClient.HttpClient
 /**
  * What an operation can fail with: the server's answer (`ApiError`), bad input or a
  * response that does not fit its Schema (`ValidationError`), credentials that could not
- * be obtained (`KubeConfigError`), the transport (`HttpClientError`), or a server that
- * gave no complete answer within the per-request timeout (`RequestTimeout`); and a
- * server warning where `Warnings.layerFail` turns warnings into failures (`ServerWarning`).
+ * be obtained (`KubeConfigError`), the transport (`HttpClientError`, whose `reason._tag`
+ * says what failed: `TransportError` for the connection, `DecodeError` for a body that
+ * broke off), or a server that gave no complete answer within the per-request timeout
+ * (`RequestTimeout`); and a server warning where `Warnings.layerFail` turns warnings into
+ * failures (`ServerWarning`).
  *
  * @since 0.1.0
  * @category models
@@ -421,7 +423,7 @@ export interface Operations<A> {
  * @category models
  */
 export interface WaitForOptions extends Omit<Watcher.Options, "labelSelector" | "fieldSelector" | "allNamespaces"> {
-  readonly timeout: Duration.DurationInput
+  readonly timeout: Duration.Input
 }
 
 /**
@@ -785,7 +787,7 @@ export interface RequestOptions {
  *       kind: "SelfSubjectAccessReview",
  *       spec: { resourceAttributes: { verb: "list", resource: "pods", namespace: "default" } }
  *     }
- *   }).pipe(Effect.flatMap(Schema.decodeUnknown(Review)))
+ *   }).pipe(Effect.flatMap(Schema.decodeUnknownEffect(Review)))
  *   assert.strictEqual(review.status.allowed, true)
  * })
  *
@@ -804,7 +806,7 @@ export const request: (options: RequestOptions) => Effect.Effect<unknown, Error,
  *
  * @example
  * ```ts
- * import { Chunk, Effect, Stream } from "effect"
+ * import { Effect, Stream } from "effect"
  * import { ConfigMaps, Kube } from "effect-kube"
  * import { FakeCluster } from "effect-kube/testing"
  *
@@ -815,7 +817,7 @@ export const request: (options: RequestOptions) => Effect.Effect<unknown, Error,
  *     path: "/api/v1/namespaces/default/configmaps",
  *     query: { watch: true }
  *   }).pipe(Stream.map((line) => JSON.parse(line) as { type: string }), Stream.take(1), Stream.runCollect)
- *   assert.strictEqual(Chunk.unsafeHead(events).type, "ADDED")
+ *   assert.strictEqual(events[0]!.type, "ADDED")
  * })
  *
  * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
@@ -963,7 +965,7 @@ export interface Invalid {
  *   kind: "ConfigMap",
  *   plural: "configmaps",
  *   namespaced: true,
- *   schema: Schema.Struct({ data: Schema.Struct({ mode: Schema.Literal("fast", "slow") }) })
+ *   schema: Schema.Struct({ data: Schema.Struct({ mode: Schema.Literals(["fast", "slow"]) }) })
  * })
  *
  * const program = Effect.gen(function* () {

@@ -11,12 +11,13 @@
  * ```
  * @since 0.1.0
  */
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import type * as FileSystem from "@effect/platform/FileSystem"
-import type * as Path from "@effect/platform/Path"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type * as FileSystem from "effect/FileSystem"
+import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
+import type * as Path from "effect/Path"
+import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import type * as Redacted from "effect/Redacted"
 import type { KubeConfigError } from "./Errors.js"
 import * as internal from "./internal/kubeconfig/load.js"
@@ -144,34 +145,36 @@ export interface Service {
 
 /**
  * The platform services a loader uses: `FileSystem` (the kubeconfig, CA, certificate and
- * token files), `Path` (relative paths, `$KUBECONFIG` lists) and `CommandExecutor` (exec
- * credential plugins). `NodeContext.layer` (@effect/platform-node) or `BunContext.layer`
- * (@effect/platform-bun) provide them; `NodeKube` and `BunKube` layers provide them for you.
+ * token files), `Path` (relative paths, `$KUBECONFIG` lists) and `ChildProcessSpawner`
+ * (exec credential plugins), from `effect/FileSystem`, `effect/Path` and
+ * `effect/process/ChildProcessSpawner`. `NodeKube.layerPlatform` provides them (on Node,
+ * Bun and Deno); the `NodeKube`, `BunKube` and `DenoKube` layers provide them for you.
  *
  * @since 0.1.0
  * @category models
  */
-export type Platform = FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
+export type Platform = FileSystem.FileSystem | Path.Path | ChildProcessSpawner.ChildProcessSpawner
 
 /**
- * The `KubeConfig` service tag.
+ * The `KubeConfig` service.
  *
  * @since 0.1.0
  * @category tags
  */
-export class KubeConfig extends Context.Tag("effect-kube/KubeConfig")<KubeConfig, Service>() {}
+export class KubeConfig extends Context.Service<KubeConfig, Service>()("effect-kube/KubeConfig") {}
 
 /**
  * The `HttpClient` that talks to OIDC identity providers, to renew an `oidc`
  * auth-provider's id-token. An issuer is not the cluster: it must not be sent the
  * cluster's client certificate, nor be checked against the cluster's CA. By default it is
  * `fetch` with the platform's own trust store; provide another (for an issuer behind a
- * private CA, named by `idp-certificate-authority`) to the `KubeConfig` layer.
+ * private CA, named by `idp-certificate-authority`) to the `KubeConfig` layer. It is a
+ * `Context.Reference` (a service with a default value), so nothing needs to provide it.
  *
  * @example
  * ```ts
- * import { FetchHttpClient, HttpClient } from "@effect/platform"
  * import { Effect, Layer } from "effect"
+ * import { FetchHttpClient, HttpClient } from "effect/http"
  * import { KubeConfig, NodeKube } from "effect-kube"
  *
  * const issuerClient = Layer.effect(
@@ -183,15 +186,15 @@ export class KubeConfig extends Context.Tag("effect-kube/KubeConfig")<KubeConfig
  * @since 0.1.0
  * @category tags
  */
-export const OidcHttpClient: typeof internalOidc.OidcHttpClient = internalOidc.OidcHttpClient
+export const OidcHttpClient: Context.Reference<HttpClient.HttpClient> = internalOidc.OidcHttpClient
 
 /**
- * The type of the `OidcHttpClient` tag.
+ * The type of the `OidcHttpClient` reference.
  *
  * @since 0.1.0
  * @category tags
  */
-export type OidcHttpClient = internalOidc.OidcHttpClient
+export type OidcHttpClient = Context.Reference<HttpClient.HttpClient>
 
 /**
  * An explicit configuration. At most one way to authenticate (`token`, `tokenFile`,
@@ -308,8 +311,8 @@ export interface FileOptions {
  * directory. When several files are merged, the first to define a cluster, user or
  * context name wins, and `current-context` comes from the first file that sets one.
  *
- * Requires the `Platform` services (`FileSystem`, `Path`, `CommandExecutor`); the
- * `NodeKube` and `BunKube` layers provide them.
+ * Requires the `Platform` services (`FileSystem`, `Path`, `ChildProcessSpawner`); the
+ * `NodeKube`, `BunKube` and `DenoKube` layers provide them.
  *
  * @since 0.1.0
  * @category constructors
@@ -436,20 +439,20 @@ export const fromEnvironment: Effect.Effect<Service, KubeConfigError, Platform> 
 
 /**
  * The layer for most programs; see `fromEnvironment`. Requires the `Platform` services
- * (`NodeKube.layer` and `BunKube.layer` include them).
+ * (`NodeKube.layer`, `BunKube.layer` and `DenoKube.layer` include them;
+ * `NodeKube.layerPlatform` provides them alone).
  *
  * @example
  * ```ts
- * import { NodeContext } from "@effect/platform-node"
  * import { Effect, Layer } from "effect"
- * import { KubeConfig } from "effect-kube"
+ * import { KubeConfig, NodeKube } from "effect-kube"
  *
  * const program = Effect.gen(function* () {
  *   const config = yield* KubeConfig.KubeConfig
  *   console.log(config.server, config.namespace)
  * })
  * // call main() to print the server and namespace of your kubeconfig
- * const main = () => Effect.runPromise(Effect.provide(program, Layer.provide(KubeConfig.layer, NodeContext.layer)))
+ * const main = () => Effect.runPromise(Effect.provide(program, Layer.provide(KubeConfig.layer, NodeKube.layerPlatform)))
  * ```
  * @since 0.1.0
  * @category layers

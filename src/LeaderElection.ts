@@ -53,11 +53,11 @@ export interface Options {
   /** This replica's identity, unique among candidates (e.g. the pod name). */
   readonly identity: string
   /** How long a lease holds without renewal (default 15 s; written in whole seconds). */
-  readonly leaseDuration?: Duration.DurationInput | undefined
+  readonly leaseDuration?: Duration.Input | undefined
   /** How long the leader keeps trying to renew before it steps down (default 10 s). */
-  readonly renewDeadline?: Duration.DurationInput | undefined
+  readonly renewDeadline?: Duration.Input | undefined
   /** Between attempts to acquire or renew (default 2 s). */
-  readonly retryPeriod?: Duration.DurationInput | undefined
+  readonly retryPeriod?: Duration.Input | undefined
   /** Release the lease when the protected effect ends or is interrupted (default true). */
   readonly releaseOnCancel?: boolean | undefined
 }

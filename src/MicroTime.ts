@@ -89,6 +89,7 @@ export const now: Effect.Effect<string> = Effect.map(Clock.currentTimeMillis, fo
  * @since 0.1.0
  * @category schemas
  */
-export const MicroTime: Schema.Schema<string> = Schema.String.pipe(
-  Schema.filter((s) => isMicroTime(s) || `expected an RFC 3339 time with six fractional digits, got ${JSON.stringify(s)}`)
-).annotations({ identifier: "MicroTime" })
+export const MicroTime: Schema.Codec<string> = Schema.String.check(
+  // the message says what was expected, never the value found (as every ValidationError of the library)
+  Schema.makeFilter((s) => isMicroTime(s) || "expected an RFC 3339 time with six fractional digits")
+).annotate({ identifier: "MicroTime" })

@@ -21,15 +21,15 @@
  * ```
  * @since 0.1.0
  */
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import type { KubeConfigError } from "./Errors.js"
-import { ValidationError } from "./Errors.js"
 import * as Effect from "effect/Effect"
+import * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import type { KubeConfigError } from "./Errors.js"
+import { ValidationError } from "./Errors.js"
 import { enforcesDeadline } from "./internal/credentials.js"
 import * as internal from "./internal/nodeTransport.js"
+import * as Platform from "./internal/platform.js"
 import * as KubeConfig from "./KubeConfig.js"
 
 /**
@@ -48,6 +48,26 @@ export interface Options {
    */
   readonly maxConnections?: number | undefined
 }
+
+/**
+ * The platform services the kubeconfig loaders need (`KubeConfig.Platform`: `FileSystem`,
+ * `Path` and `ChildProcessSpawner`), from @effect/platform-node-shared. The `NodeKube`
+ * layers include it; provide it yourself to a `KubeConfig` layer used on its own. It
+ * runs on Bun and Deno too, through their Node compatibility.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { KubeConfig, NodeKube } from "effect-kube"
+ *
+ * const program = Effect.map(KubeConfig.fromFile({ path: "./kubeconfig" }), (config) => config.server)
+ * // call main() to print the server of ./kubeconfig
+ * const main = () => Effect.runPromise(Effect.provide(program, NodeKube.layerPlatform)).then(console.log)
+ * ```
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerPlatform: Layer.Layer<KubeConfig.Platform> = Platform.layer
 
 const checkOptions = (options: Options): Effect.Effect<Options, ValidationError> => {
   const max = options.maxConnections
@@ -103,7 +123,7 @@ export const makeWith = (
  * @since 0.1.0
  * @category layers
  */
-export const httpClientLayer: Layer.Layer<HttpClient.HttpClient, never, KubeConfig.KubeConfig> = Layer.scoped(
+export const httpClientLayer: Layer.Layer<HttpClient.HttpClient, never, KubeConfig.KubeConfig> = Layer.effect(
   HttpClient.HttpClient,
   make
 )
@@ -117,12 +137,12 @@ export const httpClientLayer: Layer.Layer<HttpClient.HttpClient, never, KubeConf
 export const httpClientLayerWith = (
   options: Options
 ): Layer.Layer<HttpClient.HttpClient, ValidationError, KubeConfig.KubeConfig> =>
-  Layer.scoped(HttpClient.HttpClient, makeWith(options))
+  Layer.effect(HttpClient.HttpClient, makeWith(options))
 
 /**
  * Both services from any `KubeConfig` layer: that layer, plus the Node `HttpClient` for it.
- * The layer is given Node's `FileSystem`, `Path` and `CommandExecutor` (`NodeContext`), so
- * the kubeconfig loaders' `KubeConfig.Platform` requirement is met here.
+ * The layer is given Node's `FileSystem`, `Path` and `ChildProcessSpawner` (`layerPlatform`),
+ * so the kubeconfig loaders' `KubeConfig.Platform` requirement is met here.
  *
  * With `options`, the transport's (see `Options`); an option that is not valid fails the
  * layer with a `ValidationError`.
@@ -143,14 +163,14 @@ export const httpClientLayerWith = (
 export const layerFromKubeConfig: {
   <E, R>(
     kubeConfig: Layer.Layer<KubeConfig.KubeConfig, E, R>
-  ): Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, E, Exclude<R, NodeContext.NodeContext>>
+  ): Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, E, Exclude<R, KubeConfig.Platform>>
   <E, R>(
     kubeConfig: Layer.Layer<KubeConfig.KubeConfig, E, R>,
     options: Options
   ): Layer.Layer<
     KubeConfig.KubeConfig | HttpClient.HttpClient,
     E | ValidationError,
-    Exclude<R, NodeContext.NodeContext>
+    Exclude<R, KubeConfig.Platform>
   >
 } = <E, R>(
   kubeConfig: Layer.Layer<KubeConfig.KubeConfig, E, R>,
@@ -158,11 +178,11 @@ export const layerFromKubeConfig: {
 ): Layer.Layer<
   KubeConfig.KubeConfig | HttpClient.HttpClient,
   E | ValidationError,
-  Exclude<R, NodeContext.NodeContext>
+  Exclude<R, KubeConfig.Platform>
 > =>
   Layer.provideMerge(
     options === undefined ? httpClientLayer : httpClientLayerWith(options),
-    Layer.provide(kubeConfig, NodeContext.layer)
+    Layer.provide(kubeConfig, Platform.layer)
   )
 
 /**

@@ -14,18 +14,18 @@
  *
  * @example
  * ```ts
- * import { Either } from "effect"
+ * import { Result } from "effect"
  * import { Quantity } from "effect-kube"
  *
- * const total = Either.all([Quantity.parse("500m"), Quantity.parse("1.5")]).pipe(
- *   Either.map(([a, b]) => Quantity.format(Quantity.add(a, b)))
+ * const total = Result.all([Quantity.parse("500m"), Quantity.parse("1.5")]).pipe(
+ *   Result.map(([a, b]) => Quantity.format(Quantity.add(a, b)))
  * )
- * assert.deepStrictEqual(total, Either.right("2"))
+ * assert.deepStrictEqual(total, Result.succeed("2"))
  * ```
  * @since 0.1.0
  */
-import * as Either from "effect/Either"
 import * as order from "effect/Order"
+import * as Result from "effect/Result"
 import { ValidationError } from "./Errors.js"
 
 /**
@@ -78,10 +78,10 @@ const invalid = (input: string, why: string): ValidationError =>
  * @since 0.1.0
  * @category parsing
  */
-export const parse = (input: string): Either.Either<Quantity, ValidationError> => {
+export const parse = (input: string): Result.Result<Quantity, ValidationError> => {
   const m = pattern.exec(input)
   if (m === null) {
-    return Either.left(
+    return Result.fail(
       invalid(input, "is not a quantity: a number with an optional suffix (Ki Mi Gi Ti Pi Ei, n u m k M G T P E, or e<exponent>)")
     )
   }
@@ -100,14 +100,14 @@ export const parse = (input: string): Either.Either<Quantity, ValidationError> =
   } else if (/^[eE]./.test(suffix)) {
     format = "DecimalExponent"
     const exponent = Number(suffix.slice(1))
-    if (Math.abs(exponent) > maxExponent) return Either.left(invalid(input, `has an exponent beyond ±${maxExponent}`))
+    if (Math.abs(exponent) > maxExponent) return Result.fail(invalid(input, `has an exponent beyond ±${maxExponent}`))
     scale += exponent
   } else {
     scale += decimal[suffix]!
   }
   const scaled = signed * factor
   const nanos = scale >= 0 ? scaled * pow10(scale) : divideUp(scaled, pow10(-scale))
-  return Either.right({ nanos, format })
+  return Result.succeed({ nanos, format })
 }
 
 /**
@@ -116,7 +116,7 @@ export const parse = (input: string): Either.Either<Quantity, ValidationError> =
  * @since 0.1.0
  * @category parsing
  */
-export const unsafeParse = (input: string): Quantity => Either.getOrThrowWith(parse(input), (e) => e)
+export const unsafeParse = (input: string): Quantity => Result.getOrThrowWith(parse(input), (e) => e)
 
 /**
  * A quantity from a number of nano-units and a format.
@@ -168,7 +168,7 @@ export const format = (q: Quantity): string => {
  * @since 0.1.0
  * @category formatting
  */
-export const canonicalize = (input: string): Either.Either<string, ValidationError> => Either.map(parse(input), format)
+export const canonicalize = (input: string): Result.Result<string, ValidationError> => Result.map(parse(input), format)
 
 /**
  * Orders quantities by value (their format aside).

@@ -17,7 +17,7 @@
  * const policy = RequestPolicy.layer({
  *   timeout: "5 seconds",
  *   throttleRetries: 5,
- *   readRetries: Schedule.exponential("200 millis").pipe(Schedule.intersect(Schedule.recurs(3)))
+ *   readRetries: Schedule.max([Schedule.exponential("200 millis"), Schedule.recurs(3)])
  * })
  *
  * // call main() to run it against the cluster your kubeconfig names
@@ -58,18 +58,20 @@ export const defaults: Policy = {
   timeout: Duration.seconds(30),
   throttleRetries: 3,
   maxRetryAfter: Duration.seconds(60),
-  readRetries: Schedule.exponential("200 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(3)))
+  readRetries: Schedule.max([Schedule.jittered(Schedule.exponential("200 millis")), Schedule.recurs(3)])
 }
 
 /**
- * The policy as a service with defaults: operations read it without requiring it.
+ * The policy as a Reference with defaults: operations read it without requiring it.
+ * Provide another with `layer`, or for one effect with
+ * `Effect.provideService(RequestPolicy.RequestPolicy, RequestPolicy.make({ ... }))`.
  *
  * @since 0.1.0
  * @category tags
  */
-export class RequestPolicy extends Context.Reference<RequestPolicy>()("effect-kube/RequestPolicy", {
+export const RequestPolicy: Context.Reference<Policy> = Context.Reference<Policy>("effect-kube/RequestPolicy", {
   defaultValue: () => defaults
-}) {}
+})
 
 /**
  * Options of `layer`; anything left out keeps its default.
@@ -79,9 +81,9 @@ export class RequestPolicy extends Context.Reference<RequestPolicy>()("effect-ku
  */
 export interface Options {
   /** `null` turns the timeout off. */
-  readonly timeout?: Duration.DurationInput | null | undefined
+  readonly timeout?: Duration.Input | null | undefined
   readonly throttleRetries?: number | undefined
-  readonly maxRetryAfter?: Duration.DurationInput | undefined
+  readonly maxRetryAfter?: Duration.Input | undefined
   readonly readRetries?: Schedule.Schedule<unknown, unknown> | undefined
 }
 
@@ -96,16 +98,17 @@ export const make = (options: Options): Policy => ({
     ? undefined
     : options.timeout === undefined
     ? defaults.timeout
-    : Duration.decode(options.timeout),
+    : Duration.fromInputUnsafe(options.timeout),
   throttleRetries: options.throttleRetries ?? defaults.throttleRetries,
-  maxRetryAfter: options.maxRetryAfter === undefined ? defaults.maxRetryAfter : Duration.decode(options.maxRetryAfter),
+  maxRetryAfter: options.maxRetryAfter === undefined ? defaults.maxRetryAfter : Duration.fromInputUnsafe(options.maxRetryAfter),
   readRetries: options.readRetries ?? defaults.readRetries
 })
 
 /**
- * A layer that sets the policy for every operation it is provided to.
+ * A layer that sets the policy for every operation it is provided to. (A Reference is
+ * never required, so the layer provides nothing the types track.)
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<RequestPolicy> => Layer.succeed(RequestPolicy, make(options))
+export const layer = (options: Options): Layer.Layer<never> => Layer.succeed(RequestPolicy, make(options))

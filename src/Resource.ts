@@ -55,7 +55,7 @@ export interface Resource<A, I = A, S extends string = string> {
   readonly namespaced: boolean
   /** The subresources served for this kind, as they appear in paths (`status`, `scale`, `log`). */
   readonly subresources: ReadonlyArray<S>
-  readonly schema: Schema.Schema<A, I>
+  readonly schema: Schema.Codec<A, I>
 }
 
 /**
@@ -97,7 +97,7 @@ export const make = <A, I, const S extends string = never>(options: {
   readonly plural: string
   readonly namespaced: boolean
   readonly subresources?: ReadonlyArray<S> | undefined
-  readonly schema: Schema.Schema<A, I>
+  readonly schema: Schema.Codec<A, I>
 }): Resource<A, I, S> => {
   const slash = options.apiVersion.indexOf("/")
   return {

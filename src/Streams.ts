@@ -1,13 +1,13 @@
 /**
- * Consuming the long streams of the client (watches, watchers, followed logs) at the cost of
- * the work done per element.
+ * Consuming the long streams of the client (watches, watchers, followed logs).
  *
- * `Streams.runForEach` does what `Stream.runForEach` does, through `Stream.toPull`. Effect
- * 3's `Stream.runForEach` runs each chunk through `Channel.fromEffect`, which stores a function
- * literal on a property; V8 allocates such a closure in the old generation, where, once dead,
- * it keeps the chunk and its elements alive until the next full collection. Every watch event
- * is then promoted out of the young generation: in `npm run bench`, `Stream.runForEach` costs
- * ~1.4x the CPU time per watch event of this function, ~1.7x per line of a followed log.
+ * `Streams.runForEach` and `Streams.runForEachWhile` are Effect's `Stream.runForEach` and
+ * `Stream.runForEachWhile`. On Effect 3 they were workarounds: Effect 3's runners wrapped
+ * each chunk's effect in a closure that V8 allocated in the old generation, where, once
+ * dead, it kept the chunk and its elements alive until the next full collection, so every
+ * watch event was promoted out of the young generation (~1.4x the CPU time per watch event,
+ * ~1.7x per line of a followed log). Effect 4's runners promote nothing and are as fast as
+ * the workaround was, so these names stay only for code written against them.
  *
  * @example
  * ```ts
@@ -27,14 +27,12 @@
  * @since 0.1.0
  */
 import type * as Effect from "effect/Effect"
-import { dual } from "effect/Function"
-import type * as Stream from "effect/Stream"
-import * as internal from "./internal/streams.js"
+import * as Stream from "effect/Stream"
 
 /**
  * Runs `f` on every element of the stream, in order, until the stream ends; fails with the
- * first failure of the stream or of `f`. The same as `Stream.runForEach`, without its
- * per-chunk cost (see the module's comment).
+ * first failure of the stream or of `f`. Effect's `Stream.runForEach` (see the module's
+ * comment).
  *
  * @example
  * ```ts
@@ -57,12 +55,12 @@ export const runForEach: {
     self: Stream.Stream<A, E, R>,
     f: (a: A) => Effect.Effect<X, E2, R2>
   ): Effect.Effect<void, E | E2, R | R2>
-} = dual(2, internal.runForEach)
+} = Stream.runForEach
 
 /**
  * Runs `f` on the elements of the stream, in order, until it returns `false` or the stream
- * ends; the stream is closed then. The same as `Stream.runForEachWhile`, without its per-chunk
- * cost (see the module's comment).
+ * ends; the stream is closed then. Effect's `Stream.runForEachWhile` (see the module's
+ * comment).
  *
  * @example
  * ```ts
@@ -87,4 +85,4 @@ export const runForEachWhile: {
     self: Stream.Stream<A, E, R>,
     f: (a: A) => Effect.Effect<boolean, E2, R2>
   ): Effect.Effect<void, E | E2, R | R2>
-} = dual(2, internal.runForEachWhile)
+} = Stream.runForEachWhile

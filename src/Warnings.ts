@@ -1,8 +1,9 @@
 /**
  * What the client does with what the server warns about, as client-go's
  * WarningHandler: the `Warning: 299 - "..."` headers of any answer (deprecated API
- * versions, unknown fields under `fieldValidation: "Warn"`), and the objects an
- * `invalid: "skip"` list or watch dropped because they did not fit their Schema.
+ * versions, unknown fields under `fieldValidation: "Warn"`), the objects an
+ * `invalid: "skip"` list or watch dropped because they did not fit their Schema, and
+ * the objects of a built-in kind kept although they do not fit (a newer server's).
  *
  * Without a `Warnings` service in context they are logged with `Effect.logWarning`.
  * Provide `layerCollect` to gather them, `layerIgnore` to drop them, `layerFail` to
@@ -64,12 +65,31 @@ export interface InvalidObject {
 }
 
 /**
+ * An object of a built-in kind delivered as the server sent it although it does not
+ * fit the kind's Schema below its metadata: what a server newer than the spec sends (a
+ * field the spec calls required left out, a value of a shape the spec does not know).
+ * The error names the object and the paths that do not fit, never their values; the
+ * text is the error's message.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MismatchedObject {
+  readonly _tag: "MismatchedObject"
+  readonly method: string
+  /** The path with its query. */
+  readonly path: string
+  readonly text: string
+  readonly error: ValidationError
+}
+
+/**
  * What the service is told about.
  *
  * @since 0.1.0
  * @category models
  */
-export type Warning = HeaderWarning | InvalidObject
+export type Warning = HeaderWarning | InvalidObject | MismatchedObject
 
 /**
  * What a handler may fail with: the failure then ends the operation that got the
@@ -96,7 +116,7 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class Warnings extends Context.Tag("effect-kube/Warnings")<Warnings, Service>() {}
+export class Warnings extends Context.Service<Warnings, Service>()("effect-kube/Warnings") {}
 
 /**
  * Logs a warning with `Effect.logWarning` (what happens when no service is provided).
@@ -136,16 +156,16 @@ export const layerIgnore: Layer.Layer<Warnings> = layer(() => Effect.void)
 
 /**
  * Turns every warning into a failure of the operation that got it: a header into a
- * `ServerWarning`, a skipped object into its `ValidationError`. The request was carried
- * out all the same (a warned write is written).
+ * `ServerWarning`, a skipped or a mismatched object into its `ValidationError`. The
+ * request was carried out all the same (a warned write is written).
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerFail: Layer.Layer<Warnings> = layer((warning) =>
-  warning._tag === "InvalidObject"
-    ? Effect.fail(warning.error)
-    : Effect.fail(new ServerWarning({ method: warning.method, path: warning.path, text: warning.text }))
+  warning._tag === "HeaderWarning"
+    ? Effect.fail(new ServerWarning({ method: warning.method, path: warning.path, text: warning.text }))
+    : Effect.fail(warning.error)
 )
 
 /**
@@ -166,7 +186,7 @@ export interface Collector {
  * @since 0.1.0
  * @category tags
  */
-export class Collected extends Context.Tag("effect-kube/Warnings/Collected")<Collected, Collector>() {}
+export class Collected extends Context.Service<Collected, Collector>()("effect-kube/Warnings/Collected") {}
 
 /**
  * Gathers warnings (read them from `Collected`) instead of logging them.

@@ -68,7 +68,7 @@ export interface Options extends Kube.Selectors {
    * How long a watch may stay without receiving a byte before it is taken for a
    * connection that died silently and resumed (default `timeoutSeconds` + 30 s).
    */
-  readonly idleTimeout?: Duration.DurationInput | undefined
+  readonly idleTimeout?: Duration.Input | undefined
   /**
    * The delays between retries (default `Watcher.defaultBackoff`: 800 ms doubling to
    * 30 s, with jitter). Its input is the failure; when it ends, the watcher fails with

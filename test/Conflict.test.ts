@@ -14,7 +14,7 @@ const isPut = (method: string) => method === "PUT"
 const puts = (cluster: FakeCluster.Control) => cluster.requests().filter((r) => r.method === "PUT").length
 const fake = Layer.merge(
   FakeCluster.layer({ objects: [{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings" }, data: { n: "0" } }] }),
-  RequestPolicy.layer({ readRetries: Schedule.stop, throttleRetries: 0, timeout: null })
+  RequestPolicy.layer({ readRetries: Schedule.recurs(0), throttleRetries: 0, timeout: null })
 )
 
 const increment = (cm: typeof ConfigMaps.schema.Type) => ({ ...cm, data: { ...cm.data, n: String(Number(cm.data?.n ?? "0") + 1) } })

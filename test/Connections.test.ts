@@ -59,10 +59,10 @@ const burst = (count: number) =>
 
 /** A bound on how long a request that must complete may take, so that a starved one fails rather than hangs. */
 const completes = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.timeoutFail(effect, { duration: Duration.seconds(20), onTimeout: () => new Error("starved") })
+  Effect.timeoutOrElse(effect, { duration: Duration.seconds(20), orElse: () => Effect.fail(new Error("starved")) })
 
 describe("connections for short requests", () => {
-  it.scopedLive("200 concurrent GETs use at most the default cap of connections, and all succeed", () =>
+  it.live("200 concurrent GETs use at most the default cap of connections, and all succeed", () =>
     Effect.gen(function*() {
       const served = yield* serveTls()
       served.control.seed(Array.from({ length: 20 }, (_, i) => configMap(`cm-${i}`)))
@@ -73,7 +73,7 @@ describe("connections for short requests", () => {
       assert.isAtMost(served.connectionsOpened(), defaultMaxConnections)
     }))
 
-  it.scopedLive("with maxConnections: 4, 200 concurrent GETs open at most 4 connections, reused by a second burst", () =>
+  it.live("with maxConnections: 4, 200 concurrent GETs open at most 4 connections, reused by a second burst", () =>
     Effect.gen(function*() {
       const served = yield* serveTls()
       served.control.seed(Array.from({ length: 20 }, (_, i) => configMap(`cm-${i}`)))
@@ -87,7 +87,7 @@ describe("connections for short requests", () => {
       assert.strictEqual(served.control.requests().length, 400)
     }))
 
-  it.scopedLive("maxConnections: Infinity lifts the cap", () =>
+  it.live("maxConnections: Infinity lifts the cap", () =>
     Effect.gen(function*() {
       const served = yield* serveTls()
       served.control.seed(Array.from({ length: 20 }, (_, i) => configMap(`cm-${i}`)))
@@ -95,7 +95,7 @@ describe("connections for short requests", () => {
       assert.isAbove(served.connectionsOpened(), 4, "more connections than a small cap would allow")
     }))
 
-  it.scopedLive("an invalid maxConnections fails the layer with a ValidationError, before any request", () =>
+  it.live("an invalid maxConnections fails the layer with a ValidationError, before any request", () =>
     Effect.gen(function*() {
       const served = yield* serveTls()
       for (const maxConnections of [0, -1, 1.5, Number.NaN]) {
@@ -111,7 +111,7 @@ describe("connections for short requests", () => {
 })
 
 describe("streams on their own pool", () => {
-  it.scopedLive("with more open watches and log follows than the cap, GETs still complete", () =>
+  it.live("with more open watches and log follows than the cap, GETs still complete", () =>
     Effect.gen(function*() {
       const served = yield* serveTls()
       const control = served.control
@@ -121,11 +121,11 @@ describe("streams on their own pool", () => {
         const cap = 3
         const watches = yield* Effect.forEach(
           Array.from({ length: cap + 3 }),
-          () => cms.watch({ labelSelector: "app=conn" }).pipe(Stream.runDrain, Effect.fork)
+          () => cms.watch({ labelSelector: "app=conn" }).pipe(Stream.runDrain, Effect.forkChild)
         )
         const follows = yield* Effect.forEach(
           Array.from({ length: cap }),
-          () => pods.logStream("busy").pipe(Stream.runDrain, Effect.fork)
+          () => pods.logStream("busy").pipe(Stream.runDrain, Effect.forkChild)
         )
         assert.isTrue(yield* eventually(() => control.openWatches() === cap + 3), "the watches are open")
         assert.isTrue(yield* eventually(() => control.openLogStreams() === cap), "the follows are open")
@@ -149,11 +149,11 @@ describe("streams on their own pool", () => {
       assert.isTrue(yield* eventually(() => served.openConnections() === 0), "none left after the layer closed")
     }))
 
-  it.scopedLive("a watch on a capped pool is interruptible and closes its connection", () =>
+  it.live("a watch on a capped pool is interruptible and closes its connection", () =>
     Effect.gen(function*() {
       const served = yield* serveTls()
       yield* Effect.gen(function*() {
-        const fiber = yield* cms.watch().pipe(Stream.runDrain, Effect.fork)
+        const fiber = yield* cms.watch().pipe(Stream.runDrain, Effect.forkChild)
         assert.isTrue(yield* eventually(() => served.control.openWatches() === 1), "watch open")
         assert.strictEqual(served.openConnections(), 1)
         yield* Fiber.interrupt(fiber)
@@ -182,7 +182,7 @@ describe("the cap through a proxy", () => {
     })
 
   for (const [kind, makeProxy] of [["CONNECT", connectProxy], ["SOCKS5", socks5Proxy]] as const) {
-    it.scopedLive(`${kind}: 100 concurrent GETs open at most the cap's tunnels, a watch one more`, () =>
+    it.live(`${kind}: 100 concurrent GETs open at most the cap's tunnels, a watch one more`, () =>
       Effect.gen(function*() {
         const { ca, namedServer } = pki()
         const served = yield* FakeCluster.serve({
@@ -194,9 +194,9 @@ describe("the cap through a proxy", () => {
         const layer = NodeKube.layerFromKubeConfig(
           KubeConfig.layerFromString(kubeconfig(Number(new URL(served.url).port), proxy.url)),
           { maxConnections: 2 }
-        ).pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map()))), Layer.orDie)
+        ).pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({}))), Layer.orDie)
         yield* Effect.gen(function*() {
-          const watch = yield* cms.watch().pipe(Stream.runDrain, Effect.fork)
+          const watch = yield* cms.watch().pipe(Stream.runDrain, Effect.forkChild)
           assert.isTrue(yield* eventually(() => served.control.openWatches() === 1), "watch open")
           yield* completes(burst(100))
           assert.isAtMost(proxy.tunnels(), 3)

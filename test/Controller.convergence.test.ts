@@ -128,7 +128,7 @@ const scenario = (commands: ReadonlyArray<Command>) =>
           )
       }
     })
-    const fiber = yield* Effect.fork(Controller.run(controller))
+    const fiber = yield* Effect.forkChild(Controller.run(controller))
 
     // uids deleted while they carried the finalizer: their cleanup must run exactly once
     const mustClean = new Set<string>()
@@ -220,7 +220,7 @@ const scenario = (commands: ReadonlyArray<Command>) =>
       FakeCluster.layer({
         resources: [{ apiVersion: "example.com/v1", kind: "Widget", plural: "widgets", namespaced: true }]
       }),
-      RequestPolicy.layer({ readRetries: Schedule.stop, throttleRetries: 0, timeout: null })
+      RequestPolicy.layer({ readRetries: Schedule.recurs(0), throttleRetries: 0, timeout: null })
     ))
   )
 

@@ -6,7 +6,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Schedule from "effect/Schedule"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import * as Tracer from "effect/Tracer"
 import * as Controller from "../src/Controller.js"
 import * as Kube from "../src/Kube.js"
@@ -26,7 +26,7 @@ const ref = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", name })
 const until = (check: () => boolean, what: string) =>
   Effect.flatMap(Loopback.eventually(check, 500), (ok) => Effect.sync(() => assert.isTrue(ok, what)))
 const realSleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
-const noRetries = RequestPolicy.layer({ readRetries: Schedule.stop, throttleRetries: 0, timeout: null })
+const noRetries = RequestPolicy.layer({ readRetries: Schedule.recurs(0), throttleRetries: 0, timeout: null })
 const fake = (objects: ReadonlyArray<unknown> = []) => Layer.merge(FakeCluster.layer({ objects }), noRetries)
 
 /** Records every run: when it started and ended, per key, and how many ran at once. */
@@ -88,7 +88,7 @@ describe("Controller", () => {
             })
           )
       })
-      const fiber = yield* Effect.fork(Controller.run(controller))
+      const fiber = yield* Effect.forkChild(Controller.run(controller))
       yield* until(() => rec.count("a") === 1, "a started")
       // while a runs, three changes arrive: they coalesce into one more run
       for (const n of ["1", "2", "3"]) cluster.update(ref("a"), { data: { n } })
@@ -128,7 +128,7 @@ describe("Controller", () => {
               : Effect.succeed(Controller.done)
           )
       })
-      const fiber = yield* Effect.fork(Controller.run(controller))
+      const fiber = yield* Effect.forkChild(Controller.run(controller))
       yield* until(() => rec.count("bad") === 1 && rec.count("good") === 1, "first runs")
       const expectAt = function*(count: number, step: number) {
         yield* TestClock.adjust(step - 1)
@@ -155,11 +155,19 @@ describe("Controller", () => {
       assert.strictEqual(rec.count("bad"), 8)
       // metrics: reconciles by result, retries, durations
       const reconciles = (result: string) =>
-        Metric.value(Metric.tagged(Metric.tagged(Controller.metrics.reconciles, "controller", "test/backoff"), "result", result))
+        Metric.value(
+          Metric.withAttributes(
+            Metric.withAttributes(Controller.metrics.reconciles, { controller: "test/backoff" }),
+            { result }
+          )
+        )
       assert.strictEqual((yield* reconciles("error")).count, 6)
       assert.strictEqual((yield* reconciles("success")).count, 3)
-      assert.strictEqual((yield* Metric.value(Metric.tagged(Controller.metrics.retries, "controller", "test/backoff"))).count, 6)
-      const durations = yield* Metric.value(Metric.tagged(Controller.metrics.reconcileDuration, "controller", "test/backoff"))
+      const retries = Metric.withAttributes(Controller.metrics.retries, { controller: "test/backoff" })
+      assert.strictEqual((yield* Metric.value(retries)).count, 6)
+      const durations = yield* Metric.value(
+        Metric.withAttributes(Controller.metrics.reconcileDuration, { controller: "test/backoff" })
+      )
       assert.strictEqual(durations.count, 9)
       yield* Fiber.interrupt(fiber)
     }).pipe(Effect.provide(fake([cm("bad"), cm("good")]))))
@@ -176,7 +184,7 @@ describe("Controller", () => {
             Effect.succeed(object.metadata?.name === "later" ? Controller.requeueAfter("1 minute") : Controller.done)
           )
       })
-      const fiber = yield* Effect.fork(Controller.run(controller))
+      const fiber = yield* Effect.forkChild(Controller.run(controller))
       yield* until(() => rec.count("later") === 1 && rec.count("idle") === 1, "first runs")
       yield* TestClock.adjust("59 seconds")
       yield* realSleep(20)
@@ -198,7 +206,7 @@ describe("Controller", () => {
         resync: "10 minutes",
         reconcile: (object: ConfigMap) => rec.track(object.metadata!.name!, Effect.succeed(Controller.done))
       })
-      const fiber = yield* Effect.fork(Controller.run(controller))
+      const fiber = yield* Effect.forkChild(Controller.run(controller))
       yield* until(() => rec.count("x") === 1 && rec.count("y") === 1, "first runs")
       yield* TestClock.adjust("10 minutes")
       yield* until(() => rec.count("x") === 2 && rec.count("y") === 2, "resynced")
@@ -218,7 +226,7 @@ describe("Controller", () => {
         reconcile: (object: ConfigMap) =>
           rec.track(object.metadata!.name!, Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => interrupted++))))
       })
-      const fiber = yield* Effect.fork(Controller.run(controller))
+      const fiber = yield* Effect.forkChild(Controller.run(controller))
       yield* until(() => rec.running === 3 && cluster.openWatches() === 2, "three reconciles running, two watches")
       yield* Fiber.interrupt(fiber)
       assert.strictEqual(interrupted, 3)
@@ -231,12 +239,11 @@ describe("Controller", () => {
       const base = yield* Effect.tracer
       const spans: Array<Tracer.Span> = []
       const tracer = Tracer.make({
-        span: (...args: Parameters<Tracer.Tracer["span"]>) => {
-          const span = base.span(...args)
+        span: (options) => {
+          const span = base.span(options)
           spans.push(span)
           return span
-        },
-        context: (f) => f()
+        }
       })
       const seen: Array<string> = []
       const controller = Controller.make({
@@ -249,7 +256,7 @@ describe("Controller", () => {
             return Controller.done
           })
       })
-      const fiber = yield* Effect.fork(Controller.run(controller).pipe(Effect.withTracer(tracer)))
+      const fiber = yield* Effect.forkChild(Controller.run(controller).pipe(Effect.withTracer(tracer)))
       yield* until(() => seen.length === 1, "reconciled")
       yield* Fiber.interrupt(fiber)
       assert.deepStrictEqual(seen, ["Controller.reconcile traced"])

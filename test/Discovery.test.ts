@@ -100,9 +100,9 @@ describe("Discovery", () => {
       const cluster = yield* FakeCluster.FakeCluster
       const turn = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
       cluster.stallNext({ match: (_method, path) => path === "/api/v1" })
-      const owner = yield* Effect.fork(discovery.resolve("v1", "Pod"))
+      const owner = yield* Effect.forkChild(discovery.resolve("v1", "Pod"))
       while (discoveryReads(cluster).length === 0) yield* turn
-      const waiter = yield* Effect.fork(discovery.resolve("v1", "Secret"))
+      const waiter = yield* Effect.forkChild(discovery.resolve("v1", "Secret"))
       for (let i = 0; i < 5; i++) yield* turn
       yield* Fiber.interrupt(owner)
       const secrets = yield* Fiber.join(waiter)
@@ -183,7 +183,7 @@ describe("Discovery", () => {
     }).pipe(
       Effect.provide(fake()),
       // No read retries here, so that the first call sees the failure.
-      Effect.provide(RequestPolicy.layer({ readRetries: Schedule.stop }))
+      Effect.provide(RequestPolicy.layer({ readRetries: Schedule.recurs(0) }))
     ))
 
   it.effect("refuses malformed apiVersions and kinds without a request", () =>

@@ -4,6 +4,7 @@
  * server's version and every resource, against FakeCluster over the real request path.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -20,10 +21,14 @@ const fake = () => {
 }
 
 const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(Effect.exit(effect), (exit) =>
-    Exit.isFailure(exit) && exit.cause._tag === "Fail"
-      ? Effect.succeed(exit.cause.error)
-      : Effect.dieMessage(`expected a failure, got ${Exit.isSuccess(exit) ? "success" : exit.cause._tag}`))
+  Effect.flatMap(Effect.exit(effect), (exit) => {
+    const reason = Exit.isFailure(exit) && exit.cause.reasons.length === 1 ? exit.cause.reasons[0] : undefined
+    return reason !== undefined && Cause.isFailReason(reason)
+      ? Effect.succeed(reason.error)
+      : Effect.die(
+        new Error(`expected a failure, got ${Exit.isSuccess(exit) ? "success" : Cause.pretty(exit.cause)}`)
+      )
+  })
 
 const template = {
   apiVersion: "template.openshift.io/v1",
@@ -138,7 +143,7 @@ describe("Discovery.serverVersion and resources", () => {
       assert.isFalse(resources.some((r) => r.group === "batch"))
       assert.isTrue(resources.some((r) => r.kind === "Pod"))
       control.clearFaults()
-    }).pipe(Effect.provide(fake()), Effect.provide(RequestPolicy.layer({ readRetries: Schedule.stop }))))
+    }).pipe(Effect.provide(fake()), Effect.provide(RequestPolicy.layer({ readRetries: Schedule.recurs(0) }))))
 
   it.effect("a 403 on the group list fails the whole call with the ApiError", () =>
     Effect.gen(function*() {

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import * as EventRecorder from "../src/EventRecorder.js"
 import { EventsV1 } from "../src/internal/controller/resources.js"
 import * as Kube from "../src/Kube.js"

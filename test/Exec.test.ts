@@ -53,7 +53,7 @@ const bytes = (n: number): Uint8Array => {
 }
 
 describe("Exec over loopback HTTPS with a token", () => {
-  it.scopedLive("separates stdout and stderr, returns exit codes 0, 1 and 42, agrees on v5", () =>
+  it.live("separates stdout and stderr, returns exit codes 0, 1 and 42, agrees on v5", () =>
     Effect.gen(function*() {
       const { layer } = yield* served()
       const run = (command: ReadonlyArray<string>) => Exec.exec(pods, "web", command).pipe(Effect.provide(layer))
@@ -75,7 +75,7 @@ describe("Exec over loopback HTTPS with a token", () => {
       }
     }))
 
-  it.scopedLive("sends 10 MB of binary stdin through cat byte for byte, and closing stdin (v5) ends cat", () =>
+  it.live("sends 10 MB of binary stdin through cat byte for byte, and closing stdin (v5) ends cat", () =>
     Effect.gen(function*() {
       const { layer } = yield* served()
       const input = bytes(10 * 1024 * 1024)
@@ -87,7 +87,7 @@ describe("Exec over loopback HTTPS with a token", () => {
 })
 
 describe("Exec: stdout at the reader's pace", () => {
-  it.scopedLive("an unread stdout stops the server's writes; reading resumes them, nothing lost", () =>
+  it.live("an unread stdout stops the server's writes; reading resumes them, nothing lost", () =>
     Effect.gen(function*() {
       let written = 0
       const total = 400
@@ -105,7 +105,7 @@ describe("Exec: stdout at the reader's pace", () => {
         yield* Effect.sleep("500 millis")
         assert.isBelow(written, total, `the server stopped writing (${written} of ${total} written)`)
         assert.strictEqual(written, first, "and does not go on")
-        const bytes = yield* Stream.runFold(s.stdout, 0, (n, c) => n + c.length)
+        const bytes = yield* Stream.runFold(s.stdout, () => 0, (n, c) => n + c.length)
         assert.strictEqual(yield* s.exit, 0)
         return bytes
       })).pipe(Effect.provide(layer))
@@ -114,7 +114,7 @@ describe("Exec: stdout at the reader's pace", () => {
 })
 
 describe("Exec: fallback, tty, attach, refusals", () => {
-  it.scopedLive("falls back to v4 against a server that offers only v4", () =>
+  it.live("falls back to v4 against a server that offers only v4", () =>
     Effect.gen(function*() {
       const { layer } = yield* served({ execProtocols: ["v4.channel.k8s.io"] })
       const result = yield* Exec.exec(pods, "web", ["echo", "old", "server"]).pipe(Effect.provide(layer))
@@ -123,7 +123,7 @@ describe("Exec: fallback, tty, attach, refusals", () => {
       assert.strictEqual(result.exitCode, 0)
     }))
 
-  it.scopedLive("tty: resizes reach the command, stderr is merged into stdout", () =>
+  it.live("tty: resizes reach the command, stderr is merged into stdout", () =>
     Effect.gen(function*() {
       const { layer } = yield* served({
         exec: (_pod, _container, command, io) =>
@@ -131,7 +131,7 @@ describe("Exec: fallback, tty, attach, refusals", () => {
             ? io.resizes.pipe(
               Stream.take(2),
               Stream.runForEach((size) => io.stdout(`${size.columns}x${size.rows}\n`)),
-              Effect.zipRight(io.stderr("done\n")),
+              Effect.andThen(io.stderr("done\n")),
               Effect.as(0)
             )
             : undefined
@@ -153,11 +153,11 @@ describe("Exec: fallback, tty, attach, refusals", () => {
       assert.strictEqual(notTty._tag, "ValidationError")
     }))
 
-  it.scopedLive("attach reaches the main process; closing stdin ends it", () =>
+  it.live("attach reaches the main process; closing stdin ends it", () =>
     Effect.gen(function*() {
       const { layer } = yield* served({
         attach: (_pod, container, _command, io) =>
-          Effect.zipRight(
+          Effect.andThen(
             io.stdout(`attached to ${container}\n`),
             Effect.as(Stream.runForEach(io.stdin, (chunk) => io.stdout(chunk)), 7)
           )
@@ -172,7 +172,7 @@ describe("Exec: fallback, tty, attach, refusals", () => {
       assert.deepStrictEqual(out, { stdout: "attached to b\ntyped\n", exit: 7 })
     }))
 
-  it.scopedLive("every refusal is a typed error, and no error shows the token", () =>
+  it.live("every refusal is a typed error, and no error shows the token", () =>
     Effect.gen(function*() {
       const { fake, layer } = yield* served()
       const refusal = (name: string, command: ReadonlyArray<string>, container?: string) =>
@@ -194,7 +194,8 @@ describe("Exec: fallback, tty, attach, refusals", () => {
       // a connection reset before the upgrade is answered: a transport error, not a hang
       fake.control.resetNext({ match: (_method, path) => path.endsWith("/exec") })
       const reset = yield* refusal("web", ["echo"])
-      assert.strictEqual(reset._tag, "RequestError", String(reset))
+      assert.strictEqual(reset._tag, "HttpClientError", String(reset))
+      if (reset._tag === "HttpClientError") assert.strictEqual(reset.reason._tag, "TransportError")
       fake.control.setToken("another-token")
       const unauthorized = yield* refusal("web", ["echo"])
       assert.isTrue(ApiError.isUnauthorized(unauthorized), String(unauthorized))
@@ -221,7 +222,7 @@ describe("Exec: fallback, tty, attach, refusals", () => {
 })
 
 describe("Exec: connections end with their scope", () => {
-  it.scopedLive("interrupting exec, execStream, attach and port-forward closes each socket", () =>
+  it.live("interrupting exec, execStream, attach and port-forward closes each socket", () =>
     Effect.gen(function*() {
       const { fake, layer } = yield* served()
       yield* eventually(() => fake.openConnections() === 0)
@@ -232,26 +233,26 @@ describe("Exec: connections end with their scope", () => {
         Effect.scoped(Effect.flatMap(Exec.portForward(pods, "web", [80]), ([p]) => Stream.runDrain(p!.read)))
       ]
       for (const [i, effect] of cases.entries()) {
-        const fiber = yield* Effect.fork(Effect.provide(effect, layer))
+        const fiber = yield* Effect.forkChild(Effect.provide(effect, layer))
         assert.isTrue(yield* eventually(() => fake.openConnections() === 1), `case ${i}: connection open`)
         yield* Effect.sleep("50 millis")
-        assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)), `case ${i}: still running`)
+        assert.isTrue(fiber.pollUnsafe() === undefined, `case ${i}: still running`)
         yield* Fiber.interrupt(fiber)
         assert.isTrue(yield* eventually(() => fake.openConnections() === 0), `case ${i}: socket closed`)
       }
       // interrupted during the handshake: the socket that opens afterwards is closed too
       fake.control.delayNext({ ms: 300 })
-      const dialing = yield* Effect.fork(Effect.provide(Exec.exec(pods, "web", ["cat"], { stdin: Stream.never }), layer))
+      const dialing = yield* Effect.forkChild(Effect.provide(Exec.exec(pods, "web", ["cat"], { stdin: Stream.never }), layer))
       yield* Effect.sleep("100 millis")
       yield* Fiber.interrupt(dialing)
       yield* Effect.sleep("400 millis")
       assert.isTrue(yield* eventually(() => fake.openConnections() === 0), "socket opened after interruption is closed")
     }))
 
-  it.scopedLive("a server that drops the connection mid-stream fails with a transport error", () =>
+  it.live("a server that drops the connection mid-stream fails with a transport error", () =>
     Effect.gen(function*() {
       const { fake, layer } = yield* served()
-      const fiber = yield* Effect.fork(
+      const fiber = yield* Effect.forkChild(
         Effect.scoped(Effect.gen(function*() {
           const s = yield* Exec.execStream(pods, "web", ["cat"])
           yield* s.write("first")
@@ -264,9 +265,9 @@ describe("Exec: connections end with their scope", () => {
       const exit = yield* Fiber.await(fiber)
       assert.isTrue(Exit.isFailure(exit))
       if (Exit.isFailure(exit)) {
-        const error = Option.getOrThrow(Cause.failureOption(exit.cause))
-        assert.strictEqual(error._tag, "RequestError")
-        if (error._tag === "RequestError") assert.strictEqual(error.reason, "Transport")
+        const error = Option.getOrThrow(Cause.findErrorOption(exit.cause))
+        assert.strictEqual(error._tag, "HttpClientError")
+        if (error._tag === "HttpClientError") assert.strictEqual(error.reason._tag, "TransportError")
         assert.include(error.message, "connection")
         assert.notInclude(JSON.stringify(error), token)
       }
@@ -274,7 +275,7 @@ describe("Exec: connections end with their scope", () => {
 })
 
 describe("Port-forward", () => {
-  it.scopedLive("forwards two ports over one connection", () =>
+  it.live("forwards two ports over one connection", () =>
     Effect.gen(function*() {
       const { fake, layer } = yield* served({
         portForward: (_pod, port, connection) =>
@@ -294,7 +295,7 @@ describe("Port-forward", () => {
       assert.deepStrictEqual(answers, ["80:hello", "8443:world"])
     }))
 
-  it.scopedLive("a handler's failure reaches that port's read stream as an error", () =>
+  it.live("a handler's failure reaches that port's read stream as an error", () =>
     Effect.gen(function*() {
       const { layer } = yield* served({ portForward: () => Effect.fail("connection refused") })
       const error = yield* Effect.scoped(Effect.flatMap(
@@ -305,7 +306,7 @@ describe("Port-forward", () => {
       assert.include(String(error), "connection refused")
     }))
 
-  it.scopedLive("a listener forwards 100 sequential connections and survives a failing one", () =>
+  it.live("a listener forwards 100 sequential connections and survives a failing one", () =>
     Effect.gen(function*() {
       let calls = 0
       const { fake, layer } = yield* served({
@@ -315,7 +316,7 @@ describe("Port-forward", () => {
       const listener = yield* Exec.portForwardListen(pods, "web", { port: 80 }).pipe(Effect.provide(layer))
       assert.strictEqual(listener.address, "127.0.0.1")
       const roundTrip = (i: number) =>
-        Effect.async<string>((resume) => {
+        Effect.callback<string>((resume) => {
           const socket = Net.connect(listener.port, listener.address)
           let got = ""
           socket.on("connect", () => socket.write(`ping ${i}`))
@@ -335,7 +336,7 @@ describe("Port-forward", () => {
 })
 
 describe("Exec against FakeCluster.layer (in memory)", () => {
-  it.scoped("runs commands, feeds stdin, forwards ports without a socket", () =>
+  it.effect("runs commands, feeds stdin, forwards ports without a socket", () =>
     Effect.gen(function*() {
       const fake = yield* FakeCluster.FakeCluster
       fake.seed([pod("web")])

@@ -38,7 +38,7 @@ const listen = (server: Net.Server & { closeAllConnections(): void }) =>
   )
 
 describe("Exec credentials and TLS", () => {
-  it.scopedLive("presents the client certificate, checks the server as tls-server-name, sends no token it lacks", () =>
+  it.live("presents the client certificate, checks the server as tls-server-name, sends no token it lacks", () =>
     Effect.gen(function*() {
       const { ca, client, namedServer, serverName } = pki()
       const server = Https.createServer({ cert: namedServer.cert, key: namedServer.key, ca: ca.cert, requestCert: true })
@@ -70,7 +70,7 @@ describe("Exec credentials and TLS", () => {
       assert.notInclude(JSON.stringify(error), "PRIVATE KEY")
     }))
 
-  it.scopedLive("after a 401, fresh credentials are fetched and the upgrade is tried once more", () =>
+  it.live("after a 401, fresh credentials are fetched and the upgrade is tried once more", () =>
     Effect.gen(function*() {
       const fake = yield* FakeCluster.serve({
         token: "fresh-token",
@@ -103,7 +103,7 @@ describe("Exec credentials and TLS", () => {
 })
 
 describe("Exec impersonation and proxies", () => {
-  it.scopedLive("impersonation headers reach the upgrade as the request path sends them: one line per group", () =>
+  it.live("impersonation headers reach the upgrade as the request path sends them: one line per group", () =>
     Effect.gen(function*() {
       const server = Http.createServer()
       server.on("upgrade", (req, socket: Net.Socket) => {
@@ -129,7 +129,7 @@ describe("Exec impersonation and proxies", () => {
       )
     }))
 
-  it.scopedLive("a cluster behind a proxy: a RequestError naming the setting, never the proxy's credentials", () =>
+  it.live("a cluster behind a proxy: a TransportError naming the setting, never the proxy's credentials", () =>
     Effect.gen(function*() {
       const configured = NodeKube.layerFromKubeConfig(KubeConfig.layerFrom({
         server: "https://127.0.0.1:1",
@@ -137,21 +137,24 @@ describe("Exec impersonation and proxies", () => {
         proxy: Redacted.make("http://user:proxy-secret@127.0.0.1:2")
       })).pipe(Layer.orDie)
       const viaConfig = yield* Effect.flip(Exec.exec(pods, "web", ["echo"]).pipe(Effect.provide(configured)))
-      assert.strictEqual(viaConfig._tag, "RequestError")
+      assert.strictEqual(viaConfig._tag, "HttpClientError")
+      if (viaConfig._tag === "HttpClientError") assert.strictEqual(viaConfig.reason._tag, "TransportError")
       assert.include(viaConfig.message, "proxy-url")
       assert.include(viaConfig.message, "do not support proxies")
       assert.notInclude(JSON.stringify(viaConfig) + String(viaConfig), "proxy-secret")
 
       const direct = NodeKube.layerFromKubeConfig(KubeConfig.layerFrom({ server: "https://10.0.0.1:6443", token: "t" }))
         .pipe(Layer.orDie)
-      const env = (vars: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(vars))))
+      const env = (vars: Record<string, string>) =>
+        Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(vars))
       const viaEnvironment = yield* Effect.flip(
         Effect.scoped(Exec.portForward(pods, "web", [80])).pipe(
           Effect.provide(direct),
           env({ HTTPS_PROXY: "http://user:env-secret@127.0.0.1:2" })
         )
       )
-      assert.strictEqual(viaEnvironment._tag, "RequestError")
+      assert.strictEqual(viaEnvironment._tag, "HttpClientError")
+      if (viaEnvironment._tag === "HttpClientError") assert.strictEqual(viaEnvironment.reason._tag, "TransportError")
       assert.include(viaEnvironment.message, "HTTPS_PROXY")
       assert.notInclude(JSON.stringify(viaEnvironment) + String(viaEnvironment), "env-secret")
     }))

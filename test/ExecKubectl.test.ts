@@ -16,7 +16,7 @@ const suite = hasKubectl
   : `kubectl exec against FakeCluster.serve (skipped: no working kubectl at ${kubectlPath})`
 
 describe(suite, () => {
-  it.scoped.skipIf(!hasKubectl)("echo, cat of a binary file byte for byte, and exit codes", () =>
+  it.effect.skipIf(!hasKubectl)("echo, cat of a binary file byte for byte, and exit codes", () =>
     Effect.gen(function*() {
       const { ca, server } = pki()
       const seen: Array<string> = []

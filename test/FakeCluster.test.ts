@@ -4,9 +4,9 @@
  * with Node's `fetch`. Bodies are compared with what the Kubernetes API server sends.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import { Chunk, Effect, Either, Fiber, Redacted, Stream } from "effect"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import { Effect, Fiber, Redacted, Result, Stream } from "effect"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Https from "node:https"
@@ -849,7 +849,7 @@ describe("controls", () => {
 })
 
 describe("served on loopback", () => {
-  it.scoped("answers over HTTPS with a bearer token, writes a kubeconfig, and closes its sockets", () =>
+  it.effect("answers over HTTPS with a bearer token, writes a kubeconfig, and closes its sockets", () =>
     Effect.gen(function*() {
       const { ca, server } = pki()
       const served = yield* FakeCluster.serve({ token: "tok", tls: { cert: server.cert, key: server.key, ca: ca.cert } })
@@ -896,7 +896,7 @@ describe("served on loopback", () => {
       assert.isFalse(Fs.existsSync(served.kubeconfigPath))
     }))
 
-  it.scoped("answers Node's fetch over plain HTTP", () =>
+  it.effect("answers Node's fetch over plain HTTP", () =>
     Effect.gen(function*() {
       const served = yield* FakeCluster.serve()
       const created = yield* Effect.promise(() =>
@@ -937,7 +937,7 @@ const openWatch = (path: string) =>
   })
 
 const take = (events: Stream.Stream<WatchEvent, unknown>, n: number) =>
-  Effect.map(Stream.runCollect(Stream.take(events, n)), Chunk.toReadonlyArray)
+  Stream.runCollect(Stream.take(events, n))
 
 const summary = (events: ReadonlyArray<WatchEvent>) => events.map((e) => `${e.type} ${e.object.metadata?.name ?? ""}`)
 
@@ -988,7 +988,7 @@ describe("watch", () => {
         yield* patch(`${configmaps}/a`, { data: { a: v } }, "application/merge-patch+json")
       }
       const events = yield* openWatch(`${configmaps}?watch=true&resourceVersion=${old}`)
-      const all = yield* Effect.map(Stream.runCollect(events), Chunk.toReadonlyArray)
+      const all = yield* Stream.runCollect(events)
       assert.strictEqual(all.length, 1)
       assert.strictEqual(all[0]!.type, "ERROR")
       assert.deepInclude(all[0]!.object, { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Expired", code: 410 })
@@ -1061,7 +1061,7 @@ describe("watch", () => {
       const control = yield* cluster
       const events = yield* openWatch(`${pods}?watch=true&timeoutSeconds=1`)
       const all = yield* Stream.runCollect(events)
-      assert.strictEqual(Chunk.size(all), 0)
+      assert.strictEqual(all.length, 0)
       assert.strictEqual(control.openWatches(), 0)
     })))
 
@@ -1071,12 +1071,12 @@ describe("watch", () => {
       control.dropWatchesAfter(2)
       const dropped = yield* openWatch(`${configmaps}?watch=true`)
       for (const name of ["a", "b", "c"]) yield* post(configmaps, configMap(name))
-      assert.deepStrictEqual(summary(Chunk.toReadonlyArray(yield* Stream.runCollect(dropped))), ["ADDED a", "ADDED b"])
+      assert.deepStrictEqual(summary(yield* Stream.runCollect(dropped)), ["ADDED a", "ADDED b"])
       control.dropWatchesAfter(undefined)
       const live = yield* openWatch(`${configmaps}?watch=true&resourceVersion=${control.resourceVersion()}`)
       yield* post(configmaps, configMap("d"))
       control.expireWatches()
-      const seen = Chunk.toReadonlyArray(yield* Stream.runCollect(live))
+      const seen = yield* Stream.runCollect(live)
       assert.deepStrictEqual(seen.map((e) => e.type), ["ADDED", "ERROR"])
       assert.strictEqual(seen[1]!.object.code, 410)
       assert.strictEqual(seen[1]!.object.reason, "Expired")
@@ -1087,14 +1087,14 @@ describe("watch", () => {
     withCluster(Effect.gen(function*() {
       const control = yield* cluster
       const events = yield* openWatch(`${pods}?watch=true`)
-      const fiber = yield* Effect.fork(Stream.runDrain(events))
-      yield* Effect.yieldNow()
+      const fiber = yield* Effect.forkChild(Stream.runDrain(events))
+      yield* Effect.yieldNow
       assert.strictEqual(control.openWatches(), 1)
       yield* Fiber.interrupt(fiber)
       assert.strictEqual(control.openWatches(), 0)
     })))
 
-  it.scoped("on loopback, a client that disconnects closes its watch and its socket", () =>
+  it.effect("on loopback, a client that disconnects closes its watch and its socket", () =>
     Effect.gen(function*() {
       const served = yield* FakeCluster.serve()
       const { first, request } = yield* Effect.promise(() =>
@@ -1203,8 +1203,8 @@ describe("pod logs", () => {
       assert.match(yield* followed.text, /^\S+Z x\n$/)
       yield* post(pods, pod("q"))
       const abandoned = yield* client.execute(HttpClientRequest.get(`${base}${logPath("q", "follow=true")}`))
-      const fiber = yield* Effect.fork(Stream.runDrain(abandoned.stream))
-      yield* Effect.yieldNow()
+      const fiber = yield* Effect.forkChild(Stream.runDrain(abandoned.stream))
+      yield* Effect.yieldNow
       assert.strictEqual(control.openLogStreams(), 1)
       yield* Fiber.interrupt(fiber)
       assert.strictEqual(control.openLogStreams(), 0)
@@ -1275,8 +1275,7 @@ describe("pods and jobs", () => {
       const phases = yield* events.pipe(
         Stream.map((e) => e.object.status?.phase as string),
         Stream.takeUntil((phase) => phase === "Succeeded"),
-        Stream.runCollect,
-        Effect.map(Chunk.toReadonlyArray)
+        Stream.runCollect
       )
       assert.deepStrictEqual(phases, ["Pending", "Running", "Succeeded"])
       assert.strictEqual((yield* get(logPath("s"))).text, "starting main in pod default/s\nhello\nmain finished\n")
@@ -1313,13 +1312,15 @@ describe("faults", () => {
     withCluster(Effect.gen(function*() {
       const control = yield* cluster
       control.resetNext()
-      const lost = yield* Effect.either(post(configmaps, configMap("a")))
-      assert.isTrue(lost._tag === "Left" && lost.left._tag === "RequestError" && lost.left.reason === "Transport")
+      const lost = yield* Effect.result(post(configmaps, configMap("a")))
+      assert.isTrue(
+        Result.isFailure(lost) && lost.failure._tag === "HttpClientError" && lost.failure.reason._tag === "TransportError"
+      )
       assert.isDefined(control.get({ apiVersion: "v1", kind: "ConfigMap", name: "a" }))
       assert.strictEqual(control.mutations(), 1)
       control.resetNext({ afterBytes: 10, match: (method) => method === "GET" })
-      const cut = yield* Effect.either(get(configmaps))
-      assert.isTrue(cut._tag === "Left" && cut.left._tag === "ResponseError")
+      const cut = yield* Effect.result(get(configmaps))
+      assert.isTrue(Result.isFailure(cut) && cut.failure._tag === "HttpClientError" && cut.failure.reason._tag === "DecodeError")
       assert.strictEqual((yield* get(configmaps)).status, 200)
     })))
 
@@ -1330,14 +1331,14 @@ describe("faults", () => {
       control.resetNext({ afterBytes: 5 })
       const client = yield* HttpClient.HttpClient
       const response = yield* client.execute(HttpClientRequest.get(`${base}${configmaps}?watch=true`))
-      const parts = Chunk.toReadonlyArray(yield* Stream.runCollect(Stream.either(Stream.decodeText(response.stream))))
+      const parts = yield* Stream.runCollect(Stream.result(Stream.decodeText(response.stream)))
       assert.strictEqual(parts.length, 2)
-      assert.deepStrictEqual(parts[0], Either.right(`{"typ`))
-      assert.isTrue(Either.isLeft(parts[1]!))
+      assert.deepStrictEqual(parts[0], Result.succeed(`{"typ`))
+      assert.isTrue(Result.isFailure(parts[1]!))
       assert.strictEqual(control.openWatches(), 0)
     })))
 
-  it.scoped("on loopback a reset destroys the socket part way through the answer", () =>
+  it.effect("on loopback a reset destroys the socket part way through the answer", () =>
     Effect.gen(function*() {
       const served = yield* FakeCluster.serve()
       served.control.seed([configMap("a")])
@@ -1357,15 +1358,15 @@ describe("faults", () => {
     withCluster(Effect.gen(function*() {
       const control = yield* cluster
       control.stallNext()
-      const fiber = yield* Effect.fork(post(configmaps, configMap("stalled")))
-      yield* Effect.yieldNow()
+      const fiber = yield* Effect.forkChild(post(configmaps, configMap("stalled")))
+      yield* Effect.yieldNow
       yield* Fiber.interrupt(fiber)
       assert.isUndefined(control.get({ apiVersion: "v1", kind: "ConfigMap", name: "stalled" }))
       assert.strictEqual(control.mutations(), 0)
       assert.strictEqual((yield* post(configmaps, configMap("next"))).status, 201)
     })))
 
-  it.scoped("delayNext acts at once and answers later", () =>
+  it.effect("delayNext acts at once and answers later", () =>
     Effect.gen(function*() {
       const served = yield* FakeCluster.serve()
       served.control.delayNext({ ms: 50 })

@@ -28,7 +28,7 @@ const suite = hasKubectl
   : `kubectl exec against FakeCluster.serve (skipped: no working kubectl at ${kubectlPath})`
 
 describe(suite, () => {
-  it.scoped.skipIf(!hasKubectl)(
+  it.effect.skipIf(!hasKubectl)(
     "echo, cat of a binary file byte for byte, env, exit codes, a test-supplied command, refusals",
     () =>
       Effect.gen(function*() {
@@ -41,7 +41,7 @@ describe(suite, () => {
           exec: (pod, container, command, io) => {
             calls.push(`${pod.metadata.name}/${container}: ${command.join(" ")}`)
             if (command[0] !== "date") return undefined
-            return Effect.zipRight(
+            return Effect.andThen(
               io.stdout("Mon Jan  1 00:00:00 UTC 2024\n"),
               Effect.as(io.stderr("from date\n"), 0)
             )
@@ -132,13 +132,13 @@ const open = (
 const frame = (channel: number, text: string) => Buffer.concat([Buffer.from([channel]), Buffer.from(text)])
 
 describe("exec over a WebSocket client", () => {
-  it.scoped("v4 only: agreed v4, stdout and stderr apart, a NonZeroExitCode Status with the exit code", () =>
+  it.effect("v4 only: agreed v4, stdout and stderr apart, a NonZeroExitCode Status with the exit code", () =>
     Effect.gen(function*() {
       const served = yield* FakeCluster.serve({
         token: "t",
         objects: [pod("web")],
         exec: (_pod, _container, _command, io) =>
-          Effect.zipRight(io.stdout("out\n"), Effect.as(io.stderr("err\n"), 42))
+          Effect.andThen(io.stdout("out\n"), Effect.as(io.stderr("err\n"), 42))
       })
       const ws = served.url.replace(/^http/, "ws")
       const client = yield* Effect.promise(() =>
@@ -160,7 +160,7 @@ describe("exec over a WebSocket client", () => {
     }))
 
   // the API server takes the first offered subprotocol it speaks (the client's order), as kubectl offers v5 first
-  it.scoped("v5 offered first: agreed v5, stdin closed with the 255 frame ends cat", () =>
+  it.effect("v5 offered first: agreed v5, stdin closed with the 255 frame ends cat", () =>
     Effect.gen(function*() {
       const served = yield* FakeCluster.serve({ objects: [pod("web")] })
       const ws = served.url.replace(/^http/, "ws")
@@ -180,7 +180,7 @@ describe("exec over a WebSocket client", () => {
       assert.strictEqual(status.status, "Success")
     }))
 
-  it.scoped("attach: the attach handler sees the container's main command (cat without one) and the tty; the built-in cat copies stdin to stdout", () =>
+  it.effect("attach: the attach handler sees the container's main command (cat without one) and the tty; the built-in cat copies stdin to stdout", () =>
     Effect.gen(function*() {
       const seen: Array<string> = []
       const served = yield* FakeCluster.serve({
@@ -204,7 +204,7 @@ describe("exec over a WebSocket client", () => {
       assert.deepStrictEqual(seen, ["attach main [cat] tty=true"])
     }))
 
-  it.scoped("refusals are HTTP answers with a Status: a wrong token, a missing pod, no served subprotocol", () =>
+  it.effect("refusals are HTTP answers with a Status: a wrong token, a missing pod, no served subprotocol", () =>
     Effect.gen(function*() {
       const served = yield* FakeCluster.serve({ token: "right", objects: [pod("web")] })
       const ws = served.url.replace(/^http/, "ws")
@@ -222,14 +222,14 @@ describe("exec over a WebSocket client", () => {
 })
 
 describe("port-forward over a WebSocket client", () => {
-  it.scoped("two ports at once: each announces its port, one echoes, one runs the handler and reports its error", () =>
+  it.effect("two ports at once: each announces its port, one echoes, one runs the handler and reports its error", () =>
     Effect.gen(function*() {
       const served = yield* FakeCluster.serve({
         objects: [pod("web")],
         portForward: (pod, port, connection) =>
           port !== 9090
             ? Stream.runForEach(connection.read, connection.write)
-            : Effect.zipRight(
+            : Effect.andThen(
               connection.write(`hello from ${pod.metadata.name}:${port}`),
               Effect.fail(new Error("connection refused by the test"))
             )
@@ -268,7 +268,7 @@ describe("port-forward over a WebSocket client", () => {
       assert.strictEqual(rest(3), "error forwarding port 9090: connection refused by the test")
     }))
 
-  it.scoped("a port outside 1-65535 is refused in HTTP before the upgrade", () =>
+  it.effect("a port outside 1-65535 is refused in HTTP before the upgrade", () =>
     Effect.gen(function*() {
       const served = yield* FakeCluster.serve({ objects: [pod("web")] })
       const ws = served.url.replace(/^http/, "ws")

@@ -4,8 +4,8 @@
  * `Server`, not only the values `makeServer` returned.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import { Chunk, Effect, Stream } from "effect"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import { Effect, Stream } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -14,7 +14,7 @@ import * as FakeCluster from "../src/testing/FakeCluster.js"
 const portOf = (url: string): number => Number(new URL(url).port)
 
 describe("FakeCluster.serve failures", () => {
-  it.scoped("a port in use fails with FakeClusterError Listen, and the fake already there keeps answering", () =>
+  it.effect("a port in use fails with FakeClusterError Listen, and the fake already there keeps answering", () =>
     Effect.gen(function*() {
       const first = yield* FakeCluster.serve()
       const port = portOf(first.url)
@@ -79,7 +79,7 @@ describe("FakeCluster.serve failures", () => {
 })
 
 describe("FakeCluster.httpClient", () => {
-  it.scoped("answers for a Server that makeServer did not return (a wrapper), streams included", () =>
+  it.effect("answers for a Server that makeServer did not return (a wrapper), streams included", () =>
     Effect.gen(function*() {
       const server = yield* Effect.acquireRelease(
         Effect.sync(() => FakeCluster.makeServer()),
@@ -98,7 +98,7 @@ describe("FakeCluster.httpClient", () => {
       const base = "http://fake-cluster.local/api/v1/namespaces/default/configmaps"
       const created = yield* client.execute(
         HttpClientRequest.post(base).pipe(
-          HttpClientRequest.bodyUnsafeJson({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "via-wrapper" } })
+          HttpClientRequest.bodyJsonUnsafe({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "via-wrapper" } })
         )
       )
       assert.strictEqual(created.status, 201)
@@ -114,7 +114,7 @@ describe("FakeCluster.httpClient", () => {
         Stream.take(1),
         Stream.runCollect
       )
-      assert.strictEqual(JSON.parse(Chunk.unsafeHead(events)).object.metadata.name, "via-wrapper")
+      assert.strictEqual(JSON.parse(events[0]!).object.metadata.name, "via-wrapper")
       assert.deepStrictEqual(seen.slice(0, 2), [
         "POST /api/v1/namespaces/default/configmaps",
         "GET /api/v1/namespaces/default/configmaps"

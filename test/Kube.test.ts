@@ -1,5 +1,5 @@
 import { assert, describe, expect, it } from "@effect/vitest"
-import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClient from "effect/http/HttpClient"
 import { Effect, Exit, Layer, Option, Redacted, Schema } from "effect"
 import { ApiError, ValidationError } from "../src/Errors.js"
 import * as Kube from "../src/Kube.js"
@@ -18,10 +18,15 @@ const pods = Kube.api(Pods)
 const fake = FakeCluster.FakeCluster
 
 const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(Effect.exit(effect), (exit) =>
-    Exit.isFailure(exit) && exit.cause._tag === "Fail"
-      ? Effect.succeed(exit.cause.error)
-      : Effect.dieMessage(`expected a failure, got ${Exit.isSuccess(exit) ? "success" : exit.cause._tag}`))
+  Effect.flatMap(Effect.exit(effect), (exit) => {
+    const reasons = Exit.isFailure(exit) ? exit.cause.reasons : []
+    const only = reasons.length === 1 ? reasons[0] : undefined
+    return only?._tag === "Fail"
+      ? Effect.succeed(only.error)
+      : Effect.die(
+        new Error(`expected a failure, got ${Exit.isSuccess(exit) ? "success" : reasons.map((r) => r._tag).join(", ")}`)
+      )
+  })
 
 describe("Kube.api against the fake cluster", () => {
   it.layer(FakeCluster.layer())((it) => {

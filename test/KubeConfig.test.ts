@@ -1,10 +1,9 @@
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -48,7 +47,7 @@ const single = (user: object, cluster: object = { server: "https://127.0.0.1:644
   contexts: [{ name: "ctx", context: { cluster: "c", user: "u" } }]
 })
 
-layer(NodeContext.layer)("KubeConfig", (it) => {
+layer(NodeKube.layerPlatform)("KubeConfig", (it) => {
   describe("merging a KUBECONFIG path list", () => {
     const files = (dir: string) => {
       const a = write(Path.join(dir, "a.yaml"), {
@@ -77,7 +76,7 @@ layer(NodeContext.layer)("KubeConfig", (it) => {
       return [a, missing, b, c].join(Path.delimiter)
     }
 
-    it.scoped("the first file to define a name wins; current-context from the first file that sets it", () =>
+    it.effect("the first file to define a name wins; current-context from the first file that sets it", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const env = { KUBECONFIG: files(dir) }
@@ -98,7 +97,7 @@ layer(NodeContext.layer)("KubeConfig", (it) => {
         assert.strictEqual(three.auth.kind, "none")
       }))
 
-    it.scoped("agrees with kubectl on the merged context", () =>
+    it.effect("agrees with kubectl on the merged context", () =>
       Effect.gen(function*() {
         let kubectl = true
         try {
@@ -124,7 +123,7 @@ layer(NodeContext.layer)("KubeConfig", (it) => {
         assert.strictEqual(yield* token(ours), view.users[0].user.token)
       }))
 
-    it.scoped("without KUBECONFIG, ~/.kube/config is read", () =>
+    it.effect("without KUBECONFIG, ~/.kube/config is read", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         write(Path.join(dir, ".kube", "config"), single({ token: "home-token" }))
@@ -133,7 +132,7 @@ layer(NodeContext.layer)("KubeConfig", (it) => {
         assert.strictEqual(service.source, Path.join(dir, ".kube", "config"))
       }))
 
-    it.scoped("no file at all is a KubeConfigError listing the paths", () =>
+    it.effect("no file at all is a KubeConfigError listing the paths", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const error = yield* Effect.flip(Load.fromFile({ env: { KUBECONFIG: Path.join(dir, "nope") }, homeDir: dir }))
@@ -141,7 +140,7 @@ layer(NodeContext.layer)("KubeConfig", (it) => {
         assert.include(error.message, Path.join(dir, "nope"))
       }))
 
-    it.scoped("a name twice in one file is an error, as in kubectl", () =>
+    it.effect("a name twice in one file is an error, as in kubectl", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const path = write(Path.join(dir, "dup.yaml"), {
@@ -157,7 +156,7 @@ layer(NodeContext.layer)("KubeConfig", (it) => {
   })
 
   describe("paths relative to the kubeconfig file", () => {
-    it.scoped("certificate-authority, client-certificate, client-key and tokenFile", () =>
+    it.effect("certificate-authority, client-certificate, client-key and tokenFile", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const certs = pki()
@@ -202,7 +201,7 @@ layer(NodeContext.layer)("KubeConfig", (it) => {
         assert.isUndefined(credentials.token)
       }))
 
-    it.scoped("layerFromString resolves relative paths against basePath", () =>
+    it.effect("layerFromString resolves relative paths against basePath", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         write(Path.join(dir, "tok"), "based-token")
@@ -213,7 +212,7 @@ layer(NodeContext.layer)("KubeConfig", (it) => {
         assert.strictEqual(service.source, "<string>")
       }))
 
-    it.scoped("a missing CA file names the file, context and field", () =>
+    it.effect("a missing CA file names the file, context and field", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const path = write(
@@ -278,7 +277,7 @@ layer(NodeContext.layer)("KubeConfig", (it) => {
   })
 
   describe("token file", () => {
-    it.scoped("is re-read when it is rewritten or replaced", () =>
+    it.effect("is re-read when it is rewritten or replaced", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const tokenPath = write(Path.join(dir, "token"), "first")
@@ -309,7 +308,7 @@ layer(NodeContext.layer)("KubeConfig", (it) => {
         assert.strictEqual(yield* token(service), "fourth")
       }))
 
-    it.scoped("is not looked at on every request: a file gone within the interval is noticed after it", () =>
+    it.effect("is not looked at on every request: a file gone within the interval is noticed after it", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const tokenPath = write(Path.join(dir, "token"), "here")
@@ -323,7 +322,7 @@ layer(NodeContext.layer)("KubeConfig", (it) => {
         assert.include(error.message, "ENOENT")
       }))
 
-    it.scoped("a 401 makes the request path read the rotated token at once and send the request again", () =>
+    it.effect("a 401 makes the request path read the rotated token at once and send the request again", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const served = yield* FakeCluster.serve({ token: "old-token" })
@@ -340,7 +339,7 @@ layer(NodeContext.layer)("KubeConfig", (it) => {
         yield* Effect.provide(program, NodeKube.layerFromFile({ path }))
       }))
 
-    it.scoped("a token file that disappears fails with a KubeConfigError", () =>
+    it.effect("a token file that disappears fails with a KubeConfigError", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const tokenPath = write(Path.join(dir, "token"), "here")
@@ -369,7 +368,7 @@ layer(NodeContext.layer)("KubeConfig", (it) => {
         { server: "https://127.0.0.1:6443", ...cluster }
       )
 
-    it.scoped("runs the command relative to the kubeconfig, passes KUBERNETES_EXEC_INFO, caches until expiry", () =>
+    it.effect("runs the command relative to the kubeconfig, passes KUBERNETES_EXEC_INFO, caches until expiry", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         writeExecPlugin(Path.join(dir, "bin", "plugin"))
@@ -411,7 +410,7 @@ layer(NodeContext.layer)("KubeConfig", (it) => {
         assert.strictEqual(runs(dir), 2)
       }))
 
-    it.scoped("without an expiry the output is cached until invalidate (after a 401)", () =>
+    it.effect("without an expiry the output is cached until invalidate (after a 401)", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         writeExecPlugin(Path.join(dir, "bin", "plugin"))
@@ -432,7 +431,7 @@ layer(NodeContext.layer)("KubeConfig", (it) => {
         assert.strictEqual(runs(dir), 2)
       }))
 
-    it.scoped("a client certificate from the plugin", () =>
+    it.effect("a client certificate from the plugin", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const certs = pki()
@@ -453,7 +452,7 @@ layer(NodeContext.layer)("KubeConfig", (it) => {
         assert.strictEqual(key && Redacted.value(key), certs.client.key)
       }))
 
-    it.scoped("failures name the command and exit code", () =>
+    it.effect("failures name the command and exit code", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         writeExecPlugin(Path.join(dir, "bin", "plugin"))
@@ -496,7 +495,7 @@ layer(NodeContext.layer)("KubeConfig", (it) => {
     }
     const env = { KUBERNETES_SERVICE_HOST: "10.96.0.1", KUBERNETES_SERVICE_PORT: "443" }
 
-    it.scoped("server from the env, token, CA and namespace from the service-account directory", () =>
+    it.effect("server from the env, token, CA and namespace from the service-account directory", () =>
       Effect.gen(function*() {
         const dir = serviceAccount(yield* tempDir, "team-a\n")
         const service = yield* Effect.provide(
@@ -519,7 +518,7 @@ layer(NodeContext.layer)("KubeConfig", (it) => {
         assert.strictEqual(v6.server, "https://[fd00::1]:6443")
       }))
 
-    it.scoped("the default lookup prefers in-cluster, and falls back to the kubeconfig", () =>
+    it.effect("the default lookup prefers in-cluster, and falls back to the kubeconfig", () =>
       Effect.gen(function*() {
         const dir = serviceAccount(yield* tempDir)
         write(Path.join(dir, "home", ".kube", "config"), single({ token: "home-token" }))
@@ -546,7 +545,7 @@ layer(NodeContext.layer)("KubeConfig", (it) => {
   })
 
   describe("unsupported and invalid settings", () => {
-    it.scoped("an auth-provider other than oidc is a KubeConfigError naming file, context and field", () =>
+    it.effect("an auth-provider other than oidc is a KubeConfigError naming file, context and field", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const path = write(
@@ -594,8 +593,8 @@ layer(NodeContext.layer)("KubeConfig", (it) => {
         assert.strictEqual(service.server, "https://h:6443")
         assert.strictEqual(service.source, "<explicit>")
         assert.strictEqual(yield* token(service), "explicit")
-        const bad = yield* Effect.either(KubeConfig.make({ server: "h:6443:nope" }))
-        assert.isTrue(Either.isLeft(bad))
+        const bad = yield* Effect.result(KubeConfig.make({ server: "h:6443:nope" }))
+        assert.isTrue(Result.isFailure(bad))
         const both = yield* Effect.flip(
           KubeConfig.make({ server: "https://h", token: "a", username: "u", password: "p" })
         )
@@ -614,7 +613,7 @@ layer(NodeContext.layer)("KubeConfig", (it) => {
       return secrets.filter((secret) => texts.some((text) => text.includes(secret)))
     }
 
-    it.scoped("in parse, validation, file and exec failures", () =>
+    it.effect("in parse, validation, file and exec failures", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         writeExecPlugin(Path.join(dir, "bin", "plugin"))
@@ -654,11 +653,11 @@ layer(NodeContext.layer)("KubeConfig", (it) => {
         ]
         const errors: Array<KubeConfigError> = []
         for (const text of texts) {
-          const result = yield* Effect.either(
+          const result = yield* Effect.result(
             Effect.flatMap(KubeConfig.fromString(text, { basePath: dir }), (service) => service.auth.credentials)
           )
-          assert.isTrue(Either.isLeft(result), `expected a failure for:\n${text}`)
-          if (Either.isLeft(result)) errors.push(result.left)
+          assert.isTrue(Result.isFailure(result), `expected a failure for:\n${text}`)
+          if (Result.isFailure(result)) errors.push(result.failure)
         }
         assert.strictEqual(errors.length, texts.length)
         for (const error of errors) {

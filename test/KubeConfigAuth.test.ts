@@ -3,9 +3,8 @@
  * transport, a loopback "cluster" that records the headers it is sent, and a loopback
  * OIDC issuer (discovery document and token endpoint).
  */
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpClient from "effect/http/HttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -76,7 +75,7 @@ const getA = Kube.api(ConfigMaps).get("a")
 const impersonationLines = (seen: Seen) => seen.lines.filter(([name]) => name.startsWith("impersonate-"))
 
 describe("impersonation", () => {
-  it.scoped("as, as-uid, as-groups and as-user-extra become Impersonate-* headers, one line per value", () =>
+  it.effect("as, as-uid, as-groups and as-user-extra become Impersonate-* headers, one line per value", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const server = yield* cluster((token) => token === "t")
@@ -104,24 +103,24 @@ describe("impersonation", () => {
       ])
     }))
 
-  it.scoped("an empty as-user-extra: {} (minikube) or as-groups: [] is no impersonation, and loads", () =>
+  it.effect("an empty as-user-extra: {} (minikube) or as-groups: [] is no impersonation, and loads", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const server = yield* cluster((token) => token === "t")
       const path = writeConfig(dir, server.url, { token: "t", "as-user-extra": {}, "as-groups": [] })
-      const config = yield* Effect.provide(KubeConfig.fromFile({ path }), NodeContext.layer)
+      const config = yield* Effect.provide(KubeConfig.fromFile({ path }), NodeKube.layerPlatform)
       assert.isUndefined(config.impersonate)
       yield* Effect.provide(getA, NodeKube.layerFromFile({ path }))
       assert.deepStrictEqual(impersonationLines(server.seen[0]!), [])
     }))
 
-  it.scoped("groups, a uid or extras without as are refused before any request, naming file, context and field", () =>
+  it.effect("groups, a uid or extras without as are refused before any request, naming file, context and field", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const errors: Array<KubeConfigError> = []
       for (const user of [{ "as-groups": ["dev"] }, { "as-uid": "1" }, { "as-user-extra": { k: ["v"] } }]) {
         const path = writeConfig(dir, "https://127.0.0.1:1", { token: "t", ...user })
-        errors.push(yield* Effect.flip(Effect.provide(KubeConfig.fromFile({ path }), NodeContext.layer)))
+        errors.push(yield* Effect.flip(Effect.provide(KubeConfig.fromFile({ path }), NodeKube.layerPlatform)))
       }
       for (const error of errors) {
         assert.strictEqual(error.field, "users[u].user.as")
@@ -131,12 +130,12 @@ describe("impersonation", () => {
       assert.include(errors[0]!.message, "is required with as-groups")
       const badValue = yield* Effect.flip(Effect.provide(
         KubeConfig.fromString(Yaml.stringify(kubeconfig("https://h", { as: "jane", "as-groups": ["a\nb"] }))),
-        NodeContext.layer
+        NodeKube.layerPlatform
       ))
       assert.strictEqual(badValue.field, "users[u].user.as-groups[0]")
     }))
 
-  it.scoped("explicit configurations impersonate too", () =>
+  it.effect("explicit configurations impersonate too", () =>
     Effect.gen(function*() {
       const server = yield* cluster(() => true)
       const layer = NodeKube.layerFromKubeConfig(KubeConfig.layerFrom({
@@ -215,7 +214,7 @@ const oidcUser = (issuerUrl: string, idToken: string, extra: object = {}) => ({
 })
 
 describe("oidc auth-provider", () => {
-  it.scopedLive("an expired id-token is renewed with the refresh-token before the request; the file is not written", () =>
+  it.live("an expired id-token is renewed with the refresh-token before the request; the file is not written", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const fresh = jwt({ exp: nowSeconds() + 3600, sub: "fresh" })
@@ -253,7 +252,7 @@ describe("oidc auth-provider", () => {
       assert.strictEqual(Fs.readFileSync(path, "utf8"), before, "nothing written back")
     }))
 
-  it.scopedLive("after a 401 the id-token is renewed once and the request sent again; the rotated refresh-token is used next", () =>
+  it.live("after a 401 the id-token is renewed once and the request sent again; the rotated refresh-token is used next", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const later = nowSeconds() + 3600
@@ -268,7 +267,7 @@ describe("oidc auth-provider", () => {
       let accepted = ""
       const server = yield* cluster((token) => token === accepted)
       const path = writeConfig(dir, server.url, oidcUser(idp.url, jwt({ exp: later, sub: "revoked" })))
-      const service = yield* Effect.provide(KubeConfig.fromFile({ path }), NodeContext.layer)
+      const service = yield* Effect.provide(KubeConfig.fromFile({ path }), NodeKube.layerPlatform)
       const layer = NodeKube.layerFromKubeConfig(Layer.succeed(KubeConfig.KubeConfig, service))
       accepted = jwt({ exp: later, sub: "fresh-1" })
       yield* Effect.provide(getA, layer)
@@ -282,7 +281,7 @@ describe("oidc auth-provider", () => {
       assert.strictEqual(idp.discoveries.length, 1, "the token endpoint is discovered once")
     }))
 
-  it.scopedLive("persistOidcTokens writes the renewed tokens back to the file, keeping comments and other users", () =>
+  it.live("persistOidcTokens writes the renewed tokens back to the file, keeping comments and other users", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const fresh = jwt({ exp: nowSeconds() + 3600, sub: "fresh" })
@@ -302,7 +301,7 @@ describe("oidc auth-provider", () => {
       assert.deepStrictEqual(written.users[1], other)
     }))
 
-  it.scopedLive("a refused refresh and an expired token without a refresh-token fail naming the field, and no secret", () =>
+  it.live("a refused refresh and an expired token without a refresh-token fail naming the field, and no secret", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const expired = jwt({ exp: nowSeconds() - 60, sub: "old" })
@@ -311,7 +310,7 @@ describe("oidc auth-provider", () => {
         body: { error: "invalid_grant", error_description: "refresh-1-s3cr3t is revoked" }
       }))
       const path = writeConfig(dir, "https://127.0.0.1:1", oidcUser(idp.url, expired))
-      const service = yield* Effect.provide(KubeConfig.fromFile({ path }), NodeContext.layer)
+      const service = yield* Effect.provide(KubeConfig.fromFile({ path }), NodeKube.layerPlatform)
       const refused = yield* Effect.flip(service.auth.credentials)
       assert.strictEqual(refused.field, "users[u].user.auth-provider.config.refresh-token")
       assert.include(refused.message, "HTTP 400, invalid_grant")
@@ -321,7 +320,7 @@ describe("oidc auth-provider", () => {
         KubeConfig.fromString(Yaml.stringify(kubeconfig("https://h", {
           "auth-provider": { name: "oidc", config: { "id-token": expired, "client-secret": "client-s3cr3t" } }
         }))),
-        NodeContext.layer
+        NodeKube.layerPlatform
       )
       const stale = yield* Effect.flip(noRefresh.auth.credentials)
       assert.strictEqual(stale.field, "users[u].user.auth-provider.config.id-token")
@@ -330,7 +329,7 @@ describe("oidc auth-provider", () => {
 
       const unreachable = yield* Effect.provide(
         KubeConfig.fromString(Yaml.stringify(kubeconfig("https://h", oidcUser("http://127.0.0.1:1/nowhere", expired)))),
-        NodeContext.layer
+        NodeKube.layerPlatform
       )
       const down = yield* Effect.flip(unreachable.auth.credentials)
       assert.strictEqual(down.field, "users[u].user.auth-provider.config.idp-issuer-url")
@@ -348,18 +347,18 @@ describe("oidc issuer trust", () => {
       const text = Yaml.stringify(kubeconfig("https://h", oidcUser("https://issuer.example", "not-a-jwt", {
         "idp-certificate-authority-data": "LS0tLS1CRUdJTg=="
       })))
-      const refused = yield* Effect.flip(Effect.provide(KubeConfig.fromString(text), NodeContext.layer))
+      const refused = yield* Effect.flip(Effect.provide(KubeConfig.fromString(text), NodeKube.layerPlatform))
       assert.strictEqual(refused.field, "users[u].user.auth-provider.config.idp-certificate-authority-data")
       assert.include(refused.message, "OidcHttpClient")
       const own = Layer.effect(KubeConfig.OidcHttpClient, Effect.provide(HttpClient.HttpClient, FetchHttpClient.layer))
-      const loaded = yield* Effect.provide(KubeConfig.fromString(text), Layer.merge(NodeContext.layer, own))
+      const loaded = yield* Effect.provide(KubeConfig.fromString(text), Layer.merge(NodeKube.layerPlatform, own))
       assert.strictEqual(loaded.auth.kind, "oidc")
     }))
 })
 
 describe("refused auth, with the replacement named", () => {
   const load = (user: object) =>
-    Effect.flip(Effect.provide(KubeConfig.fromString(Yaml.stringify(kubeconfig("https://h", user))), NodeContext.layer))
+    Effect.flip(Effect.provide(KubeConfig.fromString(Yaml.stringify(kubeconfig("https://h", user))), NodeKube.layerPlatform))
 
   it.effect("gcp, azure and exec v1alpha1", () =>
     Effect.gen(function*() {

@@ -4,7 +4,6 @@
  * PowerShell's `>`), UTF-8 with a BOM, CRLF line ends; and YAML 1.1 values read as kubectl
  * reads them.
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
@@ -66,7 +65,7 @@ const listWith = (path: string) =>
     return { namespace: config.namespace, items: list.items.map((c) => c.metadata?.name) }
   }).pipe(Effect.provide(NodeKube.layerFromFile({ path })))
 
-layer(NodeContext.layer)("kubeconfig encodings", (it) => {
+layer(NodeKube.layerPlatform)("kubeconfig encodings", (it) => {
   const encodings: ReadonlyArray<readonly [string, (text: string) => Uint8Array]> = [
     ["UTF-16 LE with a BOM and CRLF (Windows PowerShell 5 `>`)", (text) => utf16le(crlf(text))],
     ["UTF-16 BE with a BOM", utf16be],
@@ -74,7 +73,7 @@ layer(NodeContext.layer)("kubeconfig encodings", (it) => {
     ["UTF-8 with CRLF line ends", (text) => utf8(crlf(text))]
   ]
   for (const [name, encode] of encodings) {
-    it.scoped(`a kubeconfig in ${name} is read and used`, () =>
+    it.effect(`a kubeconfig in ${name} is read and used`, () =>
       Effect.gen(function*() {
         const { dir, served } = yield* setup
         const path = Path.join(dir, "config")
@@ -86,7 +85,7 @@ layer(NodeContext.layer)("kubeconfig encodings", (it) => {
       }))
   }
 
-  it.scoped("UTF-16 text that was read as UTF-8 gets a message saying so, not \"not a mapping\"", () =>
+  it.effect("UTF-16 text that was read as UTF-8 gets a message saying so, not \"not a mapping\"", () =>
     Effect.gen(function*() {
       const { served } = yield* setup
       const misread = new TextDecoder("utf-8").decode(utf16le(served.kubeconfig))
@@ -96,7 +95,7 @@ layer(NodeContext.layer)("kubeconfig encodings", (it) => {
       assert.notInclude(error.message, "encoding-token")
     }))
 
-  it.scoped("values are read with kubectl's YAML 1.1 rules: `yes` is true, an unquoted `no` is not a string", () =>
+  it.effect("values are read with kubectl's YAML 1.1 rules: `yes` is true, an unquoted `no` is not a string", () =>
     Effect.gen(function*() {
       const { dir, served } = yield* setup
       const path = Path.join(dir, "config")

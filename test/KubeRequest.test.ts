@@ -5,7 +5,8 @@
  * mutations not, and a streamed watch as lines.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Inspectable, Layer, Schedule, Stream, TestClock } from "effect"
+import { Effect, Exit, Fiber, Inspectable, Layer, Schedule, Stream } from "effect"
+import * as TestClock from "effect/testing/TestClock"
 import * as Kube from "../src/Kube.js"
 import * as RequestPolicy from "../src/RequestPolicy.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
@@ -13,10 +14,15 @@ import * as FakeCluster from "../src/testing/FakeCluster.js"
 const fake = FakeCluster.FakeCluster
 
 const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(Effect.exit(effect), (exit) =>
-    Exit.isFailure(exit) && exit.cause._tag === "Fail"
-      ? Effect.succeed(exit.cause.error)
-      : Effect.dieMessage(`expected a failure, got ${Exit.isSuccess(exit) ? "success" : exit.cause._tag}`))
+  Effect.flatMap(Effect.exit(effect), (exit) => {
+    const reasons = Exit.isFailure(exit) ? exit.cause.reasons : []
+    const only = reasons.length === 1 ? reasons[0] : undefined
+    return only?._tag === "Fail"
+      ? Effect.succeed(only.error)
+      : Effect.die(
+        new Error(`expected a failure, got ${Exit.isSuccess(exit) ? "success" : reasons.map((r) => r._tag).join(", ")}`)
+      )
+  })
 
 const retrying = RequestPolicy.layer({ readRetries: Schedule.recurs(2) })
 
@@ -160,7 +166,7 @@ describe("Kube.request under the request policy", () => {
     Effect.gen(function*() {
       const control = yield* fake
       control.stallNext({ match: (m) => m === "POST" })
-      const fiber = yield* Effect.fork(Kube.request({
+      const fiber = yield* Effect.forkChild(Kube.request({
         method: "POST",
         path: "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
         body: { spec: { resourceAttributes: { verb: "get", resource: "pods" } } }
@@ -185,8 +191,9 @@ describe("Kube.request under the request policy", () => {
         body: { metadata: { name: "x" } },
         headers: { "X-Api-Key": "very-secret-key" }
       }))
-      assert.strictEqual(error._tag, "RequestError")
-      for (const text of [JSON.stringify(error), String(error), Inspectable.format(error)]) {
+      assert.strictEqual(error._tag, "HttpClientError")
+      assert.strictEqual(error._tag === "HttpClientError" && error.reason._tag, "TransportError")
+      for (const text of [JSON.stringify(error), String(error), Inspectable.toStringUnknown(error)]) {
         assert.notInclude(text, "very-secret-key")
         assert.notInclude(text, "fake-cluster-token")
       }

@@ -1,4 +1,4 @@
-import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClient from "effect/http/HttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -22,7 +22,7 @@ const until = (check: () => boolean, what: string) =>
 const realSleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
 const fake = Layer.merge(
   FakeCluster.layer(),
-  RequestPolicy.layer({ readRetries: Schedule.stop, throttleRetries: 0, timeout: null })
+  RequestPolicy.layer({ readRetries: Schedule.recurs(0), throttleRetries: 0, timeout: null })
 )
 
 const LD = 1000
@@ -54,7 +54,7 @@ describe("LeaderElection", () => {
         ))
         return LeaderElection.run(work, { lease: { name: "my-controller" }, identity: `replica-${i}`, ...timing }).pipe(
           Effect.provideService(HttpClient.HttpClient, client),
-          Effect.fork
+          Effect.forkChild
         )
       }
       const history: Array<{ holder: string; acquireTime: string; renewTime: string; transitions: number }> = []
@@ -71,7 +71,7 @@ describe("LeaderElection", () => {
             })
           })
         ),
-        Effect.fork
+        Effect.forkChild
       )
       const fibers = [yield* replica(0), yield* replica(1), yield* replica(2)]
       yield* until(() => leading !== undefined, "someone leads")
@@ -165,7 +165,7 @@ describe("LeaderElection", () => {
                 })
             })),
           { lease: { name: "sharded" }, identity: `replica-${i}`, shards: 3, home: i, ...timing }
-        ).pipe(Effect.provide(Informers.layer), Effect.fork)
+        ).pipe(Effect.provide(Informers.layer), Effect.forkChild)
       const fibers = [yield* replica(0), yield* replica(1), yield* replica(2)]
       yield* until(() => reconciledBy.size === 300, "every object reconciled")
       yield* realSleep(LD + 2 * RP)

@@ -1,5 +1,4 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
@@ -42,7 +41,7 @@ describe("line splitting", () => {
         for (const second of [cut, Math.min(bytes.length, cut + 1), Math.min(bytes.length, cut + 3)]) {
           const pieces = [bytes.subarray(0, cut), bytes.subarray(cut, second), bytes.subarray(second)]
           const lines = yield* Stream.fromIterable(pieces).pipe(splitLines(true), Stream.runCollect)
-          assert.deepStrictEqual(Chunk.toReadonlyArray(lines), expected, `cut at ${cut} and ${second}`)
+          assert.deepStrictEqual(lines, expected, `cut at ${cut} and ${second}`)
         }
       }
     }))
@@ -50,14 +49,14 @@ describe("line splitting", () => {
   it.effect("emits nothing for an empty body and keeps a lone final line", () =>
     Effect.gen(function*() {
       const none = yield* Stream.fromIterable<Uint8Array>([]).pipe(splitLines(true), Stream.runCollect)
-      assert.strictEqual(Chunk.size(none), 0)
+      assert.strictEqual(none.length, 0)
       const one = yield* Stream.make(utf8("only")).pipe(splitLines(true), Stream.runCollect)
-      assert.deepStrictEqual(Chunk.toReadonlyArray(one), ["only"])
+      assert.deepStrictEqual(one, ["only"])
     }))
 })
 
 describe("logStream over a real connection", () => {
-  it.scopedLive("handles lines and a UTF-8 character split across packets, and a last line without newline", () =>
+  it.live("handles lines and a UTF-8 character split across packets, and a last line without newline", () =>
     Effect.gen(function*() {
       const server = yield* Loopback.serve((_req, res) => {
         const whole = utf8("first line\nhé")
@@ -73,13 +72,13 @@ describe("logStream over a real connection", () => {
         Stream.runCollect,
         Effect.provide(Loopback.layer(server.url))
       )
-      assert.deepStrictEqual(Chunk.toReadonlyArray(lines), ["first line", "héllo", "third part", "last"])
+      assert.deepStrictEqual(lines, ["first line", "héllo", "third part", "last"])
       assert.deepStrictEqual(server.requests, [
         "GET /api/v1/namespaces/default/pods/web/log?container=app&follow=true&tailLines=10&timestamps=true"
       ])
     }))
 
-  it.scopedLive("closes the connection when the consumer stops early or is interrupted", () =>
+  it.live("closes the connection when the consumer stops early or is interrupted", () =>
     Effect.gen(function*() {
       const server = yield* Loopback.serve((_req, res) => {
         res.writeHead(200, { "content-type": "text/plain" })
@@ -88,10 +87,10 @@ describe("logStream over a real connection", () => {
       })
       const layer = Loopback.layer(server.url)
       const firstTwo = yield* pods.logStream("web").pipe(Stream.take(2), Stream.runCollect, Effect.provide(layer))
-      assert.deepStrictEqual(Chunk.toReadonlyArray(firstTwo), ["one", "two"])
+      assert.deepStrictEqual(firstTwo, ["one", "two"])
       assert.isTrue(yield* Loopback.eventually(() => server.openResponses() === 0), "closed after take(2)")
 
-      const fiber = yield* pods.logStream("web").pipe(Stream.runDrain, Effect.provide(layer), Effect.fork)
+      const fiber = yield* pods.logStream("web").pipe(Stream.runDrain, Effect.provide(layer), Effect.forkChild)
       assert.isTrue(yield* Loopback.eventually(() => server.openResponses() === 1), "follow is open")
       yield* Fiber.interrupt(fiber)
       assert.isTrue(yield* Loopback.eventually(() => server.openResponses() === 0), "closed after interrupt")
@@ -99,7 +98,7 @@ describe("logStream over a real connection", () => {
 })
 
 describe("logBytes", () => {
-  it.scopedLive("hands on every byte as it arrives, characters split across packets included, and closes early", () =>
+  it.live("hands on every byte as it arrives, characters split across packets included, and closes early", () =>
     Effect.gen(function*() {
       const whole = utf8("first line\nhé\r\nthird part\nlast")
       const server = yield* Loopback.serve((_req, res) => {
@@ -107,13 +106,13 @@ describe("logBytes", () => {
       })
       const layer = Loopback.layer(server.url)
       const chunks = yield* pods.logBytes("web", { container: "app" }).pipe(Stream.runCollect, Effect.provide(layer))
-      const joined = new Uint8Array(Chunk.reduce(chunks, 0, (n, c) => n + c.length))
-      Chunk.reduce(chunks, 0, (offset, c) => {
+      const joined = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
+      chunks.reduce((offset, c) => {
         joined.set(c, offset)
         return offset + c.length
-      })
+      }, 0)
       assert.deepStrictEqual(joined, whole)
-      assert.isAbove(Chunk.size(chunks), 1, "arrives in pieces, not buffered whole")
+      assert.isAbove(chunks.length, 1, "arrives in pieces, not buffered whole")
       assert.deepStrictEqual(server.requests, ["GET /api/v1/namespaces/default/pods/web/log?container=app&follow=true"])
 
       const open = yield* Loopback.serve((_req, res) => {
@@ -125,14 +124,14 @@ describe("logBytes", () => {
         Stream.runCollect,
         Effect.provide(Loopback.layer(open.url))
       )
-      assert.strictEqual(new TextDecoder().decode(Chunk.unsafeGet(first, 0)), "one\n")
+      assert.strictEqual(new TextDecoder().decode(first[0]!), "one\n")
       assert.isTrue(yield* Loopback.eventually(() => open.openResponses() === 0), "closed after take(1)")
     }))
 
   it.effect("a pod that is gone has no bytes; bad options fail before any request", () =>
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
-      assert.strictEqual(Chunk.size(yield* pods.logBytes("gone").pipe(Stream.runCollect)), 0)
+      assert.strictEqual((yield* pods.logBytes("gone").pipe(Stream.runCollect)).length, 0)
       const error = yield* Effect.flip(pods.logBytes("web", { tailLines: -1 }).pipe(Stream.runDrain))
       assert.instanceOf(error, ValidationError)
       assert.strictEqual(logRequests(cluster).length, 1)
@@ -209,15 +208,15 @@ describe("logStream", () => {
       const queue = yield* Queue.unbounded<string>()
       const fiber = yield* pods.logStream("web", { container: "app" }).pipe(
         Stream.runForEach((line) => Queue.offer(queue, line)),
-        Effect.fork
+        Effect.forkChild
       )
-      assert.deepStrictEqual(Chunk.toReadonlyArray(yield* Queue.takeBetween(queue, 1, 1)), ["before"])
+      assert.deepStrictEqual(yield* Queue.takeBetween(queue, 1, 1), ["before"])
       cluster.appendLog("default", "web", "hal", { container: "app" })
       cluster.appendLog("default", "web", "f a line\nwhole\nand a tail", { container: "app" })
-      assert.deepStrictEqual(Chunk.toReadonlyArray(yield* Queue.takeBetween(queue, 2, 2)), ["half a line", "whole"])
+      assert.deepStrictEqual(yield* Queue.takeBetween(queue, 2, 2), ["half a line", "whole"])
       cluster.endContainer("default", "web", { container: "app" })
       yield* Fiber.join(fiber)
-      assert.deepStrictEqual(Chunk.toReadonlyArray(yield* Queue.takeAll(queue)), ["and a tail"])
+      assert.deepStrictEqual(yield* Queue.clear(queue), ["and a tail"])
       assert.deepStrictEqual(logRequests(cluster)[0]?.query, { container: "app", follow: "true" })
       assert.strictEqual(cluster.openLogStreams(), 0)
     }).pipe(Effect.provide(FakeCluster.layer())))
@@ -225,10 +224,10 @@ describe("logStream", () => {
   it.effect("a pod that is gone has no lines", () =>
     Effect.gen(function*() {
       const lines = yield* pods.logStream("gone").pipe(Stream.runCollect)
-      assert.strictEqual(Chunk.size(lines), 0)
+      assert.strictEqual(lines.length, 0)
     }).pipe(Effect.provide(FakeCluster.layer())))
 
-  it.scopedLive("interrupting a follow of the served fake closes its connection", () =>
+  it.live("interrupting a follow of the served fake closes its connection", () =>
     Effect.gen(function*() {
       const server = yield* FakeCluster.serve()
       const layer = NodeKube.layerFromFile({ path: server.kubeconfigPath }).pipe(Layer.orDie)
@@ -236,7 +235,7 @@ describe("logStream", () => {
       const fiber = yield* pods.logStream("web", { container: "app" }).pipe(
         Stream.runDrain,
         Effect.provide(layer),
-        Effect.fork
+        Effect.forkChild
       )
       assert.isTrue(yield* Loopback.eventually(() => server.control.openLogStreams() === 1), "follow open")
       yield* Fiber.interrupt(fiber)

@@ -8,7 +8,7 @@ import type { Pod } from "../src/resources/index.js"
 
 const parseError = (text: string) =>
   Effect.flip(Manifests.parse(text)).pipe(
-    Effect.tap((e) => assert.instanceOf(e, ValidationError))
+    Effect.tap((e) => Effect.sync(() => assert.instanceOf(e, ValidationError)))
   )
 
 describe("Manifests.parse", () => {

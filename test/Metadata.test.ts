@@ -5,8 +5,9 @@
  * loopback server) still gives metadata alone.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Exit from "effect/Exit"
@@ -28,11 +29,15 @@ const secret = (name: string, labels: Record<string, string> = { app: "m" }) => 
   data: { password: "c2VjcmV0LXZhbHVl" }
 })
 
+/** The one typed failure of an effect (a cause of exactly one Fail), else a defect saying what happened. */
 const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(Effect.exit(effect), (exit) =>
-    Exit.isFailure(exit) && exit.cause._tag === "Fail"
-      ? Effect.succeed(exit.cause.error)
-      : Effect.dieMessage(`expected a failure, got ${Exit.isSuccess(exit) ? "success" : exit.cause._tag}`))
+  Effect.flatMap(Effect.exit(effect), (exit) => {
+    const reasons = Exit.isFailure(exit) ? exit.cause.reasons : []
+    const only = reasons.length === 1 ? reasons[0]! : undefined
+    return only !== undefined && Cause.isFailReason(only)
+      ? Effect.succeed(only.error)
+      : Effect.die(new Error(`expected a failure, got ${Exit.isSuccess(exit) ? "success" : Cause.pretty(exit.cause)}`))
+  })
 
 describe("Kube.metadata", () => {
   it.layer(FakeCluster.layer())((it) => {

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import * as Kube from "../src/Kube.js"
 import { Leases } from "../src/internal/controller/resources.js"
 import * as MicroTime from "../src/MicroTime.js"

@@ -5,8 +5,7 @@
  * tunnels they open; the cluster is a FakeCluster served over HTTPS under a name only the
  * proxies can resolve (`kube.internal.test`), so a request that succeeds went through one.
  */
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as HttpClient from "effect/http/HttpClient"
 import { assert, describe, layer } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as ConfigProvider from "effect/ConfigProvider"
@@ -63,7 +62,7 @@ const kubeconfig = (port: number, cluster: object = {}, server = `https://${host
   })
 
 const withEnvironment = (env: Record<string, string>) =>
-  Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+  ConfigProvider.layer(ConfigProvider.fromEnvRecord(env))
 
 /** The Node layers for a kubeconfig, in an environment; reads are not retried, so that a refusal shows at once. */
 const layerFor = (text: string, env: Record<string, string> = {}) =>
@@ -106,9 +105,9 @@ const assertNoSecret = (text: string) => {
 const withCredentials = (proxy: TestProxy, password = PASSWORD) =>
   proxy.url.replace("://", `://user:${encodeURIComponent(password)}@`)
 
-layer(NodeContext.layer)("Proxy", (it) => {
+layer(NodeKube.layerPlatform)("Proxy", (it) => {
   describe("proxy-url", () => {
-    it.scoped("an http proxy: every request goes through one kept-alive CONNECT tunnel", () =>
+    it.effect("an http proxy: every request goes through one kept-alive CONNECT tunnel", () =>
       Effect.gen(function*() {
         const { port } = yield* cluster
         const proxy = yield* connectProxy({ hosts: { [hostName]: "127.0.0.1" } })
@@ -118,7 +117,7 @@ layer(NodeContext.layer)("Proxy", (it) => {
         assert.deepStrictEqual([...new Set(proxy.targets)], [`${hostName}:${port}`])
       }))
 
-    it.scoped("an https proxy (verified with the cluster's CA) and tls-server-name inside the tunnel", () =>
+    it.effect("an https proxy (verified with the cluster's CA) and tls-server-name inside the tunnel", () =>
       Effect.gen(function*() {
         const { port } = yield* cluster
         const proxy = yield* connectProxy({ tls: pki().server })
@@ -134,7 +133,7 @@ layer(NodeContext.layer)("Proxy", (it) => {
         assert.deepStrictEqual([...new Set(proxy.targets)], [`127.0.0.1:${port}`])
       }))
 
-    it.scoped("a socks5 proxy, with and without credentials", () =>
+    it.effect("a socks5 proxy, with and without credentials", () =>
       Effect.gen(function*() {
         const { port } = yield* cluster
         const open = yield* socks5Proxy({ hosts: { [hostName]: "127.0.0.1" } })
@@ -163,7 +162,7 @@ layer(NodeContext.layer)("Proxy", (it) => {
         assertNoSecret(printed(refused))
       }))
 
-    it.scoped("proxy credentials are sent as Proxy-Authorization and never printed", () =>
+    it.effect("proxy credentials are sent as Proxy-Authorization and never printed", () =>
       Effect.gen(function*() {
         const { port } = yield* cluster
         const proxy = yield* connectProxy({
@@ -197,7 +196,7 @@ layer(NodeContext.layer)("Proxy", (it) => {
         assertNoSecret(printed(withRightOnes))
       }))
 
-    it.scoped("other origins do not go through the cluster's proxy", () =>
+    it.effect("other origins do not go through the cluster's proxy", () =>
       Effect.gen(function*() {
         const { port } = yield* cluster
         const proxy = yield* connectProxy({ hosts: { [hostName]: "127.0.0.1" } })
@@ -239,7 +238,7 @@ layer(NodeContext.layer)("Proxy", (it) => {
   })
 
   describe("HTTPS_PROXY and NO_PROXY from the environment", () => {
-    it.scoped("HTTPS_PROXY (or https_proxy) is used when the kubeconfig sets no proxy-url", () =>
+    it.effect("HTTPS_PROXY (or https_proxy) is used when the kubeconfig sets no proxy-url", () =>
       Effect.gen(function*() {
         const { port } = yield* cluster
         const proxy = yield* connectProxy({ hosts: { [hostName]: "127.0.0.1" } })
@@ -260,7 +259,7 @@ layer(NodeContext.layer)("Proxy", (it) => {
         assert.strictEqual(proxy.tunnels(), upper + 1)
       }))
 
-    it.scoped("proxy-url wins over HTTPS_PROXY", () =>
+    it.effect("proxy-url wins over HTTPS_PROXY", () =>
       Effect.gen(function*() {
         const { port } = yield* cluster
         const chosen = yield* connectProxy({ hosts: { [hostName]: "127.0.0.1" } })
@@ -273,7 +272,7 @@ layer(NodeContext.layer)("Proxy", (it) => {
         assert.strictEqual(ignored.tunnels(), 0)
       }))
 
-    it.scoped("NO_PROXY by domain, leading dot, port and *: the request goes direct", () =>
+    it.effect("NO_PROXY by domain, leading dot, port and *: the request goes direct", () =>
       Effect.gen(function*() {
         const { port } = yield* cluster
         const proxy = yield* connectProxy({ hosts: { [hostName]: "127.0.0.1" } })
@@ -311,7 +310,7 @@ layer(NodeContext.layer)("Proxy", (it) => {
 
     // Loopback is never proxied (client-go's rule), so an address rule needs a server on another interface.
     const outward = Object.values(Os.networkInterfaces()).flat().find((i) => i?.family === "IPv4" && !i.internal)
-    it.scoped.skipIf(outward === undefined)("NO_PROXY by CIDR and by address: a server on a non-loopback address", () =>
+    it.effect.skipIf(outward === undefined)("NO_PROXY by CIDR and by address: a server on a non-loopback address", () =>
       Effect.gen(function*() {
         const address = outward!.address
         const { server, ca } = pki()
@@ -338,7 +337,7 @@ layer(NodeContext.layer)("Proxy", (it) => {
         assert.strictEqual(proxy.tunnels(), 2)
       }))
 
-    it.scoped("an HTTPS_PROXY that is not a URL fails the cluster's requests, naming the variable, not its value", () =>
+    it.effect("an HTTPS_PROXY that is not a URL fails the cluster's requests, naming the variable, not its value", () =>
       Effect.gen(function*() {
         const { port } = yield* cluster
         const exit = yield* Effect.exit(

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as Either from "effect/Either"
-import * as fc from "effect/FastCheck"
+import * as Result from "effect/Result"
+import * as fc from "fast-check"
 import { ValidationError } from "../src/Errors.js"
 import * as Quantity from "../src/Quantity.js"
 
@@ -57,16 +57,16 @@ describe("Quantity", () => {
       ["12Ei", "12Ei"],
       ["1024Ei", "1024Ei"]
     ]
-    for (const [input, expected] of cases) assert.strictEqual(Either.getOrThrow(Quantity.canonicalize(input)), expected, input)
+    for (const [input, expected] of cases) assert.strictEqual(Result.getOrThrow(Quantity.canonicalize(input)), expected, input)
   })
 
   it("refuses what is not a quantity with a ValidationError naming it", () => {
     for (const bad of ["", "m", "1.2.3", "5 Gi", "1Kb", "1ki", "e3", "1e", "0x10", "1e99999", "--1", "1,5", " 1"]) {
       const result = Quantity.parse(bad)
-      assert.isTrue(Either.isLeft(result), bad)
-      if (Either.isLeft(result)) {
-        assert.instanceOf(result.left, ValidationError)
-        assert.include(result.left.message, JSON.stringify(bad))
+      assert.isTrue(Result.isFailure(result), bad)
+      if (Result.isFailure(result)) {
+        assert.instanceOf(result.failure, ValidationError)
+        assert.include(result.failure.message, JSON.stringify(bad))
       }
     }
     assert.throws(() => Quantity.unsafeParse("1.2.3"))

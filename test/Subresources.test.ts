@@ -24,10 +24,15 @@ import {
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 
 const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(Effect.exit(effect), (exit) =>
-    Exit.isFailure(exit) && exit.cause._tag === "Fail"
-      ? Effect.succeed(exit.cause.error)
-      : Effect.dieMessage(`expected a failure, got ${Exit.isSuccess(exit) ? "success" : exit.cause._tag}`))
+  Effect.flatMap(Effect.exit(effect), (exit) => {
+    const reasons = Exit.isFailure(exit) ? exit.cause.reasons : []
+    const only = reasons.length === 1 ? reasons[0] : undefined
+    return only?._tag === "Fail"
+      ? Effect.succeed(only.error)
+      : Effect.die(
+        new Error(`expected a failure, got ${Exit.isSuccess(exit) ? "success" : reasons.map((r) => r._tag).join(", ")}`)
+      )
+  })
 
 const deployment = (name: string, replicas = 1): Deployment => ({
   metadata: { name },
@@ -227,10 +232,9 @@ describe("scale subresource", () => {
         const Worker = Schema.Struct({
           apiVersion: Schema.optional(Schema.String),
           kind: Schema.optional(Schema.String),
-          metadata: Schema.optional(Schema.Struct({ name: Schema.optional(Schema.String) }, {
-            key: Schema.String,
-            value: Schema.Unknown
-          })),
+          metadata: Schema.optional(Schema.StructWithRest(Schema.Struct({ name: Schema.optional(Schema.String) }), [
+            Schema.Record(Schema.String, Schema.Unknown)
+          ])),
           spec: Schema.optional(Schema.Struct({ replicas: Schema.optional(Schema.Number) })),
           status: Schema.optional(Schema.Struct({ replicas: Schema.optional(Schema.Number) }))
         })
@@ -532,8 +536,8 @@ describe("request options", () => {
         const rv = control.resourceVersion()
         assert.strictEqual(
           yield* configMaps.deleteAll({ labelSelector: "set=a", resourceVersion: rv, preconditions: { resourceVersion: "1" } })
-            .pipe(Effect.either, Effect.map((e) => e._tag)),
-          "Left"
+            .pipe(Effect.result, Effect.map((e) => e._tag)),
+          "Failure"
         )
         assert.isTrue(Option.isSome(yield* configMaps.get("rv")))
         const requests = control.requests().filter((r) => r.path.endsWith("/configmaps") || r.path.endsWith("/rv"))

@@ -247,7 +247,7 @@ describe("Template.apply, get and delete", () => {
       })
     ))
 
-  it.scoped("replays after a restart: a fresh client with only the name and parameters finds and deletes the objects", () =>
+  it.effect("replays after a restart: a fresh client with only the name and parameters finds and deletes the objects", () =>
     Effect.gen(function*() {
       const served = yield* FakeCluster.serve({ namespace: "batch" })
       served.control.seed([batchRun("templates")])

@@ -1,4 +1,4 @@
-import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClient from "effect/http/HttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -6,7 +6,7 @@ import { pipe } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import * as Condition from "../src/Condition.js"
 import { ValidationError, WaitTimeout } from "../src/Errors.js"
 import * as Kube from "../src/Kube.js"
@@ -29,7 +29,7 @@ const watches = (cluster: FakeCluster.Control) => cluster.requests().filter((r) 
 const lists = (cluster: FakeCluster.Control) =>
   cluster.requests().filter((r) => r.path === "/api/v1/namespaces/default/pods" && r.query["watch"] === undefined)
 
-const noRetries = RequestPolicy.layer({ readRetries: Schedule.stop, throttleRetries: 0, timeout: null })
+const noRetries = RequestPolicy.layer({ readRetries: Schedule.recurs(0), throttleRetries: 0, timeout: null })
 const fake = () => Layer.merge(FakeCluster.layer(), noRetries)
 
 const until = (check: () => boolean, what: string) =>
@@ -53,7 +53,7 @@ describe("waitFor", () => {
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       const [seeded] = cluster.seed([pod("web"), pod("other")])
-      const fiber = yield* Effect.fork(pods.waitFor("web", Condition.podSucceeded, { timeout: "1 minute" }))
+      const fiber = yield* Effect.forkChild(pods.waitFor("web", Condition.podSucceeded, { timeout: "1 minute" }))
       yield* until(() => cluster.openWatches() === 1, "watch open")
       cluster.setPodPhase("default", "other", "Succeeded")
       cluster.setPodPhase("default", "web", "Running")
@@ -107,7 +107,7 @@ describe("waitFor", () => {
   it.effect("waits for an absent object to appear, from a listing by name", () =>
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
-      const fiber = yield* Effect.fork(pods.waitFor("web", Condition.exists, { timeout: "1 minute" }))
+      const fiber = yield* Effect.forkChild(pods.waitFor("web", Condition.exists, { timeout: "1 minute" }))
       yield* until(() => cluster.openWatches() === 1, "watch open")
       assert.deepStrictEqual(lists(cluster).map((r) => r.query), [{ fieldSelector: "metadata.name=web", limit: "500" }])
       cluster.seed([pod("other"), pod("web")])
@@ -119,7 +119,7 @@ describe("waitFor", () => {
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("web")])
-      const fiber = yield* Effect.fork(pods.waitFor("web", Condition.deleted, { timeout: "1 minute" }))
+      const fiber = yield* Effect.forkChild(pods.waitFor("web", Condition.deleted, { timeout: "1 minute" }))
       yield* until(() => cluster.openWatches() === 1, "watch open")
       cluster.remove(ref("web"))
       assert.isTrue(Option.isNone(yield* Fiber.join(fiber)))
@@ -131,7 +131,7 @@ describe("waitFor", () => {
       cluster.seed([pod("web")])
       for (let i = 0; i < 5; i++) cluster.seed([pod(`filler${i}`)])
       cluster.compact()
-      const fiber = yield* Effect.fork(pods.waitFor("web", Condition.podReady, { timeout: "1 minute" }))
+      const fiber = yield* Effect.forkChild(pods.waitFor("web", Condition.podReady, { timeout: "1 minute" }))
       yield* until(() => watches(cluster).length === 2 && cluster.openWatches() === 1, "second watch open")
       assert.deepStrictEqual(lists(cluster).map((r) => r.query["fieldSelector"]), ["metadata.name=web"])
       cluster.setPodPhase("default", "web", "Running") // Running comes with Ready
@@ -143,7 +143,7 @@ describe("waitFor", () => {
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("web")])
-      const fiber = yield* Effect.fork(pods.waitFor("web", Condition.podSucceeded, { timeout: "30 seconds" }))
+      const fiber = yield* Effect.forkChild(pods.waitFor("web", Condition.podSucceeded, { timeout: "30 seconds" }))
       yield* until(() => cluster.openWatches() === 1, "watch open")
       yield* TestClock.adjust("30 seconds")
       const error = yield* Effect.flip(Fiber.join(fiber))
@@ -161,7 +161,7 @@ describe("waitFor", () => {
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("web")])
-      const fiber = yield* Effect.fork(
+      const fiber = yield* Effect.forkChild(
         pods.waitFor("web", (p) => p?.status?.phase === "Succeeded", { timeout: "1 minute" })
       )
       yield* until(() => cluster.openWatches() === 1, "watch open")
@@ -173,7 +173,7 @@ describe("waitFor", () => {
       const gone = yield* pods.waitFor("missing", (p) => p === undefined, { timeout: "1 minute" })
       assert.isTrue(Option.isNone(gone))
 
-      const slow = yield* Effect.fork(pods.waitFor("web", (p) => p?.status?.phase === "Failed", { timeout: "10 seconds" }))
+      const slow = yield* Effect.forkChild(pods.waitFor("web", (p) => p?.status?.phase === "Failed", { timeout: "10 seconds" }))
       yield* until(() => cluster.openWatches() === 1, "second watch open")
       yield* TestClock.adjust("10 seconds")
       const error = yield* Effect.flip(Fiber.join(slow))
@@ -200,7 +200,7 @@ describe("waitFor", () => {
         metadata: { name: "once", namespace: "default" },
         spec: { template: { spec: { containers: [{ name: "c", image: "busybox" }], restartPolicy: "Never" } } }
       }])
-      const fiber = yield* Effect.fork(
+      const fiber = yield* Effect.forkChild(
         jobs.waitFor("once", Condition.or(Condition.jobComplete, Condition.jobFailed), { timeout: "1 minute" })
       )
       yield* until(() => cluster.openWatches() === 1, "watch open")

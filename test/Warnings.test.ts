@@ -11,10 +11,11 @@ import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as Kube from "../src/Kube.js"
-import { ConfigMaps } from "../src/resources/index.js"
+import { ConfigMaps, Pods } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import * as Warnings from "../src/Warnings.js"
-import { parseWarningHeader } from "../src/internal/warnings.js"
+import { parseWarningHeader, reportMismatch } from "../src/internal/warnings.js"
+import { ValidationError } from "../src/Errors.js"
 import { nodeLayer } from "./util/reliability.js"
 
 const cms = Kube.api(ConfigMaps, { namespace: "default" })
@@ -22,10 +23,15 @@ const fake = FakeCluster.FakeCluster
 const deprecated = "v1 ConfigMap is deprecated in v1.99+; use \"v2\" ConfigMap"
 
 const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(Effect.exit(effect), (exit) =>
-    Exit.isFailure(exit) && exit.cause._tag === "Fail"
-      ? Effect.succeed(exit.cause.error)
-      : Effect.dieMessage(`expected a failure, got ${Exit.isSuccess(exit) ? "success" : exit.cause._tag}`))
+  Effect.flatMap(Effect.exit(effect), (exit) => {
+    const reasons = Exit.isFailure(exit) ? exit.cause.reasons : []
+    const only = reasons.length === 1 ? reasons[0] : undefined
+    return only?._tag === "Fail"
+      ? Effect.succeed(only.error)
+      : Effect.die(
+        new Error(`expected a failure, got ${Exit.isSuccess(exit) ? "success" : reasons.map((r) => r._tag).join(", ")}`)
+      )
+  })
 
 describe("the Warning header", () => {
   it("parses 299 warnings, quoted and escaped, several in one header; other codes are left out", () => {
@@ -107,17 +113,17 @@ describe("Warnings against the fake cluster", () => {
   it.effect("without a Warnings service, the warning is logged with logWarning", () =>
     Effect.gen(function*() {
       const logs: Array<{ level: string; message: unknown }> = []
-      const logger = Logger.make(({ logLevel, message }) => void logs.push({ level: logLevel.label, message }))
+      const logger = Logger.make(({ logLevel, message }) => void logs.push({ level: logLevel, message }))
       const control = yield* fake
       control.warnNext({ text: deprecated })
-      yield* cms.list().pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
-      const warned = logs.filter((l) => l.level === "WARN")
+      yield* cms.list().pipe(Effect.provide(Logger.layer([logger])))
+      const warned = logs.filter((l) => l.level === "Warn")
       assert.strictEqual(warned.length, 1)
       assert.include(String(warned[0]!.message), deprecated)
       assert.include(String(warned[0]!.message), "GET /api/v1/namespaces/default/configmaps")
     }).pipe(Effect.provide(FakeCluster.layer())))
 
-  it.scoped("the warning reaches the client over a real HTTP connection (FakeCluster.serve)", () =>
+  it.effect("the warning reaches the client over a real HTTP connection (FakeCluster.serve)", () =>
     Effect.gen(function*() {
       const served = yield* FakeCluster.serve()
       served.control.warnNext({ text: "over the wire" })
@@ -125,4 +131,63 @@ describe("Warnings against the fake cluster", () => {
       yield* cms.list().pipe(Effect.provide(nodeLayer(served)))
       assert.deepStrictEqual((yield* collected.warnings).map((w) => w.text), ["over the wire"])
     }).pipe(Effect.provide(Warnings.layerCollect)))
+})
+
+describe("objects of a built-in kind that do not fit (a newer server's)", () => {
+  const pods = Kube.api(Pods, { namespace: "default" })
+  // a newer server's Pod: no spec.containers (the spec says required), and a status field of a shape it does not know,
+  // whose value must never be printed
+  const newer = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "newer", namespace: "default" },
+    spec: { nodeName: "n1" },
+    status: { phase: { since: "s3cr3t-value" } }
+  }
+
+  it.effect("a get and a list deliver it as it came, and report a MismatchedObject naming the object and paths", () =>
+    Effect.gen(function*() {
+      const control = yield* fake
+      control.seed([newer])
+      const got = Option.getOrUndefined(yield* pods.get("newer"))
+      assert.deepStrictEqual(got?.status as unknown, newer.status, "delivered as the server sent it")
+      const listed = yield* pods.list()
+      assert.deepStrictEqual(listed.items.map((p) => p.metadata?.name), ["newer"])
+      const all = yield* (yield* Warnings.Collected).warnings
+      assert.deepStrictEqual(all.map((w) => [w._tag, w.method, w.path]), [
+        ["MismatchedObject", "GET", "/api/v1/namespaces/default/pods/newer"],
+        ["MismatchedObject", "GET", "/api/v1/namespaces/default/pods"]
+      ])
+      for (const warning of all) {
+        assert.include(warning.text, "kept as the server sent it")
+        assert.include(warning.text, "Pod default/newer")
+        assert.include(warning.text, ".spec.containers")
+        assert.include(warning.text, ".status.phase")
+        assert.notInclude(warning.text, "s3cr3t-value")
+        assert.notInclude(JSON.stringify(warning), "s3cr3t-value")
+        assert.instanceOf(warning._tag === "MismatchedObject" ? warning.error : undefined, ValidationError)
+      }
+    }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(), Warnings.layerCollect))))
+
+  it.effect("logged without a Warnings service (without the value), a failure under layerFail", () =>
+    Effect.gen(function*() {
+      const error = new ValidationError({
+        subject: "answer to GET /api/v1/namespaces/default/pods/newer: Pod default/newer",
+        detail: "does not match its schema: .spec.containers is missing"
+      })
+      const logs: Array<string> = []
+      const logger = Logger.make(({ logLevel, message }) => void logs.push(`${logLevel} ${String(message)}`))
+      yield* reportMismatch("GET", "/api/v1/namespaces/default/pods/newer", error).pipe(
+        Effect.provide(Logger.layer([logger]))
+      )
+      assert.deepStrictEqual(logs, [
+        "Warn k8s: GET /api/v1/namespaces/default/pods/newer: kept as the server sent it: " +
+        "answer to GET /api/v1/namespaces/default/pods/newer: Pod default/newer: " +
+        "does not match its schema: .spec.containers is missing"
+      ])
+      const failed = yield* failureOf(
+        reportMismatch("GET", "/api/v1/namespaces/default/pods/newer", error).pipe(Effect.provide(Warnings.layerFail))
+      )
+      assert.strictEqual(failed, error)
+    }))
 })

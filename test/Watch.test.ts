@@ -1,12 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
+import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import { ApiError, ValidationError } from "../src/Errors.js"
 import * as Kube from "../src/Kube.js"
 import * as NodeKube from "../src/NodeKube.js"
@@ -17,7 +16,6 @@ import { pod, podRef as ref } from "./util/pods.js"
 
 const pods = Kube.api(Pods, { namespace: "default" })
 
-
 const nameOf = (event: Kube.WatchEvent<Pod>) =>
   event.type === "BOOKMARK" ? `BOOKMARK ${event.resourceVersion}` : `${event.type} ${event.object.metadata?.name}`
 
@@ -25,8 +23,8 @@ const nameOf = (event: Kube.WatchEvent<Pod>) =>
 const collect = <A, E, R>(stream: Stream.Stream<A, E, R>) =>
   Effect.gen(function*() {
     const queue = yield* Queue.unbounded<A>()
-    const fiber = yield* stream.pipe(Stream.runForEach((a) => Queue.offer(queue, a)), Effect.fork)
-    return { queue, fiber, take: (n: number) => Effect.map(Queue.takeBetween(queue, n, n), Chunk.toReadonlyArray) }
+    const fiber = yield* stream.pipe(Stream.runForEach((a) => Queue.offer(queue, a)), Effect.forkChild)
+    return { queue, fiber, take: (n: number) => Queue.takeBetween(queue, n, n) }
   })
 
 const watchRequests = (cluster: FakeCluster.Control) => cluster.requests().filter((r) => r.query["watch"] === "true")
@@ -160,11 +158,11 @@ describe("watch over a real connection", () => {
     return { server, layer: NodeKube.layerFromFile({ path: server.kubeconfigPath }).pipe(Layer.orDie) }
   })
 
-  it.scopedLive("interrupting the stream closes the connection", () =>
+  it.live("interrupting the stream closes the connection", () =>
     Effect.gen(function*() {
       const { layer, server } = yield* served
       server.control.seed([pod("a")])
-      const fiber = yield* pods.watch().pipe(Stream.runDrain, Effect.provide(layer), Effect.fork)
+      const fiber = yield* pods.watch().pipe(Stream.runDrain, Effect.provide(layer), Effect.forkChild)
       assert.isTrue(yield* Loopback.eventually(() => server.control.openWatches() === 1), "watch open")
       assert.strictEqual(server.openConnections(), 1)
       yield* Fiber.interrupt(fiber)
@@ -172,17 +170,17 @@ describe("watch over a real connection", () => {
       assert.isTrue(yield* Loopback.eventually(() => server.openConnections() === 0), "socket closed")
     }))
 
-  it.scopedLive("a consumer that stops early closes the connection", () =>
+  it.live("a consumer that stops early closes the connection", () =>
     Effect.gen(function*() {
       const { layer, server } = yield* served
       server.control.seed([pod("a"), pod("b"), pod("c")])
       const first = yield* pods.watch().pipe(Stream.take(1), Stream.runCollect, Effect.provide(layer))
-      assert.strictEqual(Chunk.size(first), 1)
+      assert.strictEqual(first.length, 1)
       assert.isTrue(yield* Loopback.eventually(() => server.control.openWatches() === 0), "watch closed")
       assert.isTrue(yield* Loopback.eventually(() => server.openConnections() === 0), "socket closed")
     }))
 
-  it.scopedLive("events split across packets, in the middle of a line and of a UTF-8 character", () =>
+  it.live("events split across packets, in the middle of a line and of a UTF-8 character", () =>
     Effect.gen(function*() {
       const objects = ["é", "日本", "🙂"].map((label, i) => ({
         type: i === 2 ? "DELETED" : "ADDED",
@@ -205,14 +203,14 @@ describe("watch over a real connection", () => {
       })
       const events = yield* pods.watch().pipe(Stream.runCollect, Effect.provide(Loopback.layer(server.url)))
       assert.deepStrictEqual(
-        Chunk.toReadonlyArray(events).map((e) =>
+        events.map((e) =>
           e.type === "BOOKMARK" ? e.type : `${e.type} ${e.object.metadata?.annotations?.["note"]}`
         ),
         ["ADDED é", "ADDED 日本", "DELETED 🙂"]
       )
     }))
 
-  it.scopedLive("a body cut in the middle of an event is a transport failure, after the events before it", () =>
+  it.live("a body cut in the middle of an event is a transport failure, after the events before it", () =>
     Effect.gen(function*() {
       const server = yield* Loopback.serve((_req, res) => {
         res.writeHead(200, { "content-type": "application/json" })
@@ -221,11 +219,15 @@ describe("watch over a real connection", () => {
       const seen: Array<string> = []
       const result = yield* pods.watch().pipe(
         Stream.runForEach((e) => Effect.sync(() => seen.push(nameOf(e)))),
-        Effect.either,
+        Effect.result,
         Effect.provide(Loopback.layer(server.url))
       )
       assert.deepStrictEqual(seen, ["ADDED whole"])
-      assert.isTrue(Either.isLeft(result) && result.left._tag === "ResponseError")
+      assert.isTrue(
+        Result.isFailure(result) && result.failure._tag === "HttpClientError" &&
+          result.failure.reason._tag === "DecodeError",
+        String(result)
+      )
     }))
 })
 
@@ -237,13 +239,13 @@ describe("listStream", () => {
       const lists = () => cluster.requests().filter((r) => r.method === "GET" && r.query["watch"] === undefined)
 
       const firstFive = yield* pods.listStream({ pageSize: 10 }).pipe(Stream.take(5), Stream.runCollect)
-      assert.strictEqual(Chunk.size(firstFive), 5)
+      assert.strictEqual(firstFive.length, 5)
       assert.strictEqual(lists().length, 1)
 
       cluster.reset()
       const all = yield* pods.listStream({ pageSize: 10, labelSelector: "app=web" }).pipe(Stream.runCollect)
       assert.deepStrictEqual(
-        Chunk.toReadonlyArray(all).map((p) => p.metadata?.name),
+        all.map((p) => p.metadata?.name),
         Array.from({ length: 25 }, (_, i) => `p${String(i).padStart(2, "0")}`)
       )
       const requests = lists()
@@ -268,9 +270,12 @@ describe("listStream", () => {
           })
         ),
         Stream.runCollect,
-        Effect.either
+        Effect.result
       )
-      assert.isTrue(Either.isLeft(result) && ApiError.isGone(result.left), String(Either.isLeft(result) && result.left))
+      assert.isTrue(
+        Result.isFailure(result) && ApiError.isGone(result.failure),
+        String(Result.isFailure(result) && result.failure)
+      )
 
       cluster.reset()
       const bad = yield* Effect.flip(pods.listStream({ pageSize: 0 }).pipe(Stream.runDrain))
@@ -284,7 +289,7 @@ describe("listStream", () => {
       cluster.seed([pod("a"), { ...pod("b"), metadata: { name: "b", namespace: "other" } }])
       const all = yield* pods.listStream({ allNamespaces: true }).pipe(Stream.runCollect)
       assert.deepStrictEqual(
-        Chunk.toReadonlyArray(all).map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`).sort(),
+        all.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`).sort(),
         ["default/a", "other/b"]
       )
       assert.strictEqual(cluster.requests()[0]?.path, "/api/v1/pods")

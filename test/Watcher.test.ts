@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as Chunk from "effect/Chunk"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -8,7 +10,7 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import * as fc from "fast-check"
 import { ApiError, ValidationError } from "../src/Errors.js"
 import * as Kube from "../src/Kube.js"
@@ -31,16 +33,47 @@ const rvOf = (object: { readonly metadata?: { readonly resourceVersion?: string 
 
 const realSleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
 
+/**
+ * The wake-up times of the sleeps in progress, while `recordSleeps` runs (Effect 4's
+ * TestClock does not list them): every sleep of the test clock is noted when it starts
+ * and struck off when it ends, woken or interrupted.
+ */
+const SleepLog = Context.Reference<Array<number> | undefined>("test/Watcher/SleepLog", {
+  defaultValue: () => undefined
+})
+
+const pendingSleeps: Effect.Effect<ReadonlyArray<number>> = Effect.map(
+  SleepLog,
+  (log) => log ?? assert.fail("recordSleeps is not in use")
+)
+
+/** Runs `effect` with a test clock that notes its sleeps in a `SleepLog`. */
+const recordSleeps = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.withFiber((fiber) => {
+    const clock = fiber.getRef(Clock.Clock) as TestClock.TestClock
+    const log: Array<number> = []
+    const recording: TestClock.TestClock = {
+      ...clock,
+      sleep: (duration) =>
+        Effect.suspend(() => {
+          const wake = clock.currentTimeMillisUnsafe() + Duration.toMillis(duration)
+          log.push(wake)
+          return Effect.ensuring(clock.sleep(duration), Effect.sync(() => log.splice(log.indexOf(wake), 1)))
+        })
+    }
+    return effect.pipe(Effect.provideService(Clock.Clock, recording), Effect.provideService(SleepLog, log))
+  })
+
 /** Runs a stream in the background, its elements going to a queue the test takes from. */
 const collect = <A, E, R>(stream: Stream.Stream<A, E, R>) =>
   Effect.gen(function*() {
     const queue = yield* Queue.unbounded<A>()
-    const fiber = yield* stream.pipe(Stream.runForEach((a) => Queue.offer(queue, a)), Effect.fork)
+    const fiber = yield* stream.pipe(Stream.runForEach((a) => Queue.offer(queue, a)), Effect.forkChild)
     return {
       queue,
       fiber,
-      take: (n: number) => Effect.map(Queue.takeBetween(queue, n, n), Chunk.toReadonlyArray),
-      pending: () => Effect.map(Queue.takeAll(queue), Chunk.toReadonlyArray)
+      take: (n: number): Effect.Effect<ReadonlyArray<A>> => Queue.takeBetween(queue, n, n),
+      pending: (): Effect.Effect<ReadonlyArray<A>> => Queue.clear(queue)
     }
   })
 
@@ -54,7 +87,7 @@ const until = (check: () => boolean, what: string) =>
   Effect.flatMap(Loopback.eventually(check), (ok) => Effect.sync(() => assert.isTrue(ok, what)))
 
 /** Requests are not retried by the request path here, so the watcher's own backoff is what is seen. */
-const noRetries = RequestPolicy.layer({ readRetries: Schedule.stop, throttleRetries: 0, timeout: null })
+const noRetries = RequestPolicy.layer({ readRetries: Schedule.recurs(0), throttleRetries: 0, timeout: null })
 const fake = (options?: FakeCluster.Options) => Layer.merge(FakeCluster.layer(options), noRetries)
 
 describe("Watcher", () => {
@@ -181,8 +214,8 @@ describe("Watcher", () => {
    */
   const backoffDelay = Effect.gen(function*() {
     for (let i = 0; i < 300; i++) {
-      const now = yield* TestClock.currentTimeMillis
-      const pending = Chunk.toReadonlyArray(yield* TestClock.sleeps()).filter((t) => t < now + 60_000)
+      const now = yield* Clock.currentTimeMillis
+      const pending = (yield* pendingSleeps).filter((t) => t < now + 60_000)
       if (pending.length === 1) return { delay: pending[0]! - now, wake: pending[0]! }
       yield* realSleep(10)
     }
@@ -227,7 +260,7 @@ describe("Watcher", () => {
       cluster.update(ref("a"), { metadata: { labels: { n: "2" } } })
       assert.deepStrictEqual((yield* events.take(1)).map(show), ["Apply a"])
       yield* Fiber.interrupt(events.fiber)
-    }).pipe(Effect.provide(fake())))
+    }).pipe(recordSleeps, Effect.provide(fake())))
 
   it.effect("a failure soon after another continues the backoff instead of starting over", () =>
     Effect.gen(function*() {
@@ -245,7 +278,7 @@ describe("Watcher", () => {
       const second = yield* backoffDelay
       assert.strictEqual(second.delay, 2000)
       yield* Fiber.interrupt(events.fiber)
-    }).pipe(Effect.provide(fake())))
+    }).pipe(recordSleeps, Effect.provide(fake())))
 
   it.effect("429 waits at least its Retry-After", () =>
     Effect.gen(function*() {
@@ -322,12 +355,12 @@ describe("Watcher", () => {
       assert.strictEqual(cluster.requests().length, 0)
     }).pipe(Effect.provide(fake())))
 
-  it.scopedLive("interrupting a watcher closes its connection", () =>
+  it.live("interrupting a watcher closes its connection", () =>
     Effect.gen(function*() {
       const server = yield* FakeCluster.serve()
       const layer = NodeKube.layerFromFile({ path: server.kubeconfigPath }).pipe(Layer.orDie)
       server.control.seed([pod("a")])
-      const fiber = yield* pods.watcher().pipe(Stream.runDrain, Effect.provide(layer), Effect.fork)
+      const fiber = yield* pods.watcher().pipe(Stream.runDrain, Effect.provide(layer), Effect.forkChild)
       assert.isTrue(yield* Loopback.eventually(() => server.control.openWatches() === 1), "watch open")
       yield* Fiber.interrupt(fiber)
       assert.isTrue(yield* Loopback.eventually(() => server.control.openWatches() === 0), "watch closed")
@@ -348,7 +381,7 @@ describe("reflector", () => {
       assert.deepStrictEqual(yield* storeNames(store), expected)
     })
 
-  it.scoped("keeps a store equal to the cluster, swapping in each listing whole", () =>
+  it.effect("keeps a store equal to the cluster, swapping in each listing whole", () =>
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("a"), pod("b")])
@@ -374,7 +407,7 @@ describe("reflector", () => {
       assert.strictEqual(Option.getOrUndefined(yield* store.get("b"))?.metadata?.labels?.["n"], "1")
     }).pipe(Effect.provide(fake())))
 
-  it.scoped("ready fails when the watcher fails before its first listing", () =>
+  it.effect("ready fails when the watcher fails before its first listing", () =>
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.failNext({ status: 404 })
@@ -385,7 +418,7 @@ describe("reflector", () => {
       assert.isTrue(ApiError.isNotFound(error))
     }).pipe(Effect.provide(fake())))
 
-  it.scoped("a watcher that fails for good after the first listing leaves a store that says so", () =>
+  it.effect("a watcher that fails for good after the first listing leaves a store that says so", () =>
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("a")])
@@ -479,7 +512,7 @@ describe("watcher under random changes and faults", () => {
       const fiber = yield* pods.watcher({ pageSize: scenario.pageSize, backoff: Schedule.spaced("1 millis") }).pipe(
         Watcher.reflect(store),
         Stream.runForEach((e) => Effect.sync(() => seen.push(e))),
-        Effect.fork
+        Effect.forkChild
       )
       yield* store.ready
       const changes: Array<string> = [] // "name@rv" of every change after the first listing

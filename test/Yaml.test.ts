@@ -21,7 +21,7 @@ const spec = (body: string) =>
   })
 
 const refused = (text: string | Uint8Array) =>
-  Effect.flip(Manifests.parse(text)).pipe(Effect.tap((e) => assert.instanceOf(e, ValidationError)))
+  Effect.flip(Manifests.parse(text)).pipe(Effect.tap((e) => Effect.sync(() => assert.instanceOf(e, ValidationError))))
 
 describe("Manifests.parse reads YAML as kubectl does", () => {
   it.effect("numbers: 0755 is octal, Go's prefixes and underscores count, 08 and 1e3 are floats", () =>
@@ -294,8 +294,8 @@ items: []
       fc.property(fc.oneof(yamlish, fc.string(), fc.uint8Array({ maxLength: 64 })), (input) => {
         const exit = Effect.runSyncExit(Manifests.parse(input))
         if (Exit.isFailure(exit)) {
-          assert.isFalse(Cause.isDie(exit.cause), Cause.pretty(exit.cause))
-          const error = Cause.failureOption(exit.cause)
+          assert.isFalse(Cause.hasDies(exit.cause), Cause.pretty(exit.cause))
+          const error = Cause.findErrorOption(exit.cause)
           assert.isTrue(error._tag === "Some" && error.value instanceof ValidationError)
         }
       }),

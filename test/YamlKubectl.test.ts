@@ -7,7 +7,7 @@
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import fc from "fast-check"
 import { execFile } from "node:child_process"
 import * as Fs from "node:fs"
@@ -75,8 +75,8 @@ const withoutDefaultNamespace = (object: Record<string, unknown>, parsed: Record
 
 /** What Manifests.parse gives, as plain JSON (kubectl's objects come from JSON too). */
 const parseFile = (path: string) =>
-  Effect.runSync(Effect.either(Manifests.parse(new Uint8Array(Fs.readFileSync(path))))).pipe(
-    Either.map((objects) => JSON.parse(JSON.stringify(objects)) as Array<Record<string, unknown>>)
+  Effect.runSync(Effect.result(Manifests.parse(new Uint8Array(Fs.readFileSync(path))))).pipe(
+    Result.map((objects) => JSON.parse(JSON.stringify(objects)) as Array<Record<string, unknown>>)
   )
 
 const suite = hasKubectl
@@ -102,8 +102,8 @@ describe.skipIf(!hasKubectl)(suite, () => {
       const path = Path.join(fixtures, file)
       const run = await kubectlCreate(path)
       const parsed = parseFile(path)
-      if (Either.isLeft(parsed)) assert.fail(`Manifests.parse failed: ${parsed.left.message}`)
-      const ours = parsed.right
+      if (Result.isFailure(parsed)) assert.fail(`Manifests.parse failed: ${parsed.failure.message}`)
+      const ours = parsed.success
       if (run.code !== 0 && /no objects passed to create/.test(run.stderr)) {
         assert.deepStrictEqual(ours, [])
         return
@@ -121,10 +121,10 @@ describe.skipIf(!hasKubectl)(suite, () => {
       const run = await kubectlCreate(path)
       assert.notStrictEqual(run.code, 0, `kubectl read it: ${run.stdout}`)
       const parsed = parseFile(path)
-      if (Either.isRight(parsed)) assert.fail(`Manifests.parse read it: ${JSON.stringify(parsed.right)}`)
-      assert.strictEqual(parsed.left._tag, "ValidationError")
-      assert.match(parsed.left.subject, /^(document\[\d+\]|manifests)/)
-      assert.notInclude(parsed.left.message, "s3cr3t-value")
+      if (Result.isSuccess(parsed)) assert.fail(`Manifests.parse read it: ${JSON.stringify(parsed.success)}`)
+      assert.strictEqual(parsed.failure._tag, "ValidationError")
+      assert.match(parsed.failure.subject, /^(document\[\d+\]|manifests)/)
+      assert.notInclude(parsed.failure.message, "s3cr3t-value")
     }, 60_000)
   }
 
@@ -226,10 +226,10 @@ describe.skipIf(!hasKubectl)(suite, () => {
           const kubectlObject = theirs.get(`case-${i}`)
           if (kubectlObject === undefined) {
             assert.include(run.stderr, `case-${i}.yaml`, `kubectl neither read nor refused:\n${text}`)
-            assert.isTrue(Either.isLeft(parsed), `kubectl refused, Manifests.parse read:\n${text}`)
+            assert.isTrue(Result.isFailure(parsed), `kubectl refused, Manifests.parse read:\n${text}`)
           } else {
-            assert.isTrue(Either.isRight(parsed), `kubectl read, Manifests.parse refused:\n${text}\n${String(parsed)}`)
-            if (Either.isRight(parsed)) assert.deepStrictEqual(parsed.right, [kubectlObject], text)
+            assert.isTrue(Result.isSuccess(parsed), `kubectl read, Manifests.parse refused:\n${text}\n${String(parsed)}`)
+            if (Result.isSuccess(parsed)) assert.deepStrictEqual(parsed.success, [kubectlObject], text)
           }
         })
       }),

@@ -4,7 +4,7 @@
  * (`ws` for exec) is loaded when first used; the last two are checked in a fresh Node process.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import { execFileSync } from "node:child_process"
@@ -21,13 +21,12 @@ describe("generated structs, built when first read", () => {
     assert.isTrue(Schema.isSchema(Pod))
     const ast = Pod.ast
     assert.strictEqual(Pod.ast, ast)
-    assert.isTrue(SchemaAST.isTypeLiteral(ast))
-    const identifier = SchemaAST.getIdentifierAnnotation(ast)
-    assert.strictEqual(identifier._tag === "Some" ? identifier.value : undefined, "Pod")
-    const names = (ast as SchemaAST.TypeLiteral).propertySignatures.map((p) => p.name)
+    assert.isTrue(SchemaAST.isObjects(ast))
+    assert.strictEqual(SchemaAST.resolveIdentifier(ast), "Pod")
+    const names = (ast as SchemaAST.Objects).propertySignatures.map((p) => p.name)
     assert.deepStrictEqual(names, ["apiVersion", "kind", "metadata", "spec", "status"])
     // a field refers to the AST of the struct it names, built once
-    const metadata = (ast as SchemaAST.TypeLiteral).propertySignatures.find((p) => p.name === "metadata")!
+    const metadata = (ast as SchemaAST.Objects).propertySignatures.find((p) => p.name === "metadata")!
     assert.isTrue(SchemaAST.isUnion(metadata.type))
     assert.strictEqual((metadata.type as SchemaAST.Union).types[0], ObjectMeta.ast)
     assert.strictEqual(String(Pod), "Pod")
@@ -37,10 +36,9 @@ describe("generated structs, built when first read", () => {
     const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "a" }, spec: { containers: [{ name: "c" }] } }
     assert.deepStrictEqual(Schema.decodeUnknownSync(Pod)(pod), pod)
     assert.deepStrictEqual(Schema.encodeSync(Pod)(pod), pod)
-    assert.isTrue(Either.isLeft(Schema.decodeUnknownEither(PodSpec)({ containers: [{ image: "no name" }] })))
-    const described = Pod.annotations({ description: "a pod" })
-    const description = SchemaAST.getDescriptionAnnotation(described.ast)
-    assert.strictEqual(description._tag === "Some" ? description.value : undefined, "a pod")
+    assert.isTrue(Result.isFailure(Schema.decodeUnknownResult(PodSpec)({ containers: [{ image: "no name" }] })))
+    const described = Pod.annotate({ description: "a pod" })
+    assert.strictEqual(SchemaAST.resolveDescription(described.ast), "a pod")
     assert.isTrue(Schema.is(Schema.Array(Container))([{ name: "c" }]))
     assert.strictEqual(Container.pipe((s) => s), Container)
   })

@@ -7,7 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -224,12 +224,12 @@ describe("every generated kind", () => {
       const object = fullObject(resource, definitionOf(resource), "every-field")
       const codec = codecFor(resource.schema)
       const decoded = codec.decode(object, name)
-      assert.isTrue(Either.isRight(decoded), Either.isLeft(decoded) ? decoded.left.message : "")
-      const encoded = codec.encode(Either.getOrThrow(decoded), name)
-      assert.strictEqual(JSON.stringify(Either.getOrThrow(encoded)), JSON.stringify(object))
+      assert.isTrue(Result.isSuccess(decoded), Result.isFailure(decoded) ? decoded.failure.message : "")
+      const encoded = codec.encode(Result.getOrThrow(decoded), name)
+      assert.strictEqual(JSON.stringify(Result.getOrThrow(encoded)), JSON.stringify(object))
       // and so does the same object with a field no version of the spec has, at every depth
       const extended = { ...object, future: { field: 1 }, metadata: { ...object.metadata as object, future: "x" } }
-      assert.deepStrictEqual(Either.getOrThrow(codec.decode(extended, name)), extended)
+      assert.deepStrictEqual(Result.getOrThrow(codec.decode(extended, name)), extended)
     })
   }
 
@@ -292,10 +292,10 @@ describe("open enums", () => {
         ports: [{ port: 1, protocol: "QUIC", targetPort: "web" }]
       }
     }
-    assert.deepStrictEqual(Either.getOrThrow(codecFor(Resources.Service).decode(service, "svc")), service)
+    assert.deepStrictEqual(Result.getOrThrow(codecFor(Resources.Service).decode(service, "svc")), service)
     const hpa = { spec: { scaleTargetRef: { kind: "X", name: "y" }, maxReplicas: 2, metrics: [{ type: "Quantum" }] } }
-    assert.deepStrictEqual(Either.getOrThrow(codecFor(Resources.HorizontalPodAutoscaler).decode(hpa, "hpa")), hpa)
+    assert.deepStrictEqual(Result.getOrThrow(codecFor(Resources.HorizontalPodAutoscaler).decode(hpa, "hpa")), hpa)
     const node = { status: { conditions: [{ type: "Ready", status: "Perhaps" }], addresses: [{ type: "Quantum", address: "x" }] } }
-    assert.deepStrictEqual(Either.getOrThrow(codecFor(Resources.Node).decode(node, "node")), node)
+    assert.deepStrictEqual(Result.getOrThrow(codecFor(Resources.Node).decode(node, "node")), node)
   })
 })

@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { codecFor } from "../src/internal/codec.js"
 import { Ingresses, Leases, StatefulSets } from "../src/resources/index.js"
 import { hasKubectl, ok, serveWithToken, session, suiteName } from "./util/kubectl.js"
@@ -78,7 +78,7 @@ spec:
 const suite = suiteName("kubectl against FakeCluster.serve: generated kinds")
 
 describe(suite, () => {
-  it.scoped.skipIf(!hasKubectl)(
+  it.effect.skipIf(!hasKubectl)(
     "get, create -f and apply --server-side of a StatefulSet, an Ingress and a Lease; read back typed by effect-kube",
     () =>
       Effect.gen(function*() {
@@ -125,14 +125,14 @@ describe(suite, () => {
         // what kubectl wrote decodes with the generated Schemas, typed
         const stored = (apiVersion: string, kind: string, name: string) =>
           served.control.get({ apiVersion, kind, name, namespace: "default" })
-        const set = Either.getOrThrow(codecFor(StatefulSets.schema).decode(stored("apps/v1", "StatefulSet", "db"), "sts"))
+        const set = Result.getOrThrow(codecFor(StatefulSets.schema).decode(stored("apps/v1", "StatefulSet", "db"), "sts"))
         assert.strictEqual(set.spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests?.["storage"], "10Gi")
         assert.strictEqual(set.spec?.replicas, 3)
-        const ingress = Either.getOrThrow(
+        const ingress = Result.getOrThrow(
           codecFor(Ingresses.schema).decode(stored("networking.k8s.io/v1", "Ingress", "web"), "ingress")
         )
         assert.strictEqual(ingress.spec?.rules?.[0]?.http?.paths[0]?.pathType, "Prefix")
-        const held = Either.getOrThrow(
+        const held = Result.getOrThrow(
           codecFor(Leases.schema).decode(stored("coordination.k8s.io/v1", "Lease", "leader"), "lease")
         )
         assert.strictEqual(held.spec?.holderIdentity, "pod-b")

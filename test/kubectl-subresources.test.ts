@@ -31,7 +31,7 @@ ${extra}`
 const suite = suiteName("kubectl subresources against FakeCluster.serve")
 
 describe(suite, () => {
-  it.scoped.skipIf(!hasKubectl)(
+  it.effect.skipIf(!hasKubectl)(
     "kubectl scale, kubectl create token and kubectl create --validate=strict",
     () =>
       Effect.gen(function*() {

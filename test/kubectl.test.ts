@@ -37,7 +37,7 @@ data:
 const suite = suiteName("kubectl against FakeCluster.serve")
 
 describe(suite, () => {
-  it.scoped.skipIf(!hasKubectl)(
+  it.effect.skipIf(!hasKubectl)(
     "get, create -f, apply --server-side, get -o json, get -l and delete work over HTTPS with a token",
     () =>
       Effect.gen(function*() {

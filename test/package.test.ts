@@ -1,6 +1,7 @@
 /**
  * The published shape: both module systems load the root and `effect-kube/testing`
- * from the build output through package.json `exports`, and internals stay private.
+ * from the build output through package.json `exports` (there is one build, ES modules:
+ * `require` loads it through Node 22's require(esm)), and internals stay private.
  * Builds first when dist/ is missing or older than src/, so `npm test` alone passes.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -21,7 +22,7 @@ const newest = (dir: string): number =>
 const ensureBuilt = () => {
   let built = 0
   try {
-    built = Math.min(statSync(join(root, "dist/esm/index.js")).mtimeMs, statSync(join(root, "dist/cjs/index.js")).mtimeMs)
+    built = statSync(join(root, "dist/esm/index.js")).mtimeMs
   } catch {
     built = 0
   }
@@ -88,7 +89,7 @@ describe("package", () => {
     expect(deno.trim()).toBe("function,function")
   })
 
-  it("the packed tarball holds the license, the README and both builds, and nothing of the repository's own", {
+  it("the packed tarball holds the license, the README and the ES build, and nothing of the repository's own", {
     timeout: 120_000
   }, () => {
     ensureBuilt()
@@ -96,9 +97,11 @@ describe("package", () => {
       execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root, encoding: "utf8" })
     ) as ReadonlyArray<{ readonly files: ReadonlyArray<{ readonly path: string }> }>
     const files = new Set(packed!.files.map((file) => file.path))
-    for (const name of ["LICENSE", "README.md", "package.json", "dist/esm/index.js", "dist/cjs/index.d.ts"]) {
+    for (const name of ["LICENSE", "README.md", "package.json", "dist/esm/index.js", "dist/esm/index.d.ts"]) {
       expect(files.has(name), name).toBe(true)
     }
+    // no CommonJS build any more: effect 4 is ES modules only
+    expect([...files].filter((path) => path.startsWith("dist/cjs/"))).toEqual([])
     expect(readFileSync(join(root, "LICENSE"), "utf8")).toMatch(/^MIT License/)
     const repositoryOnly = [...files].filter((path) => /^(spec|test|bench|scripts|examples)\//.test(path))
     expect(repositoryOnly).toEqual([])

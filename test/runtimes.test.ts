@@ -22,7 +22,7 @@ const root = Path.resolve(fileURLToPath(new URL("..", import.meta.url)))
 const bin = (name: string) => Path.join(root, "node_modules", ".bin", name)
 
 const run = (command: string, args: ReadonlyArray<string>) =>
-  Effect.async<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resume) => {
+  Effect.callback<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resume) => {
     const options = { cwd: root, timeout: 25_000, env: { ...process.env, KUBECONFIG: "" } }
     const child = execFile(command, [...args], options, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === "number" ? error.code : null
@@ -38,7 +38,7 @@ const onDeno = (...args: ReadonlyArray<string>) =>
 
 /** A second HTTPS origin, with a certificate the cluster's CA signed; counts the requests it answered. */
 const otherOrigin = Effect.acquireRelease(
-  Effect.async<{ readonly server: Https.Server; readonly url: string; readonly answered: { n: number } }>((resume) => {
+  Effect.callback<{ readonly server: Https.Server; readonly url: string; readonly answered: { n: number } }>((resume) => {
     const { server: pair } = pki()
     const answered = { n: 0 }
     const server = Https.createServer({ cert: pair.cert, key: pair.key }, (_req, res) => {
@@ -52,14 +52,14 @@ const otherOrigin = Effect.acquireRelease(
         answered
       })))
   }),
-  ({ server }) => Effect.async<void>((resume) => {
+  ({ server }) => Effect.callback<void>((resume) => {
     server.closeAllConnections()
     server.close(() => resume(Effect.void))
   })
 )
 
 describe("other runtimes", () => {
-  it.scoped("the smoke flow runs on Bun and on Deno over HTTPS against a served cluster", () =>
+  it.effect("the smoke flow runs on Bun and on Deno over HTTPS against a served cluster", () =>
     Effect.gen(function*() {
       const { ca, server } = pki()
       const served = yield* FakeCluster.serve({
@@ -80,7 +80,7 @@ describe("other runtimes", () => {
         assert.include(result.stdout, "watch    phase=Succeeded", output)
         assert.include(result.stdout, "hello from effect-kube", output)
         assert.include(result.stdout, "deleted  1", output)
-        assert.include(result.stdout, "other    failed (Transport)", output)
+        assert.include(result.stdout, "other    failed (TransportError)", output)
         assert.include(result.stdout, `smoke passed on ${name}`, output)
       }
       assert.strictEqual(other.answered.n, 0, "the other origin was not trusted with the cluster's CA")
@@ -89,7 +89,7 @@ describe("other runtimes", () => {
       assert.strictEqual(served.control.list("v1", "Pod", "default").length, 0)
     }), { timeout: 40_000 })
 
-  it.scoped("tls-server-name: Bun checks it, Deno (which cannot) refuses it; fetch refuses two groups", () =>
+  it.effect("tls-server-name: Bun checks it, Deno (which cannot) refuses it; fetch refuses two groups", () =>
     Effect.gen(function*() {
       const { ca, namedServer, serverName } = pki()
       const served = yield* FakeCluster.serve({
@@ -125,7 +125,7 @@ describe("other runtimes", () => {
       assert.notInclude(deno!.stderr, "smoke-token")
     }), { timeout: 40_000 })
 
-  it.scoped("exec plugins, named relative to the kubeconfig, run on Bun (BunContext) and Deno (Node compat)", () =>
+  it.effect("exec plugins, named relative to the kubeconfig, run on Bun and Deno (node-shared ChildProcessSpawner)", () =>
     Effect.gen(function*() {
       const { ca, server } = pki()
       const served = yield* FakeCluster.serve({

@@ -13,7 +13,7 @@ import { pki } from "./util/pki.js"
 const run = promisify(execFile)
 
 describe("examples/smoke.ts", () => {
-  it.scoped("runs the whole flow over HTTPS against a served cluster given --kubeconfig", () =>
+  it.effect("runs the whole flow over HTTPS against a served cluster given --kubeconfig", () =>
     Effect.gen(function*() {
       const { ca, server } = pki()
       const served = yield* FakeCluster.serve({

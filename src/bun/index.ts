@@ -1,5 +1,5 @@
 /**
- * effect-kube on Bun, exported as `effect-kube/bun` (it needs @effect/platform-bun).
+ * effect-kube on Bun, exported as `effect-kube/bun`.
  *
  * @since 0.1.0
  */

@@ -9,24 +9,25 @@
  * them, so the timeout, the retries, the spans and metrics (`telemetry.ts`) and the
  * scrubbing of secrets from errors apply to every operation alike.
  */
-import * as Headers from "@effect/platform/Headers"
-import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as HttpClientErrors from "@effect/platform/HttpClientError"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
-import * as DefaultServices from "effect/DefaultServices"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Encoding from "effect/Encoding"
+import * as Base64 from "effect/encoding/Base64"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as FiberRef from "effect/FiberRef"
+import { constTrue } from "effect/Function"
+import * as Headers from "effect/http/Headers"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientError from "effect/http/HttpClientError"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import type * as HttpMethod from "effect/http/HttpMethod"
+import * as HttpTraceContext from "effect/http/HttpTraceContext"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
+import * as Tracer from "effect/Tracer"
 import {
   ApiError,
   KubeConfigError,
@@ -84,7 +85,7 @@ export const authorizationHeader = (
   }
   if (credentials.basic !== undefined) {
     const pair = `${credentials.basic.username}:${Redacted.value(credentials.basic.password)}`
-    return Effect.succeed(`Basic ${Encoding.encodeBase64(pair)}`)
+    return Effect.succeed(`Basic ${Base64.encode(pair)}`)
   }
   return Effect.succeed(undefined)
 }
@@ -168,6 +169,51 @@ export const apiErrorFromStatus = (spec: Pick<Spec, "method" | "path" | "query">
 const httpText = (code: number): string => (code >= 500 ? "server error" : code >= 400 ? "request failed" : "unexpected answer")
 
 /**
+ * The trace context of the current span (the operation's `kube.<verb>` span), as
+ * `HttpClient.make` would send it: none when the tracer is off, propagation is turned off
+ * (`HttpClient.TracerPropagationEnabled`, `Tracer.DisablePropagation`), the application's
+ * `HttpClient.TracerDisabledWhen` matches the request, or there is no span to carry.
+ */
+const traceHeaders = (
+  fiber: Fiber.Fiber<unknown, unknown>,
+  request: HttpClientRequest.HttpClientRequest
+): Headers.Headers | undefined => {
+  if (
+    !fiber.cache.tracerEnabled || !fiber.getRef(HttpClient.TracerPropagationEnabled) ||
+    fiber.getRef(Tracer.DisablePropagation) || fiber.getRef(HttpClient.TracerDisabledWhen)(request)
+  ) {
+    return undefined
+  }
+  const span = fiber.cache.span
+  return span !== undefined && span._tag === "Span" && !Context.get(span.annotations, Tracer.DisablePropagation)
+    ? HttpTraceContext.toHeaders(span)
+    : undefined
+}
+
+/**
+ * Executes one Kubernetes request. It runs in the operation's `kube.<verb>` span, which
+ * carries the HTTP attributes (`telemetry.ts`): the request takes the trace context from
+ * it here and `HttpClient.TracerDisabledWhen` tells the HttpClient (any built with
+ * `HttpClient.make`: FakeCluster's, the fetch transport's) to add no `http.client` span of
+ * its own. The transport finds the credentials in `currentCredentials` (a client
+ * certificate is presented during the TLS handshake) rather than asking the auth
+ * provider again; the Node transport sends a request that has them directly.
+ */
+const executeKube = <R>(
+  client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
+  request: HttpClientRequest.HttpClientRequest,
+  credentials: Credentials
+): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError, R> =>
+  Effect.withFiber((fiber) => {
+    const trace = traceHeaders(fiber, request)
+    return Effect.updateContext(
+      client.execute(trace === undefined ? request : HttpClientRequest.setHeaders(request, trace)),
+      (context: Context.Context<R>) =>
+        Context.add(Context.add(context, currentCredentials, credentials), HttpClient.TracerDisabledWhen, constTrue)
+    )
+  })
+
+/**
  * Obtains the credentials once for this request: the Authorization header is added here,
  * and the transport finds them in `currentCredentials` (for a client certificate) rather
  * than asking the auth provider again.
@@ -176,13 +222,13 @@ const sendOnce = <R>(
   client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
   config: KubeConfigService,
   request: HttpClientRequest.HttpClientRequest
-) =>
+): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> =>
   Effect.flatMap(
     config.auth.credentials,
     (credentials) =>
       Effect.flatMap(
         authorize(Impersonate.apply(request, config.impersonate), credentials, config),
-        (authorized) => Effect.locally(client.execute(authorized), currentCredentials, credentials)
+        (authorized) => executeKube(client, authorized, credentials)
       )
   )
 
@@ -190,21 +236,25 @@ const sendOnce = <R>(
  * The ApiError of a non-2xx answer. A body that cannot be read (the connection broke
  * while it came) is said so in the message, rather than taken for an empty one.
  */
-const failFor = (spec: Spec, response: HttpClientResponse.HttpClientResponse) =>
+const failFor = (spec: Spec, response: HttpClientResponse.HttpClientResponse): Effect.Effect<never, ApiError> =>
   Effect.flatMap(
-    Effect.either(response.text),
+    Effect.result(response.text),
     (text) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        if (text._tag === "Right") {
-          return Effect.fail(apiErrorFrom(spec, response.status, text.right, response.headers["retry-after"], now))
+        if (text._tag === "Success") {
+          return Effect.fail(apiErrorFrom(spec, response.status, text.success, response.headers["retry-after"], now))
         }
         const error = apiErrorFrom(spec, response.status, "", response.headers["retry-after"], now)
-        const why = text.left.description ?? text.left.reason
+        const why = text.failure.reason.description ?? reasonWord(text.failure.reason)
         return Effect.fail(
           new ApiError({ ...error, statusMessage: `${error.statusMessage} (the body could not be read: ${why})` })
         )
       })
   )
+
+/** A failure's reason in one word (`Transport`, `Decode`, ...), as the error's message names it. */
+const reasonWord = (reason: HttpClientError.HttpClientErrorReason): string =>
+  reason._tag.endsWith("Error") ? reason._tag.slice(0, -5) : reason._tag
 
 /**
  * Sends a request and returns the 2xx response, its body unread. A 401 makes the auth
@@ -224,7 +274,7 @@ const sendWith = <R>(
           (fresh) =>
             fresh
               // the refused answer's body is read (and dropped) so that its connection is free again
-              ? Effect.zipRight(Effect.ignore(response.text), sendOnce(client, config, request))
+              ? Effect.andThen(Effect.ignore(response.text), sendOnce(client, config, request))
               : Effect.succeed(response)
         )
         : Effect.succeed(response)
@@ -235,7 +285,7 @@ const sendWith = <R>(
         : failFor(spec, response)
       // the warnings of any answer, 2xx or not, reach the Warnings service (or the log)
       const warning = response.headers["warning"]
-      return warning === undefined ? checked : Effect.zipRight(reportWarnings(spec, warning), checked)
+      return warning === undefined ? checked : Effect.andThen(reportWarnings(spec, warning), checked)
     })
   )
 
@@ -253,16 +303,25 @@ const isDisruptionBudget = (error: ApiError): boolean =>
   error.status?.details?.causes?.some((cause) => cause.reason === "DisruptionBudget") === true
 
 /**
- * A read may be sent again after a transport failure, a timeout or a 5xx. A throttle is
- * not one of them: `retryThrottled` already spent `throttleRetries` on it, and retrying
- * it here too would multiply the bound. An invalid URL or a body that cannot be encoded
- * fails the same way every time.
+ * A read may be sent again after a transport failure, a timeout, a broken answer or a
+ * 5xx. A throttle is not one of them: `retryThrottled` already spent `throttleRetries` on
+ * it, and retrying it here too would multiply the bound. An invalid URL or a body that
+ * cannot be encoded fails the same way every time.
  */
-const isTransient = (error: RequestError): boolean =>
-  (error._tag === "RequestError" && error.reason === "Transport") ||
-  error._tag === "RequestTimeout" ||
-  error._tag === "ResponseError" ||
-  (error._tag === "ApiError" && error.code >= 500 && !isThrottled(error))
+const isTransient = (error: RequestError): boolean => {
+  switch (error._tag) {
+    case "HttpClientError": {
+      const tag = error.reason._tag
+      return tag !== "InvalidUrlError" && tag !== "EncodeError"
+    }
+    case "RequestTimeout":
+      return true
+    case "ApiError":
+      return error.code >= 500 && !isThrottled(error)
+    default:
+      return false
+  }
+}
 
 /**
  * Runs one exchange (request and body) under the policy: a timeout on the whole of it,
@@ -300,8 +359,8 @@ const exchangeWith = <A>(
     return yield* (spec.method === "GET" ? retryTransient(throttled, policy) : throttled).pipe(Effect.mapError(scrub))
   }).pipe(telemetry.withSpan(spec, config.server))
 
-/** The Clock every program has unless it provides another (a TestClock, say). */
-const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
+/** The Clock every program has unless it provides another (a TestClock, say): the Reference's default. */
+const liveClock = Context.get(Context.empty(), Clock.Clock)
 
 /** The longest delay a JS timer takes; the live Clock treats a longer sleep as never ending. */
 const maxTimerMillis = 2 ** 31 - 1
@@ -317,26 +376,28 @@ const settledAuth: ReadonlySet<string> = new Set(["none", "token", "tokenFile", 
  * Fails with `onTimeout()` when `effect` (one exchange: credentials, request, body) has
  * not completed within `timeout`.
  *
- * `Effect.timeoutFail` races the effect against a sleep: two fibers forked per request and
- * joined back, the largest cost of a GET after the span (~50 µs of CPU per request on the
- * 2-CPU benchmark machine). Under the live Clock it is not needed:
+ * `Effect.timeoutOrElse` races the effect against a sleep, with fibers forked per request
+ * and joined back (on Effect 3 the largest cost of a GET after the span). Under the live
+ * Clock it is not needed:
  * - the Node transport (`enforcesDeadline`) with settled credentials: one timer, which
  *   aborts the request and the reading of its body through `currentDeadline`; no fiber;
  * - any other client: the request is forked (one fiber, not two) and the timer interrupts it.
  * Either way the answer is the request's own when it completed (even at the deadline), and
  * once the timer has fired its failure becomes the timeout, after its finalizers ran (the
  * connection it was waiting on is closed). Any other Clock (a TestClock) gets
- * `Effect.timeoutFail`, which follows that Clock.
+ * `Effect.timeoutOrElse`, which follows that Clock.
  */
 const withTimeout = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
   timeout: Duration.Duration,
   onTimeout: () => RequestTimeout,
-  client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, unknown>,
+  client: object,
   config: KubeConfigService
 ): Effect.Effect<A, E | RequestTimeout, R> =>
   Effect.clockWith((clock) => {
-    if (clock !== liveClock) return Effect.timeoutFail(effect, { duration: timeout, onTimeout })
+    if (clock !== liveClock) {
+      return Effect.timeoutOrElse(effect, { duration: timeout, orElse: () => Effect.fail(onTimeout()) })
+    }
     const millis = Duration.toMillis(timeout)
     if (!(millis <= maxTimerMillis)) return effect
     return enforcesDeadline.has(client) && settledAuth.has(config.auth.kind)
@@ -355,9 +416,9 @@ const withDeadline = <A, E, R>(
       deadline.expired = true
       deadline.abort?.()
     }, millis)
-    return Effect.locally(effect, currentDeadline, deadline).pipe(
+    return Effect.provideService(effect, currentDeadline, deadline).pipe(
       Effect.onExit(() => Effect.sync(() => clearTimeout(timer))),
-      Effect.catchAll((error) => Effect.fail(deadline.expired ? onTimeout() : error))
+      Effect.catch((error) => Effect.fail(deadline.expired ? onTimeout() : error))
     )
   })
 
@@ -366,12 +427,12 @@ const withTimer = <A, E, R>(
   millis: number,
   onTimeout: () => RequestTimeout
 ): Effect.Effect<A, E | RequestTimeout, R> =>
-  Effect.flatMap(Effect.fork(effect), (fiber) =>
-    Effect.async<A, E | RequestTimeout>((resume) => {
+  Effect.flatMap(Effect.forkChild(effect), (fiber) =>
+    Effect.callback<A, E | RequestTimeout>((resume) => {
       let timedOut = false
       const timer = setTimeout(() => {
         timedOut = true
-        fiber.unsafeInterruptAsFork(fiber.id())
+        fiber.interruptUnsafe(fiber.id)
       }, millis)
       fiber.addObserver((exit) => {
         clearTimeout(timer)
@@ -384,21 +445,22 @@ const withTimer = <A, E, R>(
  * Reports an answer's warnings. Under a transport-enforced deadline nothing interrupts the
  * report, so a `Warnings` service that takes too long is cut at the deadline here.
  */
-const reportWarnings = (spec: Spec, header: string) =>
-  Effect.flatMap(FiberRef.get(currentDeadline), (deadline) => {
+const reportWarnings = (spec: Spec, header: string): Effect.Effect<void, RequestError> =>
+  Effect.withFiber((fiber) => {
+    const deadline = fiber.getRef(currentDeadline)
     const report = warnings.reportHeader(spec.method, pathWithQuery(spec), header)
-    return deadline === undefined ? report : Effect.timeoutFail(report, {
+    return deadline === undefined ? report : Effect.timeoutOrElse(report, {
       duration: Duration.millis(Math.max(0, deadline.expiresAt - Date.now())),
-      onTimeout: () => {
+      orElse: () => {
         deadline.expired = true
-        return new RequestTimeout({ method: spec.method, path: pathWithQuery(spec), timeout: "" })
+        return Effect.fail(new RequestTimeout({ method: spec.method, path: pathWithQuery(spec), timeout: "" }))
       }
     })
   })
 
 /**
  * Sends a read again after a transient failure, on the policy's schedule. The schedule is
- * set up only once a first attempt has failed (`Effect.retry` builds its driver on every
+ * set up only once a first attempt has failed (`Effect.retry` steps its schedule on every
  * call, which a request that succeeds at once need not pay): the first failure is handed
  * to `Effect.retry` as its first, so the schedule sees the same sequence as before.
  */
@@ -422,19 +484,20 @@ const measured = <R>(
   send: Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R>
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> =>
   Effect.clockWith((clock) => {
-    const start = clock.unsafeCurrentTimeNanos()
-    return Effect.onExit(send, (exit) =>
-      telemetry.record(
-        spec,
-        start,
-        clock.unsafeCurrentTimeNanos(),
-        Exit.isSuccess(exit)
-          ? exit.value.status
-          : exit.cause._tag === "Fail" && exit.cause.error._tag === "ApiError"
-          ? exit.cause.error.code
-          : undefined
-      ))
+    const start = clock.currentTimeNanosUnsafe()
+    return Effect.onExit(send, (exit) => {
+      const code = Exit.isSuccess(exit) ? exit.value.status : codeOf(exit)
+      return telemetry.record(spec, start, clock.currentTimeNanosUnsafe(), code)
+    })
   })
+
+/** The status code of a request that failed with an ApiError alone (a non-2xx answer); none without an answer. */
+const codeOf = (exit: Exit.Failure<unknown, RequestError>): number | undefined => {
+  const reasons = exit.cause.reasons
+  if (reasons.length !== 1) return undefined
+  const reason = reasons[0]!
+  return reason._tag === "Fail" && reason.error._tag === "ApiError" ? reason.error.code : undefined
+}
 
 const retryThrottled = <A, R>(
   effect: Effect.Effect<A, RequestError, R>,
@@ -446,7 +509,7 @@ const retryThrottled = <A, R>(
     const wait = asked === undefined
       ? Duration.millis(500 * 2 ** attempt)
       : Duration.min(Duration.seconds(asked), policy.maxRetryAfter)
-    return Effect.zipRight(Effect.sleep(wait), retryThrottled(effect, policy, attempt + 1))
+    return Effect.andThen(Effect.sleep(wait), retryThrottled(effect, policy, attempt + 1))
   })
 
 /**
@@ -479,9 +542,9 @@ const shownHeader = (name: string): boolean =>
 
 /** A request as errors show it: only the headers known to be harmless, and no body (it may hold Secret data). */
 const shownRequest = (request: HttpClientRequest.HttpClientRequest): HttpClientRequest.HttpClientRequest =>
-  HttpClientRequest.make(request.method)(request.url, {
+  HttpClientRequest.make(request.method as HttpMethod.HttpMethod)(request.url, {
     urlParams: request.urlParams,
-    headers: Headers.remove(request.headers, Object.keys(request.headers).filter((name) => !shownHeader(name)))
+    headers: Headers.removeMany(request.headers, Object.keys(request.headers).filter((name) => !shownHeader(name)))
   })
 
 /** The response as errors show it: its status and the shown request, never its body. */
@@ -492,32 +555,52 @@ const shownResponse = (
   Object.create(response, {
     request: { value: request, enumerable: true },
     toJSON: {
-      value: () => ({ _id: "@effect/platform/HttpClientResponse", request: request.toJSON(), status: response.status })
+      value: () => ({ _id: "effect/http/HttpClientResponse", request: request.toJSON(), status: response.status })
     }
   })
 
 /**
- * Transport errors carry the request they failed on, and `@effect/platform` hides its
- * headers only when Effect's own logger prints them: `JSON.stringify(error)` or
- * `console.log(error)` anywhere else would show the bearer token and the body (a
- * Secret's data). Every HttpClientError that leaves an operation goes through here.
+ * Transport errors carry the request they failed on (`error.request`, `error.reason.request`)
+ * with its headers and body: `console.log(error)` or an inspection of the cause would show
+ * the bearer token and the body (a Secret's data). Every HttpClientError that leaves an
+ * operation goes through here, and comes out with the same reason around a request that
+ * holds neither.
  */
 export const scrub = <E>(error: E): E => {
-  if (!HttpClientErrors.isHttpClientError(error)) return error
-  const request = shownRequest(error.request)
+  if (!HttpClientError.isHttpClientError(error)) return error
+  const { reason } = error
+  const request = shownRequest(reason.request)
   const fields = {
     request,
-    ...(error.cause !== undefined ? { cause: error.cause } : {}),
-    ...(error.description !== undefined ? { description: error.description } : {})
+    ...(reason.cause !== undefined ? { cause: reason.cause } : {}),
+    ...(reason.description !== undefined ? { description: reason.description } : {})
   }
-  const scrubbed = error._tag === "RequestError"
-    ? new HttpClientErrors.RequestError({ ...fields, reason: error.reason })
-    : new HttpClientErrors.ResponseError({
-      ...fields,
-      reason: error.reason,
-      response: shownResponse(error.response, request)
-    })
-  return scrubbed as E
+  return new HttpClientError.HttpClientError({ reason: scrubbedReason(reason, fields) }) as E
+}
+
+const scrubbedReason = (
+  reason: HttpClientError.HttpClientErrorReason,
+  fields: {
+    readonly request: HttpClientRequest.HttpClientRequest
+    readonly cause?: unknown
+    readonly description?: string
+  }
+): HttpClientError.HttpClientErrorReason => {
+  const { request } = fields
+  switch (reason._tag) {
+    case "TransportError":
+      return new HttpClientError.TransportError(fields)
+    case "EncodeError":
+      return new HttpClientError.EncodeError(fields)
+    case "InvalidUrlError":
+      return new HttpClientError.InvalidUrlError(fields)
+    case "StatusCodeError":
+      return new HttpClientError.StatusCodeError({ ...fields, response: shownResponse(reason.response, request) })
+    case "DecodeError":
+      return new HttpClientError.DecodeError({ ...fields, response: shownResponse(reason.response, request) })
+    case "EmptyBodyError":
+      return new HttpClientError.EmptyBodyError({ ...fields, response: shownResponse(reason.response, request) })
+  }
 }
 
 /** Sends a request and parses its JSON body. */

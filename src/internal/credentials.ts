@@ -7,15 +7,18 @@
  *
  * @internal
  */
-import * as FiberRef from "effect/FiberRef"
-import { globalValue } from "effect/GlobalValue"
+import * as Context from "effect/Context"
 import type { Credentials } from "../KubeConfig.js"
 
-/** @internal */
-export const currentCredentials: FiberRef.FiberRef<Credentials | undefined> = globalValue(
-  Symbol.for("effect-kube/internal/currentCredentials"),
-  () => FiberRef.unsafeMake<Credentials | undefined>(undefined)
-)
+/**
+ * A Reference (a key, not state): two copies of this module share what is set, since
+ * the value lives in the fiber's context under this key.
+ *
+ * @internal
+ */
+export const currentCredentials: Context.Reference<Credentials | undefined> = Context.Reference<
+  Credentials | undefined
+>("effect-kube/internal/currentCredentials", { defaultValue: () => undefined })
 
 /**
  * The timeout of a request, when the transport enforces it itself: the request path arms
@@ -42,9 +45,9 @@ export interface Deadline {
 export const abortRequest: unique symbol = Symbol.for("effect-kube/internal/abortRequest")
 
 /** @internal */
-export const currentDeadline: FiberRef.FiberRef<Deadline | undefined> = globalValue(
-  Symbol.for("effect-kube/internal/currentDeadline"),
-  () => FiberRef.unsafeMake<Deadline | undefined>(undefined)
+export const currentDeadline: Context.Reference<Deadline | undefined> = Context.Reference<Deadline | undefined>(
+  "effect-kube/internal/currentDeadline",
+  { defaultValue: () => undefined }
 )
 
 /**
@@ -54,7 +57,6 @@ export const currentDeadline: FiberRef.FiberRef<Deadline | undefined> = globalVa
  *
  * @internal
  */
-export const enforcesDeadline: WeakSet<object> = globalValue(
-  Symbol.for("effect-kube/internal/enforcesDeadline"),
-  () => new WeakSet<object>()
-)
+export const enforcesDeadline: WeakSet<object> = ((globalThis as Record<symbol, unknown>)[
+  Symbol.for("effect-kube/internal/enforcesDeadline")
+] ??= new WeakSet<object>()) as WeakSet<object>

@@ -4,13 +4,14 @@
  * service. A kind that is not in the cached list makes the list be fetched once more
  * (a CRD may have been installed since); concurrent callers share one fetch.
  */
-import type * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClient from "effect/http/HttpClient"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Discovery from "../Discovery.js"
 import { ApiError, ValidationError } from "../Errors.js"
@@ -222,13 +223,13 @@ export const make: Effect.Effect<Discovery.Service, never, KubeConfig | HttpClie
           yield* fetchKinds(apiVersion).pipe(
             Effect.provide(context),
             Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : forget(apiVersion, candidate))),
-            Effect.intoDeferred(candidate)
+            Deferred.into(candidate)
           )
         }
         const exit = yield* Effect.exit(Deferred.await(entry))
         if (Exit.isSuccess(exit)) return { entry, kinds: exit.value, fresh }
         // The fiber that was fetching for us was interrupted (and its entry forgotten): fetch again.
-        if (Cause.isInterruptedOnly(exit.cause)) return yield* load(apiVersion, undefined)
+        if (Cause.hasInterruptsOnly(exit.cause)) return yield* load(apiVersion, undefined)
         return yield* Effect.failCause(exit.cause)
       })
 
@@ -322,7 +323,7 @@ export const make: Effect.Effect<Discovery.Service, never, KubeConfig | HttpClie
         )
         const loaded = yield* Effect.forEach(
           pairs,
-          (pair) => Effect.either(Effect.map(load(pair.apiVersion, undefined), (l) => ({ pair, kinds: l.kinds }))),
+          (pair) => Effect.result(Effect.map(load(pair.apiVersion, undefined), (l) => ({ pair, kinds: l.kinds }))),
           { concurrency: 8 }
         )
         const all: Array<Discovery.ApiResource> = []
@@ -330,16 +331,16 @@ export const make: Effect.Effect<Discovery.Service, never, KubeConfig | HttpClie
         for (let i = 0; i < loaded.length; i++) {
           const result = loaded[i]!
           const pair = pairs[i]!
-          if (result._tag === "Left") {
+          if (Result.isFailure(result)) {
             // An aggregated API that is down (503) does not hide every other group, as with kubectl.
-            if (result.left._tag === "ApiError" && result.left.code >= 500) {
-              failed.push({ apiVersion: pair.apiVersion, error: result.left })
+            if (result.failure._tag === "ApiError" && result.failure.code >= 500) {
+              failed.push({ apiVersion: pair.apiVersion, error: result.failure })
               continue
             }
-            return yield* Effect.fail(result.left)
+            return yield* Effect.fail(result.failure)
           }
           const preferred = pair.group.preferredVersion === pair.version
-          for (const r of result.right.kinds?.resources ?? []) all.push({ ...r, preferred })
+          for (const r of result.success.kinds?.resources ?? []) all.push({ ...r, preferred })
         }
         return { groups, resources: all, failed }
       })
@@ -359,12 +360,12 @@ const VersionInfo = Schema.Struct({
   compiler: Schema.optional(Schema.String),
   platform: Schema.optional(Schema.String)
 })
-const decodeVersion = Schema.decodeUnknown(VersionInfo)
+const decodeVersion = Schema.decodeUnknownEffect(VersionInfo)
 
-const decodeCore = Schema.decodeUnknown(Schema.Struct({ versions: Schema.Array(Schema.String) }))
+const decodeCore = Schema.decodeUnknownEffect(Schema.Struct({ versions: Schema.Array(Schema.String) }))
 
 const GroupVersion = Schema.Struct({ groupVersion: Schema.String, version: Schema.String })
-const decodeGroups = Schema.decodeUnknown(Schema.Struct({
+const decodeGroups = Schema.decodeUnknownEffect(Schema.Struct({
   groups: Schema.Array(Schema.Struct({
     name: Schema.String,
     versions: Schema.Array(GroupVersion),

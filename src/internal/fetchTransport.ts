@@ -13,10 +13,10 @@
  *
  * @internal
  */
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as Effect from "effect/Effect"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientError from "effect/http/HttpClientError"
 import type { Credentials, Service } from "../KubeConfig.js"
 
 /** `fetch` options for requests to the cluster, for the current client certificate. @internal */
@@ -39,17 +39,20 @@ export const make = (config: Service, tlsInit: TlsInit): Effect.Effect<HttpClien
         for (const name of Object.keys(request.headers)) {
           if (Array.isArray(request.headers[name])) {
             return Effect.fail(
-              new HttpClientError.RequestError({
-                request,
-                reason: "Transport",
-                description: `the ${name} header must be sent once per value, which fetch cannot do ` +
-                  "(it joins the values with commas); use the Node transport (NodeKube) for this"
+              new HttpClientError.HttpClientError({
+                reason: new HttpClientError.TransportError({
+                  request,
+                  description: `the ${name} header must be sent once per value, which fetch cannot do ` +
+                    "(it joins the values with commas); use the Node transport (NodeKube) for this"
+                })
               })
             )
           }
         }
         return config.auth.credentials.pipe(
-          Effect.mapError((cause) => new HttpClientError.RequestError({ request, reason: "Transport", cause })),
+          Effect.mapError((cause) =>
+            new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, cause }) })
+          ),
           Effect.flatMap((credentials) =>
             Effect.provideService(
               base.execute(request),

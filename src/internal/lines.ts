@@ -3,8 +3,10 @@
  * per chunk of bytes, not once per line through the Stream machinery, because a watch of
  * tens of thousands of events per second spends its time here.
  */
-import * as Channel from "effect/Channel"
-import * as Chunk from "effect/Chunk"
+import type { NonEmptyReadonlyArray } from "effect/Array"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Pull from "effect/Pull"
 import * as Stream from "effect/Stream"
 import type { BodyDecoder } from "./body.js"
 
@@ -119,41 +121,43 @@ export class LineDecoder {
 
 /** A stateful step over whole chunks: fills `out`, and returns an error to stop with one. */
 export interface ChunkStep<In, Out, E> {
-  readonly onChunk: (input: Chunk.Chunk<In>, out: Array<Out>) => E | undefined
+  readonly onChunk: (input: NonEmptyReadonlyArray<In>, out: Array<Out>) => E | undefined
   readonly onEnd: (out: Array<Out>) => E | undefined
 }
 
 /**
- * Runs a chunk step over a stream. What was produced before an error is emitted first,
- * so a consumer sees every event up to the one that failed. `make` is called once per
- * run of the stream, so the step's state is never shared between runs.
+ * Runs a chunk step over a stream, as one pull over the stream's pull. What was produced
+ * before an error is emitted first, so a consumer sees every event up to the one that
+ * failed. `make` is called once per run of the stream, so the step's state is never shared
+ * between runs.
  */
 export const transformChunks = <In, Out, E2>(make: () => ChunkStep<In, Out, E2>) =>
 <E, R>(self: Stream.Stream<In, E, R>): Stream.Stream<Out, E | E2, R> =>
-  Stream.suspend(() => {
-    const step = make()
-    const finish = (out: Array<Out>, error: E2 | undefined): Channel.Channel<Chunk.Chunk<Out>, unknown, E2> => {
-      const written = out.length === 0 ? Channel.void : Channel.write(Chunk.unsafeFromArray(out))
-      return error === undefined ? written : Channel.zipRight(written, Channel.fail(error))
-    }
-    const loop: Channel.Channel<Chunk.Chunk<Out>, Chunk.Chunk<In>, E | E2, E, unknown, unknown> = Channel
-      .readWithCause({
-        onInput: (input: Chunk.Chunk<In>) => {
-          const out: Array<Out> = []
-          const error = step.onChunk(input, out)
-          return error === undefined
-            ? (out.length === 0 ? loop : Channel.zipRight(Channel.write(Chunk.unsafeFromArray(out)), loop))
-            : finish(out, error)
-        },
-        onFailure: (cause) => Channel.failCause(cause),
-        onDone: () => {
-          const out: Array<Out> = []
-          const error = step.onEnd(out)
-          return finish(out, error)
-        }
-      })
-    return Stream.pipeThroughChannelOrFail(self, loop)
-  })
+  Stream.transformPull(self, (upstream) =>
+    Effect.sync(() => {
+      const step = make()
+      // once set, what every later pull answers: the end, or the failure after the last batch
+      let terminal: Effect.Effect<never, E | E2 | Cause.Done> | undefined = undefined
+      const finish = (out: Array<Out>, error: E2 | undefined): Pull.Pull<NonEmptyReadonlyArray<Out>, E | E2> => {
+        terminal = error === undefined ? Cause.done() : Effect.fail(error)
+        return out.length === 0 ? terminal : Effect.succeed(out as unknown as NonEmptyReadonlyArray<Out>)
+      }
+      const onInput = (input: NonEmptyReadonlyArray<In>): Pull.Pull<NonEmptyReadonlyArray<Out>, E | E2> => {
+        const out: Array<Out> = []
+        const error = step.onChunk(input, out)
+        if (error !== undefined) return finish(out, error)
+        return out.length === 0 ? pull : Effect.succeed(out as unknown as NonEmptyReadonlyArray<Out>)
+      }
+      const onFailure = (cause: Cause.Cause<E | Cause.Done>): Pull.Pull<NonEmptyReadonlyArray<Out>, E | E2> => {
+        if (!Pull.isDoneCause(cause)) return terminal = Effect.failCause(cause as Cause.Cause<E>)
+        const out: Array<Out> = []
+        return finish(out, step.onEnd(out))
+      }
+      // a match, not a catch around the continuation: a run of chunks with no output adds no frame each
+      const read = Effect.matchCauseEffect(upstream, { onSuccess: onInput, onFailure })
+      const pull: Pull.Pull<NonEmptyReadonlyArray<Out>, E | E2> = Effect.suspend(() => terminal ?? read)
+      return pull
+    }))
 
 /**
  * The lines of a byte stream, without their newline (and without a `\r` before it when

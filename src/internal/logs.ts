@@ -3,7 +3,7 @@
  * endpoint answers plain text, which is streamed as it comes; lines are cut once per
  * chunk of bytes, not through a stream stage per line.
  */
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { ApiError, ValidationError } from "../Errors.js"
@@ -15,7 +15,6 @@ import * as request from "./request/operations.js"
 import type { Spec } from "./request/spec.js"
 import * as telemetry from "./telemetry.js"
 import { checkName, checkPositive, resolveNamed, type Target } from "./validate.js"
-import * as streams from "./streams.js"
 
 const rfc3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
 
@@ -95,7 +94,7 @@ const followed = <A, I, B>(
   options: Kube.LogOptions,
   toStream: (response: HttpClientResponse.HttpClientResponse) => Stream.Stream<B, Kube.Error>
 ): Stream.Stream<B, Kube.Error, Kube.Requirements> =>
-  streams.unwrap(
+  Stream.unwrap(
     Effect.map(logSpec(target, name, options, true), (spec) =>
       telemetry.scopedStreamInSpan(
         spec,

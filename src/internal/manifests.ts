@@ -4,11 +4,11 @@
  * only), then the requests. So bad input fails before anything changes, and no error
  * quotes an object's content: subjects are positions and identities.
  */
-import type * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClient from "effect/http/HttpClient"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as Encoding from "effect/Encoding"
+import * as Base64 from "effect/encoding/Base64"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Discovery from "../Discovery.js"
 import { ApplyFailed, DeleteFailed, formatRef, type ObjectRef, type RefFailure, ValidationError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
@@ -159,13 +159,13 @@ export const parse = (
     for (let i = 0; i < documents.length; i++) {
       const document = documents[i]!
       const subject = `document[${i}]`
-      if (Either.isLeft(document)) {
-        const where = yaml.formatPosition(document.left)
-        const detail = where === "" ? document.left.detail : `${document.left.detail} (${where})`
+      if (Result.isFailure(document)) {
+        const where = yaml.formatPosition(document.failure)
+        const detail = where === "" ? document.failure.detail : `${document.failure.detail} (${where})`
         return Effect.fail(new ValidationError({ subject, detail }))
       }
-      if (document.right === undefined) continue
-      const problem = collect(document.right, subject, objects)
+      if (document.success === undefined) continue
+      const problem = collect(document.success, subject, objects)
       if (problem !== undefined) return Effect.fail(problem)
     }
     return Effect.succeed(objects)
@@ -393,7 +393,7 @@ export const applyBody = (item: Resolved): JsonObject => {
   if (isCoreSecret(item) && isObject(body["stringData"])) {
     const data: Record<string, string> = { ...(isObject(body["data"]) ? body["data"] as Record<string, string> : {}) }
     const stringData = body["stringData"] as Record<string, string>
-    for (const key of Object.keys(stringData)) data[key] = Encoding.encodeBase64(stringData[key]!)
+    for (const key of Object.keys(stringData)) data[key] = Base64.encode(stringData[key]!)
     delete body["stringData"]
     body["data"] = data
   }
@@ -446,7 +446,7 @@ export const apply = (
     for (let i = 0; i < resolved.length; i++) {
       const item = resolved[i]!
       const { uid: _given, ...ref } = item.ref
-      const result = yield* Effect.either(
+      const result = yield* Effect.result(
         operations.patch(
           targetOf(item),
           item.name,
@@ -454,10 +454,10 @@ export const apply = (
           { dryRun: options.dryRun }
         )
       )
-      if (Either.isLeft(result)) {
-        return yield* new ApplyFailed({ applied, failed: { ref, error: asRefError(result.left) } })
+      if (Result.isFailure(result)) {
+        return yield* new ApplyFailed({ applied, failed: { ref, error: asRefError(result.failure) } })
       }
-      const uid = uidOf(result.right)
+      const uid = uidOf(result.success)
       applied.push(uid === undefined ? ref : { ...ref, uid })
     }
     return applied
@@ -507,7 +507,7 @@ export const del = (
     const failures: Array<RefFailure> = []
     for (let i = resolved.length - 1; i >= 0; i--) {
       const item = resolved[i]!
-      const result = yield* Effect.either(
+      const result = yield* Effect.result(
         operations.del(targetOf(item), item.name, {
           propagationPolicy,
           dryRun: options.dryRun,
@@ -515,7 +515,7 @@ export const del = (
         })
       )
       // `false` (the object was already gone) counts as deleted.
-      if (Either.isLeft(result)) failures.push({ ref: item.ref, error: asRefError(result.left) })
+      if (Result.isFailure(result)) failures.push({ ref: item.ref, error: asRefError(result.failure) })
       else deleted.push(item.ref)
     }
     if (failures.length > 0) return yield* new DeleteFailed({ deleted, failures })

@@ -6,6 +6,7 @@
  * is cut down to the same shape, so callers never see the difference.
  */
 import * as Schema from "effect/Schema"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 import type * as Kube from "../Kube.js"
 import * as Resource from "../Resource.js"
 import { ObjectMeta } from "../resources/generated.js"
@@ -23,32 +24,32 @@ export interface PartialObjectMetadata {
 const Partial = Schema.Struct({
   apiVersion: Schema.Literal("meta.k8s.io/v1"),
   kind: Schema.Literal("PartialObjectMetadata"),
-  metadata: Schema.typeSchema(ObjectMeta)
+  metadata: ObjectMeta
 })
 
 /**
  * Decodes a PartialObjectMetadata, or a whole object of any kind (its metadata is kept,
  * the rest dropped); encodes to the metadata alone.
  */
-export const PartialObjectMetadataSchema: Schema.Schema<PartialObjectMetadata, { readonly metadata: unknown }> = Schema
-  .transform(
-    Schema.Struct({ metadata: ObjectMeta }),
-    Partial,
-    {
-      strict: true,
-      decode: (whole) => ({
-        apiVersion: "meta.k8s.io/v1" as const,
-        kind: "PartialObjectMetadata" as const,
-        metadata: whole.metadata
-      }),
-      encode: (partial) => ({ metadata: partial.metadata })
-    }
-  ) as unknown as Schema.Schema<PartialObjectMetadata, { readonly metadata: unknown }>
+export const PartialObjectMetadataSchema: Schema.Codec<PartialObjectMetadata, { readonly metadata: ObjectMeta }> =
+  Schema.Struct({ metadata: ObjectMeta }).pipe(
+    Schema.decodeTo(
+      Partial,
+      SchemaTransformation.transform({
+        decode: (whole) => ({
+          apiVersion: "meta.k8s.io/v1" as const,
+          kind: "PartialObjectMetadata" as const,
+          metadata: whole.metadata
+        }),
+        encode: (partial) => ({ metadata: partial.metadata })
+      })
+    )
+  )
 
 /** The metadata view of a resource: a new Resource, marked so its requests ask for PartialObjectMetadata. */
 export const viewOf = <A, I, S extends string>(
   resource: Resource.Resource<A, I, S>
-): Resource.Resource<PartialObjectMetadata, { readonly metadata: unknown }> =>
+): Resource.Resource<PartialObjectMetadata, { readonly metadata: ObjectMeta }> =>
   markMetadataView(Resource.make({
     apiVersion: resource.apiVersion,
     kind: resource.kind,

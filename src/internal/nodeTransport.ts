@@ -42,12 +42,12 @@
  *
  * @internal
  */
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientError from "@effect/platform/HttpClientError"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientError from "effect/http/HttpClientError"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Tls from "node:tls"
@@ -180,7 +180,7 @@ const onOrigin = (origin: string | undefined) => (url: string): boolean => {
 const readEnvironment: Effect.Effect<ProxyEnvironment> = Effect.map(
   Effect.forEach(
     environmentNames,
-    (name) => Effect.map(Effect.orElseSucceed(Config.string(name), () => ""), (value) => [name, value] as const)
+    (name) => Effect.map(Effect.orElseSucceed(Config.String(name), () => ""), (value) => [name, value] as const)
   ),
   (entries) => Object.fromEntries(entries) as ProxyEnvironment
 )
@@ -344,35 +344,39 @@ export const make = (
     const plain = slotFor(undefined).client
     // The request path has obtained them for this request already; anyone else's request asks.
     const clusterCredentials = Effect.flatMap(
-      FiberRef.get(currentCredentials),
+      Effect.service(currentCredentials),
       (given) => given !== undefined ? Effect.succeed(given) : config.auth.credentials
     )
 
     const compress = config.disableCompression !== true
+    const transportError = (
+      request: HttpClientRequest.HttpClientRequest,
+      failure: { readonly cause: unknown } | { readonly description: string }
+    ) =>
+      new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, ...failure }) })
+    const execute = (
+      given: HttpClientRequest.HttpClientRequest
+    ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> => {
+      if (!isCluster(given.url)) return otherClient().execute(given)
+      const request = compress && given.headers["accept-encoding"] === undefined
+        ? HttpClientRequest.setHeader(given, "accept-encoding", "gzip")
+        : given
+      if (proxied.problem !== undefined) {
+        return Effect.fail(transportError(request, { description: proxied.problem }))
+      }
+      if (!clusterIsHttps) return plain.execute(request)
+      return clusterCredentials.pipe(
+        Effect.mapError((cause) => transportError(request, { cause })),
+        Effect.flatMap((credentials) => {
+          const slot = slotFor(credentials.clientCertificate)
+          return slot.unusable === undefined
+            ? slot.client.execute(request)
+            : Effect.fail(transportError(request, { description: slot.unusable }))
+        })
+      )
+    }
     return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
-      Effect.flatMap((given) => {
-        if (!isCluster(given.url)) return otherClient().execute(given)
-        const request = compress && given.headers["accept-encoding"] === undefined
-          ? HttpClientRequest.setHeader(given, "accept-encoding", "gzip")
-          : given
-        if (proxied.problem !== undefined) {
-          return Effect.fail(
-            new HttpClientError.RequestError({ request, reason: "Transport", description: proxied.problem })
-          )
-        }
-        if (!clusterIsHttps) return plain.execute(request)
-        return clusterCredentials.pipe(
-          Effect.mapError((cause) => new HttpClientError.RequestError({ request, reason: "Transport", cause })),
-          Effect.flatMap((credentials) => {
-            const slot = slotFor(credentials.clientCertificate)
-            return slot.unusable === undefined
-              ? slot.client.execute(request)
-              : Effect.fail(
-                new HttpClientError.RequestError({ request, reason: "Transport", description: slot.unusable })
-              )
-          })
-        )
-      }),
+      Effect.flatMap(execute),
       Effect.succeed
     )
   })

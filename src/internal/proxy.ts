@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Redacted from "effect/Redacted"
 import type { ProxyOptions } from "../KubeConfig.js"
 
@@ -23,38 +23,38 @@ const decode = (text: string): string | undefined => {
 /**
  * Splits a proxy URL into its printable part (`scheme://host:port`) and its `Redacted`
  * credentials. `socks5h` (a SOCKS5 proxy resolving names, which is how SOCKS5 proxies
- * are used here anyway) is read as `socks5`. Left: what is wrong, never the URL.
+ * are used here anyway) is read as `socks5`. A failure: what is wrong, never the URL.
  *
  * @internal
  */
 export const parseProxyUrl = (
   text: string,
   schemes: ReadonlyArray<string> = proxySchemes
-): Either.Either<ProxyOptions, string> => {
+): Result.Result<ProxyOptions, string> => {
   let url: URL
   try {
     url = new URL(text)
   } catch {
-    return Either.left("is not a URL (expected http://host:port, https://host:port or socks5://host:port)")
+    return Result.fail("is not a URL (expected http://host:port, https://host:port or socks5://host:port)")
   }
   const protocol = url.protocol === "socks5h:" && schemes.includes("socks5h:") ? "socks5:" : url.protocol
   if (!schemes.includes(url.protocol)) {
-    return Either.left(
+    return Result.fail(
       `has the scheme ${
         JSON.stringify(url.protocol.replace(/:$/, ""))
       }: it must be http, https or socks5 (as kubectl requires)`
     )
   }
-  if (url.hostname === "") return Either.left("has no host")
+  if (url.hostname === "") return Result.fail("has no host")
   // Special schemes drop a default port from `host`; SOCKS5's default is 1080.
   const host = protocol === "socks5:" && url.port === "" ? `${url.host}:1080` : url.host
-  if (url.username === "" && url.password === "") return Either.right({ url: `${protocol}//${host}` })
+  if (url.username === "" && url.password === "") return Result.succeed({ url: `${protocol}//${host}` })
   const username = decode(url.username)
   const password = decode(url.password)
   if (username === undefined || password === undefined) {
-    return Either.left("has credentials that are not valid percent-encoding")
+    return Result.fail("has credentials that are not valid percent-encoding")
   }
-  return Either.right({ url: `${protocol}//${host}`, credentials: Redacted.make({ username, password }) })
+  return Result.succeed({ url: `${protocol}//${host}`, credentials: Redacted.make({ username, password }) })
 }
 
 /**
@@ -63,7 +63,7 @@ export const parseProxyUrl = (
  *
  * @internal
  */
-export const parseEnvironmentProxy = (text: string): Either.Either<ProxyOptions, string> => {
+export const parseEnvironmentProxy = (text: string): Result.Result<ProxyOptions, string> => {
   const schemes = [...proxySchemes, "socks5h:"]
   let direct: URL | undefined
   try {

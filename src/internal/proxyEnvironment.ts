@@ -12,7 +12,7 @@
  *
  * @internal
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Net from "node:net"
 import * as Url from "node:url"
 import type { ProxyOptions } from "../KubeConfig.js"
@@ -144,8 +144,8 @@ export const forServer = (env: ProxyEnvironment, server: URL): EnvironmentProxy 
   const variable = (https ? ["HTTPS_PROXY", "https_proxy"] : ["HTTP_PROXY", "http_proxy"])[chosen.index]!
   const port = server.port !== "" ? server.port : https ? "443" : "80"
   if (!useProxy(firstSet(env.NO_PROXY, env.no_proxy)?.value ?? "", server.hostname, port)) return { _tag: "Direct" }
-  return Either.match(parseEnvironmentProxy(chosen.value), {
-    onLeft: (problem) => ({ _tag: "Invalid", detail: `${variable} ${problem}` }),
-    onRight: (proxy) => ({ _tag: "Proxy", proxy, variable })
+  return Result.match(parseEnvironmentProxy(chosen.value), {
+    onFailure: (problem) => ({ _tag: "Invalid", detail: `${variable} ${problem}` }),
+    onSuccess: (proxy) => ({ _tag: "Proxy", proxy, variable })
   })
 }

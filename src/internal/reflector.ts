@@ -9,7 +9,6 @@
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -42,7 +41,7 @@ export class StoreImpl<A, E> implements Watcher.WritableStore<A, E> {
   ) {}
 
   readonly get = (name: string, namespace?: string | undefined): Effect.Effect<Option.Option<A>> =>
-    Effect.sync(() => Option.fromNullable(this.current.get(`${namespace ?? this.defaultNamespace ?? ""}/${name}`)))
+    Effect.sync(() => Option.fromNullishOr(this.current.get(`${namespace ?? this.defaultNamespace ?? ""}/${name}`)))
 
   readonly list = (): Effect.Effect<ReadonlyArray<A>> => Effect.sync(() => Array.from(this.current.values()))
 
@@ -70,7 +69,7 @@ export class StoreImpl<A, E> implements Watcher.WritableStore<A, E> {
       case "InitDone":
         if (this.listing !== undefined) this.current = this.listing
         this.listing = undefined
-        Deferred.unsafeDone(this.readyDeferred, Exit.void)
+        Deferred.doneUnsafe(this.readyDeferred, Exit.void)
         return
       case "Apply":
         this.current.set(keyOf(event.object), event.object)
@@ -83,8 +82,8 @@ export class StoreImpl<A, E> implements Watcher.WritableStore<A, E> {
 
   readonly fail = (error: E): void => {
     if (Option.isNone(this.failedWith)) this.failedWith = Option.some(error)
-    Deferred.unsafeDone(this.readyDeferred, Exit.fail(error))
-    Deferred.unsafeDone(this.stoppedDeferred, Exit.fail(error))
+    Deferred.doneUnsafe(this.readyDeferred, Exit.fail(error))
+    Deferred.doneUnsafe(this.stoppedDeferred, Exit.fail(error))
   }
 
   /**
@@ -102,8 +101,8 @@ export class StoreImpl<A, E> implements Watcher.WritableStore<A, E> {
 }
 
 /** A new, empty store, made outside an Effect (an informer's, created when its first subscriber comes). */
-export const unsafeMakeStore = <A, E>(namespace: string | undefined): StoreImpl<A, E> =>
-  new StoreImpl<A, E>(namespace, Deferred.unsafeMake(FiberId.none), Deferred.unsafeMake(FiberId.none))
+export const makeStoreUnsafe = <A, E>(namespace: string | undefined): StoreImpl<A, E> =>
+  new StoreImpl<A, E>(namespace, Deferred.makeUnsafe(), Deferred.makeUnsafe())
 
 /** A new, empty store. */
 export const makeStore = <A, E = never>(
@@ -121,7 +120,7 @@ export const reflect = <A, E, R>(
   store: Watcher.Writer<A, E>
 ): Stream.Stream<Watcher.Event<A>, E, R> =>
   stream.pipe(
-    Stream.mapChunks((events) => {
+    Stream.mapArray((events) => {
       for (const event of events) store.apply(event)
       return events
     }),

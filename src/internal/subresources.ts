@@ -141,7 +141,7 @@ export const scale = <A, I>(target: Target<A, I>): Kube.ScaleOperations => ({
     Effect.gen(function*() {
       const namespace = yield* resolveNamed(target, name)
       const subject = `Scale of ${describe(target.resource, namespace, name)}`
-      const encoded = yield* codecFor(Scale).encode(theScale, subject)
+      const encoded = yield* Effect.fromResult(codecFor(Scale).encode(theScale, subject))
       const given = metadataOf(encoded)
       if (given["name"] !== undefined && given["name"] !== name) {
         return yield* new ValidationError({

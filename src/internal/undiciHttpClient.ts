@@ -1,49 +1,52 @@
 /**
  * An `HttpClient` over an undici dispatcher: what `@effect/platform-node`'s
- * `NodeHttpClient.makeUndici` builds, without loading that entry (it brings undici's
- * entry module, `node:http`/`node:https` and the `node:http` client with it). Requests go
+ * `NodeHttpClient.makeUndici` builds, without that package (it brings undici 8's entry
+ * module, `node:http`/`node:https` and the `node:http` client with it). Requests go
  * through the dispatcher's `request` (undici's parts: `./undici.ts`); undici's own timeouts are the dispatcher's
  * (the Node transport turns them off: a quiet watch must not be cut), everything else is
  * timed by Effect.
  *
  * A gzip answer (`Content-Encoding: gzip`, what kube-apiserver sends for large answers to
- * a client that asked for it) is decoded as it arrives: undici's body is piped through
- * `zlib.createGunzip()`, so a list or a watch is never held whole, and `source.body` is the
- * decoded Readable (which `body.ts` reads in flowing mode). The response's headers are
- * those of the decoded body: no `content-encoding`, and no `content-length` (it counted the
- * compressed bytes). A corrupt gzip body fails as a `ResponseError` ("Decode"). Undici's
- * own decompress interceptor is not used: it is marked experimental (it prints a process
- * warning when built) and passes error answers through undecoded by default.
+ * a client that asked for it) is decoded as it arrives: undici's body is piped through one
+ * `zlib.createGunzip()` (`gunzipOptions`), so a list or a watch is never held whole, and
+ * `source.body` is the decoded Readable (which `body.ts` reads in flowing mode). The
+ * response's headers are those of the decoded body: no `content-encoding`, and no
+ * `content-length` (it counted the compressed bytes). A corrupt gzip body fails as an
+ * `HttpClientError` (`DecodeError`). Undici's own decompress interceptor is not used: it is
+ * marked experimental (it prints a process warning when built) and passes error answers
+ * through undecoded by default.
  *
  * A request the Kubernetes client sends (`client.ts` sets `currentCredentials` for it) runs
- * in the client's own `kube.<verb>` span, which carries the HTTP attributes: it is sent
- * without `@effect/platform`'s `http.client` span around it, which per request rebuilt the
- * URL, redacted every request and response header into attributes and registered the
- * response with a FinalizationRegistry. The trace context still goes with it (`traceparent`
- * and `b3` from the current span, unless `HttpClient.withTracerPropagation(false)` or a
- * disabled tracer says not to), interruption still aborts the request and a body being
- * read, and the response is undici's own (`source`), not a wrapper. A request given a
+ * in the client's own `kube.<verb>` span, which carries the HTTP attributes and whose trace
+ * context (`traceparent`, `b3`) `client.ts` puts on the request: it is sent without
+ * `HttpClient.make`'s `http.client` span around it, which per request rebuilt the URL,
+ * redacted every request and response header into attributes and registered the response
+ * with a FinalizationRegistry. Interruption still aborts the request and a body being read,
+ * and the response is undici's own (`source`), not a wrapper. A request given a
  * `currentDeadline` is aborted by the request path's timer through it. Any other request
- * (the application's own, through the same HttpClient) goes through `HttpClient.make`
- * with its span as before.
+ * (the application's own, through the same HttpClient) goes through `HttpClient.make` with
+ * its span as before.
  *
  * @internal
  */
-import * as Cookies from "@effect/platform/Cookies"
-import * as Headers from "@effect/platform/Headers"
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientError from "@effect/platform/HttpClientError"
-import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
-import * as TraceContext from "@effect/platform/HttpTraceContext"
-import * as UrlParams from "@effect/platform/UrlParams"
-import * as NodeStream from "@effect/platform-node/NodeStream"
+import * as NodeStream from "@effect/platform-node-shared/NodeStream"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
-import * as FiberRef from "effect/FiberRef"
+import * as Cookies from "effect/http/Cookies"
+import * as Headers from "effect/http/Headers"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientError from "effect/http/HttpClientError"
+import type * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
+import * as Url from "effect/http/Url"
+import * as UrlParams from "effect/http/UrlParams"
 import * as Inspectable from "effect/Inspectable"
 import * as Option from "effect/Option"
+import { pipeArguments } from "effect/Pipeable"
+import * as Result from "effect/Result"
+import type * as Schema from "effect/Schema"
+import type * as Socket from "effect/socket/Socket"
 import type * as Stream from "effect/Stream"
 import * as StreamModule from "effect/Stream"
 import * as NodeStreams from "node:stream"
@@ -87,20 +90,7 @@ const send = (
   })
 
 const transportError = (request: HttpClientRequest.HttpClientRequest) => (cause: unknown) =>
-  new HttpClientError.RequestError({ request, reason: "Transport", cause })
-
-/** The headers that carry the current span to the server, as `HttpClient.make` adds them; none when it would not. */
-const traceHeaders = <A, E>(
-  fiber: Fiber.RuntimeFiber<A, E>,
-  request: HttpClientRequest.HttpClientRequest
-): Headers.Headers | undefined => {
-  if (!fiber.getFiberRef(FiberRef.currentTracerEnabled) || !fiber.getFiberRef(HttpClient.currentTracerPropagation)) {
-    return undefined
-  }
-  if (fiber.getFiberRef(HttpClient.currentTracerDisabledWhen)(request)) return undefined
-  const span = fiber.currentSpan
-  return span !== undefined && span._tag === "Span" ? TraceContext.toHeaders(span) : undefined
-}
+  new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, cause }) })
 
 /**
  * What undici needs of an abort signal (`aborted`, one `abort` listener): an AbortController
@@ -142,27 +132,31 @@ const abortWith = (controller: Abort) => () => controller.abort()
 const sendDirect = <A, E>(
   dispatcher: Undici.Dispatcher,
   request: HttpClientRequest.HttpClientRequest,
-  fiber: Fiber.RuntimeFiber<A, E>
+  fiber: Fiber.Fiber<A, E>
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> => {
-  const urlResult = UrlParams.makeUrl(request.url, request.urlParams, request.hash)
-  if (urlResult._tag === "Left") {
-    return Effect.fail(new HttpClientError.RequestError({ request, reason: "InvalidUrl", cause: urlResult.left }))
+  const urlResult = Url.make(request.url, request.urlParams, Option.getOrUndefined(request.hash))
+  if (Result.isFailure(urlResult)) {
+    return Effect.fail(
+      new HttpClientError.HttpClientError({
+        reason: new HttpClientError.InvalidUrlError({ request, cause: urlResult.failure })
+      })
+    )
   }
-  const url = urlResult.right
-  const deadline = fiber.getFiberRef(currentDeadline)
+  const url = urlResult.success
+  const deadline = fiber.getRef(currentDeadline)
   if (deadline !== undefined && deadline.expired) {
     return Effect.fail(transportError(request)(new Error("the request timed out before it was sent")))
   }
-  const trace = traceHeaders(fiber, request)
-  const headers = trace === undefined ? request.headers : { ...request.headers, ...trace }
+  // the request path (client.ts) has put the trace context on the request already
+  const headers = request.headers
   const start = (body: Body) =>
-    Effect.async<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
+    Effect.callback<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
       const controller = new Abort()
       // the request path's timer aborts the request, and later the reading of its body
       if (deadline !== undefined) deadline.abort = abortWith(controller)
       send(dispatcher, request, url, headers, controller as unknown as AbortSignal, body).then(
         (response) =>
-          resume(Effect.succeed(new ClientResponseImpl(request, decoded(request.method, response), controller))),
+          resume(Effect.succeed(new ClientResponseImpl(request, url, decoded(request.method, response), controller))),
         (cause) => resume(Effect.fail(transportError(request)(cause)))
       )
       return Effect.sync(() => controller.abort())
@@ -185,17 +179,18 @@ export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient => {
           try: () => send(dispatcher, request, url, request.headers, signal, body),
           catch: transportError(request)
         }),
-        (response) => new ClientResponseImpl(request, decoded(request.method, response), undefined)
+        (response): HttpClientResponse.HttpClientResponse =>
+          new ClientResponseImpl(request, url, decoded(request.method, response), undefined)
       ))
   )
+  const execute = (request: HttpClientRequest.HttpClientRequest) =>
+    Effect.withFiber<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((fiber) =>
+      fiber.getRef(currentCredentials) === undefined
+        ? traced.execute(request)
+        : sendDirect(dispatcher, request, fiber)
+    )
   return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
-    Effect.flatMap((request) =>
-      Effect.withFiberRuntime<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((fiber) =>
-        fiber.getFiberRef(currentCredentials) === undefined
-          ? traced.execute(request)
-          : sendDirect(dispatcher, request, fiber)
-      )
-    ),
+    Effect.flatMap(execute),
     Effect.succeed
   )
 }
@@ -223,6 +218,16 @@ const isGzip = (method: string, response: Undici.Dispatcher.ResponseData): boole
   return value === "gzip" || value === "x-gzip"
 }
 
+/**
+ * The inflater's output buffer. zlib's default (16 KiB) cuts a 2 MB page into ~120 chunks,
+ * each a stream event, a slice and an entry of the list joined at the end: the decoding of a
+ * gzipped page of 500 pods cost ~9.5 ms of CPU against ~5.5 ms with 128 KiB, which is what
+ * one `gunzipSync` of the whole page costs (`.tmp/gunzip-micro.ts`). A chunk is handed on as
+ * soon as the input written so far is inflated, whatever this size, so a stream is not
+ * delayed by it.
+ */
+const gunzipOptions: Zlib.ZlibOptions = { chunkSize: 128 * 1024 }
+
 const decoded = (method: string, response: Undici.Dispatcher.ResponseData): Source => {
   if (!isGzip(method, response)) {
     return { statusCode: response.statusCode, headers: response.headers, body: response.body, raw: response.body }
@@ -230,7 +235,7 @@ const decoded = (method: string, response: Undici.Dispatcher.ResponseData): Sour
   const { "content-encoding": _encoding, "content-length": _length, ...headers } = response.headers
   // pipeline: a failure of either side destroys both, and destroying the decoder (a consumer
   // that stops reading) destroys undici's body, which releases its connection.
-  const body = NodeStreams.pipeline(response.body, Zlib.createGunzip(), noopErrorHandler)
+  const body = NodeStreams.pipeline(response.body, Zlib.createGunzip(gunzipOptions), noopErrorHandler)
   return { statusCode: response.statusCode, headers, body, raw: undefined }
 }
 
@@ -326,11 +331,13 @@ const utf8 = (bytes: Buffer): string =>
     : bytes.toString("utf8")
 
 class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
-  readonly [HttpIncomingMessage.TypeId]: HttpIncomingMessage.TypeId
-  readonly [HttpClientResponse.TypeId]: HttpClientResponse.TypeId
+  readonly [HttpIncomingMessage.TypeId]: typeof HttpIncomingMessage.TypeId
+  readonly [HttpClientResponse.TypeId]: typeof HttpClientResponse.TypeId
 
   constructor(
     readonly request: HttpClientRequest.HttpClientRequest,
+    /** The URL the request was sent to (its hash is not part of the response's `url`). */
+    private readonly sentTo: URL,
     readonly source: Source,
     /** Aborts the request: set when this response, not `HttpClient.make`, answers for interruption. */
     private readonly controller: { readonly abort: () => void } | undefined
@@ -343,6 +350,13 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
 
   get status(): number {
     return this.source.statusCode
+  }
+
+  /** The URL the request was sent to, without its hash (undici's `request` follows no redirects). */
+  get url(): string {
+    const href = this.sentTo.href
+    const hash = href.indexOf("#")
+    return hash === -1 ? href : href.slice(0, hash)
   }
 
   get statusText(): string | undefined {
@@ -378,24 +392,27 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
     return Option.none()
   }
 
-  private decodeError(cause: unknown): HttpClientError.ResponseError {
-    return new HttpClientError.ResponseError({ request: this.request, response: this, reason: "Decode", cause })
+  private decodeError(cause: unknown): HttpClientError.HttpClientError {
+    return new HttpClientError.HttpClientError({
+      reason: new HttpClientError.DecodeError({ request: this.request, response: this, cause })
+    })
   }
 
-  get stream(): Stream.Stream<Uint8Array, HttpClientError.ResponseError> {
-    const stream = NodeStream.fromReadable<HttpClientError.ResponseError, Uint8Array>(
-      () => this.source.body,
-      (cause) => this.decodeError(cause)
-    )
+  get stream(): Stream.Stream<Uint8Array, HttpClientError.HttpClientError> {
+    const stream = NodeStream.fromReadable<Uint8Array, HttpClientError.HttpClientError>({
+      evaluate: () => this.source.body,
+      onError: (cause) => this.decodeError(cause)
+    })
     const controller = this.controller
     return controller === undefined ? stream : StreamModule.ensuring(stream, Effect.sync(() => controller.abort()))
   }
 
-  get json(): Effect.Effect<unknown, HttpClientError.ResponseError> {
-    return Effect.tryMap(this.text, {
-      try: (text) => text === "" ? null : JSON.parse(text) as unknown,
-      catch: (cause) => this.decodeError(cause)
-    })
+  get json(): Effect.Effect<Schema.Json, HttpClientError.HttpClientError> {
+    return Effect.flatMap(this.text, (text) =>
+      Effect.try({
+        try: () => text === "" ? null : JSON.parse(text) as Schema.Json,
+        catch: (cause) => this.decodeError(cause)
+      }))
   }
 
   private bodyRead = false
@@ -408,8 +425,8 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
    * dead page texts there (its peak RSS was 1.7x the floor's). So the text is made when
    * the last byte has come and handed straight to the fiber, kept by nothing made before.
    */
-  get text(): Effect.Effect<string, HttpClientError.ResponseError> {
-    return this.interruptible(Effect.async<string, HttpClientError.ResponseError>((resume) => {
+  get text(): Effect.Effect<string, HttpClientError.HttpClientError> {
+    return this.interruptible(Effect.callback<string, HttpClientError.HttpClientError>((resume) => {
       if (this.bodyRead) return resume(Effect.fail(this.decodeError(new Error("the body has already been read"))))
       this.bodyRead = true
       readBody(this.source.body, contentLength(this.request.method, this.source), (error, bytes) => {
@@ -426,7 +443,7 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
     }))
   }
 
-  get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpClientError.ResponseError> {
+  get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpClientError.HttpClientError> {
     return Effect.flatMap(this.text, (text) =>
       Effect.try({
         try: () => UrlParams.fromInput(new URLSearchParams(text)),
@@ -434,8 +451,8 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
       }))
   }
 
-  private formDataBody?: Effect.Effect<FormData, HttpClientError.ResponseError>
-  get formData(): Effect.Effect<FormData, HttpClientError.ResponseError> {
+  private formDataBody?: Effect.Effect<FormData, HttpClientError.HttpClientError>
+  get formData(): Effect.Effect<FormData, HttpClientError.HttpClientError> {
     const raw = this.source.raw
     return this.interruptible(this.formDataBody ??= Effect.tryPromise({
       try: () =>
@@ -448,8 +465,8 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
     }).pipe(Effect.cached, Effect.runSync))
   }
 
-  private arrayBufferBody?: Effect.Effect<ArrayBuffer, HttpClientError.ResponseError>
-  get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.ResponseError> {
+  private arrayBufferBody?: Effect.Effect<ArrayBuffer, HttpClientError.HttpClientError>
+  get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.HttpClientError> {
     const raw = this.source.raw
     return this.interruptible(this.arrayBufferBody ??= Effect.tryPromise({
       try: () =>
@@ -462,9 +479,26 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
     }).pipe(Effect.cached, Effect.runSync))
   }
 
+  /** Undici's `request` hands over no connection: every answer, a 101 included, fails as fetch's does. */
+  get upgrade(): Effect.Effect<Socket.Socket, HttpClientError.HttpClientError> {
+    return Effect.fail(
+      new HttpClientError.HttpClientError({
+        reason: new HttpClientError.StatusCodeError({
+          request: this.request,
+          response: this,
+          description: "this client cannot hand over the connection of an HTTP upgrade"
+        })
+      })
+    )
+  }
+
+  pipe() {
+    return pipeArguments(this, arguments)
+  }
+
   toJSON(): unknown {
     return HttpIncomingMessage.inspect(this, {
-      _id: "@effect/platform/HttpClientResponse",
+      _id: "effect/http/HttpClientResponse",
       request: this.request.toJSON(),
       status: this.status
     })

@@ -1,11 +1,12 @@
 /**
  * A compiled type check for Schemas made of plain JSON shapes (structs, records,
  * arrays, unions, literals, primitives), as every built-in kind is. It answers exactly
- * what `Schema.is` answers, but walks the value with closures built once per Schema
- * instead of the general parser, which allocates a result per node: on realistic pods
- * that is several times faster, and it is on the hot path of every list, watch event
- * and get. Anything it does not know (refinements, transformations, declarations,
- * template literals, ...) makes it decline, and the caller falls back to `Schema.is`.
+ * what `Schema.is` answers, but walks the value with code generated once per Schema
+ * instead of the general parser (or Effect's JIT compiler), which allocate per node: on
+ * realistic pods that is several times faster, and it is on the hot path of every list,
+ * watch event and get. Anything it does not know (checks, encodings, declarations,
+ * template literals, enums, `oneOf` unions, ...) makes it decline, and the caller falls
+ * back to `Schema.is`.
  */
 import * as SchemaAST from "effect/SchemaAST"
 
@@ -22,31 +23,43 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 
 const hasOwn = Object.prototype.hasOwnProperty
 
-/** A node that carries its own parse options (`onExcessProperty: "error"`, ...) is left to `Schema.is`. */
-const ownParseOptions = (ast: SchemaAST.AST): boolean => SchemaAST.ParseOptionsAnnotationId in ast.annotations
+/** A `string` index key without checks (a record of any string key). */
+const isPlainString = (ast: SchemaAST.AST): boolean =>
+  ast._tag === "String" && ast.checks === undefined && ast.encoding === undefined
+
+/**
+ * A node with checks (refinements: `minLength`, a filter) or an encoding (a transformation)
+ * is left to `Schema.is`: the check would have to run the checks, and this only knows shapes.
+ */
+const declined = (ast: SchemaAST.AST): boolean => ast.checks !== undefined || ast.encoding !== undefined
+
+const isOptionalKey = (ast: SchemaAST.AST): boolean => ast.context?.isOptional === true
 
 const compileNode = (ast: SchemaAST.AST, seen: Map<SchemaAST.AST, Check>): Check => {
   const known = seen.get(ast)
   if (known !== undefined) return known
-  if (ownParseOptions(ast)) throw new Unsupported()
+  if (declined(ast)) throw new Unsupported()
   switch (ast._tag) {
-    case "StringKeyword":
+    case "String":
       return (u) => typeof u === "string"
-    case "NumberKeyword":
+    case "Number":
       return (u) => typeof u === "number"
-    case "BooleanKeyword":
+    case "Boolean":
       return (u) => typeof u === "boolean"
-    case "UndefinedKeyword":
-    case "VoidKeyword":
+    case "Undefined":
+    case "Void":
       return (u) => u === undefined
-    case "UnknownKeyword":
-    case "AnyKeyword":
+    case "Null":
+      return (u) => u === null
+    case "Unknown":
+    case "Any":
       return accept
     case "Literal": {
       const literal = ast.literal
       return (u) => u === literal
     }
     case "Union": {
+      if (ast.options?.mode === "oneOf") throw new Unsupported()
       const members = ast.types.map((member) => compileNode(member, seen))
       if (members.length === 2) {
         const [first, second] = members as [Check, Check]
@@ -57,18 +70,18 @@ const compileNode = (ast: SchemaAST.AST, seen: Map<SchemaAST.AST, Check>): Check
         return false
       }
     }
-    case "TupleType": {
+    case "Arrays": {
       if (ast.elements.length !== 0 || ast.rest.length > 1) throw new Unsupported()
       const rest = ast.rest[0]
       if (rest === undefined) return (u) => Array.isArray(u) && u.length === 0
-      const item = compileNode(rest.type, seen)
+      const item = compileNode(rest, seen)
       return (u) => {
         if (!Array.isArray(u)) return false
         for (let i = 0; i < u.length; i++) if (!item(u[i])) return false
         return true
       }
     }
-    case "TypeLiteral": {
+    case "Objects": {
       if (ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) {
         return (u) => u !== null && u !== undefined
       }
@@ -79,11 +92,11 @@ const compileNode = (ast: SchemaAST.AST, seen: Map<SchemaAST.AST, Check>): Check
         if (typeof ps.name !== "string") throw new Unsupported()
         names.push(ps.name)
         checks.push(compileNode(ps.type, seen))
-        optional.push(ps.isOptional)
+        optional.push(isOptionalKey(ps.type))
       }
       const indexChecks: Array<Check> = []
       for (const signature of ast.indexSignatures) {
-        if (signature.parameter._tag !== "StringKeyword") throw new Unsupported()
+        if (signature.parameter !== SchemaAST.string && !isPlainString(signature.parameter)) throw new Unsupported()
         indexChecks.push(compileNode(signature.type, seen))
       }
       const count = names.length
@@ -109,7 +122,7 @@ const compileNode = (ast: SchemaAST.AST, seen: Map<SchemaAST.AST, Check>): Check
     }
     case "Suspend": {
       let resolved: Check | undefined
-      const lazy: Check = (u) => (resolved ??= compileNode(ast.f(), seen))(u)
+      const lazy: Check = (u) => (resolved ??= compileNode(ast.thunk(), seen))(u)
       seen.set(ast, lazy)
       return lazy
     }
@@ -126,43 +139,48 @@ const compileNode = (ast: SchemaAST.AST, seen: Map<SchemaAST.AST, Check>): Check
  */
 /** For a type that accepts `undefined` (`X | undefined`), what a defined value must be; else `undefined`. */
 const definedPart = (ast: SchemaAST.AST): SchemaAST.AST | undefined => {
-  if (ast._tag !== "Union" || ownParseOptions(ast)) return undefined
-  const defined = ast.types.filter((member) => member._tag !== "UndefinedKeyword")
+  if (ast._tag !== "Union" || declined(ast) || ast.options?.mode === "oneOf") return undefined
+  const defined = ast.types.filter((member) => member._tag !== "Undefined")
   if (defined.length === ast.types.length || defined.length === 0) return undefined
-  return defined.length === 1 ? defined[0] : SchemaAST.Union.make(defined)
+  return defined.length === 1 ? defined[0] : new SchemaAST.Union(defined)
 }
 
 const generate = (root: SchemaAST.AST): Check => {
   const functions: Array<string> = []
   const names = new Map<SchemaAST.AST, string>()
   const expression = (ast: SchemaAST.AST, value: string): string => {
-    if (ownParseOptions(ast)) throw new Unsupported()
+    if (declined(ast)) throw new Unsupported()
     switch (ast._tag) {
-      case "StringKeyword":
+      case "String":
         return `typeof ${value} === "string"`
-      case "NumberKeyword":
+      case "Number":
         return `typeof ${value} === "number"`
-      case "BooleanKeyword":
+      case "Boolean":
         return `typeof ${value} === "boolean"`
-      case "UndefinedKeyword":
-      case "VoidKeyword":
+      case "Undefined":
+      case "Void":
         return `${value} === undefined`
-      case "UnknownKeyword":
-      case "AnyKeyword":
+      case "Null":
+        return `${value} === null`
+      case "Unknown":
+      case "Any":
         return "true"
       case "Literal": {
         const literal = ast.literal
-        if (literal !== null && typeof literal !== "string" && typeof literal !== "number" && typeof literal !== "boolean") {
+        if (typeof literal !== "string" && typeof literal !== "number" && typeof literal !== "boolean") {
           throw new Unsupported()
         }
+        // JSON.stringify cannot write NaN or the infinities (a literal of those is left to Schema.is)
+        if (typeof literal === "number" && !Number.isFinite(literal)) throw new Unsupported()
         return `${value} === ${JSON.stringify(literal)}`
       }
       case "Union":
+        if (ast.options?.mode === "oneOf") throw new Unsupported()
         return `(${ast.types.map((member) => expression(member, value)).join(" || ")})`
       case "Suspend":
-        return `${functionFor(ast.f())}(${value})`
-      case "TupleType":
-      case "TypeLiteral":
+        return `${functionFor(ast.thunk())}(${value})`
+      case "Arrays":
+      case "Objects":
         return `${functionFor(ast)}(${value})`
       default:
         throw new Unsupported()
@@ -171,19 +189,19 @@ const generate = (root: SchemaAST.AST): Check => {
   const functionFor = (ast: SchemaAST.AST): string => {
     const known = names.get(ast)
     if (known !== undefined) return known
-    if (ownParseOptions(ast)) throw new Unsupported()
+    if (declined(ast)) throw new Unsupported()
     const name = `check${names.size}`
     names.set(ast, name)
     let body: string
-    if (ast._tag === "TupleType") {
+    if (ast._tag === "Arrays") {
       if (ast.elements.length !== 0 || ast.rest.length > 1) throw new Unsupported()
       const rest = ast.rest[0]
       body = rest === undefined
         ? "return Array.isArray(u) && u.length === 0"
         : `if (!Array.isArray(u)) return false; for (let i = 0; i < u.length; i++) { const v = u[i]; if (!(${
-          expression(rest.type, "v")
+          expression(rest, "v")
         })) return false } return true`
-    } else if (ast._tag === "TypeLiteral") {
+    } else if (ast._tag === "Objects") {
       if (ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) {
         body = "return u !== null && u !== undefined"
       } else {
@@ -191,9 +209,10 @@ const generate = (root: SchemaAST.AST): Check => {
         for (const ps of ast.propertySignatures) {
           if (typeof ps.name !== "string") throw new Unsupported()
           const key = JSON.stringify(ps.name)
-          const absent = ps.isOptional ? "" : "return false"
+          const optional = isOptionalKey(ps.type)
+          const absent = optional ? "" : "return false"
           // A name Object.prototype also has ("constructor", ...) reads inherited values: test ownership first.
-          const defined = ps.isOptional ? definedPart(ps.type) : undefined
+          const defined = optional ? definedPart(ps.type) : undefined
           body += ps.name in Object.prototype
             ? ` if (!hasOwn.call(u, ${key})) { ${absent} } else { const v = u[${key}]; if (!(${expression(ps.type, "v")})) return false }`
             : defined !== undefined
@@ -205,7 +224,7 @@ const generate = (root: SchemaAST.AST): Check => {
             })) return false }`
         }
         for (const signature of ast.indexSignatures) {
-          if (signature.parameter._tag !== "StringKeyword") throw new Unsupported()
+          if (signature.parameter !== SchemaAST.string && !isPlainString(signature.parameter)) throw new Unsupported()
           const check = expression(signature.type, "v")
           // an object kept as it is (`Record<string, unknown>`): being an object is all there is to check
           if (check === "true") continue
@@ -229,7 +248,7 @@ const generate = (root: SchemaAST.AST): Check => {
  * when it has parts this does not know.
  */
 export const compile = (ast: SchemaAST.AST): Check | undefined => {
-  if (ast._tag === "TupleType" || ast._tag === "TypeLiteral") {
+  if (ast._tag === "Arrays" || ast._tag === "Objects") {
     try {
       return generate(ast)
     } catch {

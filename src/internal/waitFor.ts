@@ -8,6 +8,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import { WaitTimeout } from "../Errors.js"
 import type * as Kube from "../Kube.js"
@@ -28,15 +29,15 @@ export const waitFor = <A, I>(
   target: Target<A, I>,
   name: string,
   condition: Kube.Condition<A> | ((object: A | undefined) => boolean),
-  options: { readonly timeout: Duration.DurationInput } & Watcher.Options
+  options: { readonly timeout: Duration.Input } & Watcher.Options
 ): Effect.Effect<Option.Option<A>, Kube.Error | WaitTimeout, Kube.Requirements> =>
   Effect.gen(function*() {
     const { name: conditionName, test } = asCondition(condition)
     const namespace = yield* resolveNamed(target, name)
-    const timeout = Duration.decode(options.timeout)
+    const timeout = Duration.fromInputUnsafe(options.timeout)
     const wait = Effect.gen(function*() {
       const found = Option.getOrUndefined(yield* get(target, name))
-      if (test(found)) return Option.fromNullable(found)
+      if (test(found)) return Option.fromNullishOr(found)
       const resourceVersion = resourceVersionOf(found)
       // Without a resourceVersion to start from, the watcher lists the name first.
       const start = resourceVersion === undefined ? undefined : { resourceVersion }
@@ -46,20 +47,20 @@ export const waitFor = <A, I>(
         labelSelector: undefined,
         fieldSelector: `metadata.name=${name}`
       }, start).pipe(
-        Stream.filterMap((event): Option.Option<Option.Option<A>> => {
+        Stream.filterMap((event): Result.Result<Option.Option<A>, void> => {
           switch (event._tag) {
             case "Init":
               listed = undefined
-              return Option.none()
+              return Result.failVoid
             case "InitApply":
               listed = event.object
-              return Option.none()
+              return Result.failVoid
             case "InitDone":
-              return test(listed) ? Option.some(Option.fromNullable(listed)) : Option.none()
+              return test(listed) ? Result.succeed(Option.fromNullishOr(listed)) : Result.failVoid
             case "Apply":
-              return test(event.object) ? Option.some(Option.some(event.object)) : Option.none()
+              return test(event.object) ? Result.succeed(Option.some(event.object)) : Result.failVoid
             case "Delete":
-              return test(undefined) ? Option.some(Option.none()) : Option.none()
+              return test(undefined) ? Result.succeed(Option.none()) : Result.failVoid
           }
         }),
         Stream.runHead
@@ -67,15 +68,17 @@ export const waitFor = <A, I>(
       // The watcher never ends on its own; an end here means it was cut short.
       return Option.flatten(met)
     })
-    return yield* Effect.timeoutFail(wait, {
+    return yield* Effect.timeoutOrElse(wait, {
       duration: timeout,
-      onTimeout: () =>
-        new WaitTimeout({
-          kind: target.resource.kind,
-          name,
-          namespace,
-          condition: conditionName,
-          timeout: Duration.format(timeout)
-        })
+      orElse: () =>
+        Effect.fail(
+          new WaitTimeout({
+            kind: target.resource.kind,
+            name,
+            namespace,
+            condition: conditionName,
+            timeout: Duration.format(timeout)
+          })
+        )
     })
   })

@@ -2,6 +2,8 @@
  * Server warnings on the request path: the `Warning` headers of an answer (RFC 7234
  * form, `299 - "text"`, several joined by commas) are handed to the `Warnings` service
  * in context, or logged when there is none. Only code 299 is reported, as client-go does.
+ * So are the objects a list or watch left out (`invalid: "skip"`) and the objects of a
+ * built-in kind kept although they do not fit their Schema (`codec.ts`).
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -46,3 +48,15 @@ export const reportInvalid = (
   error: ValidationError
 ): Effect.Effect<void, Warnings.Failure> =>
   report({ _tag: "InvalidObject", method, path, text: `left out: ${error.message}`, error })
+
+/**
+ * Reports an object of a built-in kind kept as the server sent it although it does not
+ * fit its Schema (a newer server's). The error names the object and the paths, not the
+ * values found there.
+ */
+export const reportMismatch = (
+  method: string,
+  path: string,
+  error: ValidationError
+): Effect.Effect<void, Warnings.Failure> =>
+  report({ _tag: "MismatchedObject", method, path, text: `kept as the server sent it: ${error.message}`, error })

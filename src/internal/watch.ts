@@ -3,13 +3,12 @@
  * lazy: a watch connects when the stream is run and its connection closes with the
  * stream's scope; a page is fetched when the consumer pulls past the previous one.
  */
-import * as HttpClientError from "@effect/platform/HttpClientError"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as Chunk from "effect/Chunk"
+import * as HttpClientError from "effect/http/HttpClientError"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import { type Status, ValidationError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
@@ -22,7 +21,9 @@ import {
   isObject,
   type JsonObject,
   malformed,
+  type Mismatch,
   objectDecoder,
+  reportMismatch,
   resourceVersionOf
 } from "./codec.js"
 import { skipInvalidEvents } from "./invalid.js"
@@ -32,11 +33,10 @@ import * as request from "./request/operations.js"
 import type { Spec } from "./request/spec.js"
 import * as telemetry from "./telemetry.js"
 import { checkPositive, resolveNamespace, type Target } from "./validate.js"
-import * as streams from "./streams.js"
 
 /** Checks the options of a watch before any request. */
 export const checkWatchOptions = (options: Kube.WatchOptions): Effect.Effect<void, ValidationError> =>
-  Effect.zipRight(
+  Effect.andThen(
     checkPositive(options.timeoutSeconds, "timeoutSeconds"),
     options.sendInitialEvents !== undefined && options.allowWatchBookmarks === false
       ? Effect.fail(
@@ -61,11 +61,12 @@ export interface WatchHooks {
 }
 
 const truncated = (response: HttpClientResponse.HttpClientResponse, bytes: number) =>
-  new HttpClientError.ResponseError({
-    request: response.request,
-    response,
-    reason: "Decode",
-    description: `the watch ended in the middle of an event (${bytes} characters without a newline)`
+  new HttpClientError.HttpClientError({
+    reason: new HttpClientError.DecodeError({
+      request: response.request,
+      response,
+      description: `the watch ended in the middle of an event (${bytes} characters without a newline)`
+    })
   })
 
 /** About how many characters of events are parsed into one chunk: a bound on the decoded objects alive at once. */
@@ -82,10 +83,11 @@ const eventDecoder = <A, I>(
   resource: Resource.Resource<A, I, string>,
   spec: Spec,
   response: HttpClientResponse.HttpClientResponse,
-  hooks: WatchHooks
+  hooks: WatchHooks,
+  onMismatch: (mismatch: Mismatch) => void
 ) =>
 (): BodyDecoder<Kube.WatchEvent<A>, Kube.Error> => {
-  const decodeObject = objectDecoder(resource, spec)
+  const decodeObject = objectDecoder(resource, spec, onMismatch)
   const onResourceVersion = hooks.onResourceVersion
   const onData = hooks.onData
   const tolerant = hooks.invalid !== undefined && hooks.invalid !== "fail"
@@ -112,13 +114,13 @@ const eventDecoder = <A, I>(
       case "MODIFIED":
       case "DELETED": {
         const decoded = decodeObject(object)
-        if (Either.isLeft(decoded) && !tolerant) return decoded.left
+        if (Result.isFailure(decoded) && !tolerant) return decoded.failure
         if (onResourceVersion !== undefined) {
           const rv = resourceVersionOf(object)
           if (rv !== undefined) onResourceVersion(rv)
         }
         // an object that does not fit is kept as it came (raw), or dropped after a report (skip)
-        const kept = Either.isLeft(decoded) ? new InvalidObject(object, decoded.left) as A : decoded.right
+        const kept = Result.isFailure(decoded) ? new InvalidObject(object, decoded.failure) as A : decoded.success
         out.push({ type, object: kept })
         return undefined
       }
@@ -198,10 +200,23 @@ export const watchSpecStream = <A, I>(
       // no answer at all within the idle timeout: the watch ends, as a silent one does
       onNone: () => Stream.empty,
       onSome: (response) => {
-        const events = decodedBody(response, eventDecoder(resource, spec, response, hooks), {
+        // objects of a built-in kind kept although they do not fit below the top (see
+        // `objectDecoder`): reported before the batch they came in is handed on
+        const mismatches: Array<Mismatch> = []
+        const onMismatch = (mismatch: Mismatch) => {
+          mismatches.push(mismatch)
+        }
+        const decoder = eventDecoder(resource, spec, response, hooks, onMismatch)
+        const events = decodedBody<Kube.WatchEvent<A>, Kube.Error, Kube.Error>(response, decoder, {
           idleTimeout: hooks.idleTimeout,
           // body failures carry the authorized request: scrubbed like every transport error
-          onError: client.scrub
+          onError: client.scrub,
+          beforeEmit: () =>
+            mismatches.length === 0
+              ? undefined
+              : Effect.forEach(mismatches.splice(0, mismatches.length), (m) => reportMismatch(spec, m), {
+                discard: true
+              })
         })
         return hooks.invalid === "skip" ? skipInvalidEvents(spec)(events) : events
       }
@@ -222,7 +237,7 @@ export const watch = <A, I>(
   target: Target<A, I>,
   options: Kube.WatchOptions
 ): Stream.Stream<Kube.WatchEvent<A>, Kube.Error, Kube.Requirements> =>
-  streams.unwrap(
+  Stream.unwrap(
     Effect.gen(function*() {
       yield* checkWatchOptions(options)
       const namespace = yield* resolveNamespace(target, options.allNamespaces)
@@ -262,10 +277,10 @@ export const pages = <A, I>(
   namespace: string | undefined,
   options: PageOptions
 ): Stream.Stream<Kube.ListResult<A>, Kube.Error, Kube.Requirements> =>
-  Stream.paginateEffect(undefined as string | undefined, (continueToken) =>
+  Stream.paginate(undefined as string | undefined, (continueToken) =>
     Effect.map(
       listPage(target, namespace, options, continueToken),
-      (page) => [page, Option.fromNullable(page.metadata.continue)] as const
+      (page) => [[page], Option.fromNullishOr(page.metadata.continue)] as const
     ))
 
 /** `listStream` on a bound api. */
@@ -273,14 +288,16 @@ export const listStream = <A, I>(
   target: Target<A, I>,
   options: Kube.ListStreamOptions
 ): Stream.Stream<A, Kube.Error, Kube.Requirements> =>
-  streams.unwrap(
+  Stream.unwrap(
     Effect.gen(function*() {
       yield* checkPositive(options.pageSize, "pageSize")
       const namespace = yield* resolveNamespace(target, options.allNamespaces)
-      return Stream.mapConcatChunk(
-        pages(target, namespace, options),
-        (page) => Chunk.unsafeFromArray(page.items)
-      )
+      // a page's items are one chunk of the stream (an empty page is skipped)
+      return Stream.paginate(undefined as string | undefined, (continueToken) =>
+        Effect.map(
+          listPage(target, namespace, options, continueToken),
+          (page) => [page.items, Option.fromNullishOr(page.metadata.continue)] as const
+        ))
     })
   )
 

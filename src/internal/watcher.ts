@@ -13,11 +13,13 @@
  *
  * A failure the options call fatal ends the stream with that failure.
  */
-import * as Chunk from "effect/Chunk"
+import * as Arr from "effect/Array"
+import * as Channel from "effect/Channel"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
+import * as Pull from "effect/Pull"
+import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { ApiError } from "../Errors.js"
@@ -26,12 +28,10 @@ import type * as Watcher from "../Watcher.js"
 import * as request from "./request/operations.js"
 import { checkPositive, resolveNamespace, type Target } from "./validate.js"
 import { defaultIdleTimeout, listPage, watchSpecStream } from "./watch.js"
-import * as streams from "./streams.js"
 
 /** 800 ms doubling to 30 s, jittered (so that many clients do not reconnect in step). */
-export const defaultBackoff: Schedule.Schedule<unknown, unknown> = Schedule.exponential("800 millis", 2).pipe(
-  Schedule.union(Schedule.spaced("30 seconds")),
-  Schedule.jittered
+export const defaultBackoff: Schedule.Schedule<unknown, unknown> = Schedule.jittered(
+  Schedule.min([Schedule.exponential("800 millis", 2), Schedule.spaced("30 seconds")])
 )
 
 /** After this long without a failure, the backoff starts again from its first delay (as kube-rs and client-go do). */
@@ -50,9 +50,9 @@ export const defaultFailOn = (error: Kube.Error): boolean => {
       return true
     case "ApiError":
       return error.code >= 400 && error.code < 500 && error.code !== 408 && error.code !== 410 && error.code !== 429
-    case "RequestError":
-      return error.reason !== "Transport"
-    case "ResponseError":
+    case "HttpClientError":
+      // a request that cannot be sent as built (EncodeError, InvalidUrlError) fails the same way every time
+      return error.reason._tag === "EncodeError" || error.reason._tag === "InvalidUrlError"
     case "RequestTimeout":
       return false
   }
@@ -81,14 +81,15 @@ export const make = <A, I>(
   options: Watcher.Options,
   start?: Start | undefined
 ): Stream.Stream<Watcher.Event<A>, Kube.Error, Kube.Requirements> =>
-  streams.unwrap(Effect.gen(function*() {
+  Stream.unwrap(Effect.gen(function*() {
     const { resource } = target
-    const driver = yield* Schedule.driver(options.backoff ?? defaultBackoff)
+    const schedule = options.backoff ?? defaultBackoff
+    let step = yield* Schedule.toStep(schedule)
     const failOn = options.failOn ?? defaultFailOn
     const timeoutSeconds = options.timeoutSeconds ?? 290
     const idleTimeout = options.idleTimeout === undefined
       ? defaultIdleTimeout(timeoutSeconds)
-      : Duration.decode(options.idleTimeout)
+      : Duration.fromInputUnsafe(options.idleTimeout)
     const pageSize = options.pageSize ?? 500
     let state: State = start === undefined ? Empty : { _tag: "Watching", resourceVersion: start.resourceVersion }
     let lastBackoffAt = Number.NEGATIVE_INFINITY
@@ -105,13 +106,14 @@ export const make = <A, I>(
     }
 
     const listing = (current: State & { readonly _tag: "Empty" | "Listing" }) =>
-      Stream.fromEffect(listPage(target, namespace, {
-        labelSelector: options.labelSelector,
-        fieldSelector: options.fieldSelector,
-        pageSize,
-        invalid: options.invalid
-      }, current._tag === "Listing" ? current.continue : undefined)).pipe(
-        Stream.mapConcatChunk((page) => {
+      Stream.fromArrayEffect(Effect.map(
+        listPage(target, namespace, {
+          labelSelector: options.labelSelector,
+          fieldSelector: options.fieldSelector,
+          pageSize,
+          invalid: options.invalid
+        }, current._tag === "Listing" ? current.continue : undefined),
+        (page) => {
           const out: Array<Watcher.Event<A>> = []
           if (current._tag === "Empty") out.push(Init)
           for (const object of page.items) out.push({ _tag: "InitApply", object })
@@ -121,9 +123,10 @@ export const make = <A, I>(
             out.push(InitDone)
             state = { _tag: "Watching", resourceVersion: page.metadata.resourceVersion }
           }
-          return Chunk.unsafeFromArray(out)
-        }),
-        Stream.catchAll((error) => onFailure(current, error))
+          return out
+        }
+      )).pipe(
+        Stream.catch((error) => onFailure(current, error))
       )
 
     const watching = (current: State & { readonly _tag: "Watching" }) =>
@@ -147,7 +150,7 @@ export const make = <A, I>(
             resourceVersion = rv
           }
         }).pipe(
-          Stream.mapChunks((events) => {
+          mapArrays((events) => {
             const out: Array<Watcher.Event<A>> = []
             for (const event of events) {
               if (event.type === "BOOKMARK") continue
@@ -155,7 +158,7 @@ export const make = <A, I>(
                 ? { _tag: "Delete", object: event.object }
                 : { _tag: "Apply", object: event.object })
             }
-            return Chunk.unsafeFromArray(out)
+            return out
           }),
           Stream.concat(Stream.suspend(() => {
             const next: State = { _tag: "Watching", resourceVersion }
@@ -164,26 +167,29 @@ export const make = <A, I>(
             state = sawData ? next : { _tag: "Backoff", error: emptyWatch(spec.path), then: next }
             return Stream.empty
           })),
-          Stream.catchAll((error) => onFailure({ _tag: "Watching", resourceVersion }, error))
+          Stream.catch((error) => onFailure({ _tag: "Watching", resourceVersion }, error))
         )
       })
 
     const backoff = (current: State & { readonly _tag: "Backoff" }) =>
-      Stream.execute(Effect.gen(function*() {
+      Stream.fromEffectDrain(Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
-        if (now - lastBackoffAt > backoffResetAfter) yield* driver.reset
+        // a fresh step is the schedule from its first delay
+        if (now - lastBackoffAt > backoffResetAfter) step = yield* Schedule.toStep(schedule)
         const retryAfter = current.error._tag === "ApiError" && current.error.retryAfter !== undefined
           ? current.error.retryAfter * 1000
           : 0
-        const continues = yield* Effect.option(driver.next(current.error))
-        if (Option.isNone(continues)) return yield* Effect.fail(current.error)
+        const decision = yield* Pull.catchDone(step(now, current.error), () => Effect.undefined)
+        if (decision === undefined) return yield* Effect.fail(current.error)
+        const delay = Duration.toMillis(decision[1])
+        if (delay > 0) yield* Effect.sleep(Duration.millis(delay))
         const waited = (yield* Clock.currentTimeMillis) - now
         if (retryAfter > waited) yield* Effect.sleep(Duration.millis(retryAfter - waited))
         lastBackoffAt = yield* Clock.currentTimeMillis
         state = current.then
       }))
 
-    const step = (): Stream.Stream<Watcher.Event<A>, Kube.Error, Kube.Requirements> => {
+    const next = (): Stream.Stream<Watcher.Event<A>, Kube.Error, Kube.Requirements> => {
       const current = state
       switch (current._tag) {
         case "Empty":
@@ -196,7 +202,18 @@ export const make = <A, I>(
       }
     }
 
-    return Stream.forever(Stream.suspend(step))
+    return Stream.forever(Stream.suspend(next))
+  }))
+
+/**
+ * `Stream.mapArray` for a function that may leave nothing: an empty result emits
+ * nothing (a batch of bookmarks only), one check per batch.
+ */
+const mapArrays = <A, B>(f: (batch: Arr.NonEmptyReadonlyArray<A>) => ReadonlyArray<B>) =>
+<E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<B, E, R> =>
+  Stream.fromChannel(Channel.filterMap(Stream.toChannel(self), (batch: Arr.NonEmptyReadonlyArray<A>) => {
+    const out = f(batch)
+    return Arr.isReadonlyArrayNonEmpty(out) ? Result.succeed(out) : Result.failVoid
   }))
 
 const emptyWatch = (path: string) =>
@@ -221,7 +238,7 @@ export const watcher = <A, I>(
   options: Watcher.Options,
   start?: Start | undefined
 ): Stream.Stream<Watcher.Event<A>, Kube.Error, Kube.Requirements> =>
-  streams.unwrap(Effect.gen(function*() {
+  Stream.unwrap(Effect.gen(function*() {
     yield* checkOptions(options)
     const namespace = yield* resolveNamespace(target, options.allNamespaces)
     return make(target, namespace, options, start)

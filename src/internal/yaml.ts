@@ -26,8 +26,8 @@
  *
  * @internal
  */
-import * as Either from "effect/Either"
-import * as Encoding from "effect/Encoding"
+import * as Base64 from "effect/encoding/Base64"
+import * as Result from "effect/Result"
 import * as Yaml from "yaml"
 
 /** What is wrong with a document, and where (1-based line and column), without quoting it. @internal */
@@ -38,7 +38,7 @@ export interface Problem {
 }
 
 /** One document of a stream: its value (`undefined` when it is empty or null) or what is wrong with it. @internal */
-export type Document = Either.Either<unknown, Problem>
+export type Document = Result.Result<unknown, Problem>
 
 // ---------------------------------------------------------------------------------------------------------------------
 // text
@@ -195,30 +195,30 @@ const resolvePlain = (text: string): Scalar => {
 const shortTag = (tag: string) => tag.replace("tag:yaml.org,2002:", "!!")
 
 /** The value a scalar node holds, as go-yaml v2's decoder gives it to an `interface{}`. */
-const resolveScalar = (node: Yaml.Scalar): Either.Either<Scalar, string> => {
+const resolveScalar = (node: Yaml.Scalar): Result.Result<Scalar, string> => {
   const text = String(node.source ?? node.value ?? "")
   const tag = node.tag ?? ""
   const plain = node.type === "PLAIN" || node.type === undefined
-  if (tag === "") return Either.right(plain ? resolvePlain(text) : str(text))
-  if (tag === strTag || (tag === timestampTag && timestamp.test(text))) return Either.right(str(text))
+  if (tag === "") return Result.succeed(plain ? resolvePlain(text) : str(text))
+  if (tag === strTag || (tag === timestampTag && timestamp.test(text))) return Result.succeed(str(text))
   if (tag === binaryTag) {
-    const decoded = Encoding.decodeBase64(text.replace(/[\r\n]/g, ""))
-    return Either.isRight(decoded)
-      ? Either.right(str(utf8.decode(decoded.right)))
-      : Either.left("is not valid base64 for its !!binary tag")
+    const decoded = Base64.decode(text.replace(/[\r\n]/g, ""))
+    return Result.isSuccess(decoded)
+      ? Result.succeed(str(utf8.decode(decoded.success)))
+      : Result.fail("is not valid base64 for its !!binary tag")
   }
   if (tag === boolTag || tag === intTag || tag === floatTag || tag === nullTag || tag === timestampTag) {
     const resolved = resolvePlain(text)
     const got = resolved._tag === "uint" ? "int" : resolved._tag
-    if (`tag:yaml.org,2002:${got}` === tag) return Either.right(resolved)
+    if (`tag:yaml.org,2002:${got}` === tag) return Result.succeed(resolved)
     // go-yaml turns an int64 into a float for !!float, but not a uint64.
     if (tag === floatTag && resolved._tag === "int") {
-      return Either.right({ _tag: "float", value: Number(resolved.value) })
+      return Result.succeed({ _tag: "float", value: Number(resolved.value) })
     }
-    return Either.left(`cannot be read as ${shortTag(tag)}`)
+    return Result.fail(`cannot be read as ${shortTag(tag)}`)
   }
   // Any other tag (`!foo`, `!`, `!!set`...) is ignored by go-yaml: the text is a string.
-  return Either.right(str(text))
+  return Result.succeed(str(text))
 }
 
 const scalarValue = (scalar: Scalar): unknown => {
@@ -294,20 +294,20 @@ const formatFloat32 = (value: number): string => {
   return `${sign}${significant.slice(0, exponent + 1)}.${significant.slice(exponent + 1)}`
 }
 
-const keyString = (scalar: Scalar): Either.Either<string, string> => {
+const keyString = (scalar: Scalar): Result.Result<string, string> => {
   switch (scalar._tag) {
     case "str":
-      return Either.right(scalar.value)
+      return Result.succeed(scalar.value)
     case "bool":
-      return Either.right(scalar.value ? "true" : "false")
+      return Result.succeed(scalar.value ? "true" : "false")
     case "int":
-      return Either.right(scalar.value.toString())
+      return Result.succeed(scalar.value.toString())
     case "float":
-      return Either.right(formatFloat32(scalar.value))
+      return Result.succeed(formatFloat32(scalar.value))
     case "null":
-      return Either.left("is a null map key, which JSON cannot hold")
+      return Result.fail("is a null map key, which JSON cannot hold")
     case "uint":
-      return Either.left("is an integer map key above 2^63, which kubectl cannot read")
+      return Result.fail("is an integer map key above 2^63, which kubectl cannot read")
   }
 }
 
@@ -428,8 +428,8 @@ const convertDocument = (root: Yaml.Node | null, text: string, options: Options)
       }
     }
     const resolved = resolveScalar(node)
-    if (Either.isLeft(resolved)) throw new Failure(resolved.left, node)
-    return resolved.right
+    if (Result.isFailure(resolved)) throw new Failure(resolved.failure, node)
+    return resolved.success
   }
 
   const value = (node: unknown): unknown => {
@@ -489,8 +489,8 @@ const convertDocument = (root: Yaml.Node | null, text: string, options: Options)
 
   const keyText = (resolved: Scalar, node: Yaml.Node): string => {
     const key = keyString(resolved)
-    if (Either.isLeft(key)) throw new Failure(key.left, node)
-    return key.right
+    if (Result.isFailure(key)) throw new Failure(key.failure, node)
+    return key.success
   }
 
   const keyOf = (node: unknown): string => {
@@ -551,25 +551,25 @@ export const parseAll = (text: string, options: Options = {}): ReadonlyArray<Doc
   return list.map((document): Document => {
     const error = document.errors[0]
     if (error !== undefined) {
-      return Either.left({
+      return Result.fail({
         detail: `is not valid YAML: ${error.message.split("\n")[0]!.split(" at line")[0]} (${error.code})`,
         ...position(text, error.pos[0])
       })
     }
     try {
       const value = convertDocument(document.contents, text, options)
-      return Either.right(value === null ? undefined : value)
+      return Result.succeed(value === null ? undefined : value)
     } catch (e) {
       if (!(e instanceof Failure)) throw e
       const offset = e.node?.range?.[0]
-      return Either.left({ detail: e.detail, ...position(text, offset) })
+      return Result.fail({ detail: e.detail, ...position(text, offset) })
     }
   })
 }
 
 /** The first document only, as client-go reads a kubeconfig (`undefined` when empty). @internal */
 export const parseFirst = (text: string, options: Options = {}): Document =>
-  parseAll(text, options)[0] ?? Either.right(undefined)
+  parseAll(text, options)[0] ?? Result.succeed(undefined)
 
 /** `line 3, column 5`, or nothing when the position is unknown. @internal */
 export const formatPosition = (problem: Problem): string =>

@@ -5,9 +5,9 @@
  * label selectors are generated with the rest (`meta/v1`).
  *
  * None of these Schemas transforms anything: the decoded type is the JSON type.
- * Timestamps stay strings, quantities stay as sent, and fields a Schema does not name
- * survive a decode with `{ onExcessProperty: "preserve" }`, so an object read from the
- * server can be written back unchanged.
+ * Timestamps stay strings and quantities stay as sent, so an object read from the server
+ * can be written back unchanged. (The library checks objects in place and keeps the fields
+ * a Schema does not name; `effect/Schema`'s own decoders drop them.)
  *
  * @since 0.1.0
  */
@@ -22,7 +22,7 @@ import { ListMeta, Status } from "./generated.js"
  * @since 0.1.0
  * @category schemas
  */
-export const IntOrString: Schema.Schema<number | string> = internal.IntOrString
+export const IntOrString: Schema.Codec<number | string> = internal.IntOrString
 
 /**
  * @since 0.1.0
@@ -47,7 +47,7 @@ export const StatusCondition = Schema.Struct({
   reason: Schema.optional(Schema.String),
   message: Schema.optional(Schema.String),
   observedGeneration: Schema.optional(Schema.Number)
-}).annotations({ identifier: "StatusCondition" })
+}).annotate({ identifier: "StatusCondition" })
 
 /**
  * @since 0.1.0
@@ -64,12 +64,12 @@ export type StatusCondition = typeof StatusCondition.Type
  * import * as Schema from "effect/Schema"
  * import { ObjectList, Pod } from "effect-kube"
  *
- * const decodePodList = Schema.decodeUnknownSync(ObjectList(Pod), { onExcessProperty: "preserve" })
+ * const decodePodList = Schema.decodeUnknownSync(ObjectList(Pod))
  * ```
  * @since 0.1.0
  * @category constructors
  */
-export const ObjectList = <Item extends Schema.Schema.Any>(item: Item) =>
+export const ObjectList = <Item extends Schema.Top>(item: Item) =>
   Schema.Struct({
     apiVersion: Schema.optional(Schema.String),
     kind: Schema.optional(Schema.String),
@@ -108,22 +108,22 @@ export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK"
  * import * as Schema from "effect/Schema"
  * import { Pod, WatchEvent } from "effect-kube"
  *
- * const decodeEvent = Schema.decodeUnknownSync(WatchEvent(Pod), { onExcessProperty: "preserve" })
+ * const decodeEvent = Schema.decodeUnknownSync(WatchEvent(Pod))
  * ```
  * @since 0.1.0
  * @category constructors
  */
-export const WatchEvent = <Item extends Schema.Schema.Any>(item: Item) =>
-  Schema.Union(
+export const WatchEvent = <Item extends Schema.Top>(item: Item) =>
+  Schema.Union([
     Schema.Struct({
-      type: Schema.Literal("ADDED", "MODIFIED", "DELETED", "BOOKMARK"),
+      type: Schema.Literals(["ADDED", "MODIFIED", "DELETED", "BOOKMARK"]),
       object: item
     }),
     Schema.Struct({
       type: Schema.Literal("ERROR"),
       object: Status
     })
-  )
+  ])
 
 /**
  * A decoded watch event for objects of type `A`.

@@ -31,7 +31,7 @@ export type GroupVersionForDiscovery = {
  * @since 0.1.0
  * @category schemas
  */
-export const GroupVersionForDiscovery: Schema.Schema<GroupVersionForDiscovery> = /* @__PURE__ */ struct<GroupVersionForDiscovery>("GroupVersionForDiscovery", {
+export const GroupVersionForDiscovery: Schema.Codec<GroupVersionForDiscovery> = /* @__PURE__ */ struct<GroupVersionForDiscovery>("GroupVersionForDiscovery", {
   groupVersion: S,
   version: S
 })
@@ -55,7 +55,7 @@ export type ServerAddressByClientCIDR = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServerAddressByClientCIDR: Schema.Schema<ServerAddressByClientCIDR> = /* @__PURE__ */ struct<ServerAddressByClientCIDR>("ServerAddressByClientCIDR", {
+export const ServerAddressByClientCIDR: Schema.Codec<ServerAddressByClientCIDR> = /* @__PURE__ */ struct<ServerAddressByClientCIDR>("ServerAddressByClientCIDR", {
   clientCIDR: S,
   serverAddress: S
 })
@@ -87,7 +87,7 @@ export type APIGroup = {
  * @since 0.1.0
  * @category schemas
  */
-export const APIGroup: Schema.Schema<APIGroup> = /* @__PURE__ */ struct<APIGroup>("APIGroup", {
+export const APIGroup: Schema.Codec<APIGroup> = /* @__PURE__ */ struct<APIGroup>("APIGroup", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   name: S,
@@ -117,7 +117,7 @@ export type APIGroupList = {
  * @since 0.1.0
  * @category schemas
  */
-export const APIGroupList: Schema.Schema<APIGroupList> = /* @__PURE__ */ struct<APIGroupList>("APIGroupList", {
+export const APIGroupList: Schema.Codec<APIGroupList> = /* @__PURE__ */ struct<APIGroupList>("APIGroupList", {
   apiVersion: [S, "?"],
   groups: [APIGroup, "[]"],
   kind: [S, "?"]
@@ -158,7 +158,7 @@ export type APIResource = {
  * @since 0.1.0
  * @category schemas
  */
-export const APIResource: Schema.Schema<APIResource> = /* @__PURE__ */ struct<APIResource>("APIResource", {
+export const APIResource: Schema.Codec<APIResource> = /* @__PURE__ */ struct<APIResource>("APIResource", {
   categories: [S, "[]?"],
   group: [S, "?"],
   kind: S,
@@ -194,7 +194,7 @@ export type APIResourceList = {
  * @since 0.1.0
  * @category schemas
  */
-export const APIResourceList: Schema.Schema<APIResourceList> = /* @__PURE__ */ struct<APIResourceList>("APIResourceList", {
+export const APIResourceList: Schema.Codec<APIResourceList> = /* @__PURE__ */ struct<APIResourceList>("APIResourceList", {
   apiVersion: [S, "?"],
   groupVersion: S,
   kind: [S, "?"],
@@ -224,7 +224,7 @@ export type APIVersions = {
  * @since 0.1.0
  * @category schemas
  */
-export const APIVersions: Schema.Schema<APIVersions> = /* @__PURE__ */ struct<APIVersions>("APIVersions", {
+export const APIVersions: Schema.Codec<APIVersions> = /* @__PURE__ */ struct<APIVersions>("APIVersions", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   serverAddressByClientCIDRs: [ServerAddressByClientCIDR, "[]"],
@@ -258,7 +258,7 @@ export type ConditionV1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ConditionV1: Schema.Schema<ConditionV1> = /* @__PURE__ */ struct<ConditionV1>("ConditionV1", {
+export const ConditionV1: Schema.Codec<ConditionV1> = /* @__PURE__ */ struct<ConditionV1>("ConditionV1", {
   lastTransitionTime: NT,
   message: S,
   observedGeneration: [N, "?"],
@@ -286,7 +286,7 @@ export type Preconditions = {
  * @since 0.1.0
  * @category schemas
  */
-export const Preconditions: Schema.Schema<Preconditions> = /* @__PURE__ */ struct<Preconditions>("Preconditions", {
+export const Preconditions: Schema.Codec<Preconditions> = /* @__PURE__ */ struct<Preconditions>("Preconditions", {
   resourceVersion: [S, "?"],
   uid: [S, "?"]
 })
@@ -322,7 +322,7 @@ export type DeleteOptions = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeleteOptions: Schema.Schema<DeleteOptions> = /* @__PURE__ */ struct<DeleteOptions>("DeleteOptions", {
+export const DeleteOptions: Schema.Codec<DeleteOptions> = /* @__PURE__ */ struct<DeleteOptions>("DeleteOptions", {
   apiVersion: [S, "?"],
   dryRun: [S, "[]?"],
   gracePeriodSeconds: [N, "?"],
@@ -354,7 +354,7 @@ export type FieldSelectorRequirement = {
  * @since 0.1.0
  * @category schemas
  */
-export const FieldSelectorRequirement: Schema.Schema<FieldSelectorRequirement> = /* @__PURE__ */ struct<FieldSelectorRequirement>("FieldSelectorRequirement", {
+export const FieldSelectorRequirement: Schema.Codec<FieldSelectorRequirement> = /* @__PURE__ */ struct<FieldSelectorRequirement>("FieldSelectorRequirement", {
   key: S,
   operator: S,
   values: [S, "[]?"]
@@ -377,7 +377,7 @@ export type GroupResource = {
  * @since 0.1.0
  * @category schemas
  */
-export const GroupResource: Schema.Schema<GroupResource> = /* @__PURE__ */ struct<GroupResource>("GroupResource", {
+export const GroupResource: Schema.Codec<GroupResource> = /* @__PURE__ */ struct<GroupResource>("GroupResource", {
   group: S,
   resource: S
 })
@@ -416,7 +416,7 @@ export type Info = {
  * @since 0.1.0
  * @category schemas
  */
-export const Info: Schema.Schema<Info> = /* @__PURE__ */ struct<Info>("Info", {
+export const Info: Schema.Codec<Info> = /* @__PURE__ */ struct<Info>("Info", {
   buildDate: S,
   compiler: S,
   emulationMajor: [S, "?"],
@@ -453,7 +453,7 @@ export type LabelSelectorRequirement = {
  * @since 0.1.0
  * @category schemas
  */
-export const LabelSelectorRequirement: Schema.Schema<LabelSelectorRequirement> = /* @__PURE__ */ struct<LabelSelectorRequirement>("LabelSelectorRequirement", {
+export const LabelSelectorRequirement: Schema.Codec<LabelSelectorRequirement> = /* @__PURE__ */ struct<LabelSelectorRequirement>("LabelSelectorRequirement", {
   key: S,
   operator: S,
   values: [S, "[]?"]
@@ -478,7 +478,7 @@ export type LabelSelector = {
  * @since 0.1.0
  * @category schemas
  */
-export const LabelSelector: Schema.Schema<LabelSelector> = /* @__PURE__ */ struct<LabelSelector>("LabelSelector", {
+export const LabelSelector: Schema.Codec<LabelSelector> = /* @__PURE__ */ struct<LabelSelector>("LabelSelector", {
   matchExpressions: [LabelSelectorRequirement, "[]?"],
   matchLabels: [S, "{}?"]
 })
@@ -500,7 +500,7 @@ export type ShardInfo = {
  * @since 0.1.0
  * @category schemas
  */
-export const ShardInfo: Schema.Schema<ShardInfo> = /* @__PURE__ */ struct<ShardInfo>("ShardInfo", {
+export const ShardInfo: Schema.Codec<ShardInfo> = /* @__PURE__ */ struct<ShardInfo>("ShardInfo", {
   selector: S
 })
 
@@ -533,7 +533,7 @@ export type ListMeta = {
  * @since 0.1.0
  * @category schemas
  */
-export const ListMeta: Schema.Schema<ListMeta> = /* @__PURE__ */ struct<ListMeta>("ListMeta", {
+export const ListMeta: Schema.Codec<ListMeta> = /* @__PURE__ */ struct<ListMeta>("ListMeta", {
   continue: [S, "?"],
   remainingItemCount: [N, "?"],
   resourceVersion: [S, "?"],
@@ -570,7 +570,7 @@ export type ManagedFieldsEntry = {
  * @since 0.1.0
  * @category schemas
  */
-export const ManagedFieldsEntry: Schema.Schema<ManagedFieldsEntry> = /* @__PURE__ */ struct<ManagedFieldsEntry>("ManagedFieldsEntry", {
+export const ManagedFieldsEntry: Schema.Codec<ManagedFieldsEntry> = /* @__PURE__ */ struct<ManagedFieldsEntry>("ManagedFieldsEntry", {
   apiVersion: [S, "?"],
   fieldsType: [S, "?"],
   fieldsV1: [O, "?"],
@@ -607,7 +607,7 @@ export type OwnerReference = {
  * @since 0.1.0
  * @category schemas
  */
-export const OwnerReference: Schema.Schema<OwnerReference> = /* @__PURE__ */ struct<OwnerReference>("OwnerReference", {
+export const OwnerReference: Schema.Codec<OwnerReference> = /* @__PURE__ */ struct<OwnerReference>("OwnerReference", {
   apiVersion: S,
   blockOwnerDeletion: [B, "?"],
   controller: [B, "?"],
@@ -687,7 +687,7 @@ export type ObjectMeta = {
  * @since 0.1.0
  * @category schemas
  */
-export const ObjectMeta: Schema.Schema<ObjectMeta> = /* @__PURE__ */ struct<ObjectMeta>("ObjectMeta", {
+export const ObjectMeta: Schema.Codec<ObjectMeta> = /* @__PURE__ */ struct<ObjectMeta>("ObjectMeta", {
   annotations: [S, "{}?"],
   creationTimestamp: [NT, "?"],
   deletionGracePeriodSeconds: [N, "?"],
@@ -732,7 +732,7 @@ export type StatusCause = {
  * @since 0.1.0
  * @category schemas
  */
-export const StatusCause: Schema.Schema<StatusCause> = /* @__PURE__ */ struct<StatusCause>("StatusCause", {
+export const StatusCause: Schema.Codec<StatusCause> = /* @__PURE__ */ struct<StatusCause>("StatusCause", {
   field: [S, "?"],
   message: [S, "?"],
   reason: [S, "?"]
@@ -765,7 +765,7 @@ export type StatusDetails = {
  * @since 0.1.0
  * @category schemas
  */
-export const StatusDetails: Schema.Schema<StatusDetails> = /* @__PURE__ */ struct<StatusDetails>("StatusDetails", {
+export const StatusDetails: Schema.Codec<StatusDetails> = /* @__PURE__ */ struct<StatusDetails>("StatusDetails", {
   causes: [StatusCause, "[]?"],
   group: [S, "?"],
   kind: [S, "?"],
@@ -805,7 +805,7 @@ export type Status = {
  * @since 0.1.0
  * @category schemas
  */
-export const Status: Schema.Schema<Status> = /* @__PURE__ */ struct<Status>("Status", {
+export const Status: Schema.Codec<Status> = /* @__PURE__ */ struct<Status>("Status", {
   apiVersion: [S, "?"],
   code: [N, "?"],
   details: [StatusDetails, "?"],
@@ -840,7 +840,7 @@ export type WatchEventV1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const WatchEventV1: Schema.Schema<WatchEventV1> = /* @__PURE__ */ struct<WatchEventV1>("WatchEventV1", {
+export const WatchEventV1: Schema.Codec<WatchEventV1> = /* @__PURE__ */ struct<WatchEventV1>("WatchEventV1", {
   object: O,
   type: S
 })
@@ -895,7 +895,7 @@ export type ApplyConfiguration = {
  * @since 0.1.0
  * @category schemas
  */
-export const ApplyConfiguration: Schema.Schema<ApplyConfiguration> = /* @__PURE__ */ struct<ApplyConfiguration>("ApplyConfiguration", {
+export const ApplyConfiguration: Schema.Codec<ApplyConfiguration> = /* @__PURE__ */ struct<ApplyConfiguration>("ApplyConfiguration", {
   expression: [S, "?"]
 })
 
@@ -932,7 +932,7 @@ export type AuditAnnotation = {
  * @since 0.1.0
  * @category schemas
  */
-export const AuditAnnotation: Schema.Schema<AuditAnnotation> = /* @__PURE__ */ struct<AuditAnnotation>("AuditAnnotation", {
+export const AuditAnnotation: Schema.Codec<AuditAnnotation> = /* @__PURE__ */ struct<AuditAnnotation>("AuditAnnotation", {
   key: S,
   valueExpression: S
 })
@@ -956,7 +956,7 @@ export type ExpressionWarning = {
  * @since 0.1.0
  * @category schemas
  */
-export const ExpressionWarning: Schema.Schema<ExpressionWarning> = /* @__PURE__ */ struct<ExpressionWarning>("ExpressionWarning", {
+export const ExpressionWarning: Schema.Codec<ExpressionWarning> = /* @__PURE__ */ struct<ExpressionWarning>("ExpressionWarning", {
   fieldRef: S,
   warning: S
 })
@@ -1033,7 +1033,7 @@ export type JSONPatch = {
  * @since 0.1.0
  * @category schemas
  */
-export const JSONPatch: Schema.Schema<JSONPatch> = /* @__PURE__ */ struct<JSONPatch>("JSONPatch", {
+export const JSONPatch: Schema.Codec<JSONPatch> = /* @__PURE__ */ struct<JSONPatch>("JSONPatch", {
   expression: [S, "?"]
 })
 
@@ -1070,7 +1070,7 @@ export type MatchCondition = {
  * @since 0.1.0
  * @category schemas
  */
-export const MatchCondition: Schema.Schema<MatchCondition> = /* @__PURE__ */ struct<MatchCondition>("MatchCondition", {
+export const MatchCondition: Schema.Codec<MatchCondition> = /* @__PURE__ */ struct<MatchCondition>("MatchCondition", {
   expression: S,
   name: S
 })
@@ -1110,7 +1110,7 @@ export type NamedRuleWithOperations = {
  * @since 0.1.0
  * @category schemas
  */
-export const NamedRuleWithOperations: Schema.Schema<NamedRuleWithOperations> = /* @__PURE__ */ struct<NamedRuleWithOperations>("NamedRuleWithOperations", {
+export const NamedRuleWithOperations: Schema.Codec<NamedRuleWithOperations> = /* @__PURE__ */ struct<NamedRuleWithOperations>("NamedRuleWithOperations", {
   apiGroups: [S, "[]?"],
   apiVersions: [S, "[]?"],
   operations: [S, "[]?"],
@@ -1184,7 +1184,7 @@ export type MatchResources = {
  * @since 0.1.0
  * @category schemas
  */
-export const MatchResources: Schema.Schema<MatchResources> = /* @__PURE__ */ struct<MatchResources>("MatchResources", {
+export const MatchResources: Schema.Codec<MatchResources> = /* @__PURE__ */ struct<MatchResources>("MatchResources", {
   excludeResourceRules: [NamedRuleWithOperations, "[]?"],
   matchPolicy: [S, "?"],
   namespaceSelector: [LabelSelector, "?"],
@@ -1213,7 +1213,7 @@ export type Mutation = {
  * @since 0.1.0
  * @category schemas
  */
-export const Mutation: Schema.Schema<Mutation> = /* @__PURE__ */ struct<Mutation>("Mutation", {
+export const Mutation: Schema.Codec<Mutation> = /* @__PURE__ */ struct<Mutation>("Mutation", {
   applyConfiguration: [ApplyConfiguration, "?"],
   jsonPatch: [JSONPatch, "?"],
   patchType: S
@@ -1238,7 +1238,7 @@ export type ParamKind = {
  * @since 0.1.0
  * @category schemas
  */
-export const ParamKind: Schema.Schema<ParamKind> = /* @__PURE__ */ struct<ParamKind>("ParamKind", {
+export const ParamKind: Schema.Codec<ParamKind> = /* @__PURE__ */ struct<ParamKind>("ParamKind", {
   apiVersion: [S, "?"],
   kind: [S, "?"]
 })
@@ -1262,7 +1262,7 @@ export type Variable = {
  * @since 0.1.0
  * @category schemas
  */
-export const Variable: Schema.Schema<Variable> = /* @__PURE__ */ struct<Variable>("Variable", {
+export const Variable: Schema.Codec<Variable> = /* @__PURE__ */ struct<Variable>("Variable", {
   expression: S,
   name: S
 })
@@ -1325,7 +1325,7 @@ export type MutatingAdmissionPolicySpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicySpec: Schema.Schema<MutatingAdmissionPolicySpec> = /* @__PURE__ */ struct<MutatingAdmissionPolicySpec>("MutatingAdmissionPolicySpec", {
+export const MutatingAdmissionPolicySpec: Schema.Codec<MutatingAdmissionPolicySpec> = /* @__PURE__ */ struct<MutatingAdmissionPolicySpec>("MutatingAdmissionPolicySpec", {
   failurePolicy: [S, "?"],
   matchConditions: [MatchCondition, "[]?"],
   matchConstraints: [MatchResources, "?"],
@@ -1358,7 +1358,7 @@ export type MutatingAdmissionPolicy = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicy: Schema.Schema<MutatingAdmissionPolicy> = /* @__PURE__ */ struct<MutatingAdmissionPolicy>("MutatingAdmissionPolicy", {
+export const MutatingAdmissionPolicy: Schema.Codec<MutatingAdmissionPolicy> = /* @__PURE__ */ struct<MutatingAdmissionPolicy>("MutatingAdmissionPolicy", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -1414,7 +1414,7 @@ export type ParamRef = {
  * @since 0.1.0
  * @category schemas
  */
-export const ParamRef: Schema.Schema<ParamRef> = /* @__PURE__ */ struct<ParamRef>("ParamRef", {
+export const ParamRef: Schema.Codec<ParamRef> = /* @__PURE__ */ struct<ParamRef>("ParamRef", {
   name: [S, "?"],
   namespace: [S, "?"],
   parameterNotFoundAction: [S, "?"],
@@ -1442,7 +1442,7 @@ export type MutatingAdmissionPolicyBindingSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyBindingSpec: Schema.Schema<MutatingAdmissionPolicyBindingSpec> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBindingSpec>("MutatingAdmissionPolicyBindingSpec", {
+export const MutatingAdmissionPolicyBindingSpec: Schema.Codec<MutatingAdmissionPolicyBindingSpec> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBindingSpec>("MutatingAdmissionPolicyBindingSpec", {
   matchResources: [MatchResources, "?"],
   paramRef: [ParamRef, "?"],
   policyName: [S, "?"]
@@ -1475,7 +1475,7 @@ export type MutatingAdmissionPolicyBinding = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyBinding: Schema.Schema<MutatingAdmissionPolicyBinding> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBinding>("MutatingAdmissionPolicyBinding", {
+export const MutatingAdmissionPolicyBinding: Schema.Codec<MutatingAdmissionPolicyBinding> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBinding>("MutatingAdmissionPolicyBinding", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -1505,7 +1505,7 @@ export type MutatingAdmissionPolicyBindingList = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyBindingList: Schema.Schema<MutatingAdmissionPolicyBindingList> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBindingList>("MutatingAdmissionPolicyBindingList", {
+export const MutatingAdmissionPolicyBindingList: Schema.Codec<MutatingAdmissionPolicyBindingList> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBindingList>("MutatingAdmissionPolicyBindingList", {
   apiVersion: [S, "?"],
   items: [MutatingAdmissionPolicyBinding, "[]"],
   kind: [S, "?"],
@@ -1535,7 +1535,7 @@ export type MutatingAdmissionPolicyList = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyList: Schema.Schema<MutatingAdmissionPolicyList> = /* @__PURE__ */ struct<MutatingAdmissionPolicyList>("MutatingAdmissionPolicyList", {
+export const MutatingAdmissionPolicyList: Schema.Codec<MutatingAdmissionPolicyList> = /* @__PURE__ */ struct<MutatingAdmissionPolicyList>("MutatingAdmissionPolicyList", {
   apiVersion: [S, "?"],
   items: [MutatingAdmissionPolicy, "[]"],
   kind: [S, "?"],
@@ -1575,7 +1575,7 @@ export type RuleWithOperations = {
  * @since 0.1.0
  * @category schemas
  */
-export const RuleWithOperations: Schema.Schema<RuleWithOperations> = /* @__PURE__ */ struct<RuleWithOperations>("RuleWithOperations", {
+export const RuleWithOperations: Schema.Codec<RuleWithOperations> = /* @__PURE__ */ struct<RuleWithOperations>("RuleWithOperations", {
   apiGroups: [S, "[]?"],
   apiVersions: [S, "[]?"],
   operations: [S, "[]?"],
@@ -1606,7 +1606,7 @@ export type ServiceReference = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceReference: Schema.Schema<ServiceReference> = /* @__PURE__ */ struct<ServiceReference>("ServiceReference", {
+export const ServiceReference: Schema.Codec<ServiceReference> = /* @__PURE__ */ struct<ServiceReference>("ServiceReference", {
   name: S,
   namespace: S,
   path: [S, "?"],
@@ -1650,7 +1650,7 @@ export type WebhookClientConfig = {
  * @since 0.1.0
  * @category schemas
  */
-export const WebhookClientConfig: Schema.Schema<WebhookClientConfig> = /* @__PURE__ */ struct<WebhookClientConfig>("WebhookClientConfig", {
+export const WebhookClientConfig: Schema.Codec<WebhookClientConfig> = /* @__PURE__ */ struct<WebhookClientConfig>("WebhookClientConfig", {
   caBundle: [S, "?"],
   service: [ServiceReference, "?"],
   url: [S, "?"]
@@ -1752,7 +1752,7 @@ export type MutatingWebhook = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingWebhook: Schema.Schema<MutatingWebhook> = /* @__PURE__ */ struct<MutatingWebhook>("MutatingWebhook", {
+export const MutatingWebhook: Schema.Codec<MutatingWebhook> = /* @__PURE__ */ struct<MutatingWebhook>("MutatingWebhook", {
   admissionReviewVersions: [S, "[]"],
   clientConfig: WebhookClientConfig,
   failurePolicy: [S, "?"],
@@ -1790,7 +1790,7 @@ export type MutatingWebhookConfiguration = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingWebhookConfiguration: Schema.Schema<MutatingWebhookConfiguration> = /* @__PURE__ */ struct<MutatingWebhookConfiguration>("MutatingWebhookConfiguration", {
+export const MutatingWebhookConfiguration: Schema.Codec<MutatingWebhookConfiguration> = /* @__PURE__ */ struct<MutatingWebhookConfiguration>("MutatingWebhookConfiguration", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -1820,7 +1820,7 @@ export type MutatingWebhookConfigurationList = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingWebhookConfigurationList: Schema.Schema<MutatingWebhookConfigurationList> = /* @__PURE__ */ struct<MutatingWebhookConfigurationList>("MutatingWebhookConfigurationList", {
+export const MutatingWebhookConfigurationList: Schema.Codec<MutatingWebhookConfigurationList> = /* @__PURE__ */ struct<MutatingWebhookConfigurationList>("MutatingWebhookConfigurationList", {
   apiVersion: [S, "?"],
   items: [MutatingWebhookConfiguration, "[]"],
   kind: [S, "?"],
@@ -1844,7 +1844,7 @@ export type TypeChecking = {
  * @since 0.1.0
  * @category schemas
  */
-export const TypeChecking: Schema.Schema<TypeChecking> = /* @__PURE__ */ struct<TypeChecking>("TypeChecking", {
+export const TypeChecking: Schema.Codec<TypeChecking> = /* @__PURE__ */ struct<TypeChecking>("TypeChecking", {
   expressionWarnings: [ExpressionWarning, "[]?"]
 })
 
@@ -1898,7 +1898,7 @@ export type Validation = {
  * @since 0.1.0
  * @category schemas
  */
-export const Validation: Schema.Schema<Validation> = /* @__PURE__ */ struct<Validation>("Validation", {
+export const Validation: Schema.Codec<Validation> = /* @__PURE__ */ struct<Validation>("Validation", {
   expression: S,
   message: [S, "?"],
   messageExpression: [S, "?"],
@@ -1959,7 +1959,7 @@ export type ValidatingAdmissionPolicySpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const ValidatingAdmissionPolicySpec: Schema.Schema<ValidatingAdmissionPolicySpec> = /* @__PURE__ */ struct<ValidatingAdmissionPolicySpec>("ValidatingAdmissionPolicySpec", {
+export const ValidatingAdmissionPolicySpec: Schema.Codec<ValidatingAdmissionPolicySpec> = /* @__PURE__ */ struct<ValidatingAdmissionPolicySpec>("ValidatingAdmissionPolicySpec", {
   auditAnnotations: [AuditAnnotation, "[]?"],
   failurePolicy: [S, "?"],
   matchConditions: [MatchCondition, "[]?"],
@@ -1990,7 +1990,7 @@ export type ValidatingAdmissionPolicyStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const ValidatingAdmissionPolicyStatus: Schema.Schema<ValidatingAdmissionPolicyStatus> = /* @__PURE__ */ struct<ValidatingAdmissionPolicyStatus>("ValidatingAdmissionPolicyStatus", {
+export const ValidatingAdmissionPolicyStatus: Schema.Codec<ValidatingAdmissionPolicyStatus> = /* @__PURE__ */ struct<ValidatingAdmissionPolicyStatus>("ValidatingAdmissionPolicyStatus", {
   conditions: [ConditionV1, "[]?"],
   observedGeneration: [N, "?"],
   typeChecking: [TypeChecking, "?"]
@@ -2021,7 +2021,7 @@ export type ValidatingAdmissionPolicy = {
  * @since 0.1.0
  * @category schemas
  */
-export const ValidatingAdmissionPolicy: Schema.Schema<ValidatingAdmissionPolicy> = /* @__PURE__ */ struct<ValidatingAdmissionPolicy>("ValidatingAdmissionPolicy", {
+export const ValidatingAdmissionPolicy: Schema.Codec<ValidatingAdmissionPolicy> = /* @__PURE__ */ struct<ValidatingAdmissionPolicy>("ValidatingAdmissionPolicy", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -2072,7 +2072,7 @@ export type ValidatingAdmissionPolicyBindingSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const ValidatingAdmissionPolicyBindingSpec: Schema.Schema<ValidatingAdmissionPolicyBindingSpec> = /* @__PURE__ */ struct<ValidatingAdmissionPolicyBindingSpec>("ValidatingAdmissionPolicyBindingSpec", {
+export const ValidatingAdmissionPolicyBindingSpec: Schema.Codec<ValidatingAdmissionPolicyBindingSpec> = /* @__PURE__ */ struct<ValidatingAdmissionPolicyBindingSpec>("ValidatingAdmissionPolicyBindingSpec", {
   matchResources: [MatchResources, "?"],
   paramRef: [ParamRef, "?"],
   policyName: S,
@@ -2106,7 +2106,7 @@ export type ValidatingAdmissionPolicyBinding = {
  * @since 0.1.0
  * @category schemas
  */
-export const ValidatingAdmissionPolicyBinding: Schema.Schema<ValidatingAdmissionPolicyBinding> = /* @__PURE__ */ struct<ValidatingAdmissionPolicyBinding>("ValidatingAdmissionPolicyBinding", {
+export const ValidatingAdmissionPolicyBinding: Schema.Codec<ValidatingAdmissionPolicyBinding> = /* @__PURE__ */ struct<ValidatingAdmissionPolicyBinding>("ValidatingAdmissionPolicyBinding", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -2136,7 +2136,7 @@ export type ValidatingAdmissionPolicyBindingList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ValidatingAdmissionPolicyBindingList: Schema.Schema<ValidatingAdmissionPolicyBindingList> = /* @__PURE__ */ struct<ValidatingAdmissionPolicyBindingList>("ValidatingAdmissionPolicyBindingList", {
+export const ValidatingAdmissionPolicyBindingList: Schema.Codec<ValidatingAdmissionPolicyBindingList> = /* @__PURE__ */ struct<ValidatingAdmissionPolicyBindingList>("ValidatingAdmissionPolicyBindingList", {
   apiVersion: [S, "?"],
   items: [ValidatingAdmissionPolicyBinding, "[]"],
   kind: [S, "?"],
@@ -2166,7 +2166,7 @@ export type ValidatingAdmissionPolicyList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ValidatingAdmissionPolicyList: Schema.Schema<ValidatingAdmissionPolicyList> = /* @__PURE__ */ struct<ValidatingAdmissionPolicyList>("ValidatingAdmissionPolicyList", {
+export const ValidatingAdmissionPolicyList: Schema.Codec<ValidatingAdmissionPolicyList> = /* @__PURE__ */ struct<ValidatingAdmissionPolicyList>("ValidatingAdmissionPolicyList", {
   apiVersion: [S, "?"],
   items: [ValidatingAdmissionPolicy, "[]"],
   kind: [S, "?"],
@@ -2259,7 +2259,7 @@ export type ValidatingWebhook = {
  * @since 0.1.0
  * @category schemas
  */
-export const ValidatingWebhook: Schema.Schema<ValidatingWebhook> = /* @__PURE__ */ struct<ValidatingWebhook>("ValidatingWebhook", {
+export const ValidatingWebhook: Schema.Codec<ValidatingWebhook> = /* @__PURE__ */ struct<ValidatingWebhook>("ValidatingWebhook", {
   admissionReviewVersions: [S, "[]"],
   clientConfig: WebhookClientConfig,
   failurePolicy: [S, "?"],
@@ -2296,7 +2296,7 @@ export type ValidatingWebhookConfiguration = {
  * @since 0.1.0
  * @category schemas
  */
-export const ValidatingWebhookConfiguration: Schema.Schema<ValidatingWebhookConfiguration> = /* @__PURE__ */ struct<ValidatingWebhookConfiguration>("ValidatingWebhookConfiguration", {
+export const ValidatingWebhookConfiguration: Schema.Codec<ValidatingWebhookConfiguration> = /* @__PURE__ */ struct<ValidatingWebhookConfiguration>("ValidatingWebhookConfiguration", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -2326,7 +2326,7 @@ export type ValidatingWebhookConfigurationList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ValidatingWebhookConfigurationList: Schema.Schema<ValidatingWebhookConfigurationList> = /* @__PURE__ */ struct<ValidatingWebhookConfigurationList>("ValidatingWebhookConfigurationList", {
+export const ValidatingWebhookConfigurationList: Schema.Codec<ValidatingWebhookConfigurationList> = /* @__PURE__ */ struct<ValidatingWebhookConfigurationList>("ValidatingWebhookConfigurationList", {
   apiVersion: [S, "?"],
   items: [ValidatingWebhookConfiguration, "[]"],
   kind: [S, "?"],
@@ -2504,7 +2504,7 @@ export type ApplyConfigurationV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ApplyConfigurationV1alpha1: Schema.Schema<ApplyConfigurationV1alpha1> = /* @__PURE__ */ struct<ApplyConfigurationV1alpha1>("ApplyConfigurationV1alpha1", {
+export const ApplyConfigurationV1alpha1: Schema.Codec<ApplyConfigurationV1alpha1> = /* @__PURE__ */ struct<ApplyConfigurationV1alpha1>("ApplyConfigurationV1alpha1", {
   expression: [S, "?"]
 })
 
@@ -2580,7 +2580,7 @@ export type JSONPatchV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const JSONPatchV1alpha1: Schema.Schema<JSONPatchV1alpha1> = /* @__PURE__ */ struct<JSONPatchV1alpha1>("JSONPatchV1alpha1", {
+export const JSONPatchV1alpha1: Schema.Codec<JSONPatchV1alpha1> = /* @__PURE__ */ struct<JSONPatchV1alpha1>("JSONPatchV1alpha1", {
   expression: [S, "?"]
 })
 
@@ -2617,7 +2617,7 @@ export type MatchConditionV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MatchConditionV1alpha1: Schema.Schema<MatchConditionV1alpha1> = /* @__PURE__ */ struct<MatchConditionV1alpha1>("MatchConditionV1alpha1", {
+export const MatchConditionV1alpha1: Schema.Codec<MatchConditionV1alpha1> = /* @__PURE__ */ struct<MatchConditionV1alpha1>("MatchConditionV1alpha1", {
   expression: S,
   name: S
 })
@@ -2657,7 +2657,7 @@ export type NamedRuleWithOperationsV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const NamedRuleWithOperationsV1alpha1: Schema.Schema<NamedRuleWithOperationsV1alpha1> = /* @__PURE__ */ struct<NamedRuleWithOperationsV1alpha1>("NamedRuleWithOperationsV1alpha1", {
+export const NamedRuleWithOperationsV1alpha1: Schema.Codec<NamedRuleWithOperationsV1alpha1> = /* @__PURE__ */ struct<NamedRuleWithOperationsV1alpha1>("NamedRuleWithOperationsV1alpha1", {
   apiGroups: [S, "[]?"],
   apiVersions: [S, "[]?"],
   operations: [S, "[]?"],
@@ -2731,7 +2731,7 @@ export type MatchResourcesV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MatchResourcesV1alpha1: Schema.Schema<MatchResourcesV1alpha1> = /* @__PURE__ */ struct<MatchResourcesV1alpha1>("MatchResourcesV1alpha1", {
+export const MatchResourcesV1alpha1: Schema.Codec<MatchResourcesV1alpha1> = /* @__PURE__ */ struct<MatchResourcesV1alpha1>("MatchResourcesV1alpha1", {
   excludeResourceRules: [NamedRuleWithOperationsV1alpha1, "[]?"],
   matchPolicy: [S, "?"],
   namespaceSelector: [LabelSelector, "?"],
@@ -2784,7 +2784,7 @@ export type ParamRefV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ParamRefV1alpha1: Schema.Schema<ParamRefV1alpha1> = /* @__PURE__ */ struct<ParamRefV1alpha1>("ParamRefV1alpha1", {
+export const ParamRefV1alpha1: Schema.Codec<ParamRefV1alpha1> = /* @__PURE__ */ struct<ParamRefV1alpha1>("ParamRefV1alpha1", {
   name: [S, "?"],
   namespace: [S, "?"],
   parameterNotFoundAction: [S, "?"],
@@ -2812,7 +2812,7 @@ export type MutatingAdmissionPolicyBindingSpecV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyBindingSpecV1alpha1: Schema.Schema<MutatingAdmissionPolicyBindingSpecV1alpha1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBindingSpecV1alpha1>("MutatingAdmissionPolicyBindingSpecV1alpha1", {
+export const MutatingAdmissionPolicyBindingSpecV1alpha1: Schema.Codec<MutatingAdmissionPolicyBindingSpecV1alpha1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBindingSpecV1alpha1>("MutatingAdmissionPolicyBindingSpecV1alpha1", {
   matchResources: [MatchResourcesV1alpha1, "?"],
   paramRef: [ParamRefV1alpha1, "?"],
   policyName: [S, "?"]
@@ -2845,7 +2845,7 @@ export type MutatingAdmissionPolicyBindingV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyBindingV1alpha1: Schema.Schema<MutatingAdmissionPolicyBindingV1alpha1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBindingV1alpha1>("MutatingAdmissionPolicyBindingV1alpha1", {
+export const MutatingAdmissionPolicyBindingV1alpha1: Schema.Codec<MutatingAdmissionPolicyBindingV1alpha1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBindingV1alpha1>("MutatingAdmissionPolicyBindingV1alpha1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -2875,7 +2875,7 @@ export type MutatingAdmissionPolicyBindingListV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyBindingListV1alpha1: Schema.Schema<MutatingAdmissionPolicyBindingListV1alpha1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBindingListV1alpha1>("MutatingAdmissionPolicyBindingListV1alpha1", {
+export const MutatingAdmissionPolicyBindingListV1alpha1: Schema.Codec<MutatingAdmissionPolicyBindingListV1alpha1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBindingListV1alpha1>("MutatingAdmissionPolicyBindingListV1alpha1", {
   apiVersion: [S, "?"],
   items: [MutatingAdmissionPolicyBindingV1alpha1, "[]"],
   kind: [S, "?"],
@@ -2903,7 +2903,7 @@ export type MutationV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutationV1alpha1: Schema.Schema<MutationV1alpha1> = /* @__PURE__ */ struct<MutationV1alpha1>("MutationV1alpha1", {
+export const MutationV1alpha1: Schema.Codec<MutationV1alpha1> = /* @__PURE__ */ struct<MutationV1alpha1>("MutationV1alpha1", {
   applyConfiguration: [ApplyConfigurationV1alpha1, "?"],
   jsonPatch: [JSONPatchV1alpha1, "?"],
   patchType: S
@@ -2928,7 +2928,7 @@ export type ParamKindV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ParamKindV1alpha1: Schema.Schema<ParamKindV1alpha1> = /* @__PURE__ */ struct<ParamKindV1alpha1>("ParamKindV1alpha1", {
+export const ParamKindV1alpha1: Schema.Codec<ParamKindV1alpha1> = /* @__PURE__ */ struct<ParamKindV1alpha1>("ParamKindV1alpha1", {
   apiVersion: [S, "?"],
   kind: [S, "?"]
 })
@@ -2952,7 +2952,7 @@ export type VariableV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const VariableV1alpha1: Schema.Schema<VariableV1alpha1> = /* @__PURE__ */ struct<VariableV1alpha1>("VariableV1alpha1", {
+export const VariableV1alpha1: Schema.Codec<VariableV1alpha1> = /* @__PURE__ */ struct<VariableV1alpha1>("VariableV1alpha1", {
   expression: S,
   name: S
 })
@@ -3015,7 +3015,7 @@ export type MutatingAdmissionPolicySpecV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicySpecV1alpha1: Schema.Schema<MutatingAdmissionPolicySpecV1alpha1> = /* @__PURE__ */ struct<MutatingAdmissionPolicySpecV1alpha1>("MutatingAdmissionPolicySpecV1alpha1", {
+export const MutatingAdmissionPolicySpecV1alpha1: Schema.Codec<MutatingAdmissionPolicySpecV1alpha1> = /* @__PURE__ */ struct<MutatingAdmissionPolicySpecV1alpha1>("MutatingAdmissionPolicySpecV1alpha1", {
   failurePolicy: [S, "?"],
   matchConditions: [MatchConditionV1alpha1, "[]?"],
   matchConstraints: [MatchResourcesV1alpha1, "?"],
@@ -3048,7 +3048,7 @@ export type MutatingAdmissionPolicyV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyV1alpha1: Schema.Schema<MutatingAdmissionPolicyV1alpha1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyV1alpha1>("MutatingAdmissionPolicyV1alpha1", {
+export const MutatingAdmissionPolicyV1alpha1: Schema.Codec<MutatingAdmissionPolicyV1alpha1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyV1alpha1>("MutatingAdmissionPolicyV1alpha1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -3078,7 +3078,7 @@ export type MutatingAdmissionPolicyListV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyListV1alpha1: Schema.Schema<MutatingAdmissionPolicyListV1alpha1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyListV1alpha1>("MutatingAdmissionPolicyListV1alpha1", {
+export const MutatingAdmissionPolicyListV1alpha1: Schema.Codec<MutatingAdmissionPolicyListV1alpha1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyListV1alpha1>("MutatingAdmissionPolicyListV1alpha1", {
   apiVersion: [S, "?"],
   items: [MutatingAdmissionPolicyV1alpha1, "[]"],
   kind: [S, "?"],
@@ -3175,7 +3175,7 @@ export type ApplyConfigurationV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ApplyConfigurationV1beta1: Schema.Schema<ApplyConfigurationV1beta1> = /* @__PURE__ */ struct<ApplyConfigurationV1beta1>("ApplyConfigurationV1beta1", {
+export const ApplyConfigurationV1beta1: Schema.Codec<ApplyConfigurationV1beta1> = /* @__PURE__ */ struct<ApplyConfigurationV1beta1>("ApplyConfigurationV1beta1", {
   expression: [S, "?"]
 })
 
@@ -3251,7 +3251,7 @@ export type JSONPatchV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const JSONPatchV1beta1: Schema.Schema<JSONPatchV1beta1> = /* @__PURE__ */ struct<JSONPatchV1beta1>("JSONPatchV1beta1", {
+export const JSONPatchV1beta1: Schema.Codec<JSONPatchV1beta1> = /* @__PURE__ */ struct<JSONPatchV1beta1>("JSONPatchV1beta1", {
   expression: [S, "?"]
 })
 
@@ -3288,7 +3288,7 @@ export type MatchConditionV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MatchConditionV1beta1: Schema.Schema<MatchConditionV1beta1> = /* @__PURE__ */ struct<MatchConditionV1beta1>("MatchConditionV1beta1", {
+export const MatchConditionV1beta1: Schema.Codec<MatchConditionV1beta1> = /* @__PURE__ */ struct<MatchConditionV1beta1>("MatchConditionV1beta1", {
   expression: S,
   name: S
 })
@@ -3328,7 +3328,7 @@ export type NamedRuleWithOperationsV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const NamedRuleWithOperationsV1beta1: Schema.Schema<NamedRuleWithOperationsV1beta1> = /* @__PURE__ */ struct<NamedRuleWithOperationsV1beta1>("NamedRuleWithOperationsV1beta1", {
+export const NamedRuleWithOperationsV1beta1: Schema.Codec<NamedRuleWithOperationsV1beta1> = /* @__PURE__ */ struct<NamedRuleWithOperationsV1beta1>("NamedRuleWithOperationsV1beta1", {
   apiGroups: [S, "[]?"],
   apiVersions: [S, "[]?"],
   operations: [S, "[]?"],
@@ -3402,7 +3402,7 @@ export type MatchResourcesV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MatchResourcesV1beta1: Schema.Schema<MatchResourcesV1beta1> = /* @__PURE__ */ struct<MatchResourcesV1beta1>("MatchResourcesV1beta1", {
+export const MatchResourcesV1beta1: Schema.Codec<MatchResourcesV1beta1> = /* @__PURE__ */ struct<MatchResourcesV1beta1>("MatchResourcesV1beta1", {
   excludeResourceRules: [NamedRuleWithOperationsV1beta1, "[]?"],
   matchPolicy: [S, "?"],
   namespaceSelector: [LabelSelector, "?"],
@@ -3459,7 +3459,7 @@ export type ParamRefV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ParamRefV1beta1: Schema.Schema<ParamRefV1beta1> = /* @__PURE__ */ struct<ParamRefV1beta1>("ParamRefV1beta1", {
+export const ParamRefV1beta1: Schema.Codec<ParamRefV1beta1> = /* @__PURE__ */ struct<ParamRefV1beta1>("ParamRefV1beta1", {
   name: [S, "?"],
   namespace: [S, "?"],
   parameterNotFoundAction: [S, "?"],
@@ -3487,7 +3487,7 @@ export type MutatingAdmissionPolicyBindingSpecV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyBindingSpecV1beta1: Schema.Schema<MutatingAdmissionPolicyBindingSpecV1beta1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBindingSpecV1beta1>("MutatingAdmissionPolicyBindingSpecV1beta1", {
+export const MutatingAdmissionPolicyBindingSpecV1beta1: Schema.Codec<MutatingAdmissionPolicyBindingSpecV1beta1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBindingSpecV1beta1>("MutatingAdmissionPolicyBindingSpecV1beta1", {
   matchResources: [MatchResourcesV1beta1, "?"],
   paramRef: [ParamRefV1beta1, "?"],
   policyName: [S, "?"]
@@ -3520,7 +3520,7 @@ export type MutatingAdmissionPolicyBindingV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyBindingV1beta1: Schema.Schema<MutatingAdmissionPolicyBindingV1beta1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBindingV1beta1>("MutatingAdmissionPolicyBindingV1beta1", {
+export const MutatingAdmissionPolicyBindingV1beta1: Schema.Codec<MutatingAdmissionPolicyBindingV1beta1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBindingV1beta1>("MutatingAdmissionPolicyBindingV1beta1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -3550,7 +3550,7 @@ export type MutatingAdmissionPolicyBindingListV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyBindingListV1beta1: Schema.Schema<MutatingAdmissionPolicyBindingListV1beta1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBindingListV1beta1>("MutatingAdmissionPolicyBindingListV1beta1", {
+export const MutatingAdmissionPolicyBindingListV1beta1: Schema.Codec<MutatingAdmissionPolicyBindingListV1beta1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBindingListV1beta1>("MutatingAdmissionPolicyBindingListV1beta1", {
   apiVersion: [S, "?"],
   items: [MutatingAdmissionPolicyBindingV1beta1, "[]"],
   kind: [S, "?"],
@@ -3578,7 +3578,7 @@ export type MutationV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutationV1beta1: Schema.Schema<MutationV1beta1> = /* @__PURE__ */ struct<MutationV1beta1>("MutationV1beta1", {
+export const MutationV1beta1: Schema.Codec<MutationV1beta1> = /* @__PURE__ */ struct<MutationV1beta1>("MutationV1beta1", {
   applyConfiguration: [ApplyConfigurationV1beta1, "?"],
   jsonPatch: [JSONPatchV1beta1, "?"],
   patchType: S
@@ -3603,7 +3603,7 @@ export type ParamKindV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ParamKindV1beta1: Schema.Schema<ParamKindV1beta1> = /* @__PURE__ */ struct<ParamKindV1beta1>("ParamKindV1beta1", {
+export const ParamKindV1beta1: Schema.Codec<ParamKindV1beta1> = /* @__PURE__ */ struct<ParamKindV1beta1>("ParamKindV1beta1", {
   apiVersion: [S, "?"],
   kind: [S, "?"]
 })
@@ -3627,7 +3627,7 @@ export type VariableV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const VariableV1beta1: Schema.Schema<VariableV1beta1> = /* @__PURE__ */ struct<VariableV1beta1>("VariableV1beta1", {
+export const VariableV1beta1: Schema.Codec<VariableV1beta1> = /* @__PURE__ */ struct<VariableV1beta1>("VariableV1beta1", {
   expression: S,
   name: S
 })
@@ -3690,7 +3690,7 @@ export type MutatingAdmissionPolicySpecV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicySpecV1beta1: Schema.Schema<MutatingAdmissionPolicySpecV1beta1> = /* @__PURE__ */ struct<MutatingAdmissionPolicySpecV1beta1>("MutatingAdmissionPolicySpecV1beta1", {
+export const MutatingAdmissionPolicySpecV1beta1: Schema.Codec<MutatingAdmissionPolicySpecV1beta1> = /* @__PURE__ */ struct<MutatingAdmissionPolicySpecV1beta1>("MutatingAdmissionPolicySpecV1beta1", {
   failurePolicy: [S, "?"],
   matchConditions: [MatchConditionV1beta1, "[]?"],
   matchConstraints: [MatchResourcesV1beta1, "?"],
@@ -3723,7 +3723,7 @@ export type MutatingAdmissionPolicyV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyV1beta1: Schema.Schema<MutatingAdmissionPolicyV1beta1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyV1beta1>("MutatingAdmissionPolicyV1beta1", {
+export const MutatingAdmissionPolicyV1beta1: Schema.Codec<MutatingAdmissionPolicyV1beta1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyV1beta1>("MutatingAdmissionPolicyV1beta1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -3753,7 +3753,7 @@ export type MutatingAdmissionPolicyListV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyListV1beta1: Schema.Schema<MutatingAdmissionPolicyListV1beta1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyListV1beta1>("MutatingAdmissionPolicyListV1beta1", {
+export const MutatingAdmissionPolicyListV1beta1: Schema.Codec<MutatingAdmissionPolicyListV1beta1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyListV1beta1>("MutatingAdmissionPolicyListV1beta1", {
   apiVersion: [S, "?"],
   items: [MutatingAdmissionPolicyV1beta1, "[]"],
   kind: [S, "?"],
@@ -3831,7 +3831,7 @@ export type CustomResourceColumnDefinition = {
  * @since 0.1.0
  * @category schemas
  */
-export const CustomResourceColumnDefinition: Schema.Schema<CustomResourceColumnDefinition> = /* @__PURE__ */ struct<CustomResourceColumnDefinition>("CustomResourceColumnDefinition", {
+export const CustomResourceColumnDefinition: Schema.Codec<CustomResourceColumnDefinition> = /* @__PURE__ */ struct<CustomResourceColumnDefinition>("CustomResourceColumnDefinition", {
   description: [S, "?"],
   format: [S, "?"],
   jsonPath: S,
@@ -3863,7 +3863,7 @@ export type ServiceReferenceApiextensionsV1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceReferenceApiextensionsV1: Schema.Schema<ServiceReferenceApiextensionsV1> = /* @__PURE__ */ struct<ServiceReferenceApiextensionsV1>("ServiceReferenceApiextensionsV1", {
+export const ServiceReferenceApiextensionsV1: Schema.Codec<ServiceReferenceApiextensionsV1> = /* @__PURE__ */ struct<ServiceReferenceApiextensionsV1>("ServiceReferenceApiextensionsV1", {
   name: S,
   namespace: S,
   path: [S, "?"],
@@ -3907,7 +3907,7 @@ export type WebhookClientConfigApiextensionsV1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const WebhookClientConfigApiextensionsV1: Schema.Schema<WebhookClientConfigApiextensionsV1> = /* @__PURE__ */ struct<WebhookClientConfigApiextensionsV1>("WebhookClientConfigApiextensionsV1", {
+export const WebhookClientConfigApiextensionsV1: Schema.Codec<WebhookClientConfigApiextensionsV1> = /* @__PURE__ */ struct<WebhookClientConfigApiextensionsV1>("WebhookClientConfigApiextensionsV1", {
   caBundle: [S, "?"],
   service: [ServiceReferenceApiextensionsV1, "?"],
   url: [S, "?"]
@@ -3932,7 +3932,7 @@ export type WebhookConversion = {
  * @since 0.1.0
  * @category schemas
  */
-export const WebhookConversion: Schema.Schema<WebhookConversion> = /* @__PURE__ */ struct<WebhookConversion>("WebhookConversion", {
+export const WebhookConversion: Schema.Codec<WebhookConversion> = /* @__PURE__ */ struct<WebhookConversion>("WebhookConversion", {
   clientConfig: [WebhookClientConfigApiextensionsV1, "?"],
   conversionReviewVersions: [S, "[]"]
 })
@@ -3959,7 +3959,7 @@ export type CustomResourceConversion = {
  * @since 0.1.0
  * @category schemas
  */
-export const CustomResourceConversion: Schema.Schema<CustomResourceConversion> = /* @__PURE__ */ struct<CustomResourceConversion>("CustomResourceConversion", {
+export const CustomResourceConversion: Schema.Codec<CustomResourceConversion> = /* @__PURE__ */ struct<CustomResourceConversion>("CustomResourceConversion", {
   strategy: S,
   webhook: [WebhookConversion, "?"]
 })
@@ -3991,7 +3991,7 @@ export type CustomResourceDefinitionNames = {
  * @since 0.1.0
  * @category schemas
  */
-export const CustomResourceDefinitionNames: Schema.Schema<CustomResourceDefinitionNames> = /* @__PURE__ */ struct<CustomResourceDefinitionNames>("CustomResourceDefinitionNames", {
+export const CustomResourceDefinitionNames: Schema.Codec<CustomResourceDefinitionNames> = /* @__PURE__ */ struct<CustomResourceDefinitionNames>("CustomResourceDefinitionNames", {
   categories: [S, "[]?"],
   kind: S,
   listKind: [S, "?"],
@@ -4021,7 +4021,7 @@ export type CustomResourceSubresourceScale = {
  * @since 0.1.0
  * @category schemas
  */
-export const CustomResourceSubresourceScale: Schema.Schema<CustomResourceSubresourceScale> = /* @__PURE__ */ struct<CustomResourceSubresourceScale>("CustomResourceSubresourceScale", {
+export const CustomResourceSubresourceScale: Schema.Codec<CustomResourceSubresourceScale> = /* @__PURE__ */ struct<CustomResourceSubresourceScale>("CustomResourceSubresourceScale", {
   labelSelectorPath: [S, "?"],
   specReplicasPath: S,
   statusReplicasPath: S
@@ -4046,7 +4046,7 @@ export type CustomResourceSubresources = {
  * @since 0.1.0
  * @category schemas
  */
-export const CustomResourceSubresources: Schema.Schema<CustomResourceSubresources> = /* @__PURE__ */ struct<CustomResourceSubresources>("CustomResourceSubresources", {
+export const CustomResourceSubresources: Schema.Codec<CustomResourceSubresources> = /* @__PURE__ */ struct<CustomResourceSubresources>("CustomResourceSubresources", {
   scale: [CustomResourceSubresourceScale, "?"],
   status: [O, "?"]
 })
@@ -4068,7 +4068,7 @@ export type ExternalDocumentation = {
  * @since 0.1.0
  * @category schemas
  */
-export const ExternalDocumentation: Schema.Schema<ExternalDocumentation> = /* @__PURE__ */ struct<ExternalDocumentation>("ExternalDocumentation", {
+export const ExternalDocumentation: Schema.Codec<ExternalDocumentation> = /* @__PURE__ */ struct<ExternalDocumentation>("ExternalDocumentation", {
   description: [S, "?"],
   url: [S, "?"]
 })
@@ -4142,7 +4142,7 @@ export type ValidationRule = {
  * @since 0.1.0
  * @category schemas
  */
-export const ValidationRule: Schema.Schema<ValidationRule> = /* @__PURE__ */ struct<ValidationRule>("ValidationRule", {
+export const ValidationRule: Schema.Codec<ValidationRule> = /* @__PURE__ */ struct<ValidationRule>("ValidationRule", {
   fieldPath: [S, "?"],
   message: [S, "?"],
   messageExpression: [S, "?"],
@@ -4264,7 +4264,7 @@ export type JSONSchemaProps = {
  * @since 0.1.0
  * @category schemas
  */
-export const JSONSchemaProps: Schema.Schema<JSONSchemaProps> = /* @__PURE__ */ struct<JSONSchemaProps>("JSONSchemaProps", {
+export const JSONSchemaProps: Schema.Codec<JSONSchemaProps> = /* @__PURE__ */ struct<JSONSchemaProps>("JSONSchemaProps", {
   $ref: [S, "?"],
   $schema: [S, "?"],
   additionalItems: [U, "?"],
@@ -4328,7 +4328,7 @@ export type CustomResourceValidation = {
  * @since 0.1.0
  * @category schemas
  */
-export const CustomResourceValidation: Schema.Schema<CustomResourceValidation> = /* @__PURE__ */ struct<CustomResourceValidation>("CustomResourceValidation", {
+export const CustomResourceValidation: Schema.Codec<CustomResourceValidation> = /* @__PURE__ */ struct<CustomResourceValidation>("CustomResourceValidation", {
   openAPIV3Schema: [JSONSchemaProps, "?"]
 })
 
@@ -4349,7 +4349,7 @@ export type SelectableField = {
  * @since 0.1.0
  * @category schemas
  */
-export const SelectableField: Schema.Schema<SelectableField> = /* @__PURE__ */ struct<SelectableField>("SelectableField", {
+export const SelectableField: Schema.Codec<SelectableField> = /* @__PURE__ */ struct<SelectableField>("SelectableField", {
   jsonPath: S
 })
 
@@ -4386,7 +4386,7 @@ export type CustomResourceDefinitionVersion = {
  * @since 0.1.0
  * @category schemas
  */
-export const CustomResourceDefinitionVersion: Schema.Schema<CustomResourceDefinitionVersion> = /* @__PURE__ */ struct<CustomResourceDefinitionVersion>("CustomResourceDefinitionVersion", {
+export const CustomResourceDefinitionVersion: Schema.Codec<CustomResourceDefinitionVersion> = /* @__PURE__ */ struct<CustomResourceDefinitionVersion>("CustomResourceDefinitionVersion", {
   additionalPrinterColumns: [CustomResourceColumnDefinition, "[]?"],
   deprecated: [B, "?"],
   deprecationWarning: [S, "?"],
@@ -4425,7 +4425,7 @@ export type CustomResourceDefinitionSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const CustomResourceDefinitionSpec: Schema.Schema<CustomResourceDefinitionSpec> = /* @__PURE__ */ struct<CustomResourceDefinitionSpec>("CustomResourceDefinitionSpec", {
+export const CustomResourceDefinitionSpec: Schema.Codec<CustomResourceDefinitionSpec> = /* @__PURE__ */ struct<CustomResourceDefinitionSpec>("CustomResourceDefinitionSpec", {
   conversion: [CustomResourceConversion, "?"],
   group: S,
   names: CustomResourceDefinitionNames,
@@ -4461,7 +4461,7 @@ export type CustomResourceDefinitionCondition = {
  * @since 0.1.0
  * @category schemas
  */
-export const CustomResourceDefinitionCondition: Schema.Schema<CustomResourceDefinitionCondition> = /* @__PURE__ */ struct<CustomResourceDefinitionCondition>("CustomResourceDefinitionCondition", {
+export const CustomResourceDefinitionCondition: Schema.Codec<CustomResourceDefinitionCondition> = /* @__PURE__ */ struct<CustomResourceDefinitionCondition>("CustomResourceDefinitionCondition", {
   lastTransitionTime: [NT, "?"],
   message: [S, "?"],
   observedGeneration: [N, "?"],
@@ -4493,7 +4493,7 @@ export type CustomResourceDefinitionStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const CustomResourceDefinitionStatus: Schema.Schema<CustomResourceDefinitionStatus> = /* @__PURE__ */ struct<CustomResourceDefinitionStatus>("CustomResourceDefinitionStatus", {
+export const CustomResourceDefinitionStatus: Schema.Codec<CustomResourceDefinitionStatus> = /* @__PURE__ */ struct<CustomResourceDefinitionStatus>("CustomResourceDefinitionStatus", {
   acceptedNames: [CustomResourceDefinitionNames, "?"],
   conditions: [CustomResourceDefinitionCondition, "[]?"],
   observedGeneration: [N, "?"],
@@ -4525,7 +4525,7 @@ export type CustomResourceDefinition = {
  * @since 0.1.0
  * @category schemas
  */
-export const CustomResourceDefinition: Schema.Schema<CustomResourceDefinition> = /* @__PURE__ */ struct<CustomResourceDefinition>("CustomResourceDefinition", {
+export const CustomResourceDefinition: Schema.Codec<CustomResourceDefinition> = /* @__PURE__ */ struct<CustomResourceDefinition>("CustomResourceDefinition", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -4556,7 +4556,7 @@ export type CustomResourceDefinitionList = {
  * @since 0.1.0
  * @category schemas
  */
-export const CustomResourceDefinitionList: Schema.Schema<CustomResourceDefinitionList> = /* @__PURE__ */ struct<CustomResourceDefinitionList>("CustomResourceDefinitionList", {
+export const CustomResourceDefinitionList: Schema.Codec<CustomResourceDefinitionList> = /* @__PURE__ */ struct<CustomResourceDefinitionList>("CustomResourceDefinitionList", {
   apiVersion: [S, "?"],
   items: [CustomResourceDefinition, "[]"],
   kind: [S, "?"],
@@ -4609,7 +4609,7 @@ export type ServiceReferenceApiregistrationV1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceReferenceApiregistrationV1: Schema.Schema<ServiceReferenceApiregistrationV1> = /* @__PURE__ */ struct<ServiceReferenceApiregistrationV1>("ServiceReferenceApiregistrationV1", {
+export const ServiceReferenceApiregistrationV1: Schema.Codec<ServiceReferenceApiregistrationV1> = /* @__PURE__ */ struct<ServiceReferenceApiregistrationV1>("ServiceReferenceApiregistrationV1", {
   name: [S, "?"],
   namespace: [S, "?"],
   port: [N, "?"]
@@ -4644,7 +4644,7 @@ export type APIServiceSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const APIServiceSpec: Schema.Schema<APIServiceSpec> = /* @__PURE__ */ struct<APIServiceSpec>("APIServiceSpec", {
+export const APIServiceSpec: Schema.Codec<APIServiceSpec> = /* @__PURE__ */ struct<APIServiceSpec>("APIServiceSpec", {
   caBundle: [S, "?"],
   group: [S, "?"],
   groupPriorityMinimum: N,
@@ -4679,7 +4679,7 @@ export type APIServiceCondition = {
  * @since 0.1.0
  * @category schemas
  */
-export const APIServiceCondition: Schema.Schema<APIServiceCondition> = /* @__PURE__ */ struct<APIServiceCondition>("APIServiceCondition", {
+export const APIServiceCondition: Schema.Codec<APIServiceCondition> = /* @__PURE__ */ struct<APIServiceCondition>("APIServiceCondition", {
   lastTransitionTime: [NT, "?"],
   message: [S, "?"],
   reason: [S, "?"],
@@ -4704,7 +4704,7 @@ export type APIServiceStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const APIServiceStatus: Schema.Schema<APIServiceStatus> = /* @__PURE__ */ struct<APIServiceStatus>("APIServiceStatus", {
+export const APIServiceStatus: Schema.Codec<APIServiceStatus> = /* @__PURE__ */ struct<APIServiceStatus>("APIServiceStatus", {
   conditions: [APIServiceCondition, "[]?"]
 })
 
@@ -4733,7 +4733,7 @@ export type APIService = {
  * @since 0.1.0
  * @category schemas
  */
-export const APIService: Schema.Schema<APIService> = /* @__PURE__ */ struct<APIService>("APIService", {
+export const APIService: Schema.Codec<APIService> = /* @__PURE__ */ struct<APIService>("APIService", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -4764,7 +4764,7 @@ export type APIServiceList = {
  * @since 0.1.0
  * @category schemas
  */
-export const APIServiceList: Schema.Schema<APIServiceList> = /* @__PURE__ */ struct<APIServiceList>("APIServiceList", {
+export const APIServiceList: Schema.Codec<APIServiceList> = /* @__PURE__ */ struct<APIServiceList>("APIServiceList", {
   apiVersion: [S, "?"],
   items: [APIService, "[]"],
   kind: [S, "?"],
@@ -4819,7 +4819,7 @@ export type ServerStorageVersion = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServerStorageVersion: Schema.Schema<ServerStorageVersion> = /* @__PURE__ */ struct<ServerStorageVersion>("ServerStorageVersion", {
+export const ServerStorageVersion: Schema.Codec<ServerStorageVersion> = /* @__PURE__ */ struct<ServerStorageVersion>("ServerStorageVersion", {
   apiServerID: S,
   decodableVersions: [S, "[]"],
   encodingVersion: S,
@@ -4853,7 +4853,7 @@ export type StorageVersionCondition = {
  * @since 0.1.0
  * @category schemas
  */
-export const StorageVersionCondition: Schema.Schema<StorageVersionCondition> = /* @__PURE__ */ struct<StorageVersionCondition>("StorageVersionCondition", {
+export const StorageVersionCondition: Schema.Codec<StorageVersionCondition> = /* @__PURE__ */ struct<StorageVersionCondition>("StorageVersionCondition", {
   lastTransitionTime: [NT, "?"],
   message: S,
   observedGeneration: [N, "?"],
@@ -4883,7 +4883,7 @@ export type StorageVersionStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const StorageVersionStatus: Schema.Schema<StorageVersionStatus> = /* @__PURE__ */ struct<StorageVersionStatus>("StorageVersionStatus", {
+export const StorageVersionStatus: Schema.Codec<StorageVersionStatus> = /* @__PURE__ */ struct<StorageVersionStatus>("StorageVersionStatus", {
   commonEncodingVersion: [S, "?"],
   conditions: [StorageVersionCondition, "[]?"],
   storageVersions: [ServerStorageVersion, "[]?"]
@@ -4914,7 +4914,7 @@ export type StorageVersion = {
  * @since 0.1.0
  * @category schemas
  */
-export const StorageVersion: Schema.Schema<StorageVersion> = /* @__PURE__ */ struct<StorageVersion>("StorageVersion", {
+export const StorageVersion: Schema.Codec<StorageVersion> = /* @__PURE__ */ struct<StorageVersion>("StorageVersion", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: ObjectMeta,
@@ -4945,7 +4945,7 @@ export type StorageVersionList = {
  * @since 0.1.0
  * @category schemas
  */
-export const StorageVersionList: Schema.Schema<StorageVersionList> = /* @__PURE__ */ struct<StorageVersionList>("StorageVersionList", {
+export const StorageVersionList: Schema.Codec<StorageVersionList> = /* @__PURE__ */ struct<StorageVersionList>("StorageVersionList", {
   apiVersion: [S, "?"],
   items: [StorageVersion, "[]"],
   kind: [S, "?"],
@@ -4991,7 +4991,7 @@ export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown
  * @since 0.1.0
  * @category schemas
  */
-export const PodPhase: Schema.Schema<PodPhase> = S
+export const PodPhase: Schema.Codec<PodPhase> = S
 
 /**
  * A node selector requirement is a selector that contains values, a key, and an operator that relates the key and values.
@@ -5014,7 +5014,7 @@ export type NodeSelectorRequirement = {
  * @since 0.1.0
  * @category schemas
  */
-export const NodeSelectorRequirement: Schema.Schema<NodeSelectorRequirement> = /* @__PURE__ */ struct<NodeSelectorRequirement>("NodeSelectorRequirement", {
+export const NodeSelectorRequirement: Schema.Codec<NodeSelectorRequirement> = /* @__PURE__ */ struct<NodeSelectorRequirement>("NodeSelectorRequirement", {
   key: S,
   operator: S,
   values: [S, "[]?"]
@@ -5039,7 +5039,7 @@ export type NodeSelectorTerm = {
  * @since 0.1.0
  * @category schemas
  */
-export const NodeSelectorTerm: Schema.Schema<NodeSelectorTerm> = /* @__PURE__ */ struct<NodeSelectorTerm>("NodeSelectorTerm", {
+export const NodeSelectorTerm: Schema.Codec<NodeSelectorTerm> = /* @__PURE__ */ struct<NodeSelectorTerm>("NodeSelectorTerm", {
   matchExpressions: [NodeSelectorRequirement, "[]?"],
   matchFields: [NodeSelectorRequirement, "[]?"]
 })
@@ -5061,7 +5061,7 @@ export type NodeSelector = {
  * @since 0.1.0
  * @category schemas
  */
-export const NodeSelector: Schema.Schema<NodeSelector> = /* @__PURE__ */ struct<NodeSelector>("NodeSelector", {
+export const NodeSelector: Schema.Codec<NodeSelector> = /* @__PURE__ */ struct<NodeSelector>("NodeSelector", {
   nodeSelectorTerms: [NodeSelectorTerm, "[]"]
 })
 
@@ -5084,7 +5084,7 @@ export type PreferredSchedulingTerm = {
  * @since 0.1.0
  * @category schemas
  */
-export const PreferredSchedulingTerm: Schema.Schema<PreferredSchedulingTerm> = /* @__PURE__ */ struct<PreferredSchedulingTerm>("PreferredSchedulingTerm", {
+export const PreferredSchedulingTerm: Schema.Codec<PreferredSchedulingTerm> = /* @__PURE__ */ struct<PreferredSchedulingTerm>("PreferredSchedulingTerm", {
   preference: NodeSelectorTerm,
   weight: N
 })
@@ -5108,7 +5108,7 @@ export type NodeAffinity = {
  * @since 0.1.0
  * @category schemas
  */
-export const NodeAffinity: Schema.Schema<NodeAffinity> = /* @__PURE__ */ struct<NodeAffinity>("NodeAffinity", {
+export const NodeAffinity: Schema.Codec<NodeAffinity> = /* @__PURE__ */ struct<NodeAffinity>("NodeAffinity", {
   preferredDuringSchedulingIgnoredDuringExecution: [PreferredSchedulingTerm, "[]?"],
   requiredDuringSchedulingIgnoredDuringExecution: [NodeSelector, "?"]
 })
@@ -5140,7 +5140,7 @@ export type PodAffinityTerm = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodAffinityTerm: Schema.Schema<PodAffinityTerm> = /* @__PURE__ */ struct<PodAffinityTerm>("PodAffinityTerm", {
+export const PodAffinityTerm: Schema.Codec<PodAffinityTerm> = /* @__PURE__ */ struct<PodAffinityTerm>("PodAffinityTerm", {
   labelSelector: [LabelSelector, "?"],
   matchLabelKeys: [S, "[]?"],
   mismatchLabelKeys: [S, "[]?"],
@@ -5168,7 +5168,7 @@ export type WeightedPodAffinityTerm = {
  * @since 0.1.0
  * @category schemas
  */
-export const WeightedPodAffinityTerm: Schema.Schema<WeightedPodAffinityTerm> = /* @__PURE__ */ struct<WeightedPodAffinityTerm>("WeightedPodAffinityTerm", {
+export const WeightedPodAffinityTerm: Schema.Codec<WeightedPodAffinityTerm> = /* @__PURE__ */ struct<WeightedPodAffinityTerm>("WeightedPodAffinityTerm", {
   podAffinityTerm: PodAffinityTerm,
   weight: N
 })
@@ -5192,7 +5192,7 @@ export type PodAffinity = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodAffinity: Schema.Schema<PodAffinity> = /* @__PURE__ */ struct<PodAffinity>("PodAffinity", {
+export const PodAffinity: Schema.Codec<PodAffinity> = /* @__PURE__ */ struct<PodAffinity>("PodAffinity", {
   preferredDuringSchedulingIgnoredDuringExecution: [WeightedPodAffinityTerm, "[]?"],
   requiredDuringSchedulingIgnoredDuringExecution: [PodAffinityTerm, "[]?"]
 })
@@ -5216,7 +5216,7 @@ export type PodAntiAffinity = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodAntiAffinity: Schema.Schema<PodAntiAffinity> = /* @__PURE__ */ struct<PodAntiAffinity>("PodAntiAffinity", {
+export const PodAntiAffinity: Schema.Codec<PodAntiAffinity> = /* @__PURE__ */ struct<PodAntiAffinity>("PodAntiAffinity", {
   preferredDuringSchedulingIgnoredDuringExecution: [WeightedPodAffinityTerm, "[]?"],
   requiredDuringSchedulingIgnoredDuringExecution: [PodAffinityTerm, "[]?"]
 })
@@ -5242,7 +5242,7 @@ export type Affinity = {
  * @since 0.1.0
  * @category schemas
  */
-export const Affinity: Schema.Schema<Affinity> = /* @__PURE__ */ struct<Affinity>("Affinity", {
+export const Affinity: Schema.Codec<Affinity> = /* @__PURE__ */ struct<Affinity>("Affinity", {
   nodeAffinity: [NodeAffinity, "?"],
   podAffinity: [PodAffinity, "?"],
   podAntiAffinity: [PodAntiAffinity, "?"]
@@ -5272,7 +5272,7 @@ export type AppArmorProfile = {
  * @since 0.1.0
  * @category schemas
  */
-export const AppArmorProfile: Schema.Schema<AppArmorProfile> = /* @__PURE__ */ struct<AppArmorProfile>("AppArmorProfile", {
+export const AppArmorProfile: Schema.Codec<AppArmorProfile> = /* @__PURE__ */ struct<AppArmorProfile>("AppArmorProfile", {
   localhostProfile: [S, "?"],
   type: S
 })
@@ -5296,7 +5296,7 @@ export type AttachedVolume = {
  * @since 0.1.0
  * @category schemas
  */
-export const AttachedVolume: Schema.Schema<AttachedVolume> = /* @__PURE__ */ struct<AttachedVolume>("AttachedVolume", {
+export const AttachedVolume: Schema.Codec<AttachedVolume> = /* @__PURE__ */ struct<AttachedVolume>("AttachedVolume", {
   devicePath: S,
   name: S
 })
@@ -5326,7 +5326,7 @@ export type AWSElasticBlockStoreVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const AWSElasticBlockStoreVolumeSource: Schema.Schema<AWSElasticBlockStoreVolumeSource> = /* @__PURE__ */ struct<AWSElasticBlockStoreVolumeSource>("AWSElasticBlockStoreVolumeSource", {
+export const AWSElasticBlockStoreVolumeSource: Schema.Codec<AWSElasticBlockStoreVolumeSource> = /* @__PURE__ */ struct<AWSElasticBlockStoreVolumeSource>("AWSElasticBlockStoreVolumeSource", {
   fsType: [S, "?"],
   partition: [N, "?"],
   readOnly: [B, "?"],
@@ -5360,7 +5360,7 @@ export type AzureDiskVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const AzureDiskVolumeSource: Schema.Schema<AzureDiskVolumeSource> = /* @__PURE__ */ struct<AzureDiskVolumeSource>("AzureDiskVolumeSource", {
+export const AzureDiskVolumeSource: Schema.Codec<AzureDiskVolumeSource> = /* @__PURE__ */ struct<AzureDiskVolumeSource>("AzureDiskVolumeSource", {
   cachingMode: [S, "?"],
   diskName: S,
   diskURI: S,
@@ -5392,7 +5392,7 @@ export type AzureFilePersistentVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const AzureFilePersistentVolumeSource: Schema.Schema<AzureFilePersistentVolumeSource> = /* @__PURE__ */ struct<AzureFilePersistentVolumeSource>("AzureFilePersistentVolumeSource", {
+export const AzureFilePersistentVolumeSource: Schema.Codec<AzureFilePersistentVolumeSource> = /* @__PURE__ */ struct<AzureFilePersistentVolumeSource>("AzureFilePersistentVolumeSource", {
   readOnly: [B, "?"],
   secretName: S,
   secretNamespace: [S, "?"],
@@ -5420,7 +5420,7 @@ export type AzureFileVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const AzureFileVolumeSource: Schema.Schema<AzureFileVolumeSource> = /* @__PURE__ */ struct<AzureFileVolumeSource>("AzureFileVolumeSource", {
+export const AzureFileVolumeSource: Schema.Codec<AzureFileVolumeSource> = /* @__PURE__ */ struct<AzureFileVolumeSource>("AzureFileVolumeSource", {
   readOnly: [B, "?"],
   secretName: S,
   shareName: S
@@ -5455,7 +5455,7 @@ export type ObjectReference = {
  * @since 0.1.0
  * @category schemas
  */
-export const ObjectReference: Schema.Schema<ObjectReference> = /* @__PURE__ */ struct<ObjectReference>("ObjectReference", {
+export const ObjectReference: Schema.Codec<ObjectReference> = /* @__PURE__ */ struct<ObjectReference>("ObjectReference", {
   apiVersion: [S, "?"],
   fieldPath: [S, "?"],
   kind: [S, "?"],
@@ -5488,7 +5488,7 @@ export type Binding = {
  * @since 0.1.0
  * @category schemas
  */
-export const Binding: Schema.Schema<Binding> = /* @__PURE__ */ struct<Binding>("Binding", {
+export const Binding: Schema.Codec<Binding> = /* @__PURE__ */ struct<Binding>("Binding", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -5514,7 +5514,7 @@ export type Capabilities = {
  * @since 0.1.0
  * @category schemas
  */
-export const Capabilities: Schema.Schema<Capabilities> = /* @__PURE__ */ struct<Capabilities>("Capabilities", {
+export const Capabilities: Schema.Codec<Capabilities> = /* @__PURE__ */ struct<Capabilities>("Capabilities", {
   add: [S, "[]?"],
   drop: [S, "[]?"]
 })
@@ -5538,7 +5538,7 @@ export type SecretReference = {
  * @since 0.1.0
  * @category schemas
  */
-export const SecretReference: Schema.Schema<SecretReference> = /* @__PURE__ */ struct<SecretReference>("SecretReference", {
+export const SecretReference: Schema.Codec<SecretReference> = /* @__PURE__ */ struct<SecretReference>("SecretReference", {
   name: [S, "?"],
   namespace: [S, "?"]
 })
@@ -5570,7 +5570,7 @@ export type CephFSPersistentVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const CephFSPersistentVolumeSource: Schema.Schema<CephFSPersistentVolumeSource> = /* @__PURE__ */ struct<CephFSPersistentVolumeSource>("CephFSPersistentVolumeSource", {
+export const CephFSPersistentVolumeSource: Schema.Codec<CephFSPersistentVolumeSource> = /* @__PURE__ */ struct<CephFSPersistentVolumeSource>("CephFSPersistentVolumeSource", {
   monitors: [S, "[]"],
   path: [S, "?"],
   readOnly: [B, "?"],
@@ -5596,7 +5596,7 @@ export type LocalObjectReference = {
  * @since 0.1.0
  * @category schemas
  */
-export const LocalObjectReference: Schema.Schema<LocalObjectReference> = /* @__PURE__ */ struct<LocalObjectReference>("LocalObjectReference", {
+export const LocalObjectReference: Schema.Codec<LocalObjectReference> = /* @__PURE__ */ struct<LocalObjectReference>("LocalObjectReference", {
   name: [S, "?"]
 })
 
@@ -5627,7 +5627,7 @@ export type CephFSVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const CephFSVolumeSource: Schema.Schema<CephFSVolumeSource> = /* @__PURE__ */ struct<CephFSVolumeSource>("CephFSVolumeSource", {
+export const CephFSVolumeSource: Schema.Codec<CephFSVolumeSource> = /* @__PURE__ */ struct<CephFSVolumeSource>("CephFSVolumeSource", {
   monitors: [S, "[]"],
   path: [S, "?"],
   readOnly: [B, "?"],
@@ -5659,7 +5659,7 @@ export type CinderPersistentVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const CinderPersistentVolumeSource: Schema.Schema<CinderPersistentVolumeSource> = /* @__PURE__ */ struct<CinderPersistentVolumeSource>("CinderPersistentVolumeSource", {
+export const CinderPersistentVolumeSource: Schema.Codec<CinderPersistentVolumeSource> = /* @__PURE__ */ struct<CinderPersistentVolumeSource>("CinderPersistentVolumeSource", {
   fsType: [S, "?"],
   readOnly: [B, "?"],
   secretRef: [SecretReference, "?"],
@@ -5689,7 +5689,7 @@ export type CinderVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const CinderVolumeSource: Schema.Schema<CinderVolumeSource> = /* @__PURE__ */ struct<CinderVolumeSource>("CinderVolumeSource", {
+export const CinderVolumeSource: Schema.Codec<CinderVolumeSource> = /* @__PURE__ */ struct<CinderVolumeSource>("CinderVolumeSource", {
   fsType: [S, "?"],
   readOnly: [B, "?"],
   secretRef: [LocalObjectReference, "?"],
@@ -5713,7 +5713,7 @@ export type ClientIPConfig = {
  * @since 0.1.0
  * @category schemas
  */
-export const ClientIPConfig: Schema.Schema<ClientIPConfig> = /* @__PURE__ */ struct<ClientIPConfig>("ClientIPConfig", {
+export const ClientIPConfig: Schema.Codec<ClientIPConfig> = /* @__PURE__ */ struct<ClientIPConfig>("ClientIPConfig", {
   timeoutSeconds: [N, "?"]
 })
 
@@ -5742,7 +5742,7 @@ export type ClusterTrustBundleProjection = {
  * @since 0.1.0
  * @category schemas
  */
-export const ClusterTrustBundleProjection: Schema.Schema<ClusterTrustBundleProjection> = /* @__PURE__ */ struct<ClusterTrustBundleProjection>("ClusterTrustBundleProjection", {
+export const ClusterTrustBundleProjection: Schema.Codec<ClusterTrustBundleProjection> = /* @__PURE__ */ struct<ClusterTrustBundleProjection>("ClusterTrustBundleProjection", {
   labelSelector: [LabelSelector, "?"],
   name: [S, "?"],
   optional: [B, "?"],
@@ -5773,7 +5773,7 @@ export type ComponentCondition = {
  * @since 0.1.0
  * @category schemas
  */
-export const ComponentCondition: Schema.Schema<ComponentCondition> = /* @__PURE__ */ struct<ComponentCondition>("ComponentCondition", {
+export const ComponentCondition: Schema.Codec<ComponentCondition> = /* @__PURE__ */ struct<ComponentCondition>("ComponentCondition", {
   error: [S, "?"],
   message: [S, "?"],
   status: S,
@@ -5803,7 +5803,7 @@ export type ComponentStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const ComponentStatus: Schema.Schema<ComponentStatus> = /* @__PURE__ */ struct<ComponentStatus>("ComponentStatus", {
+export const ComponentStatus: Schema.Codec<ComponentStatus> = /* @__PURE__ */ struct<ComponentStatus>("ComponentStatus", {
   apiVersion: [S, "?"],
   conditions: [ComponentCondition, "[]?"],
   kind: [S, "?"],
@@ -5833,7 +5833,7 @@ export type ComponentStatusList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ComponentStatusList: Schema.Schema<ComponentStatusList> = /* @__PURE__ */ struct<ComponentStatusList>("ComponentStatusList", {
+export const ComponentStatusList: Schema.Codec<ComponentStatusList> = /* @__PURE__ */ struct<ComponentStatusList>("ComponentStatusList", {
   apiVersion: [S, "?"],
   items: [ComponentStatus, "[]"],
   kind: [S, "?"],
@@ -5867,7 +5867,7 @@ export type ConfigMap = {
  * @since 0.1.0
  * @category schemas
  */
-export const ConfigMap: Schema.Schema<ConfigMap> = /* @__PURE__ */ struct<ConfigMap>("ConfigMap", {
+export const ConfigMap: Schema.Codec<ConfigMap> = /* @__PURE__ */ struct<ConfigMap>("ConfigMap", {
   apiVersion: [S, "?"],
   binaryData: [S, "{}?"],
   data: [S, "{}?"],
@@ -5897,7 +5897,7 @@ export type ConfigMapEnvSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const ConfigMapEnvSource: Schema.Schema<ConfigMapEnvSource> = /* @__PURE__ */ struct<ConfigMapEnvSource>("ConfigMapEnvSource", {
+export const ConfigMapEnvSource: Schema.Codec<ConfigMapEnvSource> = /* @__PURE__ */ struct<ConfigMapEnvSource>("ConfigMapEnvSource", {
   name: [S, "?"],
   optional: [B, "?"]
 })
@@ -5923,7 +5923,7 @@ export type ConfigMapKeySelector = {
  * @since 0.1.0
  * @category schemas
  */
-export const ConfigMapKeySelector: Schema.Schema<ConfigMapKeySelector> = /* @__PURE__ */ struct<ConfigMapKeySelector>("ConfigMapKeySelector", {
+export const ConfigMapKeySelector: Schema.Codec<ConfigMapKeySelector> = /* @__PURE__ */ struct<ConfigMapKeySelector>("ConfigMapKeySelector", {
   key: S,
   name: [S, "?"],
   optional: [B, "?"]
@@ -5952,7 +5952,7 @@ export type ConfigMapList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ConfigMapList: Schema.Schema<ConfigMapList> = /* @__PURE__ */ struct<ConfigMapList>("ConfigMapList", {
+export const ConfigMapList: Schema.Codec<ConfigMapList> = /* @__PURE__ */ struct<ConfigMapList>("ConfigMapList", {
   apiVersion: [S, "?"],
   items: [ConfigMap, "[]"],
   kind: [S, "?"],
@@ -5984,7 +5984,7 @@ export type ConfigMapNodeConfigSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const ConfigMapNodeConfigSource: Schema.Schema<ConfigMapNodeConfigSource> = /* @__PURE__ */ struct<ConfigMapNodeConfigSource>("ConfigMapNodeConfigSource", {
+export const ConfigMapNodeConfigSource: Schema.Codec<ConfigMapNodeConfigSource> = /* @__PURE__ */ struct<ConfigMapNodeConfigSource>("ConfigMapNodeConfigSource", {
   kubeletConfigKey: S,
   name: S,
   namespace: S,
@@ -6013,7 +6013,7 @@ export type KeyToPath = {
  * @since 0.1.0
  * @category schemas
  */
-export const KeyToPath: Schema.Schema<KeyToPath> = /* @__PURE__ */ struct<KeyToPath>("KeyToPath", {
+export const KeyToPath: Schema.Codec<KeyToPath> = /* @__PURE__ */ struct<KeyToPath>("KeyToPath", {
   key: S,
   mode: [N, "?"],
   path: S
@@ -6042,7 +6042,7 @@ export type ConfigMapProjection = {
  * @since 0.1.0
  * @category schemas
  */
-export const ConfigMapProjection: Schema.Schema<ConfigMapProjection> = /* @__PURE__ */ struct<ConfigMapProjection>("ConfigMapProjection", {
+export const ConfigMapProjection: Schema.Codec<ConfigMapProjection> = /* @__PURE__ */ struct<ConfigMapProjection>("ConfigMapProjection", {
   items: [KeyToPath, "[]?"],
   name: [S, "?"],
   optional: [B, "?"]
@@ -6073,7 +6073,7 @@ export type ConfigMapVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const ConfigMapVolumeSource: Schema.Schema<ConfigMapVolumeSource> = /* @__PURE__ */ struct<ConfigMapVolumeSource>("ConfigMapVolumeSource", {
+export const ConfigMapVolumeSource: Schema.Codec<ConfigMapVolumeSource> = /* @__PURE__ */ struct<ConfigMapVolumeSource>("ConfigMapVolumeSource", {
   defaultMode: [N, "?"],
   items: [KeyToPath, "[]?"],
   name: [S, "?"],
@@ -6105,7 +6105,7 @@ export type ContainerPort = {
  * @since 0.1.0
  * @category schemas
  */
-export const ContainerPort: Schema.Schema<ContainerPort> = /* @__PURE__ */ struct<ContainerPort>("ContainerPort", {
+export const ContainerPort: Schema.Codec<ContainerPort> = /* @__PURE__ */ struct<ContainerPort>("ContainerPort", {
   containerPort: N,
   hostIP: [S, "?"],
   hostPort: [N, "?"],
@@ -6132,7 +6132,7 @@ export type ContainerResizePolicy = {
  * @since 0.1.0
  * @category schemas
  */
-export const ContainerResizePolicy: Schema.Schema<ContainerResizePolicy> = /* @__PURE__ */ struct<ContainerResizePolicy>("ContainerResizePolicy", {
+export const ContainerResizePolicy: Schema.Codec<ContainerResizePolicy> = /* @__PURE__ */ struct<ContainerResizePolicy>("ContainerResizePolicy", {
   resourceName: S,
   restartPolicy: S
 })
@@ -6161,7 +6161,7 @@ export type ContainerRestartRuleOnExitCodes = {
  * @since 0.1.0
  * @category schemas
  */
-export const ContainerRestartRuleOnExitCodes: Schema.Schema<ContainerRestartRuleOnExitCodes> = /* @__PURE__ */ struct<ContainerRestartRuleOnExitCodes>("ContainerRestartRuleOnExitCodes", {
+export const ContainerRestartRuleOnExitCodes: Schema.Codec<ContainerRestartRuleOnExitCodes> = /* @__PURE__ */ struct<ContainerRestartRuleOnExitCodes>("ContainerRestartRuleOnExitCodes", {
   operator: S,
   values: [N, "[]?"]
 })
@@ -6185,7 +6185,7 @@ export type ContainerRestartRule = {
  * @since 0.1.0
  * @category schemas
  */
-export const ContainerRestartRule: Schema.Schema<ContainerRestartRule> = /* @__PURE__ */ struct<ContainerRestartRule>("ContainerRestartRule", {
+export const ContainerRestartRule: Schema.Codec<ContainerRestartRule> = /* @__PURE__ */ struct<ContainerRestartRule>("ContainerRestartRule", {
   action: S,
   exitCodes: [ContainerRestartRuleOnExitCodes, "?"]
 })
@@ -6211,7 +6211,7 @@ export type SecretEnvSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const SecretEnvSource: Schema.Schema<SecretEnvSource> = /* @__PURE__ */ struct<SecretEnvSource>("SecretEnvSource", {
+export const SecretEnvSource: Schema.Codec<SecretEnvSource> = /* @__PURE__ */ struct<SecretEnvSource>("SecretEnvSource", {
   name: [S, "?"],
   optional: [B, "?"]
 })
@@ -6237,7 +6237,7 @@ export type EnvFromSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const EnvFromSource: Schema.Schema<EnvFromSource> = /* @__PURE__ */ struct<EnvFromSource>("EnvFromSource", {
+export const EnvFromSource: Schema.Codec<EnvFromSource> = /* @__PURE__ */ struct<EnvFromSource>("EnvFromSource", {
   configMapRef: [ConfigMapEnvSource, "?"],
   prefix: [S, "?"],
   secretRef: [SecretEnvSource, "?"]
@@ -6270,7 +6270,7 @@ export type FileKeySelector = {
  * @since 0.1.0
  * @category schemas
  */
-export const FileKeySelector: Schema.Schema<FileKeySelector> = /* @__PURE__ */ struct<FileKeySelector>("FileKeySelector", {
+export const FileKeySelector: Schema.Codec<FileKeySelector> = /* @__PURE__ */ struct<FileKeySelector>("FileKeySelector", {
   key: S,
   optional: [B, "?"],
   path: S,
@@ -6296,7 +6296,7 @@ export type ObjectFieldSelector = {
  * @since 0.1.0
  * @category schemas
  */
-export const ObjectFieldSelector: Schema.Schema<ObjectFieldSelector> = /* @__PURE__ */ struct<ObjectFieldSelector>("ObjectFieldSelector", {
+export const ObjectFieldSelector: Schema.Codec<ObjectFieldSelector> = /* @__PURE__ */ struct<ObjectFieldSelector>("ObjectFieldSelector", {
   apiVersion: [S, "?"],
   fieldPath: S
 })
@@ -6322,7 +6322,7 @@ export type ResourceFieldSelector = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceFieldSelector: Schema.Schema<ResourceFieldSelector> = /* @__PURE__ */ struct<ResourceFieldSelector>("ResourceFieldSelector", {
+export const ResourceFieldSelector: Schema.Codec<ResourceFieldSelector> = /* @__PURE__ */ struct<ResourceFieldSelector>("ResourceFieldSelector", {
   containerName: [S, "?"],
   divisor: [Q, "?"],
   resource: S
@@ -6349,7 +6349,7 @@ export type SecretKeySelector = {
  * @since 0.1.0
  * @category schemas
  */
-export const SecretKeySelector: Schema.Schema<SecretKeySelector> = /* @__PURE__ */ struct<SecretKeySelector>("SecretKeySelector", {
+export const SecretKeySelector: Schema.Codec<SecretKeySelector> = /* @__PURE__ */ struct<SecretKeySelector>("SecretKeySelector", {
   key: S,
   name: [S, "?"],
   optional: [B, "?"]
@@ -6380,7 +6380,7 @@ export type EnvVarSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const EnvVarSource: Schema.Schema<EnvVarSource> = /* @__PURE__ */ struct<EnvVarSource>("EnvVarSource", {
+export const EnvVarSource: Schema.Codec<EnvVarSource> = /* @__PURE__ */ struct<EnvVarSource>("EnvVarSource", {
   configMapKeyRef: [ConfigMapKeySelector, "?"],
   fieldRef: [ObjectFieldSelector, "?"],
   fileKeyRef: [FileKeySelector, "?"],
@@ -6409,7 +6409,7 @@ export type EnvVar = {
  * @since 0.1.0
  * @category schemas
  */
-export const EnvVar: Schema.Schema<EnvVar> = /* @__PURE__ */ struct<EnvVar>("EnvVar", {
+export const EnvVar: Schema.Codec<EnvVar> = /* @__PURE__ */ struct<EnvVar>("EnvVar", {
   name: S,
   value: [S, "?"],
   valueFrom: [EnvVarSource, "?"]
@@ -6432,7 +6432,7 @@ export type ExecAction = {
  * @since 0.1.0
  * @category schemas
  */
-export const ExecAction: Schema.Schema<ExecAction> = /* @__PURE__ */ struct<ExecAction>("ExecAction", {
+export const ExecAction: Schema.Codec<ExecAction> = /* @__PURE__ */ struct<ExecAction>("ExecAction", {
   command: [S, "[]?"]
 })
 
@@ -6455,7 +6455,7 @@ export type HTTPHeader = {
  * @since 0.1.0
  * @category schemas
  */
-export const HTTPHeader: Schema.Schema<HTTPHeader> = /* @__PURE__ */ struct<HTTPHeader>("HTTPHeader", {
+export const HTTPHeader: Schema.Codec<HTTPHeader> = /* @__PURE__ */ struct<HTTPHeader>("HTTPHeader", {
   name: S,
   value: S
 })
@@ -6485,7 +6485,7 @@ export type HTTPGetAction = {
  * @since 0.1.0
  * @category schemas
  */
-export const HTTPGetAction: Schema.Schema<HTTPGetAction> = /* @__PURE__ */ struct<HTTPGetAction>("HTTPGetAction", {
+export const HTTPGetAction: Schema.Codec<HTTPGetAction> = /* @__PURE__ */ struct<HTTPGetAction>("HTTPGetAction", {
   host: [S, "?"],
   httpHeaders: [HTTPHeader, "[]?"],
   path: [S, "?"],
@@ -6510,7 +6510,7 @@ export type SleepAction = {
  * @since 0.1.0
  * @category schemas
  */
-export const SleepAction: Schema.Schema<SleepAction> = /* @__PURE__ */ struct<SleepAction>("SleepAction", {
+export const SleepAction: Schema.Codec<SleepAction> = /* @__PURE__ */ struct<SleepAction>("SleepAction", {
   seconds: N
 })
 
@@ -6533,7 +6533,7 @@ export type TCPSocketAction = {
  * @since 0.1.0
  * @category schemas
  */
-export const TCPSocketAction: Schema.Schema<TCPSocketAction> = /* @__PURE__ */ struct<TCPSocketAction>("TCPSocketAction", {
+export const TCPSocketAction: Schema.Codec<TCPSocketAction> = /* @__PURE__ */ struct<TCPSocketAction>("TCPSocketAction", {
   host: [S, "?"],
   port: IntOrString
 })
@@ -6561,7 +6561,7 @@ export type LifecycleHandler = {
  * @since 0.1.0
  * @category schemas
  */
-export const LifecycleHandler: Schema.Schema<LifecycleHandler> = /* @__PURE__ */ struct<LifecycleHandler>("LifecycleHandler", {
+export const LifecycleHandler: Schema.Codec<LifecycleHandler> = /* @__PURE__ */ struct<LifecycleHandler>("LifecycleHandler", {
   exec: [ExecAction, "?"],
   httpGet: [HTTPGetAction, "?"],
   sleep: [SleepAction, "?"],
@@ -6589,7 +6589,7 @@ export type Lifecycle = {
  * @since 0.1.0
  * @category schemas
  */
-export const Lifecycle: Schema.Schema<Lifecycle> = /* @__PURE__ */ struct<Lifecycle>("Lifecycle", {
+export const Lifecycle: Schema.Codec<Lifecycle> = /* @__PURE__ */ struct<Lifecycle>("Lifecycle", {
   postStart: [LifecycleHandler, "?"],
   preStop: [LifecycleHandler, "?"],
   stopSignal: [S, "?"]
@@ -6618,7 +6618,7 @@ export type GRPCAction = {
  * @since 0.1.0
  * @category schemas
  */
-export const GRPCAction: Schema.Schema<GRPCAction> = /* @__PURE__ */ struct<GRPCAction>("GRPCAction", {
+export const GRPCAction: Schema.Codec<GRPCAction> = /* @__PURE__ */ struct<GRPCAction>("GRPCAction", {
   port: N,
   service: [S, "?"]
 })
@@ -6658,7 +6658,7 @@ export type Probe = {
  * @since 0.1.0
  * @category schemas
  */
-export const Probe: Schema.Schema<Probe> = /* @__PURE__ */ struct<Probe>("Probe", {
+export const Probe: Schema.Codec<Probe> = /* @__PURE__ */ struct<Probe>("Probe", {
   exec: [ExecAction, "?"],
   failureThreshold: [N, "?"],
   grpc: [GRPCAction, "?"],
@@ -6690,7 +6690,7 @@ export type ResourceClaimCoreV1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimCoreV1: Schema.Schema<ResourceClaimCoreV1> = /* @__PURE__ */ struct<ResourceClaimCoreV1>("ResourceClaimCoreV1", {
+export const ResourceClaimCoreV1: Schema.Codec<ResourceClaimCoreV1> = /* @__PURE__ */ struct<ResourceClaimCoreV1>("ResourceClaimCoreV1", {
   name: S,
   request: [S, "?"]
 })
@@ -6722,7 +6722,7 @@ export type ResourceRequirements = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceRequirements: Schema.Schema<ResourceRequirements> = /* @__PURE__ */ struct<ResourceRequirements>("ResourceRequirements", {
+export const ResourceRequirements: Schema.Codec<ResourceRequirements> = /* @__PURE__ */ struct<ResourceRequirements>("ResourceRequirements", {
   claims: [ResourceClaimCoreV1, "[]?"],
   limits: [Q, "{}?"],
   requests: [Q, "{}?"]
@@ -6751,7 +6751,7 @@ export type SELinuxOptions = {
  * @since 0.1.0
  * @category schemas
  */
-export const SELinuxOptions: Schema.Schema<SELinuxOptions> = /* @__PURE__ */ struct<SELinuxOptions>("SELinuxOptions", {
+export const SELinuxOptions: Schema.Codec<SELinuxOptions> = /* @__PURE__ */ struct<SELinuxOptions>("SELinuxOptions", {
   level: [S, "?"],
   role: [S, "?"],
   type: [S, "?"],
@@ -6781,7 +6781,7 @@ export type SeccompProfile = {
  * @since 0.1.0
  * @category schemas
  */
-export const SeccompProfile: Schema.Schema<SeccompProfile> = /* @__PURE__ */ struct<SeccompProfile>("SeccompProfile", {
+export const SeccompProfile: Schema.Codec<SeccompProfile> = /* @__PURE__ */ struct<SeccompProfile>("SeccompProfile", {
   localhostProfile: [S, "?"],
   type: S
 })
@@ -6809,7 +6809,7 @@ export type WindowsSecurityContextOptions = {
  * @since 0.1.0
  * @category schemas
  */
-export const WindowsSecurityContextOptions: Schema.Schema<WindowsSecurityContextOptions> = /* @__PURE__ */ struct<WindowsSecurityContextOptions>("WindowsSecurityContextOptions", {
+export const WindowsSecurityContextOptions: Schema.Codec<WindowsSecurityContextOptions> = /* @__PURE__ */ struct<WindowsSecurityContextOptions>("WindowsSecurityContextOptions", {
   gmsaCredentialSpec: [S, "?"],
   gmsaCredentialSpecName: [S, "?"],
   hostProcess: [B, "?"],
@@ -6855,7 +6855,7 @@ export type SecurityContext = {
  * @since 0.1.0
  * @category schemas
  */
-export const SecurityContext: Schema.Schema<SecurityContext> = /* @__PURE__ */ struct<SecurityContext>("SecurityContext", {
+export const SecurityContext: Schema.Codec<SecurityContext> = /* @__PURE__ */ struct<SecurityContext>("SecurityContext", {
   allowPrivilegeEscalation: [B, "?"],
   appArmorProfile: [AppArmorProfile, "?"],
   capabilities: [Capabilities, "?"],
@@ -6889,7 +6889,7 @@ export type VolumeDevice = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeDevice: Schema.Schema<VolumeDevice> = /* @__PURE__ */ struct<VolumeDevice>("VolumeDevice", {
+export const VolumeDevice: Schema.Codec<VolumeDevice> = /* @__PURE__ */ struct<VolumeDevice>("VolumeDevice", {
   devicePath: S,
   name: S
 })
@@ -6933,7 +6933,7 @@ export type VolumeMount = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeMount: Schema.Schema<VolumeMount> = /* @__PURE__ */ struct<VolumeMount>("VolumeMount", {
+export const VolumeMount: Schema.Codec<VolumeMount> = /* @__PURE__ */ struct<VolumeMount>("VolumeMount", {
   mountPath: S,
   mountPropagation: [S, "?"],
   name: S,
@@ -7008,7 +7008,7 @@ export type Container = {
  * @since 0.1.0
  * @category schemas
  */
-export const Container: Schema.Schema<Container> = /* @__PURE__ */ struct<Container>("Container", {
+export const Container: Schema.Codec<Container> = /* @__PURE__ */ struct<Container>("Container", {
   args: [S, "[]?"],
   command: [S, "[]?"],
   env: [EnvVar, "[]?"],
@@ -7057,7 +7057,7 @@ export type ContainerExtendedResourceRequest = {
  * @since 0.1.0
  * @category schemas
  */
-export const ContainerExtendedResourceRequest: Schema.Schema<ContainerExtendedResourceRequest> = /* @__PURE__ */ struct<ContainerExtendedResourceRequest>("ContainerExtendedResourceRequest", {
+export const ContainerExtendedResourceRequest: Schema.Codec<ContainerExtendedResourceRequest> = /* @__PURE__ */ struct<ContainerExtendedResourceRequest>("ContainerExtendedResourceRequest", {
   containerName: S,
   requestName: S,
   resourceName: S
@@ -7082,7 +7082,7 @@ export type ContainerImage = {
  * @since 0.1.0
  * @category schemas
  */
-export const ContainerImage: Schema.Schema<ContainerImage> = /* @__PURE__ */ struct<ContainerImage>("ContainerImage", {
+export const ContainerImage: Schema.Codec<ContainerImage> = /* @__PURE__ */ struct<ContainerImage>("ContainerImage", {
   names: [S, "[]?"],
   sizeBytes: [N, "?"]
 })
@@ -7104,7 +7104,7 @@ export type ContainerStateRunning = {
  * @since 0.1.0
  * @category schemas
  */
-export const ContainerStateRunning: Schema.Schema<ContainerStateRunning> = /* @__PURE__ */ struct<ContainerStateRunning>("ContainerStateRunning", {
+export const ContainerStateRunning: Schema.Codec<ContainerStateRunning> = /* @__PURE__ */ struct<ContainerStateRunning>("ContainerStateRunning", {
   startedAt: [NT, "?"]
 })
 
@@ -7137,7 +7137,7 @@ export type ContainerStateTerminated = {
  * @since 0.1.0
  * @category schemas
  */
-export const ContainerStateTerminated: Schema.Schema<ContainerStateTerminated> = /* @__PURE__ */ struct<ContainerStateTerminated>("ContainerStateTerminated", {
+export const ContainerStateTerminated: Schema.Codec<ContainerStateTerminated> = /* @__PURE__ */ struct<ContainerStateTerminated>("ContainerStateTerminated", {
   containerID: [S, "?"],
   exitCode: N,
   finishedAt: [NT, "?"],
@@ -7166,7 +7166,7 @@ export type ContainerStateWaiting = {
  * @since 0.1.0
  * @category schemas
  */
-export const ContainerStateWaiting: Schema.Schema<ContainerStateWaiting> = /* @__PURE__ */ struct<ContainerStateWaiting>("ContainerStateWaiting", {
+export const ContainerStateWaiting: Schema.Codec<ContainerStateWaiting> = /* @__PURE__ */ struct<ContainerStateWaiting>("ContainerStateWaiting", {
   message: [S, "?"],
   reason: [S, "?"]
 })
@@ -7192,7 +7192,7 @@ export type ContainerState = {
  * @since 0.1.0
  * @category schemas
  */
-export const ContainerState: Schema.Schema<ContainerState> = /* @__PURE__ */ struct<ContainerState>("ContainerState", {
+export const ContainerState: Schema.Codec<ContainerState> = /* @__PURE__ */ struct<ContainerState>("ContainerState", {
   running: [ContainerStateRunning, "?"],
   terminated: [ContainerStateTerminated, "?"],
   waiting: [ContainerStateWaiting, "?"]
@@ -7219,7 +7219,7 @@ export type LinuxContainerUser = {
  * @since 0.1.0
  * @category schemas
  */
-export const LinuxContainerUser: Schema.Schema<LinuxContainerUser> = /* @__PURE__ */ struct<LinuxContainerUser>("LinuxContainerUser", {
+export const LinuxContainerUser: Schema.Codec<LinuxContainerUser> = /* @__PURE__ */ struct<LinuxContainerUser>("LinuxContainerUser", {
   gid: N,
   supplementalGroups: [N, "[]?"],
   uid: N
@@ -7242,7 +7242,7 @@ export type ContainerUser = {
  * @since 0.1.0
  * @category schemas
  */
-export const ContainerUser: Schema.Schema<ContainerUser> = /* @__PURE__ */ struct<ContainerUser>("ContainerUser", {
+export const ContainerUser: Schema.Codec<ContainerUser> = /* @__PURE__ */ struct<ContainerUser>("ContainerUser", {
   linux: [LinuxContainerUser, "?"]
 })
 
@@ -7277,7 +7277,7 @@ export type ResourceHealth = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceHealth: Schema.Schema<ResourceHealth> = /* @__PURE__ */ struct<ResourceHealth>("ResourceHealth", {
+export const ResourceHealth: Schema.Codec<ResourceHealth> = /* @__PURE__ */ struct<ResourceHealth>("ResourceHealth", {
   health: [S, "?"],
   message: [S, "?"],
   resourceID: S
@@ -7302,7 +7302,7 @@ export type ResourceStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceStatus: Schema.Schema<ResourceStatus> = /* @__PURE__ */ struct<ResourceStatus>("ResourceStatus", {
+export const ResourceStatus: Schema.Codec<ResourceStatus> = /* @__PURE__ */ struct<ResourceStatus>("ResourceStatus", {
   name: S,
   resources: [ResourceHealth, "[]?"]
 })
@@ -7324,7 +7324,7 @@ export type ImageVolumeStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const ImageVolumeStatus: Schema.Schema<ImageVolumeStatus> = /* @__PURE__ */ struct<ImageVolumeStatus>("ImageVolumeStatus", {
+export const ImageVolumeStatus: Schema.Codec<ImageVolumeStatus> = /* @__PURE__ */ struct<ImageVolumeStatus>("ImageVolumeStatus", {
   imageRef: S
 })
 
@@ -7345,7 +7345,7 @@ export type VolumeStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeStatus: Schema.Schema<VolumeStatus> = /* @__PURE__ */ struct<VolumeStatus>("VolumeStatus", {
+export const VolumeStatus: Schema.Codec<VolumeStatus> = /* @__PURE__ */ struct<VolumeStatus>("VolumeStatus", {
   image: [ImageVolumeStatus, "?"]
 })
 
@@ -7374,7 +7374,7 @@ export type VolumeMountStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeMountStatus: Schema.Schema<VolumeMountStatus> = /* @__PURE__ */ struct<VolumeMountStatus>("VolumeMountStatus", {
+export const VolumeMountStatus: Schema.Codec<VolumeMountStatus> = /* @__PURE__ */ struct<VolumeMountStatus>("VolumeMountStatus", {
   mountPath: S,
   name: S,
   readOnly: [B, "?"],
@@ -7431,7 +7431,7 @@ export type ContainerStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const ContainerStatus: Schema.Schema<ContainerStatus> = /* @__PURE__ */ struct<ContainerStatus>("ContainerStatus", {
+export const ContainerStatus: Schema.Codec<ContainerStatus> = /* @__PURE__ */ struct<ContainerStatus>("ContainerStatus", {
   allocatedResources: [Q, "{}?"],
   allocatedResourcesStatus: [ResourceStatus, "[]?"],
   containerID: [S, "?"],
@@ -7484,7 +7484,7 @@ export type CSIPersistentVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const CSIPersistentVolumeSource: Schema.Schema<CSIPersistentVolumeSource> = /* @__PURE__ */ struct<CSIPersistentVolumeSource>("CSIPersistentVolumeSource", {
+export const CSIPersistentVolumeSource: Schema.Codec<CSIPersistentVolumeSource> = /* @__PURE__ */ struct<CSIPersistentVolumeSource>("CSIPersistentVolumeSource", {
   controllerExpandSecretRef: [SecretReference, "?"],
   controllerPublishSecretRef: [SecretReference, "?"],
   driver: S,
@@ -7522,7 +7522,7 @@ export type CSIVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const CSIVolumeSource: Schema.Schema<CSIVolumeSource> = /* @__PURE__ */ struct<CSIVolumeSource>("CSIVolumeSource", {
+export const CSIVolumeSource: Schema.Codec<CSIVolumeSource> = /* @__PURE__ */ struct<CSIVolumeSource>("CSIVolumeSource", {
   driver: S,
   fsType: [S, "?"],
   nodePublishSecretRef: [LocalObjectReference, "?"],
@@ -7547,7 +7547,7 @@ export type DaemonEndpoint = {
  * @since 0.1.0
  * @category schemas
  */
-export const DaemonEndpoint: Schema.Schema<DaemonEndpoint> = /* @__PURE__ */ struct<DaemonEndpoint>("DaemonEndpoint", {
+export const DaemonEndpoint: Schema.Codec<DaemonEndpoint> = /* @__PURE__ */ struct<DaemonEndpoint>("DaemonEndpoint", {
   Port: N
 })
 
@@ -7574,7 +7574,7 @@ export type DownwardAPIVolumeFile = {
  * @since 0.1.0
  * @category schemas
  */
-export const DownwardAPIVolumeFile: Schema.Schema<DownwardAPIVolumeFile> = /* @__PURE__ */ struct<DownwardAPIVolumeFile>("DownwardAPIVolumeFile", {
+export const DownwardAPIVolumeFile: Schema.Codec<DownwardAPIVolumeFile> = /* @__PURE__ */ struct<DownwardAPIVolumeFile>("DownwardAPIVolumeFile", {
   fieldRef: [ObjectFieldSelector, "?"],
   mode: [N, "?"],
   path: S,
@@ -7598,7 +7598,7 @@ export type DownwardAPIProjection = {
  * @since 0.1.0
  * @category schemas
  */
-export const DownwardAPIProjection: Schema.Schema<DownwardAPIProjection> = /* @__PURE__ */ struct<DownwardAPIProjection>("DownwardAPIProjection", {
+export const DownwardAPIProjection: Schema.Codec<DownwardAPIProjection> = /* @__PURE__ */ struct<DownwardAPIProjection>("DownwardAPIProjection", {
   items: [DownwardAPIVolumeFile, "[]?"]
 })
 
@@ -7621,7 +7621,7 @@ export type DownwardAPIVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const DownwardAPIVolumeSource: Schema.Schema<DownwardAPIVolumeSource> = /* @__PURE__ */ struct<DownwardAPIVolumeSource>("DownwardAPIVolumeSource", {
+export const DownwardAPIVolumeSource: Schema.Codec<DownwardAPIVolumeSource> = /* @__PURE__ */ struct<DownwardAPIVolumeSource>("DownwardAPIVolumeSource", {
   defaultMode: [N, "?"],
   items: [DownwardAPIVolumeFile, "[]?"]
 })
@@ -7645,7 +7645,7 @@ export type EmptyDirVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const EmptyDirVolumeSource: Schema.Schema<EmptyDirVolumeSource> = /* @__PURE__ */ struct<EmptyDirVolumeSource>("EmptyDirVolumeSource", {
+export const EmptyDirVolumeSource: Schema.Codec<EmptyDirVolumeSource> = /* @__PURE__ */ struct<EmptyDirVolumeSource>("EmptyDirVolumeSource", {
   medium: [S, "?"],
   sizeLimit: [Q, "?"]
 })
@@ -7673,7 +7673,7 @@ export type EndpointAddress = {
  * @since 0.1.0
  * @category schemas
  */
-export const EndpointAddress: Schema.Schema<EndpointAddress> = /* @__PURE__ */ struct<EndpointAddress>("EndpointAddress", {
+export const EndpointAddress: Schema.Codec<EndpointAddress> = /* @__PURE__ */ struct<EndpointAddress>("EndpointAddress", {
   hostname: [S, "?"],
   ip: S,
   nodeName: [S, "?"],
@@ -7714,7 +7714,7 @@ export type EndpointPort = {
  * @since 0.1.0
  * @category schemas
  */
-export const EndpointPort: Schema.Schema<EndpointPort> = /* @__PURE__ */ struct<EndpointPort>("EndpointPort", {
+export const EndpointPort: Schema.Codec<EndpointPort> = /* @__PURE__ */ struct<EndpointPort>("EndpointPort", {
   appProtocol: [S, "?"],
   name: [S, "?"],
   port: N,
@@ -7754,7 +7754,7 @@ export type EndpointSubset = {
  * @since 0.1.0
  * @category schemas
  */
-export const EndpointSubset: Schema.Schema<EndpointSubset> = /* @__PURE__ */ struct<EndpointSubset>("EndpointSubset", {
+export const EndpointSubset: Schema.Codec<EndpointSubset> = /* @__PURE__ */ struct<EndpointSubset>("EndpointSubset", {
   addresses: [EndpointAddress, "[]?"],
   notReadyAddresses: [EndpointAddress, "[]?"],
   ports: [EndpointPort, "[]?"]
@@ -7799,7 +7799,7 @@ export type Endpoints = {
  * @since 0.1.0
  * @category schemas
  */
-export const Endpoints: Schema.Schema<Endpoints> = /* @__PURE__ */ struct<Endpoints>("Endpoints", {
+export const Endpoints: Schema.Codec<Endpoints> = /* @__PURE__ */ struct<Endpoints>("Endpoints", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -7829,7 +7829,7 @@ export type EndpointsList = {
  * @since 0.1.0
  * @category schemas
  */
-export const EndpointsList: Schema.Schema<EndpointsList> = /* @__PURE__ */ struct<EndpointsList>("EndpointsList", {
+export const EndpointsList: Schema.Codec<EndpointsList> = /* @__PURE__ */ struct<EndpointsList>("EndpointsList", {
   apiVersion: [S, "?"],
   items: [Endpoints, "[]"],
   kind: [S, "?"],
@@ -7909,7 +7909,7 @@ export type EphemeralContainer = {
  * @since 0.1.0
  * @category schemas
  */
-export const EphemeralContainer: Schema.Schema<EphemeralContainer> = /* @__PURE__ */ struct<EphemeralContainer>("EphemeralContainer", {
+export const EphemeralContainer: Schema.Codec<EphemeralContainer> = /* @__PURE__ */ struct<EphemeralContainer>("EphemeralContainer", {
   args: [S, "[]?"],
   command: [S, "[]?"],
   env: [EnvVar, "[]?"],
@@ -7959,7 +7959,7 @@ export type TypedLocalObjectReference = {
  * @since 0.1.0
  * @category schemas
  */
-export const TypedLocalObjectReference: Schema.Schema<TypedLocalObjectReference> = /* @__PURE__ */ struct<TypedLocalObjectReference>("TypedLocalObjectReference", {
+export const TypedLocalObjectReference: Schema.Codec<TypedLocalObjectReference> = /* @__PURE__ */ struct<TypedLocalObjectReference>("TypedLocalObjectReference", {
   apiGroup: [S, "?"],
   kind: S,
   name: S
@@ -7988,7 +7988,7 @@ export type TypedObjectReference = {
  * @since 0.1.0
  * @category schemas
  */
-export const TypedObjectReference: Schema.Schema<TypedObjectReference> = /* @__PURE__ */ struct<TypedObjectReference>("TypedObjectReference", {
+export const TypedObjectReference: Schema.Codec<TypedObjectReference> = /* @__PURE__ */ struct<TypedObjectReference>("TypedObjectReference", {
   apiGroup: [S, "?"],
   kind: S,
   name: S,
@@ -8014,7 +8014,7 @@ export type VolumeResourceRequirements = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeResourceRequirements: Schema.Schema<VolumeResourceRequirements> = /* @__PURE__ */ struct<VolumeResourceRequirements>("VolumeResourceRequirements", {
+export const VolumeResourceRequirements: Schema.Codec<VolumeResourceRequirements> = /* @__PURE__ */ struct<VolumeResourceRequirements>("VolumeResourceRequirements", {
   limits: [Q, "{}?"],
   requests: [Q, "{}?"]
 })
@@ -8061,7 +8061,7 @@ export type PersistentVolumeClaimSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const PersistentVolumeClaimSpec: Schema.Schema<PersistentVolumeClaimSpec> = /* @__PURE__ */ struct<PersistentVolumeClaimSpec>("PersistentVolumeClaimSpec", {
+export const PersistentVolumeClaimSpec: Schema.Codec<PersistentVolumeClaimSpec> = /* @__PURE__ */ struct<PersistentVolumeClaimSpec>("PersistentVolumeClaimSpec", {
   accessModes: [S, "[]?"],
   dataSource: [TypedLocalObjectReference, "?"],
   dataSourceRef: [TypedObjectReference, "?"],
@@ -8092,7 +8092,7 @@ export type PersistentVolumeClaimTemplate = {
  * @since 0.1.0
  * @category schemas
  */
-export const PersistentVolumeClaimTemplate: Schema.Schema<PersistentVolumeClaimTemplate> = /* @__PURE__ */ struct<PersistentVolumeClaimTemplate>("PersistentVolumeClaimTemplate", {
+export const PersistentVolumeClaimTemplate: Schema.Codec<PersistentVolumeClaimTemplate> = /* @__PURE__ */ struct<PersistentVolumeClaimTemplate>("PersistentVolumeClaimTemplate", {
   metadata: [ObjectMeta, "?"],
   spec: PersistentVolumeClaimSpec
 })
@@ -8122,7 +8122,7 @@ export type EphemeralVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const EphemeralVolumeSource: Schema.Schema<EphemeralVolumeSource> = /* @__PURE__ */ struct<EphemeralVolumeSource>("EphemeralVolumeSource", {
+export const EphemeralVolumeSource: Schema.Codec<EphemeralVolumeSource> = /* @__PURE__ */ struct<EphemeralVolumeSource>("EphemeralVolumeSource", {
   volumeClaimTemplate: [PersistentVolumeClaimTemplate, "?"]
 })
 
@@ -8145,7 +8145,7 @@ export type EventSeries = {
  * @since 0.1.0
  * @category schemas
  */
-export const EventSeries: Schema.Schema<EventSeries> = /* @__PURE__ */ struct<EventSeries>("EventSeries", {
+export const EventSeries: Schema.Codec<EventSeries> = /* @__PURE__ */ struct<EventSeries>("EventSeries", {
   count: [N, "?"],
   lastObservedTime: [NT, "?"]
 })
@@ -8169,7 +8169,7 @@ export type EventSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const EventSource: Schema.Schema<EventSource> = /* @__PURE__ */ struct<EventSource>("EventSource", {
+export const EventSource: Schema.Codec<EventSource> = /* @__PURE__ */ struct<EventSource>("EventSource", {
   component: [S, "?"],
   host: [S, "?"]
 })
@@ -8223,7 +8223,7 @@ export type Event = {
  * @since 0.1.0
  * @category schemas
  */
-export const Event: Schema.Schema<Event> = /* @__PURE__ */ struct<Event>("Event", {
+export const Event: Schema.Codec<Event> = /* @__PURE__ */ struct<Event>("Event", {
   action: [S, "?"],
   apiVersion: [S, "?"],
   count: [N, "?"],
@@ -8266,7 +8266,7 @@ export type EventList = {
  * @since 0.1.0
  * @category schemas
  */
-export const EventList: Schema.Schema<EventList> = /* @__PURE__ */ struct<EventList>("EventList", {
+export const EventList: Schema.Codec<EventList> = /* @__PURE__ */ struct<EventList>("EventList", {
   apiVersion: [S, "?"],
   items: [Event, "[]"],
   kind: [S, "?"],
@@ -8298,7 +8298,7 @@ export type FCVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const FCVolumeSource: Schema.Schema<FCVolumeSource> = /* @__PURE__ */ struct<FCVolumeSource>("FCVolumeSource", {
+export const FCVolumeSource: Schema.Codec<FCVolumeSource> = /* @__PURE__ */ struct<FCVolumeSource>("FCVolumeSource", {
   fsType: [S, "?"],
   lun: [N, "?"],
   readOnly: [B, "?"],
@@ -8331,7 +8331,7 @@ export type FlexPersistentVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const FlexPersistentVolumeSource: Schema.Schema<FlexPersistentVolumeSource> = /* @__PURE__ */ struct<FlexPersistentVolumeSource>("FlexPersistentVolumeSource", {
+export const FlexPersistentVolumeSource: Schema.Codec<FlexPersistentVolumeSource> = /* @__PURE__ */ struct<FlexPersistentVolumeSource>("FlexPersistentVolumeSource", {
   driver: S,
   fsType: [S, "?"],
   options: [S, "{}?"],
@@ -8364,7 +8364,7 @@ export type FlexVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const FlexVolumeSource: Schema.Schema<FlexVolumeSource> = /* @__PURE__ */ struct<FlexVolumeSource>("FlexVolumeSource", {
+export const FlexVolumeSource: Schema.Codec<FlexVolumeSource> = /* @__PURE__ */ struct<FlexVolumeSource>("FlexVolumeSource", {
   driver: S,
   fsType: [S, "?"],
   options: [S, "{}?"],
@@ -8391,7 +8391,7 @@ export type FlockerVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const FlockerVolumeSource: Schema.Schema<FlockerVolumeSource> = /* @__PURE__ */ struct<FlockerVolumeSource>("FlockerVolumeSource", {
+export const FlockerVolumeSource: Schema.Codec<FlockerVolumeSource> = /* @__PURE__ */ struct<FlockerVolumeSource>("FlockerVolumeSource", {
   datasetName: [S, "?"],
   datasetUUID: [S, "?"]
 })
@@ -8421,7 +8421,7 @@ export type GCEPersistentDiskVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const GCEPersistentDiskVolumeSource: Schema.Schema<GCEPersistentDiskVolumeSource> = /* @__PURE__ */ struct<GCEPersistentDiskVolumeSource>("GCEPersistentDiskVolumeSource", {
+export const GCEPersistentDiskVolumeSource: Schema.Codec<GCEPersistentDiskVolumeSource> = /* @__PURE__ */ struct<GCEPersistentDiskVolumeSource>("GCEPersistentDiskVolumeSource", {
   fsType: [S, "?"],
   partition: [N, "?"],
   pdName: S,
@@ -8451,7 +8451,7 @@ export type GitRepoVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const GitRepoVolumeSource: Schema.Schema<GitRepoVolumeSource> = /* @__PURE__ */ struct<GitRepoVolumeSource>("GitRepoVolumeSource", {
+export const GitRepoVolumeSource: Schema.Codec<GitRepoVolumeSource> = /* @__PURE__ */ struct<GitRepoVolumeSource>("GitRepoVolumeSource", {
   directory: [S, "?"],
   repository: S,
   revision: [S, "?"]
@@ -8480,7 +8480,7 @@ export type GlusterfsPersistentVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const GlusterfsPersistentVolumeSource: Schema.Schema<GlusterfsPersistentVolumeSource> = /* @__PURE__ */ struct<GlusterfsPersistentVolumeSource>("GlusterfsPersistentVolumeSource", {
+export const GlusterfsPersistentVolumeSource: Schema.Codec<GlusterfsPersistentVolumeSource> = /* @__PURE__ */ struct<GlusterfsPersistentVolumeSource>("GlusterfsPersistentVolumeSource", {
   endpoints: S,
   endpointsNamespace: [S, "?"],
   path: S,
@@ -8508,7 +8508,7 @@ export type GlusterfsVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const GlusterfsVolumeSource: Schema.Schema<GlusterfsVolumeSource> = /* @__PURE__ */ struct<GlusterfsVolumeSource>("GlusterfsVolumeSource", {
+export const GlusterfsVolumeSource: Schema.Codec<GlusterfsVolumeSource> = /* @__PURE__ */ struct<GlusterfsVolumeSource>("GlusterfsVolumeSource", {
   endpoints: S,
   path: S,
   readOnly: [B, "?"]
@@ -8533,7 +8533,7 @@ export type HostAlias = {
  * @since 0.1.0
  * @category schemas
  */
-export const HostAlias: Schema.Schema<HostAlias> = /* @__PURE__ */ struct<HostAlias>("HostAlias", {
+export const HostAlias: Schema.Codec<HostAlias> = /* @__PURE__ */ struct<HostAlias>("HostAlias", {
   hostnames: [S, "[]?"],
   ip: S
 })
@@ -8555,7 +8555,7 @@ export type HostIP = {
  * @since 0.1.0
  * @category schemas
  */
-export const HostIP: Schema.Schema<HostIP> = /* @__PURE__ */ struct<HostIP>("HostIP", {
+export const HostIP: Schema.Codec<HostIP> = /* @__PURE__ */ struct<HostIP>("HostIP", {
   ip: S
 })
 
@@ -8578,7 +8578,7 @@ export type HostPathVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const HostPathVolumeSource: Schema.Schema<HostPathVolumeSource> = /* @__PURE__ */ struct<HostPathVolumeSource>("HostPathVolumeSource", {
+export const HostPathVolumeSource: Schema.Codec<HostPathVolumeSource> = /* @__PURE__ */ struct<HostPathVolumeSource>("HostPathVolumeSource", {
   path: S,
   type: [S, "?"]
 })
@@ -8602,7 +8602,7 @@ export type ImageVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const ImageVolumeSource: Schema.Schema<ImageVolumeSource> = /* @__PURE__ */ struct<ImageVolumeSource>("ImageVolumeSource", {
+export const ImageVolumeSource: Schema.Codec<ImageVolumeSource> = /* @__PURE__ */ struct<ImageVolumeSource>("ImageVolumeSource", {
   pullPolicy: [S, "?"],
   reference: [S, "?"]
 })
@@ -8644,7 +8644,7 @@ export type ISCSIPersistentVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const ISCSIPersistentVolumeSource: Schema.Schema<ISCSIPersistentVolumeSource> = /* @__PURE__ */ struct<ISCSIPersistentVolumeSource>("ISCSIPersistentVolumeSource", {
+export const ISCSIPersistentVolumeSource: Schema.Codec<ISCSIPersistentVolumeSource> = /* @__PURE__ */ struct<ISCSIPersistentVolumeSource>("ISCSIPersistentVolumeSource", {
   chapAuthDiscovery: [B, "?"],
   chapAuthSession: [B, "?"],
   fsType: [S, "?"],
@@ -8695,7 +8695,7 @@ export type ISCSIVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const ISCSIVolumeSource: Schema.Schema<ISCSIVolumeSource> = /* @__PURE__ */ struct<ISCSIVolumeSource>("ISCSIVolumeSource", {
+export const ISCSIVolumeSource: Schema.Codec<ISCSIVolumeSource> = /* @__PURE__ */ struct<ISCSIVolumeSource>("ISCSIVolumeSource", {
   chapAuthDiscovery: [B, "?"],
   chapAuthSession: [B, "?"],
   fsType: [S, "?"],
@@ -8736,7 +8736,7 @@ export type LimitRangeItem = {
  * @since 0.1.0
  * @category schemas
  */
-export const LimitRangeItem: Schema.Schema<LimitRangeItem> = /* @__PURE__ */ struct<LimitRangeItem>("LimitRangeItem", {
+export const LimitRangeItem: Schema.Codec<LimitRangeItem> = /* @__PURE__ */ struct<LimitRangeItem>("LimitRangeItem", {
   default: [Q, "{}?"],
   defaultRequest: [Q, "{}?"],
   max: [Q, "{}?"],
@@ -8762,7 +8762,7 @@ export type LimitRangeSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const LimitRangeSpec: Schema.Schema<LimitRangeSpec> = /* @__PURE__ */ struct<LimitRangeSpec>("LimitRangeSpec", {
+export const LimitRangeSpec: Schema.Codec<LimitRangeSpec> = /* @__PURE__ */ struct<LimitRangeSpec>("LimitRangeSpec", {
   limits: [LimitRangeItem, "[]"]
 })
 
@@ -8789,7 +8789,7 @@ export type LimitRange = {
  * @since 0.1.0
  * @category schemas
  */
-export const LimitRange: Schema.Schema<LimitRange> = /* @__PURE__ */ struct<LimitRange>("LimitRange", {
+export const LimitRange: Schema.Codec<LimitRange> = /* @__PURE__ */ struct<LimitRange>("LimitRange", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -8819,7 +8819,7 @@ export type LimitRangeList = {
  * @since 0.1.0
  * @category schemas
  */
-export const LimitRangeList: Schema.Schema<LimitRangeList> = /* @__PURE__ */ struct<LimitRangeList>("LimitRangeList", {
+export const LimitRangeList: Schema.Codec<LimitRangeList> = /* @__PURE__ */ struct<LimitRangeList>("LimitRangeList", {
   apiVersion: [S, "?"],
   items: [LimitRange, "[]"],
   kind: [S, "?"],
@@ -8852,7 +8852,7 @@ export type PortStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const PortStatus: Schema.Schema<PortStatus> = /* @__PURE__ */ struct<PortStatus>("PortStatus", {
+export const PortStatus: Schema.Codec<PortStatus> = /* @__PURE__ */ struct<PortStatus>("PortStatus", {
   error: [S, "?"],
   port: N,
   protocol: S
@@ -8881,7 +8881,7 @@ export type LoadBalancerIngress = {
  * @since 0.1.0
  * @category schemas
  */
-export const LoadBalancerIngress: Schema.Schema<LoadBalancerIngress> = /* @__PURE__ */ struct<LoadBalancerIngress>("LoadBalancerIngress", {
+export const LoadBalancerIngress: Schema.Codec<LoadBalancerIngress> = /* @__PURE__ */ struct<LoadBalancerIngress>("LoadBalancerIngress", {
   hostname: [S, "?"],
   ip: [S, "?"],
   ipMode: [S, "?"],
@@ -8905,7 +8905,7 @@ export type LoadBalancerStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const LoadBalancerStatus: Schema.Schema<LoadBalancerStatus> = /* @__PURE__ */ struct<LoadBalancerStatus>("LoadBalancerStatus", {
+export const LoadBalancerStatus: Schema.Codec<LoadBalancerStatus> = /* @__PURE__ */ struct<LoadBalancerStatus>("LoadBalancerStatus", {
   ingress: [LoadBalancerIngress, "[]?"]
 })
 
@@ -8928,7 +8928,7 @@ export type LocalVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const LocalVolumeSource: Schema.Schema<LocalVolumeSource> = /* @__PURE__ */ struct<LocalVolumeSource>("LocalVolumeSource", {
+export const LocalVolumeSource: Schema.Codec<LocalVolumeSource> = /* @__PURE__ */ struct<LocalVolumeSource>("LocalVolumeSource", {
   fsType: [S, "?"],
   path: S
 })
@@ -8963,7 +8963,7 @@ export type ModifyVolumeStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const ModifyVolumeStatus: Schema.Schema<ModifyVolumeStatus> = /* @__PURE__ */ struct<ModifyVolumeStatus>("ModifyVolumeStatus", {
+export const ModifyVolumeStatus: Schema.Codec<ModifyVolumeStatus> = /* @__PURE__ */ struct<ModifyVolumeStatus>("ModifyVolumeStatus", {
   status: S,
   targetVolumeAttributesClassName: [S, "?"]
 })
@@ -8985,7 +8985,7 @@ export type NamespaceSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const NamespaceSpec: Schema.Schema<NamespaceSpec> = /* @__PURE__ */ struct<NamespaceSpec>("NamespaceSpec", {
+export const NamespaceSpec: Schema.Codec<NamespaceSpec> = /* @__PURE__ */ struct<NamespaceSpec>("NamespaceSpec", {
   finalizers: [S, "[]?"]
 })
 
@@ -9014,7 +9014,7 @@ export type NamespaceCondition = {
  * @since 0.1.0
  * @category schemas
  */
-export const NamespaceCondition: Schema.Schema<NamespaceCondition> = /* @__PURE__ */ struct<NamespaceCondition>("NamespaceCondition", {
+export const NamespaceCondition: Schema.Codec<NamespaceCondition> = /* @__PURE__ */ struct<NamespaceCondition>("NamespaceCondition", {
   lastTransitionTime: [NT, "?"],
   message: [S, "?"],
   reason: [S, "?"],
@@ -9041,7 +9041,7 @@ export type NamespaceStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const NamespaceStatus: Schema.Schema<NamespaceStatus> = /* @__PURE__ */ struct<NamespaceStatus>("NamespaceStatus", {
+export const NamespaceStatus: Schema.Codec<NamespaceStatus> = /* @__PURE__ */ struct<NamespaceStatus>("NamespaceStatus", {
   conditions: [NamespaceCondition, "[]?"],
   phase: [S, "?"]
 })
@@ -9071,7 +9071,7 @@ export type Namespace = {
  * @since 0.1.0
  * @category schemas
  */
-export const Namespace: Schema.Schema<Namespace> = /* @__PURE__ */ struct<Namespace>("Namespace", {
+export const Namespace: Schema.Codec<Namespace> = /* @__PURE__ */ struct<Namespace>("Namespace", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -9102,7 +9102,7 @@ export type NamespaceList = {
  * @since 0.1.0
  * @category schemas
  */
-export const NamespaceList: Schema.Schema<NamespaceList> = /* @__PURE__ */ struct<NamespaceList>("NamespaceList", {
+export const NamespaceList: Schema.Codec<NamespaceList> = /* @__PURE__ */ struct<NamespaceList>("NamespaceList", {
   apiVersion: [S, "?"],
   items: [Namespace, "[]"],
   kind: [S, "?"],
@@ -9130,7 +9130,7 @@ export type NFSVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const NFSVolumeSource: Schema.Schema<NFSVolumeSource> = /* @__PURE__ */ struct<NFSVolumeSource>("NFSVolumeSource", {
+export const NFSVolumeSource: Schema.Codec<NFSVolumeSource> = /* @__PURE__ */ struct<NFSVolumeSource>("NFSVolumeSource", {
   path: S,
   readOnly: [B, "?"],
   server: S
@@ -9153,7 +9153,7 @@ export type NodeConfigSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const NodeConfigSource: Schema.Schema<NodeConfigSource> = /* @__PURE__ */ struct<NodeConfigSource>("NodeConfigSource", {
+export const NodeConfigSource: Schema.Codec<NodeConfigSource> = /* @__PURE__ */ struct<NodeConfigSource>("NodeConfigSource", {
   configMap: [ConfigMapNodeConfigSource, "?"]
 })
 
@@ -9180,7 +9180,7 @@ export type Taint = {
  * @since 0.1.0
  * @category schemas
  */
-export const Taint: Schema.Schema<Taint> = /* @__PURE__ */ struct<Taint>("Taint", {
+export const Taint: Schema.Codec<Taint> = /* @__PURE__ */ struct<Taint>("Taint", {
   effect: S,
   key: S,
   timeAdded: [NT, "?"],
@@ -9216,7 +9216,7 @@ export type NodeSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const NodeSpec: Schema.Schema<NodeSpec> = /* @__PURE__ */ struct<NodeSpec>("NodeSpec", {
+export const NodeSpec: Schema.Codec<NodeSpec> = /* @__PURE__ */ struct<NodeSpec>("NodeSpec", {
   configSource: [NodeConfigSource, "?"],
   externalID: [S, "?"],
   podCIDR: [S, "?"],
@@ -9245,7 +9245,7 @@ export type NodeAddress = {
  * @since 0.1.0
  * @category schemas
  */
-export const NodeAddress: Schema.Schema<NodeAddress> = /* @__PURE__ */ struct<NodeAddress>("NodeAddress", {
+export const NodeAddress: Schema.Codec<NodeAddress> = /* @__PURE__ */ struct<NodeAddress>("NodeAddress", {
   address: S,
   type: S
 })
@@ -9277,7 +9277,7 @@ export type NodeCondition = {
  * @since 0.1.0
  * @category schemas
  */
-export const NodeCondition: Schema.Schema<NodeCondition> = /* @__PURE__ */ struct<NodeCondition>("NodeCondition", {
+export const NodeCondition: Schema.Codec<NodeCondition> = /* @__PURE__ */ struct<NodeCondition>("NodeCondition", {
   lastHeartbeatTime: [NT, "?"],
   lastTransitionTime: [NT, "?"],
   message: [S, "?"],
@@ -9309,7 +9309,7 @@ export type NodeConfigStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const NodeConfigStatus: Schema.Schema<NodeConfigStatus> = /* @__PURE__ */ struct<NodeConfigStatus>("NodeConfigStatus", {
+export const NodeConfigStatus: Schema.Codec<NodeConfigStatus> = /* @__PURE__ */ struct<NodeConfigStatus>("NodeConfigStatus", {
   active: [NodeConfigSource, "?"],
   assigned: [NodeConfigSource, "?"],
   error: [S, "?"],
@@ -9333,7 +9333,7 @@ export type NodeDaemonEndpoints = {
  * @since 0.1.0
  * @category schemas
  */
-export const NodeDaemonEndpoints: Schema.Schema<NodeDaemonEndpoints> = /* @__PURE__ */ struct<NodeDaemonEndpoints>("NodeDaemonEndpoints", {
+export const NodeDaemonEndpoints: Schema.Codec<NodeDaemonEndpoints> = /* @__PURE__ */ struct<NodeDaemonEndpoints>("NodeDaemonEndpoints", {
   kubeletEndpoint: [DaemonEndpoint, "?"]
 })
 
@@ -9354,7 +9354,7 @@ export type NodeFeatures = {
  * @since 0.1.0
  * @category schemas
  */
-export const NodeFeatures: Schema.Schema<NodeFeatures> = /* @__PURE__ */ struct<NodeFeatures>("NodeFeatures", {
+export const NodeFeatures: Schema.Codec<NodeFeatures> = /* @__PURE__ */ struct<NodeFeatures>("NodeFeatures", {
   supplementalGroupsPolicy: [B, "?"]
 })
 
@@ -9377,7 +9377,7 @@ export type NodeRuntimeHandlerFeatures = {
  * @since 0.1.0
  * @category schemas
  */
-export const NodeRuntimeHandlerFeatures: Schema.Schema<NodeRuntimeHandlerFeatures> = /* @__PURE__ */ struct<NodeRuntimeHandlerFeatures>("NodeRuntimeHandlerFeatures", {
+export const NodeRuntimeHandlerFeatures: Schema.Codec<NodeRuntimeHandlerFeatures> = /* @__PURE__ */ struct<NodeRuntimeHandlerFeatures>("NodeRuntimeHandlerFeatures", {
   recursiveReadOnlyMounts: [B, "?"],
   userNamespaces: [B, "?"]
 })
@@ -9401,7 +9401,7 @@ export type NodeRuntimeHandler = {
  * @since 0.1.0
  * @category schemas
  */
-export const NodeRuntimeHandler: Schema.Schema<NodeRuntimeHandler> = /* @__PURE__ */ struct<NodeRuntimeHandler>("NodeRuntimeHandler", {
+export const NodeRuntimeHandler: Schema.Codec<NodeRuntimeHandler> = /* @__PURE__ */ struct<NodeRuntimeHandler>("NodeRuntimeHandler", {
   features: [NodeRuntimeHandlerFeatures, "?"],
   name: [S, "?"]
 })
@@ -9423,7 +9423,7 @@ export type NodeSwapStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const NodeSwapStatus: Schema.Schema<NodeSwapStatus> = /* @__PURE__ */ struct<NodeSwapStatus>("NodeSwapStatus", {
+export const NodeSwapStatus: Schema.Codec<NodeSwapStatus> = /* @__PURE__ */ struct<NodeSwapStatus>("NodeSwapStatus", {
   capacity: [N, "?"]
 })
 
@@ -9464,7 +9464,7 @@ export type NodeSystemInfo = {
  * @since 0.1.0
  * @category schemas
  */
-export const NodeSystemInfo: Schema.Schema<NodeSystemInfo> = /* @__PURE__ */ struct<NodeSystemInfo>("NodeSystemInfo", {
+export const NodeSystemInfo: Schema.Codec<NodeSystemInfo> = /* @__PURE__ */ struct<NodeSystemInfo>("NodeSystemInfo", {
   architecture: S,
   bootID: S,
   containerRuntimeVersion: S,
@@ -9521,7 +9521,7 @@ export type NodeStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const NodeStatus: Schema.Schema<NodeStatus> = /* @__PURE__ */ struct<NodeStatus>("NodeStatus", {
+export const NodeStatus: Schema.Codec<NodeStatus> = /* @__PURE__ */ struct<NodeStatus>("NodeStatus", {
   addresses: [NodeAddress, "[]?"],
   allocatable: [Q, "{}?"],
   capacity: [Q, "{}?"],
@@ -9563,7 +9563,7 @@ export type Node = {
  * @since 0.1.0
  * @category schemas
  */
-export const Node: Schema.Schema<Node> = /* @__PURE__ */ struct<Node>("Node", {
+export const Node: Schema.Codec<Node> = /* @__PURE__ */ struct<Node>("Node", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -9592,7 +9592,7 @@ export type NodeAllocatableResourceClaimStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const NodeAllocatableResourceClaimStatus: Schema.Schema<NodeAllocatableResourceClaimStatus> = /* @__PURE__ */ struct<NodeAllocatableResourceClaimStatus>("NodeAllocatableResourceClaimStatus", {
+export const NodeAllocatableResourceClaimStatus: Schema.Codec<NodeAllocatableResourceClaimStatus> = /* @__PURE__ */ struct<NodeAllocatableResourceClaimStatus>("NodeAllocatableResourceClaimStatus", {
   containers: [S, "[]?"],
   resourceClaimName: S,
   resources: [Q, "{}"]
@@ -9621,7 +9621,7 @@ export type NodeList = {
  * @since 0.1.0
  * @category schemas
  */
-export const NodeList: Schema.Schema<NodeList> = /* @__PURE__ */ struct<NodeList>("NodeList", {
+export const NodeList: Schema.Codec<NodeList> = /* @__PURE__ */ struct<NodeList>("NodeList", {
   apiVersion: [S, "?"],
   items: [Node, "[]"],
   kind: [S, "?"],
@@ -9647,7 +9647,7 @@ export type PhotonPersistentDiskVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const PhotonPersistentDiskVolumeSource: Schema.Schema<PhotonPersistentDiskVolumeSource> = /* @__PURE__ */ struct<PhotonPersistentDiskVolumeSource>("PhotonPersistentDiskVolumeSource", {
+export const PhotonPersistentDiskVolumeSource: Schema.Codec<PhotonPersistentDiskVolumeSource> = /* @__PURE__ */ struct<PhotonPersistentDiskVolumeSource>("PhotonPersistentDiskVolumeSource", {
   fsType: [S, "?"],
   pdID: S
 })
@@ -9673,7 +9673,7 @@ export type PortworxVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const PortworxVolumeSource: Schema.Schema<PortworxVolumeSource> = /* @__PURE__ */ struct<PortworxVolumeSource>("PortworxVolumeSource", {
+export const PortworxVolumeSource: Schema.Codec<PortworxVolumeSource> = /* @__PURE__ */ struct<PortworxVolumeSource>("PortworxVolumeSource", {
   fsType: [S, "?"],
   readOnly: [B, "?"],
   volumeID: S
@@ -9706,7 +9706,7 @@ export type QuobyteVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const QuobyteVolumeSource: Schema.Schema<QuobyteVolumeSource> = /* @__PURE__ */ struct<QuobyteVolumeSource>("QuobyteVolumeSource", {
+export const QuobyteVolumeSource: Schema.Codec<QuobyteVolumeSource> = /* @__PURE__ */ struct<QuobyteVolumeSource>("QuobyteVolumeSource", {
   group: [S, "?"],
   readOnly: [B, "?"],
   registry: S,
@@ -9746,7 +9746,7 @@ export type RBDPersistentVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const RBDPersistentVolumeSource: Schema.Schema<RBDPersistentVolumeSource> = /* @__PURE__ */ struct<RBDPersistentVolumeSource>("RBDPersistentVolumeSource", {
+export const RBDPersistentVolumeSource: Schema.Codec<RBDPersistentVolumeSource> = /* @__PURE__ */ struct<RBDPersistentVolumeSource>("RBDPersistentVolumeSource", {
   fsType: [S, "?"],
   image: S,
   keyring: [S, "?"],
@@ -9792,7 +9792,7 @@ export type ScaleIOPersistentVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const ScaleIOPersistentVolumeSource: Schema.Schema<ScaleIOPersistentVolumeSource> = /* @__PURE__ */ struct<ScaleIOPersistentVolumeSource>("ScaleIOPersistentVolumeSource", {
+export const ScaleIOPersistentVolumeSource: Schema.Codec<ScaleIOPersistentVolumeSource> = /* @__PURE__ */ struct<ScaleIOPersistentVolumeSource>("ScaleIOPersistentVolumeSource", {
   fsType: [S, "?"],
   gateway: S,
   protectionDomain: [S, "?"],
@@ -9830,7 +9830,7 @@ export type StorageOSPersistentVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const StorageOSPersistentVolumeSource: Schema.Schema<StorageOSPersistentVolumeSource> = /* @__PURE__ */ struct<StorageOSPersistentVolumeSource>("StorageOSPersistentVolumeSource", {
+export const StorageOSPersistentVolumeSource: Schema.Codec<StorageOSPersistentVolumeSource> = /* @__PURE__ */ struct<StorageOSPersistentVolumeSource>("StorageOSPersistentVolumeSource", {
   fsType: [S, "?"],
   readOnly: [B, "?"],
   secretRef: [ObjectReference, "?"],
@@ -9855,7 +9855,7 @@ export type VolumeNodeAffinity = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeNodeAffinity: Schema.Schema<VolumeNodeAffinity> = /* @__PURE__ */ struct<VolumeNodeAffinity>("VolumeNodeAffinity", {
+export const VolumeNodeAffinity: Schema.Codec<VolumeNodeAffinity> = /* @__PURE__ */ struct<VolumeNodeAffinity>("VolumeNodeAffinity", {
   required: [NodeSelector, "?"]
 })
 
@@ -9882,7 +9882,7 @@ export type VsphereVirtualDiskVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const VsphereVirtualDiskVolumeSource: Schema.Schema<VsphereVirtualDiskVolumeSource> = /* @__PURE__ */ struct<VsphereVirtualDiskVolumeSource>("VsphereVirtualDiskVolumeSource", {
+export const VsphereVirtualDiskVolumeSource: Schema.Codec<VsphereVirtualDiskVolumeSource> = /* @__PURE__ */ struct<VsphereVirtualDiskVolumeSource>("VsphereVirtualDiskVolumeSource", {
   fsType: [S, "?"],
   storagePolicyID: [S, "?"],
   storagePolicyName: [S, "?"],
@@ -9966,7 +9966,7 @@ export type PersistentVolumeSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const PersistentVolumeSpec: Schema.Schema<PersistentVolumeSpec> = /* @__PURE__ */ struct<PersistentVolumeSpec>("PersistentVolumeSpec", {
+export const PersistentVolumeSpec: Schema.Codec<PersistentVolumeSpec> = /* @__PURE__ */ struct<PersistentVolumeSpec>("PersistentVolumeSpec", {
   accessModes: [S, "[]?"],
   awsElasticBlockStore: [AWSElasticBlockStoreVolumeSource, "?"],
   azureDisk: [AzureDiskVolumeSource, "?"],
@@ -10023,7 +10023,7 @@ export type PersistentVolumeStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const PersistentVolumeStatus: Schema.Schema<PersistentVolumeStatus> = /* @__PURE__ */ struct<PersistentVolumeStatus>("PersistentVolumeStatus", {
+export const PersistentVolumeStatus: Schema.Codec<PersistentVolumeStatus> = /* @__PURE__ */ struct<PersistentVolumeStatus>("PersistentVolumeStatus", {
   lastPhaseTransitionTime: [NT, "?"],
   message: [S, "?"],
   phase: [S, "?"],
@@ -10055,7 +10055,7 @@ export type PersistentVolume = {
  * @since 0.1.0
  * @category schemas
  */
-export const PersistentVolume: Schema.Schema<PersistentVolume> = /* @__PURE__ */ struct<PersistentVolume>("PersistentVolume", {
+export const PersistentVolume: Schema.Codec<PersistentVolume> = /* @__PURE__ */ struct<PersistentVolume>("PersistentVolume", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -10090,7 +10090,7 @@ export type PersistentVolumeClaimCondition = {
  * @since 0.1.0
  * @category schemas
  */
-export const PersistentVolumeClaimCondition: Schema.Schema<PersistentVolumeClaimCondition> = /* @__PURE__ */ struct<PersistentVolumeClaimCondition>("PersistentVolumeClaimCondition", {
+export const PersistentVolumeClaimCondition: Schema.Codec<PersistentVolumeClaimCondition> = /* @__PURE__ */ struct<PersistentVolumeClaimCondition>("PersistentVolumeClaimCondition", {
   lastProbeTime: [NT, "?"],
   lastTransitionTime: [NT, "?"],
   message: [S, "?"],
@@ -10169,7 +10169,7 @@ export type PersistentVolumeClaimStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const PersistentVolumeClaimStatus: Schema.Schema<PersistentVolumeClaimStatus> = /* @__PURE__ */ struct<PersistentVolumeClaimStatus>("PersistentVolumeClaimStatus", {
+export const PersistentVolumeClaimStatus: Schema.Codec<PersistentVolumeClaimStatus> = /* @__PURE__ */ struct<PersistentVolumeClaimStatus>("PersistentVolumeClaimStatus", {
   accessModes: [S, "[]?"],
   allocatedResourceStatuses: [S, "{}?"],
   allocatedResources: [Q, "{}?"],
@@ -10205,7 +10205,7 @@ export type PersistentVolumeClaim = {
  * @since 0.1.0
  * @category schemas
  */
-export const PersistentVolumeClaim: Schema.Schema<PersistentVolumeClaim> = /* @__PURE__ */ struct<PersistentVolumeClaim>("PersistentVolumeClaim", {
+export const PersistentVolumeClaim: Schema.Codec<PersistentVolumeClaim> = /* @__PURE__ */ struct<PersistentVolumeClaim>("PersistentVolumeClaim", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -10236,7 +10236,7 @@ export type PersistentVolumeClaimList = {
  * @since 0.1.0
  * @category schemas
  */
-export const PersistentVolumeClaimList: Schema.Schema<PersistentVolumeClaimList> = /* @__PURE__ */ struct<PersistentVolumeClaimList>("PersistentVolumeClaimList", {
+export const PersistentVolumeClaimList: Schema.Codec<PersistentVolumeClaimList> = /* @__PURE__ */ struct<PersistentVolumeClaimList>("PersistentVolumeClaimList", {
   apiVersion: [S, "?"],
   items: [PersistentVolumeClaim, "[]"],
   kind: [S, "?"],
@@ -10262,7 +10262,7 @@ export type PersistentVolumeClaimVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const PersistentVolumeClaimVolumeSource: Schema.Schema<PersistentVolumeClaimVolumeSource> = /* @__PURE__ */ struct<PersistentVolumeClaimVolumeSource>("PersistentVolumeClaimVolumeSource", {
+export const PersistentVolumeClaimVolumeSource: Schema.Codec<PersistentVolumeClaimVolumeSource> = /* @__PURE__ */ struct<PersistentVolumeClaimVolumeSource>("PersistentVolumeClaimVolumeSource", {
   claimName: S,
   readOnly: [B, "?"]
 })
@@ -10290,7 +10290,7 @@ export type PersistentVolumeList = {
  * @since 0.1.0
  * @category schemas
  */
-export const PersistentVolumeList: Schema.Schema<PersistentVolumeList> = /* @__PURE__ */ struct<PersistentVolumeList>("PersistentVolumeList", {
+export const PersistentVolumeList: Schema.Codec<PersistentVolumeList> = /* @__PURE__ */ struct<PersistentVolumeList>("PersistentVolumeList", {
   apiVersion: [S, "?"],
   items: [PersistentVolume, "[]"],
   kind: [S, "?"],
@@ -10316,7 +10316,7 @@ export type PodDNSConfigOption = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodDNSConfigOption: Schema.Schema<PodDNSConfigOption> = /* @__PURE__ */ struct<PodDNSConfigOption>("PodDNSConfigOption", {
+export const PodDNSConfigOption: Schema.Codec<PodDNSConfigOption> = /* @__PURE__ */ struct<PodDNSConfigOption>("PodDNSConfigOption", {
   name: [S, "?"],
   value: [S, "?"]
 })
@@ -10342,7 +10342,7 @@ export type PodDNSConfig = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodDNSConfig: Schema.Schema<PodDNSConfig> = /* @__PURE__ */ struct<PodDNSConfig>("PodDNSConfig", {
+export const PodDNSConfig: Schema.Codec<PodDNSConfig> = /* @__PURE__ */ struct<PodDNSConfig>("PodDNSConfig", {
   nameservers: [S, "[]?"],
   options: [PodDNSConfigOption, "[]?"],
   searches: [S, "[]?"]
@@ -10365,7 +10365,7 @@ export type PodOS = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodOS: Schema.Schema<PodOS> = /* @__PURE__ */ struct<PodOS>("PodOS", {
+export const PodOS: Schema.Codec<PodOS> = /* @__PURE__ */ struct<PodOS>("PodOS", {
   name: S
 })
 
@@ -10386,7 +10386,7 @@ export type PodReadinessGate = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodReadinessGate: Schema.Schema<PodReadinessGate> = /* @__PURE__ */ struct<PodReadinessGate>("PodReadinessGate", {
+export const PodReadinessGate: Schema.Codec<PodReadinessGate> = /* @__PURE__ */ struct<PodReadinessGate>("PodReadinessGate", {
   conditionType: S
 })
 
@@ -10429,7 +10429,7 @@ export type PodResourceClaim = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodResourceClaim: Schema.Schema<PodResourceClaim> = /* @__PURE__ */ struct<PodResourceClaim>("PodResourceClaim", {
+export const PodResourceClaim: Schema.Codec<PodResourceClaim> = /* @__PURE__ */ struct<PodResourceClaim>("PodResourceClaim", {
   name: S,
   resourceClaimName: [S, "?"],
   resourceClaimTemplateName: [S, "?"]
@@ -10452,7 +10452,7 @@ export type PodSchedulingGate = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodSchedulingGate: Schema.Schema<PodSchedulingGate> = /* @__PURE__ */ struct<PodSchedulingGate>("PodSchedulingGate", {
+export const PodSchedulingGate: Schema.Codec<PodSchedulingGate> = /* @__PURE__ */ struct<PodSchedulingGate>("PodSchedulingGate", {
   name: S
 })
 
@@ -10473,7 +10473,7 @@ export type PodSchedulingGroup = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodSchedulingGroup: Schema.Schema<PodSchedulingGroup> = /* @__PURE__ */ struct<PodSchedulingGroup>("PodSchedulingGroup", {
+export const PodSchedulingGroup: Schema.Codec<PodSchedulingGroup> = /* @__PURE__ */ struct<PodSchedulingGroup>("PodSchedulingGroup", {
   podGroupName: [S, "?"]
 })
 
@@ -10496,7 +10496,7 @@ export type Sysctl = {
  * @since 0.1.0
  * @category schemas
  */
-export const Sysctl: Schema.Schema<Sysctl> = /* @__PURE__ */ struct<Sysctl>("Sysctl", {
+export const Sysctl: Schema.Codec<Sysctl> = /* @__PURE__ */ struct<Sysctl>("Sysctl", {
   name: S,
   value: S
 })
@@ -10560,7 +10560,7 @@ export type PodSecurityContext = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodSecurityContext: Schema.Schema<PodSecurityContext> = /* @__PURE__ */ struct<PodSecurityContext>("PodSecurityContext", {
+export const PodSecurityContext: Schema.Codec<PodSecurityContext> = /* @__PURE__ */ struct<PodSecurityContext>("PodSecurityContext", {
   appArmorProfile: [AppArmorProfile, "?"],
   fsGroup: [N, "?"],
   fsGroupChangePolicy: [S, "?"],
@@ -10601,7 +10601,7 @@ export type Toleration = {
  * @since 0.1.0
  * @category schemas
  */
-export const Toleration: Schema.Schema<Toleration> = /* @__PURE__ */ struct<Toleration>("Toleration", {
+export const Toleration: Schema.Codec<Toleration> = /* @__PURE__ */ struct<Toleration>("Toleration", {
   effect: [S, "?"],
   key: [S, "?"],
   operator: [S, "?"],
@@ -10661,7 +10661,7 @@ export type TopologySpreadConstraint = {
  * @since 0.1.0
  * @category schemas
  */
-export const TopologySpreadConstraint: Schema.Schema<TopologySpreadConstraint> = /* @__PURE__ */ struct<TopologySpreadConstraint>("TopologySpreadConstraint", {
+export const TopologySpreadConstraint: Schema.Codec<TopologySpreadConstraint> = /* @__PURE__ */ struct<TopologySpreadConstraint>("TopologySpreadConstraint", {
   labelSelector: [LabelSelector, "?"],
   matchLabelKeys: [S, "[]?"],
   maxSkew: N,
@@ -10737,7 +10737,7 @@ export type PodCertificateProjection = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodCertificateProjection: Schema.Schema<PodCertificateProjection> = /* @__PURE__ */ struct<PodCertificateProjection>("PodCertificateProjection", {
+export const PodCertificateProjection: Schema.Codec<PodCertificateProjection> = /* @__PURE__ */ struct<PodCertificateProjection>("PodCertificateProjection", {
   certificateChainPath: [S, "?"],
   credentialBundlePath: [S, "?"],
   keyPath: [S, "?"],
@@ -10770,7 +10770,7 @@ export type SecretProjection = {
  * @since 0.1.0
  * @category schemas
  */
-export const SecretProjection: Schema.Schema<SecretProjection> = /* @__PURE__ */ struct<SecretProjection>("SecretProjection", {
+export const SecretProjection: Schema.Codec<SecretProjection> = /* @__PURE__ */ struct<SecretProjection>("SecretProjection", {
   items: [KeyToPath, "[]?"],
   name: [S, "?"],
   optional: [B, "?"]
@@ -10797,7 +10797,7 @@ export type ServiceAccountTokenProjection = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceAccountTokenProjection: Schema.Schema<ServiceAccountTokenProjection> = /* @__PURE__ */ struct<ServiceAccountTokenProjection>("ServiceAccountTokenProjection", {
+export const ServiceAccountTokenProjection: Schema.Codec<ServiceAccountTokenProjection> = /* @__PURE__ */ struct<ServiceAccountTokenProjection>("ServiceAccountTokenProjection", {
   audience: [S, "?"],
   expirationSeconds: [N, "?"],
   path: S
@@ -10852,7 +10852,7 @@ export type VolumeProjection = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeProjection: Schema.Schema<VolumeProjection> = /* @__PURE__ */ struct<VolumeProjection>("VolumeProjection", {
+export const VolumeProjection: Schema.Codec<VolumeProjection> = /* @__PURE__ */ struct<VolumeProjection>("VolumeProjection", {
   clusterTrustBundle: [ClusterTrustBundleProjection, "?"],
   configMap: [ConfigMapProjection, "?"],
   downwardAPI: [DownwardAPIProjection, "?"],
@@ -10880,7 +10880,7 @@ export type ProjectedVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const ProjectedVolumeSource: Schema.Schema<ProjectedVolumeSource> = /* @__PURE__ */ struct<ProjectedVolumeSource>("ProjectedVolumeSource", {
+export const ProjectedVolumeSource: Schema.Codec<ProjectedVolumeSource> = /* @__PURE__ */ struct<ProjectedVolumeSource>("ProjectedVolumeSource", {
   defaultMode: [N, "?"],
   sources: [VolumeProjection, "[]?"]
 })
@@ -10916,7 +10916,7 @@ export type RBDVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const RBDVolumeSource: Schema.Schema<RBDVolumeSource> = /* @__PURE__ */ struct<RBDVolumeSource>("RBDVolumeSource", {
+export const RBDVolumeSource: Schema.Codec<RBDVolumeSource> = /* @__PURE__ */ struct<RBDVolumeSource>("RBDVolumeSource", {
   fsType: [S, "?"],
   image: S,
   keyring: [S, "?"],
@@ -10962,7 +10962,7 @@ export type ScaleIOVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const ScaleIOVolumeSource: Schema.Schema<ScaleIOVolumeSource> = /* @__PURE__ */ struct<ScaleIOVolumeSource>("ScaleIOVolumeSource", {
+export const ScaleIOVolumeSource: Schema.Codec<ScaleIOVolumeSource> = /* @__PURE__ */ struct<ScaleIOVolumeSource>("ScaleIOVolumeSource", {
   fsType: [S, "?"],
   gateway: S,
   protectionDomain: [S, "?"],
@@ -11000,7 +11000,7 @@ export type SecretVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const SecretVolumeSource: Schema.Schema<SecretVolumeSource> = /* @__PURE__ */ struct<SecretVolumeSource>("SecretVolumeSource", {
+export const SecretVolumeSource: Schema.Codec<SecretVolumeSource> = /* @__PURE__ */ struct<SecretVolumeSource>("SecretVolumeSource", {
   defaultMode: [N, "?"],
   items: [KeyToPath, "[]?"],
   optional: [B, "?"],
@@ -11032,7 +11032,7 @@ export type StorageOSVolumeSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const StorageOSVolumeSource: Schema.Schema<StorageOSVolumeSource> = /* @__PURE__ */ struct<StorageOSVolumeSource>("StorageOSVolumeSource", {
+export const StorageOSVolumeSource: Schema.Codec<StorageOSVolumeSource> = /* @__PURE__ */ struct<StorageOSVolumeSource>("StorageOSVolumeSource", {
   fsType: [S, "?"],
   readOnly: [B, "?"],
   secretRef: [LocalObjectReference, "?"],
@@ -11138,7 +11138,7 @@ export type Volume = {
  * @since 0.1.0
  * @category schemas
  */
-export const Volume: Schema.Schema<Volume> = /* @__PURE__ */ struct<Volume>("Volume", {
+export const Volume: Schema.Codec<Volume> = /* @__PURE__ */ struct<Volume>("Volume", {
   awsElasticBlockStore: [AWSElasticBlockStoreVolumeSource, "?"],
   azureDisk: [AzureDiskVolumeSource, "?"],
   azureFile: [AzureFileVolumeSource, "?"],
@@ -11297,7 +11297,7 @@ export type PodSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodSpec: Schema.Schema<PodSpec> = /* @__PURE__ */ struct<PodSpec>("PodSpec", {
+export const PodSpec: Schema.Codec<PodSpec> = /* @__PURE__ */ struct<PodSpec>("PodSpec", {
   activeDeadlineSeconds: [N, "?"],
   affinity: [Affinity, "?"],
   automountServiceAccountToken: [B, "?"],
@@ -11371,7 +11371,7 @@ export type PodCondition = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodCondition: Schema.Schema<PodCondition> = /* @__PURE__ */ struct<PodCondition>("PodCondition", {
+export const PodCondition: Schema.Codec<PodCondition> = /* @__PURE__ */ struct<PodCondition>("PodCondition", {
   lastProbeTime: [NT, "?"],
   lastTransitionTime: [NT, "?"],
   message: [S, "?"],
@@ -11400,7 +11400,7 @@ export type PodExtendedResourceClaimStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodExtendedResourceClaimStatus: Schema.Schema<PodExtendedResourceClaimStatus> = /* @__PURE__ */ struct<PodExtendedResourceClaimStatus>("PodExtendedResourceClaimStatus", {
+export const PodExtendedResourceClaimStatus: Schema.Codec<PodExtendedResourceClaimStatus> = /* @__PURE__ */ struct<PodExtendedResourceClaimStatus>("PodExtendedResourceClaimStatus", {
   requestMappings: [ContainerExtendedResourceRequest, "[]"],
   resourceClaimName: S
 })
@@ -11422,7 +11422,7 @@ export type PodIP = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodIP: Schema.Schema<PodIP> = /* @__PURE__ */ struct<PodIP>("PodIP", {
+export const PodIP: Schema.Codec<PodIP> = /* @__PURE__ */ struct<PodIP>("PodIP", {
   ip: S
 })
 
@@ -11451,7 +11451,7 @@ export type PodResourceClaimStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodResourceClaimStatus: Schema.Schema<PodResourceClaimStatus> = /* @__PURE__ */ struct<PodResourceClaimStatus>("PodResourceClaimStatus", {
+export const PodResourceClaimStatus: Schema.Codec<PodResourceClaimStatus> = /* @__PURE__ */ struct<PodResourceClaimStatus>("PodResourceClaimStatus", {
   name: S,
   resourceClaimName: [S, "?"]
 })
@@ -11519,7 +11519,7 @@ export type PodStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodStatus: Schema.Schema<PodStatus> = /* @__PURE__ */ struct<PodStatus>("PodStatus", {
+export const PodStatus: Schema.Codec<PodStatus> = /* @__PURE__ */ struct<PodStatus>("PodStatus", {
   allocatedResources: [Q, "{}?"],
   conditions: [PodCondition, "[]?"],
   containerStatuses: [ContainerStatus, "[]?"],
@@ -11568,7 +11568,7 @@ export type Pod = {
  * @since 0.1.0
  * @category schemas
  */
-export const Pod: Schema.Schema<Pod> = /* @__PURE__ */ struct<Pod>("Pod", {
+export const Pod: Schema.Codec<Pod> = /* @__PURE__ */ struct<Pod>("Pod", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -11599,7 +11599,7 @@ export type PodList = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodList: Schema.Schema<PodList> = /* @__PURE__ */ struct<PodList>("PodList", {
+export const PodList: Schema.Codec<PodList> = /* @__PURE__ */ struct<PodList>("PodList", {
   apiVersion: [S, "?"],
   items: [Pod, "[]"],
   kind: [S, "?"],
@@ -11625,7 +11625,7 @@ export type PodTemplateSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodTemplateSpec: Schema.Schema<PodTemplateSpec> = /* @__PURE__ */ struct<PodTemplateSpec>("PodTemplateSpec", {
+export const PodTemplateSpec: Schema.Codec<PodTemplateSpec> = /* @__PURE__ */ struct<PodTemplateSpec>("PodTemplateSpec", {
   metadata: [ObjectMeta, "?"],
   spec: [PodSpec, "?"]
 })
@@ -11653,7 +11653,7 @@ export type PodTemplate = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodTemplate: Schema.Schema<PodTemplate> = /* @__PURE__ */ struct<PodTemplate>("PodTemplate", {
+export const PodTemplate: Schema.Codec<PodTemplate> = /* @__PURE__ */ struct<PodTemplate>("PodTemplate", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -11683,7 +11683,7 @@ export type PodTemplateList = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodTemplateList: Schema.Schema<PodTemplateList> = /* @__PURE__ */ struct<PodTemplateList>("PodTemplateList", {
+export const PodTemplateList: Schema.Codec<PodTemplateList> = /* @__PURE__ */ struct<PodTemplateList>("PodTemplateList", {
   apiVersion: [S, "?"],
   items: [PodTemplate, "[]"],
   kind: [S, "?"],
@@ -11713,7 +11713,7 @@ export type ReplicationControllerSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const ReplicationControllerSpec: Schema.Schema<ReplicationControllerSpec> = /* @__PURE__ */ struct<ReplicationControllerSpec>("ReplicationControllerSpec", {
+export const ReplicationControllerSpec: Schema.Codec<ReplicationControllerSpec> = /* @__PURE__ */ struct<ReplicationControllerSpec>("ReplicationControllerSpec", {
   minReadySeconds: [N, "?"],
   replicas: [N, "?"],
   selector: [S, "{}?"],
@@ -11745,7 +11745,7 @@ export type ReplicationControllerCondition = {
  * @since 0.1.0
  * @category schemas
  */
-export const ReplicationControllerCondition: Schema.Schema<ReplicationControllerCondition> = /* @__PURE__ */ struct<ReplicationControllerCondition>("ReplicationControllerCondition", {
+export const ReplicationControllerCondition: Schema.Codec<ReplicationControllerCondition> = /* @__PURE__ */ struct<ReplicationControllerCondition>("ReplicationControllerCondition", {
   lastTransitionTime: [NT, "?"],
   message: [S, "?"],
   reason: [S, "?"],
@@ -11780,7 +11780,7 @@ export type ReplicationControllerStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const ReplicationControllerStatus: Schema.Schema<ReplicationControllerStatus> = /* @__PURE__ */ struct<ReplicationControllerStatus>("ReplicationControllerStatus", {
+export const ReplicationControllerStatus: Schema.Codec<ReplicationControllerStatus> = /* @__PURE__ */ struct<ReplicationControllerStatus>("ReplicationControllerStatus", {
   availableReplicas: [N, "?"],
   conditions: [ReplicationControllerCondition, "[]?"],
   fullyLabeledReplicas: [N, "?"],
@@ -11814,7 +11814,7 @@ export type ReplicationController = {
  * @since 0.1.0
  * @category schemas
  */
-export const ReplicationController: Schema.Schema<ReplicationController> = /* @__PURE__ */ struct<ReplicationController>("ReplicationController", {
+export const ReplicationController: Schema.Codec<ReplicationController> = /* @__PURE__ */ struct<ReplicationController>("ReplicationController", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -11845,7 +11845,7 @@ export type ReplicationControllerList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ReplicationControllerList: Schema.Schema<ReplicationControllerList> = /* @__PURE__ */ struct<ReplicationControllerList>("ReplicationControllerList", {
+export const ReplicationControllerList: Schema.Codec<ReplicationControllerList> = /* @__PURE__ */ struct<ReplicationControllerList>("ReplicationControllerList", {
   apiVersion: [S, "?"],
   items: [ReplicationController, "[]"],
   kind: [S, "?"],
@@ -11873,7 +11873,7 @@ export type ScopedResourceSelectorRequirement = {
  * @since 0.1.0
  * @category schemas
  */
-export const ScopedResourceSelectorRequirement: Schema.Schema<ScopedResourceSelectorRequirement> = /* @__PURE__ */ struct<ScopedResourceSelectorRequirement>("ScopedResourceSelectorRequirement", {
+export const ScopedResourceSelectorRequirement: Schema.Codec<ScopedResourceSelectorRequirement> = /* @__PURE__ */ struct<ScopedResourceSelectorRequirement>("ScopedResourceSelectorRequirement", {
   operator: S,
   scopeName: S,
   values: [S, "[]?"]
@@ -11896,7 +11896,7 @@ export type ScopeSelector = {
  * @since 0.1.0
  * @category schemas
  */
-export const ScopeSelector: Schema.Schema<ScopeSelector> = /* @__PURE__ */ struct<ScopeSelector>("ScopeSelector", {
+export const ScopeSelector: Schema.Codec<ScopeSelector> = /* @__PURE__ */ struct<ScopeSelector>("ScopeSelector", {
   matchExpressions: [ScopedResourceSelectorRequirement, "[]?"]
 })
 
@@ -11921,7 +11921,7 @@ export type ResourceQuotaSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceQuotaSpec: Schema.Schema<ResourceQuotaSpec> = /* @__PURE__ */ struct<ResourceQuotaSpec>("ResourceQuotaSpec", {
+export const ResourceQuotaSpec: Schema.Codec<ResourceQuotaSpec> = /* @__PURE__ */ struct<ResourceQuotaSpec>("ResourceQuotaSpec", {
   hard: [Q, "{}?"],
   scopeSelector: [ScopeSelector, "?"],
   scopes: [S, "[]?"]
@@ -11946,7 +11946,7 @@ export type ResourceQuotaStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceQuotaStatus: Schema.Schema<ResourceQuotaStatus> = /* @__PURE__ */ struct<ResourceQuotaStatus>("ResourceQuotaStatus", {
+export const ResourceQuotaStatus: Schema.Codec<ResourceQuotaStatus> = /* @__PURE__ */ struct<ResourceQuotaStatus>("ResourceQuotaStatus", {
   hard: [Q, "{}?"],
   used: [Q, "{}?"]
 })
@@ -11976,7 +11976,7 @@ export type ResourceQuota = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceQuota: Schema.Schema<ResourceQuota> = /* @__PURE__ */ struct<ResourceQuota>("ResourceQuota", {
+export const ResourceQuota: Schema.Codec<ResourceQuota> = /* @__PURE__ */ struct<ResourceQuota>("ResourceQuota", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -12007,7 +12007,7 @@ export type ResourceQuotaList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceQuotaList: Schema.Schema<ResourceQuotaList> = /* @__PURE__ */ struct<ResourceQuotaList>("ResourceQuotaList", {
+export const ResourceQuotaList: Schema.Codec<ResourceQuotaList> = /* @__PURE__ */ struct<ResourceQuotaList>("ResourceQuotaList", {
   apiVersion: [S, "?"],
   items: [ResourceQuota, "[]"],
   kind: [S, "?"],
@@ -12043,7 +12043,7 @@ export type Secret = {
  * @since 0.1.0
  * @category schemas
  */
-export const Secret: Schema.Schema<Secret> = /* @__PURE__ */ struct<Secret>("Secret", {
+export const Secret: Schema.Codec<Secret> = /* @__PURE__ */ struct<Secret>("Secret", {
   apiVersion: [S, "?"],
   data: [S, "{}?"],
   immutable: [B, "?"],
@@ -12076,7 +12076,7 @@ export type SecretList = {
  * @since 0.1.0
  * @category schemas
  */
-export const SecretList: Schema.Schema<SecretList> = /* @__PURE__ */ struct<SecretList>("SecretList", {
+export const SecretList: Schema.Codec<SecretList> = /* @__PURE__ */ struct<SecretList>("SecretList", {
   apiVersion: [S, "?"],
   items: [Secret, "[]"],
   kind: [S, "?"],
@@ -12121,7 +12121,7 @@ export type ServicePort = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServicePort: Schema.Schema<ServicePort> = /* @__PURE__ */ struct<ServicePort>("ServicePort", {
+export const ServicePort: Schema.Codec<ServicePort> = /* @__PURE__ */ struct<ServicePort>("ServicePort", {
   appProtocol: [S, "?"],
   name: [S, "?"],
   nodePort: [N, "?"],
@@ -12147,7 +12147,7 @@ export type SessionAffinityConfig = {
  * @since 0.1.0
  * @category schemas
  */
-export const SessionAffinityConfig: Schema.Schema<SessionAffinityConfig> = /* @__PURE__ */ struct<SessionAffinityConfig>("SessionAffinityConfig", {
+export const SessionAffinityConfig: Schema.Codec<SessionAffinityConfig> = /* @__PURE__ */ struct<SessionAffinityConfig>("SessionAffinityConfig", {
   clientIP: [ClientIPConfig, "?"]
 })
 
@@ -12214,7 +12214,7 @@ export type ServiceSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceSpec: Schema.Schema<ServiceSpec> = /* @__PURE__ */ struct<ServiceSpec>("ServiceSpec", {
+export const ServiceSpec: Schema.Codec<ServiceSpec> = /* @__PURE__ */ struct<ServiceSpec>("ServiceSpec", {
   allocateLoadBalancerNodePorts: [B, "?"],
   clusterIP: [S, "?"],
   clusterIPs: [S, "[]?"],
@@ -12256,7 +12256,7 @@ export type ServiceStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceStatus: Schema.Schema<ServiceStatus> = /* @__PURE__ */ struct<ServiceStatus>("ServiceStatus", {
+export const ServiceStatus: Schema.Codec<ServiceStatus> = /* @__PURE__ */ struct<ServiceStatus>("ServiceStatus", {
   conditions: [ConditionV1, "[]?"],
   loadBalancer: [LoadBalancerStatus, "?"]
 })
@@ -12286,7 +12286,7 @@ export type Service = {
  * @since 0.1.0
  * @category schemas
  */
-export const Service: Schema.Schema<Service> = /* @__PURE__ */ struct<Service>("Service", {
+export const Service: Schema.Codec<Service> = /* @__PURE__ */ struct<Service>("Service", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -12321,7 +12321,7 @@ export type ServiceAccount = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceAccount: Schema.Schema<ServiceAccount> = /* @__PURE__ */ struct<ServiceAccount>("ServiceAccount", {
+export const ServiceAccount: Schema.Codec<ServiceAccount> = /* @__PURE__ */ struct<ServiceAccount>("ServiceAccount", {
   apiVersion: [S, "?"],
   automountServiceAccountToken: [B, "?"],
   imagePullSecrets: [LocalObjectReference, "[]?"],
@@ -12353,7 +12353,7 @@ export type ServiceAccountList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceAccountList: Schema.Schema<ServiceAccountList> = /* @__PURE__ */ struct<ServiceAccountList>("ServiceAccountList", {
+export const ServiceAccountList: Schema.Codec<ServiceAccountList> = /* @__PURE__ */ struct<ServiceAccountList>("ServiceAccountList", {
   apiVersion: [S, "?"],
   items: [ServiceAccount, "[]"],
   kind: [S, "?"],
@@ -12383,7 +12383,7 @@ export type ServiceList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceList: Schema.Schema<ServiceList> = /* @__PURE__ */ struct<ServiceList>("ServiceList", {
+export const ServiceList: Schema.Codec<ServiceList> = /* @__PURE__ */ struct<ServiceList>("ServiceList", {
   apiVersion: [S, "?"],
   items: [Service, "[]"],
   kind: [S, "?"],
@@ -12409,7 +12409,7 @@ export type TopologySelectorLabelRequirement = {
  * @since 0.1.0
  * @category schemas
  */
-export const TopologySelectorLabelRequirement: Schema.Schema<TopologySelectorLabelRequirement> = /* @__PURE__ */ struct<TopologySelectorLabelRequirement>("TopologySelectorLabelRequirement", {
+export const TopologySelectorLabelRequirement: Schema.Codec<TopologySelectorLabelRequirement> = /* @__PURE__ */ struct<TopologySelectorLabelRequirement>("TopologySelectorLabelRequirement", {
   key: S,
   values: [S, "[]"]
 })
@@ -12431,7 +12431,7 @@ export type TopologySelectorTerm = {
  * @since 0.1.0
  * @category schemas
  */
-export const TopologySelectorTerm: Schema.Schema<TopologySelectorTerm> = /* @__PURE__ */ struct<TopologySelectorTerm>("TopologySelectorTerm", {
+export const TopologySelectorTerm: Schema.Codec<TopologySelectorTerm> = /* @__PURE__ */ struct<TopologySelectorTerm>("TopologySelectorTerm", {
   matchLabelExpressions: [TopologySelectorLabelRequirement, "[]?"]
 })
 
@@ -12801,7 +12801,7 @@ export type ControllerRevision = {
  * @since 0.1.0
  * @category schemas
  */
-export const ControllerRevision: Schema.Schema<ControllerRevision> = /* @__PURE__ */ struct<ControllerRevision>("ControllerRevision", {
+export const ControllerRevision: Schema.Codec<ControllerRevision> = /* @__PURE__ */ struct<ControllerRevision>("ControllerRevision", {
   apiVersion: [S, "?"],
   data: [O, "?"],
   kind: [S, "?"],
@@ -12832,7 +12832,7 @@ export type ControllerRevisionList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ControllerRevisionList: Schema.Schema<ControllerRevisionList> = /* @__PURE__ */ struct<ControllerRevisionList>("ControllerRevisionList", {
+export const ControllerRevisionList: Schema.Codec<ControllerRevisionList> = /* @__PURE__ */ struct<ControllerRevisionList>("ControllerRevisionList", {
   apiVersion: [S, "?"],
   items: [ControllerRevision, "[]"],
   kind: [S, "?"],
@@ -12858,7 +12858,7 @@ export type RollingUpdateDaemonSet = {
  * @since 0.1.0
  * @category schemas
  */
-export const RollingUpdateDaemonSet: Schema.Schema<RollingUpdateDaemonSet> = /* @__PURE__ */ struct<RollingUpdateDaemonSet>("RollingUpdateDaemonSet", {
+export const RollingUpdateDaemonSet: Schema.Codec<RollingUpdateDaemonSet> = /* @__PURE__ */ struct<RollingUpdateDaemonSet>("RollingUpdateDaemonSet", {
   maxSurge: [IntOrString, "?"],
   maxUnavailable: [IntOrString, "?"]
 })
@@ -12882,7 +12882,7 @@ export type DaemonSetUpdateStrategy = {
  * @since 0.1.0
  * @category schemas
  */
-export const DaemonSetUpdateStrategy: Schema.Schema<DaemonSetUpdateStrategy> = /* @__PURE__ */ struct<DaemonSetUpdateStrategy>("DaemonSetUpdateStrategy", {
+export const DaemonSetUpdateStrategy: Schema.Codec<DaemonSetUpdateStrategy> = /* @__PURE__ */ struct<DaemonSetUpdateStrategy>("DaemonSetUpdateStrategy", {
   rollingUpdate: [RollingUpdateDaemonSet, "?"],
   type: [S, "?"]
 })
@@ -12912,7 +12912,7 @@ export type DaemonSetSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const DaemonSetSpec: Schema.Schema<DaemonSetSpec> = /* @__PURE__ */ struct<DaemonSetSpec>("DaemonSetSpec", {
+export const DaemonSetSpec: Schema.Codec<DaemonSetSpec> = /* @__PURE__ */ struct<DaemonSetSpec>("DaemonSetSpec", {
   minReadySeconds: [N, "?"],
   revisionHistoryLimit: [N, "?"],
   selector: LabelSelector,
@@ -12945,7 +12945,7 @@ export type DaemonSetCondition = {
  * @since 0.1.0
  * @category schemas
  */
-export const DaemonSetCondition: Schema.Schema<DaemonSetCondition> = /* @__PURE__ */ struct<DaemonSetCondition>("DaemonSetCondition", {
+export const DaemonSetCondition: Schema.Codec<DaemonSetCondition> = /* @__PURE__ */ struct<DaemonSetCondition>("DaemonSetCondition", {
   lastTransitionTime: [NT, "?"],
   message: [S, "?"],
   reason: [S, "?"],
@@ -12988,7 +12988,7 @@ export type DaemonSetStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const DaemonSetStatus: Schema.Schema<DaemonSetStatus> = /* @__PURE__ */ struct<DaemonSetStatus>("DaemonSetStatus", {
+export const DaemonSetStatus: Schema.Codec<DaemonSetStatus> = /* @__PURE__ */ struct<DaemonSetStatus>("DaemonSetStatus", {
   collisionCount: [N, "?"],
   conditions: [DaemonSetCondition, "[]?"],
   currentNumberScheduled: N,
@@ -13026,7 +13026,7 @@ export type DaemonSet = {
  * @since 0.1.0
  * @category schemas
  */
-export const DaemonSet: Schema.Schema<DaemonSet> = /* @__PURE__ */ struct<DaemonSet>("DaemonSet", {
+export const DaemonSet: Schema.Codec<DaemonSet> = /* @__PURE__ */ struct<DaemonSet>("DaemonSet", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -13057,7 +13057,7 @@ export type DaemonSetList = {
  * @since 0.1.0
  * @category schemas
  */
-export const DaemonSetList: Schema.Schema<DaemonSetList> = /* @__PURE__ */ struct<DaemonSetList>("DaemonSetList", {
+export const DaemonSetList: Schema.Codec<DaemonSetList> = /* @__PURE__ */ struct<DaemonSetList>("DaemonSetList", {
   apiVersion: [S, "?"],
   items: [DaemonSet, "[]"],
   kind: [S, "?"],
@@ -13083,7 +13083,7 @@ export type RollingUpdateDeployment = {
  * @since 0.1.0
  * @category schemas
  */
-export const RollingUpdateDeployment: Schema.Schema<RollingUpdateDeployment> = /* @__PURE__ */ struct<RollingUpdateDeployment>("RollingUpdateDeployment", {
+export const RollingUpdateDeployment: Schema.Codec<RollingUpdateDeployment> = /* @__PURE__ */ struct<RollingUpdateDeployment>("RollingUpdateDeployment", {
   maxSurge: [IntOrString, "?"],
   maxUnavailable: [IntOrString, "?"]
 })
@@ -13107,7 +13107,7 @@ export type DeploymentStrategy = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeploymentStrategy: Schema.Schema<DeploymentStrategy> = /* @__PURE__ */ struct<DeploymentStrategy>("DeploymentStrategy", {
+export const DeploymentStrategy: Schema.Codec<DeploymentStrategy> = /* @__PURE__ */ struct<DeploymentStrategy>("DeploymentStrategy", {
   rollingUpdate: [RollingUpdateDeployment, "?"],
   type: [S, "?"]
 })
@@ -13143,7 +13143,7 @@ export type DeploymentSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeploymentSpec: Schema.Schema<DeploymentSpec> = /* @__PURE__ */ struct<DeploymentSpec>("DeploymentSpec", {
+export const DeploymentSpec: Schema.Codec<DeploymentSpec> = /* @__PURE__ */ struct<DeploymentSpec>("DeploymentSpec", {
   minReadySeconds: [N, "?"],
   paused: [B, "?"],
   progressDeadlineSeconds: [N, "?"],
@@ -13181,7 +13181,7 @@ export type DeploymentCondition = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeploymentCondition: Schema.Schema<DeploymentCondition> = /* @__PURE__ */ struct<DeploymentCondition>("DeploymentCondition", {
+export const DeploymentCondition: Schema.Codec<DeploymentCondition> = /* @__PURE__ */ struct<DeploymentCondition>("DeploymentCondition", {
   lastTransitionTime: [NT, "?"],
   lastUpdateTime: [NT, "?"],
   message: [S, "?"],
@@ -13227,7 +13227,7 @@ export type DeploymentStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeploymentStatus: Schema.Schema<DeploymentStatus> = /* @__PURE__ */ struct<DeploymentStatus>("DeploymentStatus", {
+export const DeploymentStatus: Schema.Codec<DeploymentStatus> = /* @__PURE__ */ struct<DeploymentStatus>("DeploymentStatus", {
   availableReplicas: [N, "?"],
   collisionCount: [N, "?"],
   conditions: [DeploymentCondition, "[]?"],
@@ -13264,7 +13264,7 @@ export type Deployment = {
  * @since 0.1.0
  * @category schemas
  */
-export const Deployment: Schema.Schema<Deployment> = /* @__PURE__ */ struct<Deployment>("Deployment", {
+export const Deployment: Schema.Codec<Deployment> = /* @__PURE__ */ struct<Deployment>("Deployment", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -13295,7 +13295,7 @@ export type DeploymentList = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeploymentList: Schema.Schema<DeploymentList> = /* @__PURE__ */ struct<DeploymentList>("DeploymentList", {
+export const DeploymentList: Schema.Codec<DeploymentList> = /* @__PURE__ */ struct<DeploymentList>("DeploymentList", {
   apiVersion: [S, "?"],
   items: [Deployment, "[]"],
   kind: [S, "?"],
@@ -13325,7 +13325,7 @@ export type ReplicaSetSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const ReplicaSetSpec: Schema.Schema<ReplicaSetSpec> = /* @__PURE__ */ struct<ReplicaSetSpec>("ReplicaSetSpec", {
+export const ReplicaSetSpec: Schema.Codec<ReplicaSetSpec> = /* @__PURE__ */ struct<ReplicaSetSpec>("ReplicaSetSpec", {
   minReadySeconds: [N, "?"],
   replicas: [N, "?"],
   selector: LabelSelector,
@@ -13357,7 +13357,7 @@ export type ReplicaSetCondition = {
  * @since 0.1.0
  * @category schemas
  */
-export const ReplicaSetCondition: Schema.Schema<ReplicaSetCondition> = /* @__PURE__ */ struct<ReplicaSetCondition>("ReplicaSetCondition", {
+export const ReplicaSetCondition: Schema.Codec<ReplicaSetCondition> = /* @__PURE__ */ struct<ReplicaSetCondition>("ReplicaSetCondition", {
   lastTransitionTime: [NT, "?"],
   message: [S, "?"],
   reason: [S, "?"],
@@ -13398,7 +13398,7 @@ export type ReplicaSetStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const ReplicaSetStatus: Schema.Schema<ReplicaSetStatus> = /* @__PURE__ */ struct<ReplicaSetStatus>("ReplicaSetStatus", {
+export const ReplicaSetStatus: Schema.Codec<ReplicaSetStatus> = /* @__PURE__ */ struct<ReplicaSetStatus>("ReplicaSetStatus", {
   availableReplicas: [N, "?"],
   conditions: [ReplicaSetCondition, "[]?"],
   fullyLabeledReplicas: [N, "?"],
@@ -13433,7 +13433,7 @@ export type ReplicaSet = {
  * @since 0.1.0
  * @category schemas
  */
-export const ReplicaSet: Schema.Schema<ReplicaSet> = /* @__PURE__ */ struct<ReplicaSet>("ReplicaSet", {
+export const ReplicaSet: Schema.Codec<ReplicaSet> = /* @__PURE__ */ struct<ReplicaSet>("ReplicaSet", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -13464,7 +13464,7 @@ export type ReplicaSetList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ReplicaSetList: Schema.Schema<ReplicaSetList> = /* @__PURE__ */ struct<ReplicaSetList>("ReplicaSetList", {
+export const ReplicaSetList: Schema.Codec<ReplicaSetList> = /* @__PURE__ */ struct<ReplicaSetList>("ReplicaSetList", {
   apiVersion: [S, "?"],
   items: [ReplicaSet, "[]"],
   kind: [S, "?"],
@@ -13490,7 +13490,7 @@ export type RollingUpdateStatefulSetStrategy = {
  * @since 0.1.0
  * @category schemas
  */
-export const RollingUpdateStatefulSetStrategy: Schema.Schema<RollingUpdateStatefulSetStrategy> = /* @__PURE__ */ struct<RollingUpdateStatefulSetStrategy>("RollingUpdateStatefulSetStrategy", {
+export const RollingUpdateStatefulSetStrategy: Schema.Codec<RollingUpdateStatefulSetStrategy> = /* @__PURE__ */ struct<RollingUpdateStatefulSetStrategy>("RollingUpdateStatefulSetStrategy", {
   maxUnavailable: [IntOrString, "?"],
   partition: [N, "?"]
 })
@@ -13517,7 +13517,7 @@ export type StatefulSetOrdinals = {
  * @since 0.1.0
  * @category schemas
  */
-export const StatefulSetOrdinals: Schema.Schema<StatefulSetOrdinals> = /* @__PURE__ */ struct<StatefulSetOrdinals>("StatefulSetOrdinals", {
+export const StatefulSetOrdinals: Schema.Codec<StatefulSetOrdinals> = /* @__PURE__ */ struct<StatefulSetOrdinals>("StatefulSetOrdinals", {
   start: [N, "?"]
 })
 
@@ -13540,7 +13540,7 @@ export type StatefulSetPersistentVolumeClaimRetentionPolicy = {
  * @since 0.1.0
  * @category schemas
  */
-export const StatefulSetPersistentVolumeClaimRetentionPolicy: Schema.Schema<StatefulSetPersistentVolumeClaimRetentionPolicy> = /* @__PURE__ */ struct<StatefulSetPersistentVolumeClaimRetentionPolicy>("StatefulSetPersistentVolumeClaimRetentionPolicy", {
+export const StatefulSetPersistentVolumeClaimRetentionPolicy: Schema.Codec<StatefulSetPersistentVolumeClaimRetentionPolicy> = /* @__PURE__ */ struct<StatefulSetPersistentVolumeClaimRetentionPolicy>("StatefulSetPersistentVolumeClaimRetentionPolicy", {
   whenDeleted: [S, "?"],
   whenScaled: [S, "?"]
 })
@@ -13564,7 +13564,7 @@ export type StatefulSetUpdateStrategy = {
  * @since 0.1.0
  * @category schemas
  */
-export const StatefulSetUpdateStrategy: Schema.Schema<StatefulSetUpdateStrategy> = /* @__PURE__ */ struct<StatefulSetUpdateStrategy>("StatefulSetUpdateStrategy", {
+export const StatefulSetUpdateStrategy: Schema.Codec<StatefulSetUpdateStrategy> = /* @__PURE__ */ struct<StatefulSetUpdateStrategy>("StatefulSetUpdateStrategy", {
   rollingUpdate: [RollingUpdateStatefulSetStrategy, "?"],
   type: [S, "?"]
 })
@@ -13606,7 +13606,7 @@ export type StatefulSetSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const StatefulSetSpec: Schema.Schema<StatefulSetSpec> = /* @__PURE__ */ struct<StatefulSetSpec>("StatefulSetSpec", {
+export const StatefulSetSpec: Schema.Codec<StatefulSetSpec> = /* @__PURE__ */ struct<StatefulSetSpec>("StatefulSetSpec", {
   minReadySeconds: [N, "?"],
   ordinals: [StatefulSetOrdinals, "?"],
   persistentVolumeClaimRetentionPolicy: [StatefulSetPersistentVolumeClaimRetentionPolicy, "?"],
@@ -13645,7 +13645,7 @@ export type StatefulSetCondition = {
  * @since 0.1.0
  * @category schemas
  */
-export const StatefulSetCondition: Schema.Schema<StatefulSetCondition> = /* @__PURE__ */ struct<StatefulSetCondition>("StatefulSetCondition", {
+export const StatefulSetCondition: Schema.Codec<StatefulSetCondition> = /* @__PURE__ */ struct<StatefulSetCondition>("StatefulSetCondition", {
   lastTransitionTime: [NT, "?"],
   message: [S, "?"],
   reason: [S, "?"],
@@ -13688,7 +13688,7 @@ export type StatefulSetStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const StatefulSetStatus: Schema.Schema<StatefulSetStatus> = /* @__PURE__ */ struct<StatefulSetStatus>("StatefulSetStatus", {
+export const StatefulSetStatus: Schema.Codec<StatefulSetStatus> = /* @__PURE__ */ struct<StatefulSetStatus>("StatefulSetStatus", {
   availableReplicas: [N, "?"],
   collisionCount: [N, "?"],
   conditions: [StatefulSetCondition, "[]?"],
@@ -13730,7 +13730,7 @@ export type StatefulSet = {
  * @since 0.1.0
  * @category schemas
  */
-export const StatefulSet: Schema.Schema<StatefulSet> = /* @__PURE__ */ struct<StatefulSet>("StatefulSet", {
+export const StatefulSet: Schema.Codec<StatefulSet> = /* @__PURE__ */ struct<StatefulSet>("StatefulSet", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -13761,7 +13761,7 @@ export type StatefulSetList = {
  * @since 0.1.0
  * @category schemas
  */
-export const StatefulSetList: Schema.Schema<StatefulSetList> = /* @__PURE__ */ struct<StatefulSetList>("StatefulSetList", {
+export const StatefulSetList: Schema.Codec<StatefulSetList> = /* @__PURE__ */ struct<StatefulSetList>("StatefulSetList", {
   apiVersion: [S, "?"],
   items: [StatefulSet, "[]"],
   kind: [S, "?"],
@@ -13899,7 +13899,7 @@ export type BoundObjectReference = {
  * @since 0.1.0
  * @category schemas
  */
-export const BoundObjectReference: Schema.Schema<BoundObjectReference> = /* @__PURE__ */ struct<BoundObjectReference>("BoundObjectReference", {
+export const BoundObjectReference: Schema.Codec<BoundObjectReference> = /* @__PURE__ */ struct<BoundObjectReference>("BoundObjectReference", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   name: [S, "?"],
@@ -13929,7 +13929,7 @@ export type UserInfo = {
  * @since 0.1.0
  * @category schemas
  */
-export const UserInfo: Schema.Schema<UserInfo> = /* @__PURE__ */ struct<UserInfo>("UserInfo", {
+export const UserInfo: Schema.Codec<UserInfo> = /* @__PURE__ */ struct<UserInfo>("UserInfo", {
   extra: [S, "[]{}?"],
   groups: [S, "[]?"],
   uid: [S, "?"],
@@ -13953,7 +13953,7 @@ export type SelfSubjectReviewStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const SelfSubjectReviewStatus: Schema.Schema<SelfSubjectReviewStatus> = /* @__PURE__ */ struct<SelfSubjectReviewStatus>("SelfSubjectReviewStatus", {
+export const SelfSubjectReviewStatus: Schema.Codec<SelfSubjectReviewStatus> = /* @__PURE__ */ struct<SelfSubjectReviewStatus>("SelfSubjectReviewStatus", {
   userInfo: [UserInfo, "?"]
 })
 
@@ -13980,7 +13980,7 @@ export type SelfSubjectReview = {
  * @since 0.1.0
  * @category schemas
  */
-export const SelfSubjectReview: Schema.Schema<SelfSubjectReview> = /* @__PURE__ */ struct<SelfSubjectReview>("SelfSubjectReview", {
+export const SelfSubjectReview: Schema.Codec<SelfSubjectReview> = /* @__PURE__ */ struct<SelfSubjectReview>("SelfSubjectReview", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -14008,7 +14008,7 @@ export type TokenRequestSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const TokenRequestSpec: Schema.Schema<TokenRequestSpec> = /* @__PURE__ */ struct<TokenRequestSpec>("TokenRequestSpec", {
+export const TokenRequestSpec: Schema.Codec<TokenRequestSpec> = /* @__PURE__ */ struct<TokenRequestSpec>("TokenRequestSpec", {
   audiences: [S, "[]?"],
   boundObjectRef: [BoundObjectReference, "?"],
   expirationSeconds: [N, "?"]
@@ -14033,7 +14033,7 @@ export type TokenRequestStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const TokenRequestStatus: Schema.Schema<TokenRequestStatus> = /* @__PURE__ */ struct<TokenRequestStatus>("TokenRequestStatus", {
+export const TokenRequestStatus: Schema.Codec<TokenRequestStatus> = /* @__PURE__ */ struct<TokenRequestStatus>("TokenRequestStatus", {
   expirationTimestamp: [NT, "?"],
   token: [S, "?"]
 })
@@ -14063,7 +14063,7 @@ export type TokenRequestAuthenticationV1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const TokenRequestAuthenticationV1: Schema.Schema<TokenRequestAuthenticationV1> = /* @__PURE__ */ struct<TokenRequestAuthenticationV1>("TokenRequestAuthenticationV1", {
+export const TokenRequestAuthenticationV1: Schema.Codec<TokenRequestAuthenticationV1> = /* @__PURE__ */ struct<TokenRequestAuthenticationV1>("TokenRequestAuthenticationV1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -14090,7 +14090,7 @@ export type TokenReviewSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const TokenReviewSpec: Schema.Schema<TokenReviewSpec> = /* @__PURE__ */ struct<TokenReviewSpec>("TokenReviewSpec", {
+export const TokenReviewSpec: Schema.Codec<TokenReviewSpec> = /* @__PURE__ */ struct<TokenReviewSpec>("TokenReviewSpec", {
   audiences: [S, "[]?"],
   token: S
 })
@@ -14118,7 +14118,7 @@ export type TokenReviewStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const TokenReviewStatus: Schema.Schema<TokenReviewStatus> = /* @__PURE__ */ struct<TokenReviewStatus>("TokenReviewStatus", {
+export const TokenReviewStatus: Schema.Codec<TokenReviewStatus> = /* @__PURE__ */ struct<TokenReviewStatus>("TokenReviewStatus", {
   audiences: [S, "[]?"],
   authenticated: [B, "?"],
   error: [S, "?"],
@@ -14150,7 +14150,7 @@ export type TokenReview = {
  * @since 0.1.0
  * @category schemas
  */
-export const TokenReview: Schema.Schema<TokenReview> = /* @__PURE__ */ struct<TokenReview>("TokenReview", {
+export const TokenReview: Schema.Codec<TokenReview> = /* @__PURE__ */ struct<TokenReview>("TokenReview", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -14209,7 +14209,7 @@ export type FieldSelectorAttributes = {
  * @since 0.1.0
  * @category schemas
  */
-export const FieldSelectorAttributes: Schema.Schema<FieldSelectorAttributes> = /* @__PURE__ */ struct<FieldSelectorAttributes>("FieldSelectorAttributes", {
+export const FieldSelectorAttributes: Schema.Codec<FieldSelectorAttributes> = /* @__PURE__ */ struct<FieldSelectorAttributes>("FieldSelectorAttributes", {
   rawSelector: [S, "?"],
   requirements: [FieldSelectorRequirement, "[]?"]
 })
@@ -14233,7 +14233,7 @@ export type LabelSelectorAttributes = {
  * @since 0.1.0
  * @category schemas
  */
-export const LabelSelectorAttributes: Schema.Schema<LabelSelectorAttributes> = /* @__PURE__ */ struct<LabelSelectorAttributes>("LabelSelectorAttributes", {
+export const LabelSelectorAttributes: Schema.Codec<LabelSelectorAttributes> = /* @__PURE__ */ struct<LabelSelectorAttributes>("LabelSelectorAttributes", {
   rawSelector: [S, "?"],
   requirements: [LabelSelectorRequirement, "[]?"]
 })
@@ -14257,7 +14257,7 @@ export type NonResourceAttributes = {
  * @since 0.1.0
  * @category schemas
  */
-export const NonResourceAttributes: Schema.Schema<NonResourceAttributes> = /* @__PURE__ */ struct<NonResourceAttributes>("NonResourceAttributes", {
+export const NonResourceAttributes: Schema.Codec<NonResourceAttributes> = /* @__PURE__ */ struct<NonResourceAttributes>("NonResourceAttributes", {
   path: [S, "?"],
   verb: [S, "?"]
 })
@@ -14295,7 +14295,7 @@ export type ResourceAttributes = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceAttributes: Schema.Schema<ResourceAttributes> = /* @__PURE__ */ struct<ResourceAttributes>("ResourceAttributes", {
+export const ResourceAttributes: Schema.Codec<ResourceAttributes> = /* @__PURE__ */ struct<ResourceAttributes>("ResourceAttributes", {
   fieldSelector: [FieldSelectorAttributes, "?"],
   group: [S, "?"],
   labelSelector: [LabelSelectorAttributes, "?"],
@@ -14334,7 +14334,7 @@ export type SubjectAccessReviewSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const SubjectAccessReviewSpec: Schema.Schema<SubjectAccessReviewSpec> = /* @__PURE__ */ struct<SubjectAccessReviewSpec>("SubjectAccessReviewSpec", {
+export const SubjectAccessReviewSpec: Schema.Codec<SubjectAccessReviewSpec> = /* @__PURE__ */ struct<SubjectAccessReviewSpec>("SubjectAccessReviewSpec", {
   extra: [S, "[]{}?"],
   groups: [S, "[]?"],
   nonResourceAttributes: [NonResourceAttributes, "?"],
@@ -14366,7 +14366,7 @@ export type SubjectAccessReviewStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const SubjectAccessReviewStatus: Schema.Schema<SubjectAccessReviewStatus> = /* @__PURE__ */ struct<SubjectAccessReviewStatus>("SubjectAccessReviewStatus", {
+export const SubjectAccessReviewStatus: Schema.Codec<SubjectAccessReviewStatus> = /* @__PURE__ */ struct<SubjectAccessReviewStatus>("SubjectAccessReviewStatus", {
   allowed: B,
   denied: [B, "?"],
   evaluationError: [S, "?"],
@@ -14398,7 +14398,7 @@ export type LocalSubjectAccessReview = {
  * @since 0.1.0
  * @category schemas
  */
-export const LocalSubjectAccessReview: Schema.Schema<LocalSubjectAccessReview> = /* @__PURE__ */ struct<LocalSubjectAccessReview>("LocalSubjectAccessReview", {
+export const LocalSubjectAccessReview: Schema.Codec<LocalSubjectAccessReview> = /* @__PURE__ */ struct<LocalSubjectAccessReview>("LocalSubjectAccessReview", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -14425,7 +14425,7 @@ export type NonResourceRule = {
  * @since 0.1.0
  * @category schemas
  */
-export const NonResourceRule: Schema.Schema<NonResourceRule> = /* @__PURE__ */ struct<NonResourceRule>("NonResourceRule", {
+export const NonResourceRule: Schema.Codec<NonResourceRule> = /* @__PURE__ */ struct<NonResourceRule>("NonResourceRule", {
   nonResourceURLs: [S, "[]?"],
   verbs: [S, "[]"]
 })
@@ -14456,7 +14456,7 @@ export type ResourceRule = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceRule: Schema.Schema<ResourceRule> = /* @__PURE__ */ struct<ResourceRule>("ResourceRule", {
+export const ResourceRule: Schema.Codec<ResourceRule> = /* @__PURE__ */ struct<ResourceRule>("ResourceRule", {
   apiGroups: [S, "[]?"],
   resourceNames: [S, "[]?"],
   resources: [S, "[]?"],
@@ -14482,7 +14482,7 @@ export type SelfSubjectAccessReviewSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const SelfSubjectAccessReviewSpec: Schema.Schema<SelfSubjectAccessReviewSpec> = /* @__PURE__ */ struct<SelfSubjectAccessReviewSpec>("SelfSubjectAccessReviewSpec", {
+export const SelfSubjectAccessReviewSpec: Schema.Codec<SelfSubjectAccessReviewSpec> = /* @__PURE__ */ struct<SelfSubjectAccessReviewSpec>("SelfSubjectAccessReviewSpec", {
   nonResourceAttributes: [NonResourceAttributes, "?"],
   resourceAttributes: [ResourceAttributes, "?"]
 })
@@ -14512,7 +14512,7 @@ export type SelfSubjectAccessReview = {
  * @since 0.1.0
  * @category schemas
  */
-export const SelfSubjectAccessReview: Schema.Schema<SelfSubjectAccessReview> = /* @__PURE__ */ struct<SelfSubjectAccessReview>("SelfSubjectAccessReview", {
+export const SelfSubjectAccessReview: Schema.Codec<SelfSubjectAccessReview> = /* @__PURE__ */ struct<SelfSubjectAccessReview>("SelfSubjectAccessReview", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -14537,7 +14537,7 @@ export type SelfSubjectRulesReviewSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const SelfSubjectRulesReviewSpec: Schema.Schema<SelfSubjectRulesReviewSpec> = /* @__PURE__ */ struct<SelfSubjectRulesReviewSpec>("SelfSubjectRulesReviewSpec", {
+export const SelfSubjectRulesReviewSpec: Schema.Codec<SelfSubjectRulesReviewSpec> = /* @__PURE__ */ struct<SelfSubjectRulesReviewSpec>("SelfSubjectRulesReviewSpec", {
   namespace: [S, "?"]
 })
 
@@ -14564,7 +14564,7 @@ export type SubjectRulesReviewStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const SubjectRulesReviewStatus: Schema.Schema<SubjectRulesReviewStatus> = /* @__PURE__ */ struct<SubjectRulesReviewStatus>("SubjectRulesReviewStatus", {
+export const SubjectRulesReviewStatus: Schema.Codec<SubjectRulesReviewStatus> = /* @__PURE__ */ struct<SubjectRulesReviewStatus>("SubjectRulesReviewStatus", {
   evaluationError: [S, "?"],
   incomplete: B,
   nonResourceRules: [NonResourceRule, "[]"],
@@ -14596,7 +14596,7 @@ export type SelfSubjectRulesReview = {
  * @since 0.1.0
  * @category schemas
  */
-export const SelfSubjectRulesReview: Schema.Schema<SelfSubjectRulesReview> = /* @__PURE__ */ struct<SelfSubjectRulesReview>("SelfSubjectRulesReview", {
+export const SelfSubjectRulesReview: Schema.Codec<SelfSubjectRulesReview> = /* @__PURE__ */ struct<SelfSubjectRulesReview>("SelfSubjectRulesReview", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -14629,7 +14629,7 @@ export type SubjectAccessReview = {
  * @since 0.1.0
  * @category schemas
  */
-export const SubjectAccessReview: Schema.Schema<SubjectAccessReview> = /* @__PURE__ */ struct<SubjectAccessReview>("SubjectAccessReview", {
+export const SubjectAccessReview: Schema.Codec<SubjectAccessReview> = /* @__PURE__ */ struct<SubjectAccessReview>("SubjectAccessReview", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -14718,7 +14718,7 @@ export type CrossVersionObjectReferenceV1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const CrossVersionObjectReferenceV1: Schema.Schema<CrossVersionObjectReferenceV1> = /* @__PURE__ */ struct<CrossVersionObjectReferenceV1>("CrossVersionObjectReferenceV1", {
+export const CrossVersionObjectReferenceV1: Schema.Codec<CrossVersionObjectReferenceV1> = /* @__PURE__ */ struct<CrossVersionObjectReferenceV1>("CrossVersionObjectReferenceV1", {
   apiVersion: [S, "?"],
   kind: S,
   name: S
@@ -14747,7 +14747,7 @@ export type HorizontalPodAutoscalerSpecV1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const HorizontalPodAutoscalerSpecV1: Schema.Schema<HorizontalPodAutoscalerSpecV1> = /* @__PURE__ */ struct<HorizontalPodAutoscalerSpecV1>("HorizontalPodAutoscalerSpecV1", {
+export const HorizontalPodAutoscalerSpecV1: Schema.Codec<HorizontalPodAutoscalerSpecV1> = /* @__PURE__ */ struct<HorizontalPodAutoscalerSpecV1>("HorizontalPodAutoscalerSpecV1", {
   maxReplicas: N,
   minReplicas: [N, "?"],
   scaleTargetRef: CrossVersionObjectReferenceV1,
@@ -14779,7 +14779,7 @@ export type HorizontalPodAutoscalerStatusV1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const HorizontalPodAutoscalerStatusV1: Schema.Schema<HorizontalPodAutoscalerStatusV1> = /* @__PURE__ */ struct<HorizontalPodAutoscalerStatusV1>("HorizontalPodAutoscalerStatusV1", {
+export const HorizontalPodAutoscalerStatusV1: Schema.Codec<HorizontalPodAutoscalerStatusV1> = /* @__PURE__ */ struct<HorizontalPodAutoscalerStatusV1>("HorizontalPodAutoscalerStatusV1", {
   currentCPUUtilizationPercentage: [N, "?"],
   currentReplicas: N,
   desiredReplicas: N,
@@ -14812,7 +14812,7 @@ export type HorizontalPodAutoscalerV1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const HorizontalPodAutoscalerV1: Schema.Schema<HorizontalPodAutoscalerV1> = /* @__PURE__ */ struct<HorizontalPodAutoscalerV1>("HorizontalPodAutoscalerV1", {
+export const HorizontalPodAutoscalerV1: Schema.Codec<HorizontalPodAutoscalerV1> = /* @__PURE__ */ struct<HorizontalPodAutoscalerV1>("HorizontalPodAutoscalerV1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -14843,7 +14843,7 @@ export type HorizontalPodAutoscalerListV1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const HorizontalPodAutoscalerListV1: Schema.Schema<HorizontalPodAutoscalerListV1> = /* @__PURE__ */ struct<HorizontalPodAutoscalerListV1>("HorizontalPodAutoscalerListV1", {
+export const HorizontalPodAutoscalerListV1: Schema.Codec<HorizontalPodAutoscalerListV1> = /* @__PURE__ */ struct<HorizontalPodAutoscalerListV1>("HorizontalPodAutoscalerListV1", {
   apiVersion: [S, "?"],
   items: [HorizontalPodAutoscalerV1, "[]"],
   kind: [S, "?"],
@@ -14867,7 +14867,7 @@ export type ScaleSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const ScaleSpec: Schema.Schema<ScaleSpec> = /* @__PURE__ */ struct<ScaleSpec>("ScaleSpec", {
+export const ScaleSpec: Schema.Codec<ScaleSpec> = /* @__PURE__ */ struct<ScaleSpec>("ScaleSpec", {
   replicas: [N, "?"]
 })
 
@@ -14890,7 +14890,7 @@ export type ScaleStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const ScaleStatus: Schema.Schema<ScaleStatus> = /* @__PURE__ */ struct<ScaleStatus>("ScaleStatus", {
+export const ScaleStatus: Schema.Codec<ScaleStatus> = /* @__PURE__ */ struct<ScaleStatus>("ScaleStatus", {
   replicas: N,
   selector: [S, "?"]
 })
@@ -14920,7 +14920,7 @@ export type Scale = {
  * @since 0.1.0
  * @category schemas
  */
-export const Scale: Schema.Schema<Scale> = /* @__PURE__ */ struct<Scale>("Scale", {
+export const Scale: Schema.Codec<Scale> = /* @__PURE__ */ struct<Scale>("Scale", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -14976,7 +14976,7 @@ export type MetricTarget = {
  * @since 0.1.0
  * @category schemas
  */
-export const MetricTarget: Schema.Schema<MetricTarget> = /* @__PURE__ */ struct<MetricTarget>("MetricTarget", {
+export const MetricTarget: Schema.Codec<MetricTarget> = /* @__PURE__ */ struct<MetricTarget>("MetricTarget", {
   averageUtilization: [N, "?"],
   averageValue: [Q, "?"],
   type: S,
@@ -15004,7 +15004,7 @@ export type ContainerResourceMetricSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const ContainerResourceMetricSource: Schema.Schema<ContainerResourceMetricSource> = /* @__PURE__ */ struct<ContainerResourceMetricSource>("ContainerResourceMetricSource", {
+export const ContainerResourceMetricSource: Schema.Codec<ContainerResourceMetricSource> = /* @__PURE__ */ struct<ContainerResourceMetricSource>("ContainerResourceMetricSource", {
   container: S,
   name: S,
   target: MetricTarget
@@ -15031,7 +15031,7 @@ export type MetricValueStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const MetricValueStatus: Schema.Schema<MetricValueStatus> = /* @__PURE__ */ struct<MetricValueStatus>("MetricValueStatus", {
+export const MetricValueStatus: Schema.Codec<MetricValueStatus> = /* @__PURE__ */ struct<MetricValueStatus>("MetricValueStatus", {
   averageUtilization: [N, "?"],
   averageValue: [Q, "?"],
   value: [Q, "?"]
@@ -15058,7 +15058,7 @@ export type ContainerResourceMetricStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const ContainerResourceMetricStatus: Schema.Schema<ContainerResourceMetricStatus> = /* @__PURE__ */ struct<ContainerResourceMetricStatus>("ContainerResourceMetricStatus", {
+export const ContainerResourceMetricStatus: Schema.Codec<ContainerResourceMetricStatus> = /* @__PURE__ */ struct<ContainerResourceMetricStatus>("ContainerResourceMetricStatus", {
   container: S,
   current: MetricValueStatus,
   name: S
@@ -15085,7 +15085,7 @@ export type CrossVersionObjectReference = {
  * @since 0.1.0
  * @category schemas
  */
-export const CrossVersionObjectReference: Schema.Schema<CrossVersionObjectReference> = /* @__PURE__ */ struct<CrossVersionObjectReference>("CrossVersionObjectReference", {
+export const CrossVersionObjectReference: Schema.Codec<CrossVersionObjectReference> = /* @__PURE__ */ struct<CrossVersionObjectReference>("CrossVersionObjectReference", {
   apiVersion: [S, "?"],
   kind: S,
   name: S
@@ -15110,7 +15110,7 @@ export type MetricIdentifier = {
  * @since 0.1.0
  * @category schemas
  */
-export const MetricIdentifier: Schema.Schema<MetricIdentifier> = /* @__PURE__ */ struct<MetricIdentifier>("MetricIdentifier", {
+export const MetricIdentifier: Schema.Codec<MetricIdentifier> = /* @__PURE__ */ struct<MetricIdentifier>("MetricIdentifier", {
   name: S,
   selector: [LabelSelector, "?"]
 })
@@ -15134,7 +15134,7 @@ export type ExternalMetricSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const ExternalMetricSource: Schema.Schema<ExternalMetricSource> = /* @__PURE__ */ struct<ExternalMetricSource>("ExternalMetricSource", {
+export const ExternalMetricSource: Schema.Codec<ExternalMetricSource> = /* @__PURE__ */ struct<ExternalMetricSource>("ExternalMetricSource", {
   metric: MetricIdentifier,
   target: MetricTarget
 })
@@ -15158,7 +15158,7 @@ export type ExternalMetricStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const ExternalMetricStatus: Schema.Schema<ExternalMetricStatus> = /* @__PURE__ */ struct<ExternalMetricStatus>("ExternalMetricStatus", {
+export const ExternalMetricStatus: Schema.Codec<ExternalMetricStatus> = /* @__PURE__ */ struct<ExternalMetricStatus>("ExternalMetricStatus", {
   current: MetricValueStatus,
   metric: MetricIdentifier
 })
@@ -15184,7 +15184,7 @@ export type HPAScalingPolicy = {
  * @since 0.1.0
  * @category schemas
  */
-export const HPAScalingPolicy: Schema.Schema<HPAScalingPolicy> = /* @__PURE__ */ struct<HPAScalingPolicy>("HPAScalingPolicy", {
+export const HPAScalingPolicy: Schema.Codec<HPAScalingPolicy> = /* @__PURE__ */ struct<HPAScalingPolicy>("HPAScalingPolicy", {
   periodSeconds: N,
   type: S,
   value: N
@@ -15223,7 +15223,7 @@ export type HPAScalingRules = {
  * @since 0.1.0
  * @category schemas
  */
-export const HPAScalingRules: Schema.Schema<HPAScalingRules> = /* @__PURE__ */ struct<HPAScalingRules>("HPAScalingRules", {
+export const HPAScalingRules: Schema.Codec<HPAScalingRules> = /* @__PURE__ */ struct<HPAScalingRules>("HPAScalingRules", {
   policies: [HPAScalingPolicy, "[]?"],
   selectPolicy: [S, "?"],
   stabilizationWindowSeconds: [N, "?"],
@@ -15254,7 +15254,7 @@ export type HorizontalPodAutoscalerBehavior = {
  * @since 0.1.0
  * @category schemas
  */
-export const HorizontalPodAutoscalerBehavior: Schema.Schema<HorizontalPodAutoscalerBehavior> = /* @__PURE__ */ struct<HorizontalPodAutoscalerBehavior>("HorizontalPodAutoscalerBehavior", {
+export const HorizontalPodAutoscalerBehavior: Schema.Codec<HorizontalPodAutoscalerBehavior> = /* @__PURE__ */ struct<HorizontalPodAutoscalerBehavior>("HorizontalPodAutoscalerBehavior", {
   scaleDown: [HPAScalingRules, "?"],
   scaleUp: [HPAScalingRules, "?"]
 })
@@ -15280,7 +15280,7 @@ export type ObjectMetricSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const ObjectMetricSource: Schema.Schema<ObjectMetricSource> = /* @__PURE__ */ struct<ObjectMetricSource>("ObjectMetricSource", {
+export const ObjectMetricSource: Schema.Codec<ObjectMetricSource> = /* @__PURE__ */ struct<ObjectMetricSource>("ObjectMetricSource", {
   describedObject: CrossVersionObjectReference,
   metric: MetricIdentifier,
   target: MetricTarget
@@ -15305,7 +15305,7 @@ export type PodsMetricSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodsMetricSource: Schema.Schema<PodsMetricSource> = /* @__PURE__ */ struct<PodsMetricSource>("PodsMetricSource", {
+export const PodsMetricSource: Schema.Codec<PodsMetricSource> = /* @__PURE__ */ struct<PodsMetricSource>("PodsMetricSource", {
   metric: MetricIdentifier,
   target: MetricTarget
 })
@@ -15329,7 +15329,7 @@ export type ResourceMetricSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceMetricSource: Schema.Schema<ResourceMetricSource> = /* @__PURE__ */ struct<ResourceMetricSource>("ResourceMetricSource", {
+export const ResourceMetricSource: Schema.Codec<ResourceMetricSource> = /* @__PURE__ */ struct<ResourceMetricSource>("ResourceMetricSource", {
   name: S,
   target: MetricTarget
 })
@@ -15361,7 +15361,7 @@ export type MetricSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const MetricSpec: Schema.Schema<MetricSpec> = /* @__PURE__ */ struct<MetricSpec>("MetricSpec", {
+export const MetricSpec: Schema.Codec<MetricSpec> = /* @__PURE__ */ struct<MetricSpec>("MetricSpec", {
   containerResource: [ContainerResourceMetricSource, "?"],
   external: [ExternalMetricSource, "?"],
   object: [ObjectMetricSource, "?"],
@@ -15395,7 +15395,7 @@ export type HorizontalPodAutoscalerSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const HorizontalPodAutoscalerSpec: Schema.Schema<HorizontalPodAutoscalerSpec> = /* @__PURE__ */ struct<HorizontalPodAutoscalerSpec>("HorizontalPodAutoscalerSpec", {
+export const HorizontalPodAutoscalerSpec: Schema.Codec<HorizontalPodAutoscalerSpec> = /* @__PURE__ */ struct<HorizontalPodAutoscalerSpec>("HorizontalPodAutoscalerSpec", {
   behavior: [HorizontalPodAutoscalerBehavior, "?"],
   maxReplicas: N,
   metrics: [MetricSpec, "[]?"],
@@ -15428,7 +15428,7 @@ export type HorizontalPodAutoscalerCondition = {
  * @since 0.1.0
  * @category schemas
  */
-export const HorizontalPodAutoscalerCondition: Schema.Schema<HorizontalPodAutoscalerCondition> = /* @__PURE__ */ struct<HorizontalPodAutoscalerCondition>("HorizontalPodAutoscalerCondition", {
+export const HorizontalPodAutoscalerCondition: Schema.Codec<HorizontalPodAutoscalerCondition> = /* @__PURE__ */ struct<HorizontalPodAutoscalerCondition>("HorizontalPodAutoscalerCondition", {
   lastTransitionTime: [NT, "?"],
   message: [S, "?"],
   reason: [S, "?"],
@@ -15457,7 +15457,7 @@ export type ObjectMetricStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const ObjectMetricStatus: Schema.Schema<ObjectMetricStatus> = /* @__PURE__ */ struct<ObjectMetricStatus>("ObjectMetricStatus", {
+export const ObjectMetricStatus: Schema.Codec<ObjectMetricStatus> = /* @__PURE__ */ struct<ObjectMetricStatus>("ObjectMetricStatus", {
   current: MetricValueStatus,
   describedObject: CrossVersionObjectReference,
   metric: MetricIdentifier
@@ -15482,7 +15482,7 @@ export type PodsMetricStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodsMetricStatus: Schema.Schema<PodsMetricStatus> = /* @__PURE__ */ struct<PodsMetricStatus>("PodsMetricStatus", {
+export const PodsMetricStatus: Schema.Codec<PodsMetricStatus> = /* @__PURE__ */ struct<PodsMetricStatus>("PodsMetricStatus", {
   current: MetricValueStatus,
   metric: MetricIdentifier
 })
@@ -15506,7 +15506,7 @@ export type ResourceMetricStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceMetricStatus: Schema.Schema<ResourceMetricStatus> = /* @__PURE__ */ struct<ResourceMetricStatus>("ResourceMetricStatus", {
+export const ResourceMetricStatus: Schema.Codec<ResourceMetricStatus> = /* @__PURE__ */ struct<ResourceMetricStatus>("ResourceMetricStatus", {
   current: MetricValueStatus,
   name: S
 })
@@ -15538,7 +15538,7 @@ export type MetricStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const MetricStatus: Schema.Schema<MetricStatus> = /* @__PURE__ */ struct<MetricStatus>("MetricStatus", {
+export const MetricStatus: Schema.Codec<MetricStatus> = /* @__PURE__ */ struct<MetricStatus>("MetricStatus", {
   containerResource: [ContainerResourceMetricStatus, "?"],
   external: [ExternalMetricStatus, "?"],
   object: [ObjectMetricStatus, "?"],
@@ -15574,7 +15574,7 @@ export type HorizontalPodAutoscalerStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const HorizontalPodAutoscalerStatus: Schema.Schema<HorizontalPodAutoscalerStatus> = /* @__PURE__ */ struct<HorizontalPodAutoscalerStatus>("HorizontalPodAutoscalerStatus", {
+export const HorizontalPodAutoscalerStatus: Schema.Codec<HorizontalPodAutoscalerStatus> = /* @__PURE__ */ struct<HorizontalPodAutoscalerStatus>("HorizontalPodAutoscalerStatus", {
   conditions: [HorizontalPodAutoscalerCondition, "[]?"],
   currentMetrics: [MetricStatus, "[]?"],
   currentReplicas: [N, "?"],
@@ -15608,7 +15608,7 @@ export type HorizontalPodAutoscaler = {
  * @since 0.1.0
  * @category schemas
  */
-export const HorizontalPodAutoscaler: Schema.Schema<HorizontalPodAutoscaler> = /* @__PURE__ */ struct<HorizontalPodAutoscaler>("HorizontalPodAutoscaler", {
+export const HorizontalPodAutoscaler: Schema.Codec<HorizontalPodAutoscaler> = /* @__PURE__ */ struct<HorizontalPodAutoscaler>("HorizontalPodAutoscaler", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -15639,7 +15639,7 @@ export type HorizontalPodAutoscalerList = {
  * @since 0.1.0
  * @category schemas
  */
-export const HorizontalPodAutoscalerList: Schema.Schema<HorizontalPodAutoscalerList> = /* @__PURE__ */ struct<HorizontalPodAutoscalerList>("HorizontalPodAutoscalerList", {
+export const HorizontalPodAutoscalerList: Schema.Codec<HorizontalPodAutoscalerList> = /* @__PURE__ */ struct<HorizontalPodAutoscalerList>("HorizontalPodAutoscalerList", {
   apiVersion: [S, "?"],
   items: [HorizontalPodAutoscaler, "[]"],
   kind: [S, "?"],
@@ -15702,7 +15702,7 @@ export type PodFailurePolicyOnExitCodesRequirement = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodFailurePolicyOnExitCodesRequirement: Schema.Schema<PodFailurePolicyOnExitCodesRequirement> = /* @__PURE__ */ struct<PodFailurePolicyOnExitCodesRequirement>("PodFailurePolicyOnExitCodesRequirement", {
+export const PodFailurePolicyOnExitCodesRequirement: Schema.Codec<PodFailurePolicyOnExitCodesRequirement> = /* @__PURE__ */ struct<PodFailurePolicyOnExitCodesRequirement>("PodFailurePolicyOnExitCodesRequirement", {
   containerName: [S, "?"],
   operator: S,
   values: [N, "[]"]
@@ -15727,7 +15727,7 @@ export type PodFailurePolicyOnPodConditionsPattern = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodFailurePolicyOnPodConditionsPattern: Schema.Schema<PodFailurePolicyOnPodConditionsPattern> = /* @__PURE__ */ struct<PodFailurePolicyOnPodConditionsPattern>("PodFailurePolicyOnPodConditionsPattern", {
+export const PodFailurePolicyOnPodConditionsPattern: Schema.Codec<PodFailurePolicyOnPodConditionsPattern> = /* @__PURE__ */ struct<PodFailurePolicyOnPodConditionsPattern>("PodFailurePolicyOnPodConditionsPattern", {
   status: [S, "?"],
   type: S
 })
@@ -15765,7 +15765,7 @@ export type PodFailurePolicyRule = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodFailurePolicyRule: Schema.Schema<PodFailurePolicyRule> = /* @__PURE__ */ struct<PodFailurePolicyRule>("PodFailurePolicyRule", {
+export const PodFailurePolicyRule: Schema.Codec<PodFailurePolicyRule> = /* @__PURE__ */ struct<PodFailurePolicyRule>("PodFailurePolicyRule", {
   action: S,
   onExitCodes: [PodFailurePolicyOnExitCodesRequirement, "?"],
   onPodConditions: [PodFailurePolicyOnPodConditionsPattern, "[]?"]
@@ -15788,7 +15788,7 @@ export type PodFailurePolicy = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodFailurePolicy: Schema.Schema<PodFailurePolicy> = /* @__PURE__ */ struct<PodFailurePolicy>("PodFailurePolicy", {
+export const PodFailurePolicy: Schema.Codec<PodFailurePolicy> = /* @__PURE__ */ struct<PodFailurePolicy>("PodFailurePolicy", {
   rules: [PodFailurePolicyRule, "[]"]
 })
 
@@ -15811,7 +15811,7 @@ export type SuccessPolicyRule = {
  * @since 0.1.0
  * @category schemas
  */
-export const SuccessPolicyRule: Schema.Schema<SuccessPolicyRule> = /* @__PURE__ */ struct<SuccessPolicyRule>("SuccessPolicyRule", {
+export const SuccessPolicyRule: Schema.Codec<SuccessPolicyRule> = /* @__PURE__ */ struct<SuccessPolicyRule>("SuccessPolicyRule", {
   succeededCount: [N, "?"],
   succeededIndexes: [S, "?"]
 })
@@ -15833,7 +15833,7 @@ export type SuccessPolicy = {
  * @since 0.1.0
  * @category schemas
  */
-export const SuccessPolicy: Schema.Schema<SuccessPolicy> = /* @__PURE__ */ struct<SuccessPolicy>("SuccessPolicy", {
+export const SuccessPolicy: Schema.Codec<SuccessPolicy> = /* @__PURE__ */ struct<SuccessPolicy>("SuccessPolicy", {
   rules: [SuccessPolicyRule, "[]"]
 })
 
@@ -15899,7 +15899,7 @@ export type JobSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const JobSpec: Schema.Schema<JobSpec> = /* @__PURE__ */ struct<JobSpec>("JobSpec", {
+export const JobSpec: Schema.Codec<JobSpec> = /* @__PURE__ */ struct<JobSpec>("JobSpec", {
   activeDeadlineSeconds: [N, "?"],
   backoffLimit: [N, "?"],
   backoffLimitPerIndex: [N, "?"],
@@ -15937,7 +15937,7 @@ export type JobTemplateSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const JobTemplateSpec: Schema.Schema<JobTemplateSpec> = /* @__PURE__ */ struct<JobTemplateSpec>("JobTemplateSpec", {
+export const JobTemplateSpec: Schema.Codec<JobTemplateSpec> = /* @__PURE__ */ struct<JobTemplateSpec>("JobTemplateSpec", {
   metadata: [ObjectMeta, "?"],
   spec: [JobSpec, "?"]
 })
@@ -15977,7 +15977,7 @@ export type CronJobSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const CronJobSpec: Schema.Schema<CronJobSpec> = /* @__PURE__ */ struct<CronJobSpec>("CronJobSpec", {
+export const CronJobSpec: Schema.Codec<CronJobSpec> = /* @__PURE__ */ struct<CronJobSpec>("CronJobSpec", {
   concurrencyPolicy: [S, "?"],
   failedJobsHistoryLimit: [N, "?"],
   jobTemplate: JobTemplateSpec,
@@ -16009,7 +16009,7 @@ export type CronJobStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const CronJobStatus: Schema.Schema<CronJobStatus> = /* @__PURE__ */ struct<CronJobStatus>("CronJobStatus", {
+export const CronJobStatus: Schema.Codec<CronJobStatus> = /* @__PURE__ */ struct<CronJobStatus>("CronJobStatus", {
   active: [ObjectReference, "[]?"],
   lastScheduleTime: [NT, "?"],
   lastSuccessfulTime: [NT, "?"]
@@ -16040,7 +16040,7 @@ export type CronJob = {
  * @since 0.1.0
  * @category schemas
  */
-export const CronJob: Schema.Schema<CronJob> = /* @__PURE__ */ struct<CronJob>("CronJob", {
+export const CronJob: Schema.Codec<CronJob> = /* @__PURE__ */ struct<CronJob>("CronJob", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -16071,7 +16071,7 @@ export type CronJobList = {
  * @since 0.1.0
  * @category schemas
  */
-export const CronJobList: Schema.Schema<CronJobList> = /* @__PURE__ */ struct<CronJobList>("CronJobList", {
+export const CronJobList: Schema.Codec<CronJobList> = /* @__PURE__ */ struct<CronJobList>("CronJobList", {
   apiVersion: [S, "?"],
   items: [CronJob, "[]"],
   kind: [S, "?"],
@@ -16105,7 +16105,7 @@ export type JobCondition = {
  * @since 0.1.0
  * @category schemas
  */
-export const JobCondition: Schema.Schema<JobCondition> = /* @__PURE__ */ struct<JobCondition>("JobCondition", {
+export const JobCondition: Schema.Codec<JobCondition> = /* @__PURE__ */ struct<JobCondition>("JobCondition", {
   lastProbeTime: [NT, "?"],
   lastTransitionTime: [NT, "?"],
   message: [S, "?"],
@@ -16133,7 +16133,7 @@ export type UncountedTerminatedPods = {
  * @since 0.1.0
  * @category schemas
  */
-export const UncountedTerminatedPods: Schema.Schema<UncountedTerminatedPods> = /* @__PURE__ */ struct<UncountedTerminatedPods>("UncountedTerminatedPods", {
+export const UncountedTerminatedPods: Schema.Codec<UncountedTerminatedPods> = /* @__PURE__ */ struct<UncountedTerminatedPods>("UncountedTerminatedPods", {
   failed: [S, "[]?"],
   succeeded: [S, "[]?"]
 })
@@ -16198,7 +16198,7 @@ export type JobStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const JobStatus: Schema.Schema<JobStatus> = /* @__PURE__ */ struct<JobStatus>("JobStatus", {
+export const JobStatus: Schema.Codec<JobStatus> = /* @__PURE__ */ struct<JobStatus>("JobStatus", {
   active: [N, "?"],
   completedIndexes: [S, "?"],
   completionTime: [S, "?"],
@@ -16237,7 +16237,7 @@ export type Job = {
  * @since 0.1.0
  * @category schemas
  */
-export const Job: Schema.Schema<Job> = /* @__PURE__ */ struct<Job>("Job", {
+export const Job: Schema.Codec<Job> = /* @__PURE__ */ struct<Job>("Job", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -16268,7 +16268,7 @@ export type JobList = {
  * @since 0.1.0
  * @category schemas
  */
-export const JobList: Schema.Schema<JobList> = /* @__PURE__ */ struct<JobList>("JobList", {
+export const JobList: Schema.Codec<JobList> = /* @__PURE__ */ struct<JobList>("JobList", {
   apiVersion: [S, "?"],
   items: [Job, "[]"],
   kind: [S, "?"],
@@ -16402,7 +16402,7 @@ export type CertificateSigningRequestSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const CertificateSigningRequestSpec: Schema.Schema<CertificateSigningRequestSpec> = /* @__PURE__ */ struct<CertificateSigningRequestSpec>("CertificateSigningRequestSpec", {
+export const CertificateSigningRequestSpec: Schema.Codec<CertificateSigningRequestSpec> = /* @__PURE__ */ struct<CertificateSigningRequestSpec>("CertificateSigningRequestSpec", {
   expirationSeconds: [N, "?"],
   extra: [S, "[]{}?"],
   groups: [S, "[]?"],
@@ -16452,7 +16452,7 @@ export type CertificateSigningRequestCondition = {
  * @since 0.1.0
  * @category schemas
  */
-export const CertificateSigningRequestCondition: Schema.Schema<CertificateSigningRequestCondition> = /* @__PURE__ */ struct<CertificateSigningRequestCondition>("CertificateSigningRequestCondition", {
+export const CertificateSigningRequestCondition: Schema.Codec<CertificateSigningRequestCondition> = /* @__PURE__ */ struct<CertificateSigningRequestCondition>("CertificateSigningRequestCondition", {
   lastTransitionTime: [NT, "?"],
   lastUpdateTime: [NT, "?"],
   message: [S, "?"],
@@ -16503,7 +16503,7 @@ export type CertificateSigningRequestStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const CertificateSigningRequestStatus: Schema.Schema<CertificateSigningRequestStatus> = /* @__PURE__ */ struct<CertificateSigningRequestStatus>("CertificateSigningRequestStatus", {
+export const CertificateSigningRequestStatus: Schema.Codec<CertificateSigningRequestStatus> = /* @__PURE__ */ struct<CertificateSigningRequestStatus>("CertificateSigningRequestStatus", {
   certificate: [S, "?"],
   conditions: [CertificateSigningRequestCondition, "[]?"]
 })
@@ -16538,7 +16538,7 @@ export type CertificateSigningRequest = {
  * @since 0.1.0
  * @category schemas
  */
-export const CertificateSigningRequest: Schema.Schema<CertificateSigningRequest> = /* @__PURE__ */ struct<CertificateSigningRequest>("CertificateSigningRequest", {
+export const CertificateSigningRequest: Schema.Codec<CertificateSigningRequest> = /* @__PURE__ */ struct<CertificateSigningRequest>("CertificateSigningRequest", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -16568,7 +16568,7 @@ export type CertificateSigningRequestList = {
  * @since 0.1.0
  * @category schemas
  */
-export const CertificateSigningRequestList: Schema.Schema<CertificateSigningRequestList> = /* @__PURE__ */ struct<CertificateSigningRequestList>("CertificateSigningRequestList", {
+export const CertificateSigningRequestList: Schema.Codec<CertificateSigningRequestList> = /* @__PURE__ */ struct<CertificateSigningRequestList>("CertificateSigningRequestList", {
   apiVersion: [S, "?"],
   items: [CertificateSigningRequest, "[]"],
   kind: [S, "?"],
@@ -16635,7 +16635,7 @@ export type ClusterTrustBundleSpecV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ClusterTrustBundleSpecV1alpha1: Schema.Schema<ClusterTrustBundleSpecV1alpha1> = /* @__PURE__ */ struct<ClusterTrustBundleSpecV1alpha1>("ClusterTrustBundleSpecV1alpha1", {
+export const ClusterTrustBundleSpecV1alpha1: Schema.Codec<ClusterTrustBundleSpecV1alpha1> = /* @__PURE__ */ struct<ClusterTrustBundleSpecV1alpha1>("ClusterTrustBundleSpecV1alpha1", {
   signerName: [S, "?"],
   trustBundle: S
 })
@@ -16667,7 +16667,7 @@ export type ClusterTrustBundleV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ClusterTrustBundleV1alpha1: Schema.Schema<ClusterTrustBundleV1alpha1> = /* @__PURE__ */ struct<ClusterTrustBundleV1alpha1>("ClusterTrustBundleV1alpha1", {
+export const ClusterTrustBundleV1alpha1: Schema.Codec<ClusterTrustBundleV1alpha1> = /* @__PURE__ */ struct<ClusterTrustBundleV1alpha1>("ClusterTrustBundleV1alpha1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -16697,7 +16697,7 @@ export type ClusterTrustBundleListV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ClusterTrustBundleListV1alpha1: Schema.Schema<ClusterTrustBundleListV1alpha1> = /* @__PURE__ */ struct<ClusterTrustBundleListV1alpha1>("ClusterTrustBundleListV1alpha1", {
+export const ClusterTrustBundleListV1alpha1: Schema.Codec<ClusterTrustBundleListV1alpha1> = /* @__PURE__ */ struct<ClusterTrustBundleListV1alpha1>("ClusterTrustBundleListV1alpha1", {
   apiVersion: [S, "?"],
   items: [ClusterTrustBundleV1alpha1, "[]"],
   kind: [S, "?"],
@@ -16763,7 +16763,7 @@ export type ClusterTrustBundleSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const ClusterTrustBundleSpec: Schema.Schema<ClusterTrustBundleSpec> = /* @__PURE__ */ struct<ClusterTrustBundleSpec>("ClusterTrustBundleSpec", {
+export const ClusterTrustBundleSpec: Schema.Codec<ClusterTrustBundleSpec> = /* @__PURE__ */ struct<ClusterTrustBundleSpec>("ClusterTrustBundleSpec", {
   signerName: [S, "?"],
   trustBundle: S
 })
@@ -16795,7 +16795,7 @@ export type ClusterTrustBundle = {
  * @since 0.1.0
  * @category schemas
  */
-export const ClusterTrustBundle: Schema.Schema<ClusterTrustBundle> = /* @__PURE__ */ struct<ClusterTrustBundle>("ClusterTrustBundle", {
+export const ClusterTrustBundle: Schema.Codec<ClusterTrustBundle> = /* @__PURE__ */ struct<ClusterTrustBundle>("ClusterTrustBundle", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -16825,7 +16825,7 @@ export type ClusterTrustBundleList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ClusterTrustBundleList: Schema.Schema<ClusterTrustBundleList> = /* @__PURE__ */ struct<ClusterTrustBundleList>("ClusterTrustBundleList", {
+export const ClusterTrustBundleList: Schema.Codec<ClusterTrustBundleList> = /* @__PURE__ */ struct<ClusterTrustBundleList>("ClusterTrustBundleList", {
   apiVersion: [S, "?"],
   items: [ClusterTrustBundle, "[]"],
   kind: [S, "?"],
@@ -16917,7 +16917,7 @@ export type PodCertificateRequestSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodCertificateRequestSpec: Schema.Schema<PodCertificateRequestSpec> = /* @__PURE__ */ struct<PodCertificateRequestSpec>("PodCertificateRequestSpec", {
+export const PodCertificateRequestSpec: Schema.Codec<PodCertificateRequestSpec> = /* @__PURE__ */ struct<PodCertificateRequestSpec>("PodCertificateRequestSpec", {
   maxExpirationSeconds: [N, "?"],
   nodeName: S,
   nodeUID: S,
@@ -16978,7 +16978,7 @@ export type PodCertificateRequestStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodCertificateRequestStatus: Schema.Schema<PodCertificateRequestStatus> = /* @__PURE__ */ struct<PodCertificateRequestStatus>("PodCertificateRequestStatus", {
+export const PodCertificateRequestStatus: Schema.Codec<PodCertificateRequestStatus> = /* @__PURE__ */ struct<PodCertificateRequestStatus>("PodCertificateRequestStatus", {
   beginRefreshAt: [NT, "?"],
   certificateChain: [S, "?"],
   conditions: [ConditionV1, "[]?"],
@@ -17013,7 +17013,7 @@ export type PodCertificateRequest = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodCertificateRequest: Schema.Schema<PodCertificateRequest> = /* @__PURE__ */ struct<PodCertificateRequest>("PodCertificateRequest", {
+export const PodCertificateRequest: Schema.Codec<PodCertificateRequest> = /* @__PURE__ */ struct<PodCertificateRequest>("PodCertificateRequest", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -17044,7 +17044,7 @@ export type PodCertificateRequestList = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodCertificateRequestList: Schema.Schema<PodCertificateRequestList> = /* @__PURE__ */ struct<PodCertificateRequestList>("PodCertificateRequestList", {
+export const PodCertificateRequestList: Schema.Codec<PodCertificateRequestList> = /* @__PURE__ */ struct<PodCertificateRequestList>("PodCertificateRequestList", {
   apiVersion: [S, "?"],
   items: [PodCertificateRequest, "[]"],
   kind: [S, "?"],
@@ -17125,7 +17125,7 @@ export type LeaseSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const LeaseSpec: Schema.Schema<LeaseSpec> = /* @__PURE__ */ struct<LeaseSpec>("LeaseSpec", {
+export const LeaseSpec: Schema.Codec<LeaseSpec> = /* @__PURE__ */ struct<LeaseSpec>("LeaseSpec", {
   acquireTime: [NT, "?"],
   holderIdentity: [S, "?"],
   leaseDurationSeconds: [N, "?"],
@@ -17158,7 +17158,7 @@ export type Lease = {
  * @since 0.1.0
  * @category schemas
  */
-export const Lease: Schema.Schema<Lease> = /* @__PURE__ */ struct<Lease>("Lease", {
+export const Lease: Schema.Codec<Lease> = /* @__PURE__ */ struct<Lease>("Lease", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -17188,7 +17188,7 @@ export type LeaseList = {
  * @since 0.1.0
  * @category schemas
  */
-export const LeaseList: Schema.Schema<LeaseList> = /* @__PURE__ */ struct<LeaseList>("LeaseList", {
+export const LeaseList: Schema.Codec<LeaseList> = /* @__PURE__ */ struct<LeaseList>("LeaseList", {
   apiVersion: [S, "?"],
   items: [Lease, "[]"],
   kind: [S, "?"],
@@ -17246,7 +17246,7 @@ export type LeaseCandidateSpecV1alpha2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const LeaseCandidateSpecV1alpha2: Schema.Schema<LeaseCandidateSpecV1alpha2> = /* @__PURE__ */ struct<LeaseCandidateSpecV1alpha2>("LeaseCandidateSpecV1alpha2", {
+export const LeaseCandidateSpecV1alpha2: Schema.Codec<LeaseCandidateSpecV1alpha2> = /* @__PURE__ */ struct<LeaseCandidateSpecV1alpha2>("LeaseCandidateSpecV1alpha2", {
   binaryVersion: S,
   emulationVersion: [S, "?"],
   leaseName: S,
@@ -17278,7 +17278,7 @@ export type LeaseCandidateV1alpha2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const LeaseCandidateV1alpha2: Schema.Schema<LeaseCandidateV1alpha2> = /* @__PURE__ */ struct<LeaseCandidateV1alpha2>("LeaseCandidateV1alpha2", {
+export const LeaseCandidateV1alpha2: Schema.Codec<LeaseCandidateV1alpha2> = /* @__PURE__ */ struct<LeaseCandidateV1alpha2>("LeaseCandidateV1alpha2", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -17308,7 +17308,7 @@ export type LeaseCandidateListV1alpha2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const LeaseCandidateListV1alpha2: Schema.Schema<LeaseCandidateListV1alpha2> = /* @__PURE__ */ struct<LeaseCandidateListV1alpha2>("LeaseCandidateListV1alpha2", {
+export const LeaseCandidateListV1alpha2: Schema.Codec<LeaseCandidateListV1alpha2> = /* @__PURE__ */ struct<LeaseCandidateListV1alpha2>("LeaseCandidateListV1alpha2", {
   apiVersion: [S, "?"],
   items: [LeaseCandidateV1alpha2, "[]"],
   kind: [S, "?"],
@@ -17366,7 +17366,7 @@ export type LeaseCandidateSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const LeaseCandidateSpec: Schema.Schema<LeaseCandidateSpec> = /* @__PURE__ */ struct<LeaseCandidateSpec>("LeaseCandidateSpec", {
+export const LeaseCandidateSpec: Schema.Codec<LeaseCandidateSpec> = /* @__PURE__ */ struct<LeaseCandidateSpec>("LeaseCandidateSpec", {
   binaryVersion: S,
   emulationVersion: [S, "?"],
   leaseName: S,
@@ -17398,7 +17398,7 @@ export type LeaseCandidate = {
  * @since 0.1.0
  * @category schemas
  */
-export const LeaseCandidate: Schema.Schema<LeaseCandidate> = /* @__PURE__ */ struct<LeaseCandidate>("LeaseCandidate", {
+export const LeaseCandidate: Schema.Codec<LeaseCandidate> = /* @__PURE__ */ struct<LeaseCandidate>("LeaseCandidate", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -17428,7 +17428,7 @@ export type LeaseCandidateList = {
  * @since 0.1.0
  * @category schemas
  */
-export const LeaseCandidateList: Schema.Schema<LeaseCandidateList> = /* @__PURE__ */ struct<LeaseCandidateList>("LeaseCandidateList", {
+export const LeaseCandidateList: Schema.Codec<LeaseCandidateList> = /* @__PURE__ */ struct<LeaseCandidateList>("LeaseCandidateList", {
   apiVersion: [S, "?"],
   items: [LeaseCandidate, "[]"],
   kind: [S, "?"],
@@ -17480,7 +17480,7 @@ export type EndpointConditions = {
  * @since 0.1.0
  * @category schemas
  */
-export const EndpointConditions: Schema.Schema<EndpointConditions> = /* @__PURE__ */ struct<EndpointConditions>("EndpointConditions", {
+export const EndpointConditions: Schema.Codec<EndpointConditions> = /* @__PURE__ */ struct<EndpointConditions>("EndpointConditions", {
   ready: [B, "?"],
   serving: [B, "?"],
   terminating: [B, "?"]
@@ -17503,7 +17503,7 @@ export type ForNode = {
  * @since 0.1.0
  * @category schemas
  */
-export const ForNode: Schema.Schema<ForNode> = /* @__PURE__ */ struct<ForNode>("ForNode", {
+export const ForNode: Schema.Codec<ForNode> = /* @__PURE__ */ struct<ForNode>("ForNode", {
   name: S
 })
 
@@ -17524,7 +17524,7 @@ export type ForZone = {
  * @since 0.1.0
  * @category schemas
  */
-export const ForZone: Schema.Schema<ForZone> = /* @__PURE__ */ struct<ForZone>("ForZone", {
+export const ForZone: Schema.Codec<ForZone> = /* @__PURE__ */ struct<ForZone>("ForZone", {
   name: S
 })
 
@@ -17547,7 +17547,7 @@ export type EndpointHints = {
  * @since 0.1.0
  * @category schemas
  */
-export const EndpointHints: Schema.Schema<EndpointHints> = /* @__PURE__ */ struct<EndpointHints>("EndpointHints", {
+export const EndpointHints: Schema.Codec<EndpointHints> = /* @__PURE__ */ struct<EndpointHints>("EndpointHints", {
   forNodes: [ForNode, "[]?"],
   forZones: [ForZone, "[]?"]
 })
@@ -17583,7 +17583,7 @@ export type Endpoint = {
  * @since 0.1.0
  * @category schemas
  */
-export const Endpoint: Schema.Schema<Endpoint> = /* @__PURE__ */ struct<Endpoint>("Endpoint", {
+export const Endpoint: Schema.Codec<Endpoint> = /* @__PURE__ */ struct<Endpoint>("Endpoint", {
   addresses: [S, "[]"],
   conditions: [EndpointConditions, "?"],
   deprecatedTopology: [S, "{}?"],
@@ -17628,7 +17628,7 @@ export type EndpointPortDiscoveryV1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const EndpointPortDiscoveryV1: Schema.Schema<EndpointPortDiscoveryV1> = /* @__PURE__ */ struct<EndpointPortDiscoveryV1>("EndpointPortDiscoveryV1", {
+export const EndpointPortDiscoveryV1: Schema.Codec<EndpointPortDiscoveryV1> = /* @__PURE__ */ struct<EndpointPortDiscoveryV1>("EndpointPortDiscoveryV1", {
   appProtocol: [S, "?"],
   name: [S, "?"],
   port: [N, "?"],
@@ -17662,7 +17662,7 @@ export type EndpointSlice = {
  * @since 0.1.0
  * @category schemas
  */
-export const EndpointSlice: Schema.Schema<EndpointSlice> = /* @__PURE__ */ struct<EndpointSlice>("EndpointSlice", {
+export const EndpointSlice: Schema.Codec<EndpointSlice> = /* @__PURE__ */ struct<EndpointSlice>("EndpointSlice", {
   addressType: S,
   apiVersion: [S, "?"],
   endpoints: [Endpoint, "[]?"],
@@ -17694,7 +17694,7 @@ export type EndpointSliceList = {
  * @since 0.1.0
  * @category schemas
  */
-export const EndpointSliceList: Schema.Schema<EndpointSliceList> = /* @__PURE__ */ struct<EndpointSliceList>("EndpointSliceList", {
+export const EndpointSliceList: Schema.Codec<EndpointSliceList> = /* @__PURE__ */ struct<EndpointSliceList>("EndpointSliceList", {
   apiVersion: [S, "?"],
   items: [EndpointSlice, "[]"],
   kind: [S, "?"],
@@ -17744,7 +17744,7 @@ export type EventSeriesEventsV1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const EventSeriesEventsV1: Schema.Schema<EventSeriesEventsV1> = /* @__PURE__ */ struct<EventSeriesEventsV1>("EventSeriesEventsV1", {
+export const EventSeriesEventsV1: Schema.Codec<EventSeriesEventsV1> = /* @__PURE__ */ struct<EventSeriesEventsV1>("EventSeriesEventsV1", {
   count: N,
   lastObservedTime: NT
 })
@@ -17798,7 +17798,7 @@ export type EventEventsV1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const EventEventsV1: Schema.Schema<EventEventsV1> = /* @__PURE__ */ struct<EventEventsV1>("EventEventsV1", {
+export const EventEventsV1: Schema.Codec<EventEventsV1> = /* @__PURE__ */ struct<EventEventsV1>("EventEventsV1", {
   action: [S, "?"],
   apiVersion: [S, "?"],
   deprecatedCount: [N, "?"],
@@ -17841,7 +17841,7 @@ export type EventListEventsV1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const EventListEventsV1: Schema.Schema<EventListEventsV1> = /* @__PURE__ */ struct<EventListEventsV1>("EventListEventsV1", {
+export const EventListEventsV1: Schema.Codec<EventListEventsV1> = /* @__PURE__ */ struct<EventListEventsV1>("EventListEventsV1", {
   apiVersion: [S, "?"],
   items: [EventEventsV1, "[]"],
   kind: [S, "?"],
@@ -17901,7 +17901,7 @@ export type ExemptPriorityLevelConfiguration = {
  * @since 0.1.0
  * @category schemas
  */
-export const ExemptPriorityLevelConfiguration: Schema.Schema<ExemptPriorityLevelConfiguration> = /* @__PURE__ */ struct<ExemptPriorityLevelConfiguration>("ExemptPriorityLevelConfiguration", {
+export const ExemptPriorityLevelConfiguration: Schema.Codec<ExemptPriorityLevelConfiguration> = /* @__PURE__ */ struct<ExemptPriorityLevelConfiguration>("ExemptPriorityLevelConfiguration", {
   lendablePercent: [N, "?"],
   nominalConcurrencyShares: [N, "?"]
 })
@@ -17923,7 +17923,7 @@ export type FlowDistinguisherMethod = {
  * @since 0.1.0
  * @category schemas
  */
-export const FlowDistinguisherMethod: Schema.Schema<FlowDistinguisherMethod> = /* @__PURE__ */ struct<FlowDistinguisherMethod>("FlowDistinguisherMethod", {
+export const FlowDistinguisherMethod: Schema.Codec<FlowDistinguisherMethod> = /* @__PURE__ */ struct<FlowDistinguisherMethod>("FlowDistinguisherMethod", {
   type: S
 })
 
@@ -17954,7 +17954,7 @@ export type NonResourcePolicyRule = {
  * @since 0.1.0
  * @category schemas
  */
-export const NonResourcePolicyRule: Schema.Schema<NonResourcePolicyRule> = /* @__PURE__ */ struct<NonResourcePolicyRule>("NonResourcePolicyRule", {
+export const NonResourcePolicyRule: Schema.Codec<NonResourcePolicyRule> = /* @__PURE__ */ struct<NonResourcePolicyRule>("NonResourcePolicyRule", {
   nonResourceURLs: [S, "[]"],
   verbs: [S, "[]"]
 })
@@ -17984,7 +17984,7 @@ export type ResourcePolicyRule = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourcePolicyRule: Schema.Schema<ResourcePolicyRule> = /* @__PURE__ */ struct<ResourcePolicyRule>("ResourcePolicyRule", {
+export const ResourcePolicyRule: Schema.Codec<ResourcePolicyRule> = /* @__PURE__ */ struct<ResourcePolicyRule>("ResourcePolicyRule", {
   apiGroups: [S, "[]"],
   clusterScope: [B, "?"],
   namespaces: [S, "[]?"],
@@ -18009,7 +18009,7 @@ export type GroupSubject = {
  * @since 0.1.0
  * @category schemas
  */
-export const GroupSubject: Schema.Schema<GroupSubject> = /* @__PURE__ */ struct<GroupSubject>("GroupSubject", {
+export const GroupSubject: Schema.Codec<GroupSubject> = /* @__PURE__ */ struct<GroupSubject>("GroupSubject", {
   name: S
 })
 
@@ -18032,7 +18032,7 @@ export type ServiceAccountSubject = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceAccountSubject: Schema.Schema<ServiceAccountSubject> = /* @__PURE__ */ struct<ServiceAccountSubject>("ServiceAccountSubject", {
+export const ServiceAccountSubject: Schema.Codec<ServiceAccountSubject> = /* @__PURE__ */ struct<ServiceAccountSubject>("ServiceAccountSubject", {
   name: S,
   namespace: S
 })
@@ -18054,7 +18054,7 @@ export type UserSubject = {
  * @since 0.1.0
  * @category schemas
  */
-export const UserSubject: Schema.Schema<UserSubject> = /* @__PURE__ */ struct<UserSubject>("UserSubject", {
+export const UserSubject: Schema.Codec<UserSubject> = /* @__PURE__ */ struct<UserSubject>("UserSubject", {
   name: S
 })
 
@@ -18081,7 +18081,7 @@ export type SubjectFlowcontrolV1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const SubjectFlowcontrolV1: Schema.Schema<SubjectFlowcontrolV1> = /* @__PURE__ */ struct<SubjectFlowcontrolV1>("SubjectFlowcontrolV1", {
+export const SubjectFlowcontrolV1: Schema.Codec<SubjectFlowcontrolV1> = /* @__PURE__ */ struct<SubjectFlowcontrolV1>("SubjectFlowcontrolV1", {
   group: [GroupSubject, "?"],
   kind: S,
   serviceAccount: [ServiceAccountSubject, "?"],
@@ -18109,7 +18109,7 @@ export type PolicyRulesWithSubjects = {
  * @since 0.1.0
  * @category schemas
  */
-export const PolicyRulesWithSubjects: Schema.Schema<PolicyRulesWithSubjects> = /* @__PURE__ */ struct<PolicyRulesWithSubjects>("PolicyRulesWithSubjects", {
+export const PolicyRulesWithSubjects: Schema.Codec<PolicyRulesWithSubjects> = /* @__PURE__ */ struct<PolicyRulesWithSubjects>("PolicyRulesWithSubjects", {
   nonResourceRules: [NonResourcePolicyRule, "[]?"],
   resourceRules: [ResourcePolicyRule, "[]?"],
   subjects: [SubjectFlowcontrolV1, "[]"]
@@ -18132,7 +18132,7 @@ export type PriorityLevelConfigurationReference = {
  * @since 0.1.0
  * @category schemas
  */
-export const PriorityLevelConfigurationReference: Schema.Schema<PriorityLevelConfigurationReference> = /* @__PURE__ */ struct<PriorityLevelConfigurationReference>("PriorityLevelConfigurationReference", {
+export const PriorityLevelConfigurationReference: Schema.Codec<PriorityLevelConfigurationReference> = /* @__PURE__ */ struct<PriorityLevelConfigurationReference>("PriorityLevelConfigurationReference", {
   name: S
 })
 
@@ -18159,7 +18159,7 @@ export type FlowSchemaSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const FlowSchemaSpec: Schema.Schema<FlowSchemaSpec> = /* @__PURE__ */ struct<FlowSchemaSpec>("FlowSchemaSpec", {
+export const FlowSchemaSpec: Schema.Codec<FlowSchemaSpec> = /* @__PURE__ */ struct<FlowSchemaSpec>("FlowSchemaSpec", {
   distinguisherMethod: [FlowDistinguisherMethod, "?"],
   matchingPrecedence: [N, "?"],
   priorityLevelConfiguration: PriorityLevelConfigurationReference,
@@ -18191,7 +18191,7 @@ export type FlowSchemaCondition = {
  * @since 0.1.0
  * @category schemas
  */
-export const FlowSchemaCondition: Schema.Schema<FlowSchemaCondition> = /* @__PURE__ */ struct<FlowSchemaCondition>("FlowSchemaCondition", {
+export const FlowSchemaCondition: Schema.Codec<FlowSchemaCondition> = /* @__PURE__ */ struct<FlowSchemaCondition>("FlowSchemaCondition", {
   lastTransitionTime: [NT, "?"],
   message: [S, "?"],
   reason: [S, "?"],
@@ -18216,7 +18216,7 @@ export type FlowSchemaStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const FlowSchemaStatus: Schema.Schema<FlowSchemaStatus> = /* @__PURE__ */ struct<FlowSchemaStatus>("FlowSchemaStatus", {
+export const FlowSchemaStatus: Schema.Codec<FlowSchemaStatus> = /* @__PURE__ */ struct<FlowSchemaStatus>("FlowSchemaStatus", {
   conditions: [FlowSchemaCondition, "[]?"]
 })
 
@@ -18245,7 +18245,7 @@ export type FlowSchema = {
  * @since 0.1.0
  * @category schemas
  */
-export const FlowSchema: Schema.Schema<FlowSchema> = /* @__PURE__ */ struct<FlowSchema>("FlowSchema", {
+export const FlowSchema: Schema.Codec<FlowSchema> = /* @__PURE__ */ struct<FlowSchema>("FlowSchema", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -18276,7 +18276,7 @@ export type FlowSchemaList = {
  * @since 0.1.0
  * @category schemas
  */
-export const FlowSchemaList: Schema.Schema<FlowSchemaList> = /* @__PURE__ */ struct<FlowSchemaList>("FlowSchemaList", {
+export const FlowSchemaList: Schema.Codec<FlowSchemaList> = /* @__PURE__ */ struct<FlowSchemaList>("FlowSchemaList", {
   apiVersion: [S, "?"],
   items: [FlowSchema, "[]"],
   kind: [S, "?"],
@@ -18304,7 +18304,7 @@ export type QueuingConfiguration = {
  * @since 0.1.0
  * @category schemas
  */
-export const QueuingConfiguration: Schema.Schema<QueuingConfiguration> = /* @__PURE__ */ struct<QueuingConfiguration>("QueuingConfiguration", {
+export const QueuingConfiguration: Schema.Codec<QueuingConfiguration> = /* @__PURE__ */ struct<QueuingConfiguration>("QueuingConfiguration", {
   handSize: [N, "?"],
   queueLengthLimit: [N, "?"],
   queues: [N, "?"]
@@ -18329,7 +18329,7 @@ export type LimitResponse = {
  * @since 0.1.0
  * @category schemas
  */
-export const LimitResponse: Schema.Schema<LimitResponse> = /* @__PURE__ */ struct<LimitResponse>("LimitResponse", {
+export const LimitResponse: Schema.Codec<LimitResponse> = /* @__PURE__ */ struct<LimitResponse>("LimitResponse", {
   queuing: [QueuingConfiguration, "?"],
   type: S
 })
@@ -18379,7 +18379,7 @@ export type LimitedPriorityLevelConfiguration = {
  * @since 0.1.0
  * @category schemas
  */
-export const LimitedPriorityLevelConfiguration: Schema.Schema<LimitedPriorityLevelConfiguration> = /* @__PURE__ */ struct<LimitedPriorityLevelConfiguration>("LimitedPriorityLevelConfiguration", {
+export const LimitedPriorityLevelConfiguration: Schema.Codec<LimitedPriorityLevelConfiguration> = /* @__PURE__ */ struct<LimitedPriorityLevelConfiguration>("LimitedPriorityLevelConfiguration", {
   borrowingLimitPercent: [N, "?"],
   lendablePercent: [N, "?"],
   limitResponse: [LimitResponse, "?"],
@@ -18407,7 +18407,7 @@ export type PriorityLevelConfigurationSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const PriorityLevelConfigurationSpec: Schema.Schema<PriorityLevelConfigurationSpec> = /* @__PURE__ */ struct<PriorityLevelConfigurationSpec>("PriorityLevelConfigurationSpec", {
+export const PriorityLevelConfigurationSpec: Schema.Codec<PriorityLevelConfigurationSpec> = /* @__PURE__ */ struct<PriorityLevelConfigurationSpec>("PriorityLevelConfigurationSpec", {
   exempt: [ExemptPriorityLevelConfiguration, "?"],
   limited: [LimitedPriorityLevelConfiguration, "?"],
   type: S
@@ -18438,7 +18438,7 @@ export type PriorityLevelConfigurationCondition = {
  * @since 0.1.0
  * @category schemas
  */
-export const PriorityLevelConfigurationCondition: Schema.Schema<PriorityLevelConfigurationCondition> = /* @__PURE__ */ struct<PriorityLevelConfigurationCondition>("PriorityLevelConfigurationCondition", {
+export const PriorityLevelConfigurationCondition: Schema.Codec<PriorityLevelConfigurationCondition> = /* @__PURE__ */ struct<PriorityLevelConfigurationCondition>("PriorityLevelConfigurationCondition", {
   lastTransitionTime: [NT, "?"],
   message: [S, "?"],
   reason: [S, "?"],
@@ -18463,7 +18463,7 @@ export type PriorityLevelConfigurationStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const PriorityLevelConfigurationStatus: Schema.Schema<PriorityLevelConfigurationStatus> = /* @__PURE__ */ struct<PriorityLevelConfigurationStatus>("PriorityLevelConfigurationStatus", {
+export const PriorityLevelConfigurationStatus: Schema.Codec<PriorityLevelConfigurationStatus> = /* @__PURE__ */ struct<PriorityLevelConfigurationStatus>("PriorityLevelConfigurationStatus", {
   conditions: [PriorityLevelConfigurationCondition, "[]?"]
 })
 
@@ -18492,7 +18492,7 @@ export type PriorityLevelConfiguration = {
  * @since 0.1.0
  * @category schemas
  */
-export const PriorityLevelConfiguration: Schema.Schema<PriorityLevelConfiguration> = /* @__PURE__ */ struct<PriorityLevelConfiguration>("PriorityLevelConfiguration", {
+export const PriorityLevelConfiguration: Schema.Codec<PriorityLevelConfiguration> = /* @__PURE__ */ struct<PriorityLevelConfiguration>("PriorityLevelConfiguration", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -18523,7 +18523,7 @@ export type PriorityLevelConfigurationList = {
  * @since 0.1.0
  * @category schemas
  */
-export const PriorityLevelConfigurationList: Schema.Schema<PriorityLevelConfigurationList> = /* @__PURE__ */ struct<PriorityLevelConfigurationList>("PriorityLevelConfigurationList", {
+export const PriorityLevelConfigurationList: Schema.Codec<PriorityLevelConfigurationList> = /* @__PURE__ */ struct<PriorityLevelConfigurationList>("PriorityLevelConfigurationList", {
   apiVersion: [S, "?"],
   items: [PriorityLevelConfiguration, "[]"],
   kind: [S, "?"],
@@ -18595,7 +18595,7 @@ export type ServiceBackendPort = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceBackendPort: Schema.Schema<ServiceBackendPort> = /* @__PURE__ */ struct<ServiceBackendPort>("ServiceBackendPort", {
+export const ServiceBackendPort: Schema.Codec<ServiceBackendPort> = /* @__PURE__ */ struct<ServiceBackendPort>("ServiceBackendPort", {
   name: [S, "?"],
   number: [N, "?"]
 })
@@ -18619,7 +18619,7 @@ export type IngressServiceBackend = {
  * @since 0.1.0
  * @category schemas
  */
-export const IngressServiceBackend: Schema.Schema<IngressServiceBackend> = /* @__PURE__ */ struct<IngressServiceBackend>("IngressServiceBackend", {
+export const IngressServiceBackend: Schema.Codec<IngressServiceBackend> = /* @__PURE__ */ struct<IngressServiceBackend>("IngressServiceBackend", {
   name: S,
   port: [ServiceBackendPort, "?"]
 })
@@ -18643,7 +18643,7 @@ export type IngressBackend = {
  * @since 0.1.0
  * @category schemas
  */
-export const IngressBackend: Schema.Schema<IngressBackend> = /* @__PURE__ */ struct<IngressBackend>("IngressBackend", {
+export const IngressBackend: Schema.Codec<IngressBackend> = /* @__PURE__ */ struct<IngressBackend>("IngressBackend", {
   resource: [TypedLocalObjectReference, "?"],
   service: [IngressServiceBackend, "?"]
 })
@@ -18681,7 +18681,7 @@ export type HTTPIngressPath = {
  * @since 0.1.0
  * @category schemas
  */
-export const HTTPIngressPath: Schema.Schema<HTTPIngressPath> = /* @__PURE__ */ struct<HTTPIngressPath>("HTTPIngressPath", {
+export const HTTPIngressPath: Schema.Codec<HTTPIngressPath> = /* @__PURE__ */ struct<HTTPIngressPath>("HTTPIngressPath", {
   backend: IngressBackend,
   path: [S, "?"],
   pathType: S
@@ -18704,7 +18704,7 @@ export type HTTPIngressRuleValue = {
  * @since 0.1.0
  * @category schemas
  */
-export const HTTPIngressRuleValue: Schema.Schema<HTTPIngressRuleValue> = /* @__PURE__ */ struct<HTTPIngressRuleValue>("HTTPIngressRuleValue", {
+export const HTTPIngressRuleValue: Schema.Codec<HTTPIngressRuleValue> = /* @__PURE__ */ struct<HTTPIngressRuleValue>("HTTPIngressRuleValue", {
   paths: [HTTPIngressPath, "[]"]
 })
 
@@ -18735,7 +18735,7 @@ export type IngressRule = {
  * @since 0.1.0
  * @category schemas
  */
-export const IngressRule: Schema.Schema<IngressRule> = /* @__PURE__ */ struct<IngressRule>("IngressRule", {
+export const IngressRule: Schema.Codec<IngressRule> = /* @__PURE__ */ struct<IngressRule>("IngressRule", {
   host: [S, "?"],
   http: [HTTPIngressRuleValue, "?"]
 })
@@ -18759,7 +18759,7 @@ export type IngressTLS = {
  * @since 0.1.0
  * @category schemas
  */
-export const IngressTLS: Schema.Schema<IngressTLS> = /* @__PURE__ */ struct<IngressTLS>("IngressTLS", {
+export const IngressTLS: Schema.Codec<IngressTLS> = /* @__PURE__ */ struct<IngressTLS>("IngressTLS", {
   hosts: [S, "[]?"],
   secretName: [S, "?"]
 })
@@ -18787,7 +18787,7 @@ export type IngressSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const IngressSpec: Schema.Schema<IngressSpec> = /* @__PURE__ */ struct<IngressSpec>("IngressSpec", {
+export const IngressSpec: Schema.Codec<IngressSpec> = /* @__PURE__ */ struct<IngressSpec>("IngressSpec", {
   defaultBackend: [IngressBackend, "?"],
   ingressClassName: [S, "?"],
   rules: [IngressRule, "[]?"],
@@ -18820,7 +18820,7 @@ export type IngressPortStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const IngressPortStatus: Schema.Schema<IngressPortStatus> = /* @__PURE__ */ struct<IngressPortStatus>("IngressPortStatus", {
+export const IngressPortStatus: Schema.Codec<IngressPortStatus> = /* @__PURE__ */ struct<IngressPortStatus>("IngressPortStatus", {
   error: [S, "?"],
   port: N,
   protocol: S
@@ -18847,7 +18847,7 @@ export type IngressLoadBalancerIngress = {
  * @since 0.1.0
  * @category schemas
  */
-export const IngressLoadBalancerIngress: Schema.Schema<IngressLoadBalancerIngress> = /* @__PURE__ */ struct<IngressLoadBalancerIngress>("IngressLoadBalancerIngress", {
+export const IngressLoadBalancerIngress: Schema.Codec<IngressLoadBalancerIngress> = /* @__PURE__ */ struct<IngressLoadBalancerIngress>("IngressLoadBalancerIngress", {
   hostname: [S, "?"],
   ip: [S, "?"],
   ports: [IngressPortStatus, "[]?"]
@@ -18870,7 +18870,7 @@ export type IngressLoadBalancerStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const IngressLoadBalancerStatus: Schema.Schema<IngressLoadBalancerStatus> = /* @__PURE__ */ struct<IngressLoadBalancerStatus>("IngressLoadBalancerStatus", {
+export const IngressLoadBalancerStatus: Schema.Codec<IngressLoadBalancerStatus> = /* @__PURE__ */ struct<IngressLoadBalancerStatus>("IngressLoadBalancerStatus", {
   ingress: [IngressLoadBalancerIngress, "[]?"]
 })
 
@@ -18891,7 +18891,7 @@ export type IngressStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const IngressStatus: Schema.Schema<IngressStatus> = /* @__PURE__ */ struct<IngressStatus>("IngressStatus", {
+export const IngressStatus: Schema.Codec<IngressStatus> = /* @__PURE__ */ struct<IngressStatus>("IngressStatus", {
   loadBalancer: [IngressLoadBalancerStatus, "?"]
 })
 
@@ -18920,7 +18920,7 @@ export type Ingress = {
  * @since 0.1.0
  * @category schemas
  */
-export const Ingress: Schema.Schema<Ingress> = /* @__PURE__ */ struct<Ingress>("Ingress", {
+export const Ingress: Schema.Codec<Ingress> = /* @__PURE__ */ struct<Ingress>("Ingress", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -18953,7 +18953,7 @@ export type IngressClassParametersReference = {
  * @since 0.1.0
  * @category schemas
  */
-export const IngressClassParametersReference: Schema.Schema<IngressClassParametersReference> = /* @__PURE__ */ struct<IngressClassParametersReference>("IngressClassParametersReference", {
+export const IngressClassParametersReference: Schema.Codec<IngressClassParametersReference> = /* @__PURE__ */ struct<IngressClassParametersReference>("IngressClassParametersReference", {
   apiGroup: [S, "?"],
   kind: S,
   name: S,
@@ -18980,7 +18980,7 @@ export type IngressClassSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const IngressClassSpec: Schema.Schema<IngressClassSpec> = /* @__PURE__ */ struct<IngressClassSpec>("IngressClassSpec", {
+export const IngressClassSpec: Schema.Codec<IngressClassSpec> = /* @__PURE__ */ struct<IngressClassSpec>("IngressClassSpec", {
   controller: [S, "?"],
   parameters: [IngressClassParametersReference, "?"]
 })
@@ -19008,7 +19008,7 @@ export type IngressClass = {
  * @since 0.1.0
  * @category schemas
  */
-export const IngressClass: Schema.Schema<IngressClass> = /* @__PURE__ */ struct<IngressClass>("IngressClass", {
+export const IngressClass: Schema.Codec<IngressClass> = /* @__PURE__ */ struct<IngressClass>("IngressClass", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -19038,7 +19038,7 @@ export type IngressClassList = {
  * @since 0.1.0
  * @category schemas
  */
-export const IngressClassList: Schema.Schema<IngressClassList> = /* @__PURE__ */ struct<IngressClassList>("IngressClassList", {
+export const IngressClassList: Schema.Codec<IngressClassList> = /* @__PURE__ */ struct<IngressClassList>("IngressClassList", {
   apiVersion: [S, "?"],
   items: [IngressClass, "[]"],
   kind: [S, "?"],
@@ -19068,7 +19068,7 @@ export type IngressList = {
  * @since 0.1.0
  * @category schemas
  */
-export const IngressList: Schema.Schema<IngressList> = /* @__PURE__ */ struct<IngressList>("IngressList", {
+export const IngressList: Schema.Codec<IngressList> = /* @__PURE__ */ struct<IngressList>("IngressList", {
   apiVersion: [S, "?"],
   items: [Ingress, "[]"],
   kind: [S, "?"],
@@ -19098,7 +19098,7 @@ export type ParentReference = {
  * @since 0.1.0
  * @category schemas
  */
-export const ParentReference: Schema.Schema<ParentReference> = /* @__PURE__ */ struct<ParentReference>("ParentReference", {
+export const ParentReference: Schema.Codec<ParentReference> = /* @__PURE__ */ struct<ParentReference>("ParentReference", {
   group: [S, "?"],
   name: S,
   namespace: [S, "?"],
@@ -19122,7 +19122,7 @@ export type IPAddressSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const IPAddressSpec: Schema.Schema<IPAddressSpec> = /* @__PURE__ */ struct<IPAddressSpec>("IPAddressSpec", {
+export const IPAddressSpec: Schema.Codec<IPAddressSpec> = /* @__PURE__ */ struct<IPAddressSpec>("IPAddressSpec", {
   parentRef: ParentReference
 })
 
@@ -19149,7 +19149,7 @@ export type IPAddress = {
  * @since 0.1.0
  * @category schemas
  */
-export const IPAddress: Schema.Schema<IPAddress> = /* @__PURE__ */ struct<IPAddress>("IPAddress", {
+export const IPAddress: Schema.Codec<IPAddress> = /* @__PURE__ */ struct<IPAddress>("IPAddress", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -19179,7 +19179,7 @@ export type IPAddressList = {
  * @since 0.1.0
  * @category schemas
  */
-export const IPAddressList: Schema.Schema<IPAddressList> = /* @__PURE__ */ struct<IPAddressList>("IPAddressList", {
+export const IPAddressList: Schema.Codec<IPAddressList> = /* @__PURE__ */ struct<IPAddressList>("IPAddressList", {
   apiVersion: [S, "?"],
   items: [IPAddress, "[]"],
   kind: [S, "?"],
@@ -19205,7 +19205,7 @@ export type IPBlock = {
  * @since 0.1.0
  * @category schemas
  */
-export const IPBlock: Schema.Schema<IPBlock> = /* @__PURE__ */ struct<IPBlock>("IPBlock", {
+export const IPBlock: Schema.Codec<IPBlock> = /* @__PURE__ */ struct<IPBlock>("IPBlock", {
   cidr: S,
   except: [S, "[]?"]
 })
@@ -19239,7 +19239,7 @@ export type NetworkPolicyPeer = {
  * @since 0.1.0
  * @category schemas
  */
-export const NetworkPolicyPeer: Schema.Schema<NetworkPolicyPeer> = /* @__PURE__ */ struct<NetworkPolicyPeer>("NetworkPolicyPeer", {
+export const NetworkPolicyPeer: Schema.Codec<NetworkPolicyPeer> = /* @__PURE__ */ struct<NetworkPolicyPeer>("NetworkPolicyPeer", {
   ipBlock: [IPBlock, "?"],
   namespaceSelector: [LabelSelector, "?"],
   podSelector: [LabelSelector, "?"]
@@ -19266,7 +19266,7 @@ export type NetworkPolicyPort = {
  * @since 0.1.0
  * @category schemas
  */
-export const NetworkPolicyPort: Schema.Schema<NetworkPolicyPort> = /* @__PURE__ */ struct<NetworkPolicyPort>("NetworkPolicyPort", {
+export const NetworkPolicyPort: Schema.Codec<NetworkPolicyPort> = /* @__PURE__ */ struct<NetworkPolicyPort>("NetworkPolicyPort", {
   endPort: [N, "?"],
   port: [IntOrString, "?"],
   protocol: [S, "?"]
@@ -19291,7 +19291,7 @@ export type NetworkPolicyEgressRule = {
  * @since 0.1.0
  * @category schemas
  */
-export const NetworkPolicyEgressRule: Schema.Schema<NetworkPolicyEgressRule> = /* @__PURE__ */ struct<NetworkPolicyEgressRule>("NetworkPolicyEgressRule", {
+export const NetworkPolicyEgressRule: Schema.Codec<NetworkPolicyEgressRule> = /* @__PURE__ */ struct<NetworkPolicyEgressRule>("NetworkPolicyEgressRule", {
   ports: [NetworkPolicyPort, "[]?"],
   to: [NetworkPolicyPeer, "[]?"]
 })
@@ -19315,7 +19315,7 @@ export type NetworkPolicyIngressRule = {
  * @since 0.1.0
  * @category schemas
  */
-export const NetworkPolicyIngressRule: Schema.Schema<NetworkPolicyIngressRule> = /* @__PURE__ */ struct<NetworkPolicyIngressRule>("NetworkPolicyIngressRule", {
+export const NetworkPolicyIngressRule: Schema.Codec<NetworkPolicyIngressRule> = /* @__PURE__ */ struct<NetworkPolicyIngressRule>("NetworkPolicyIngressRule", {
   from: [NetworkPolicyPeer, "[]?"],
   ports: [NetworkPolicyPort, "[]?"]
 })
@@ -19343,7 +19343,7 @@ export type NetworkPolicySpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const NetworkPolicySpec: Schema.Schema<NetworkPolicySpec> = /* @__PURE__ */ struct<NetworkPolicySpec>("NetworkPolicySpec", {
+export const NetworkPolicySpec: Schema.Codec<NetworkPolicySpec> = /* @__PURE__ */ struct<NetworkPolicySpec>("NetworkPolicySpec", {
   egress: [NetworkPolicyEgressRule, "[]?"],
   ingress: [NetworkPolicyIngressRule, "[]?"],
   podSelector: [LabelSelector, "?"],
@@ -19373,7 +19373,7 @@ export type NetworkPolicy = {
  * @since 0.1.0
  * @category schemas
  */
-export const NetworkPolicy: Schema.Schema<NetworkPolicy> = /* @__PURE__ */ struct<NetworkPolicy>("NetworkPolicy", {
+export const NetworkPolicy: Schema.Codec<NetworkPolicy> = /* @__PURE__ */ struct<NetworkPolicy>("NetworkPolicy", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -19403,7 +19403,7 @@ export type NetworkPolicyList = {
  * @since 0.1.0
  * @category schemas
  */
-export const NetworkPolicyList: Schema.Schema<NetworkPolicyList> = /* @__PURE__ */ struct<NetworkPolicyList>("NetworkPolicyList", {
+export const NetworkPolicyList: Schema.Codec<NetworkPolicyList> = /* @__PURE__ */ struct<NetworkPolicyList>("NetworkPolicyList", {
   apiVersion: [S, "?"],
   items: [NetworkPolicy, "[]"],
   kind: [S, "?"],
@@ -19427,7 +19427,7 @@ export type ServiceCIDRSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceCIDRSpec: Schema.Schema<ServiceCIDRSpec> = /* @__PURE__ */ struct<ServiceCIDRSpec>("ServiceCIDRSpec", {
+export const ServiceCIDRSpec: Schema.Codec<ServiceCIDRSpec> = /* @__PURE__ */ struct<ServiceCIDRSpec>("ServiceCIDRSpec", {
   cidrs: [S, "[]?"]
 })
 
@@ -19448,7 +19448,7 @@ export type ServiceCIDRStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceCIDRStatus: Schema.Schema<ServiceCIDRStatus> = /* @__PURE__ */ struct<ServiceCIDRStatus>("ServiceCIDRStatus", {
+export const ServiceCIDRStatus: Schema.Codec<ServiceCIDRStatus> = /* @__PURE__ */ struct<ServiceCIDRStatus>("ServiceCIDRStatus", {
   conditions: [ConditionV1, "[]?"]
 })
 
@@ -19477,7 +19477,7 @@ export type ServiceCIDR = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceCIDR: Schema.Schema<ServiceCIDR> = /* @__PURE__ */ struct<ServiceCIDR>("ServiceCIDR", {
+export const ServiceCIDR: Schema.Codec<ServiceCIDR> = /* @__PURE__ */ struct<ServiceCIDR>("ServiceCIDR", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -19508,7 +19508,7 @@ export type ServiceCIDRList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceCIDRList: Schema.Schema<ServiceCIDRList> = /* @__PURE__ */ struct<ServiceCIDRList>("ServiceCIDRList", {
+export const ServiceCIDRList: Schema.Codec<ServiceCIDRList> = /* @__PURE__ */ struct<ServiceCIDRList>("ServiceCIDRList", {
   apiVersion: [S, "?"],
   items: [ServiceCIDR, "[]"],
   kind: [S, "?"],
@@ -19644,7 +19644,7 @@ export type ParentReferenceV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ParentReferenceV1beta1: Schema.Schema<ParentReferenceV1beta1> = /* @__PURE__ */ struct<ParentReferenceV1beta1>("ParentReferenceV1beta1", {
+export const ParentReferenceV1beta1: Schema.Codec<ParentReferenceV1beta1> = /* @__PURE__ */ struct<ParentReferenceV1beta1>("ParentReferenceV1beta1", {
   group: [S, "?"],
   name: S,
   namespace: [S, "?"],
@@ -19668,7 +19668,7 @@ export type IPAddressSpecV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const IPAddressSpecV1beta1: Schema.Schema<IPAddressSpecV1beta1> = /* @__PURE__ */ struct<IPAddressSpecV1beta1>("IPAddressSpecV1beta1", {
+export const IPAddressSpecV1beta1: Schema.Codec<IPAddressSpecV1beta1> = /* @__PURE__ */ struct<IPAddressSpecV1beta1>("IPAddressSpecV1beta1", {
   parentRef: ParentReferenceV1beta1
 })
 
@@ -19695,7 +19695,7 @@ export type IPAddressV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const IPAddressV1beta1: Schema.Schema<IPAddressV1beta1> = /* @__PURE__ */ struct<IPAddressV1beta1>("IPAddressV1beta1", {
+export const IPAddressV1beta1: Schema.Codec<IPAddressV1beta1> = /* @__PURE__ */ struct<IPAddressV1beta1>("IPAddressV1beta1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -19725,7 +19725,7 @@ export type IPAddressListV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const IPAddressListV1beta1: Schema.Schema<IPAddressListV1beta1> = /* @__PURE__ */ struct<IPAddressListV1beta1>("IPAddressListV1beta1", {
+export const IPAddressListV1beta1: Schema.Codec<IPAddressListV1beta1> = /* @__PURE__ */ struct<IPAddressListV1beta1>("IPAddressListV1beta1", {
   apiVersion: [S, "?"],
   items: [IPAddressV1beta1, "[]"],
   kind: [S, "?"],
@@ -19749,7 +19749,7 @@ export type ServiceCIDRSpecV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceCIDRSpecV1beta1: Schema.Schema<ServiceCIDRSpecV1beta1> = /* @__PURE__ */ struct<ServiceCIDRSpecV1beta1>("ServiceCIDRSpecV1beta1", {
+export const ServiceCIDRSpecV1beta1: Schema.Codec<ServiceCIDRSpecV1beta1> = /* @__PURE__ */ struct<ServiceCIDRSpecV1beta1>("ServiceCIDRSpecV1beta1", {
   cidrs: [S, "[]?"]
 })
 
@@ -19770,7 +19770,7 @@ export type ServiceCIDRStatusV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceCIDRStatusV1beta1: Schema.Schema<ServiceCIDRStatusV1beta1> = /* @__PURE__ */ struct<ServiceCIDRStatusV1beta1>("ServiceCIDRStatusV1beta1", {
+export const ServiceCIDRStatusV1beta1: Schema.Codec<ServiceCIDRStatusV1beta1> = /* @__PURE__ */ struct<ServiceCIDRStatusV1beta1>("ServiceCIDRStatusV1beta1", {
   conditions: [ConditionV1, "[]?"]
 })
 
@@ -19799,7 +19799,7 @@ export type ServiceCIDRV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceCIDRV1beta1: Schema.Schema<ServiceCIDRV1beta1> = /* @__PURE__ */ struct<ServiceCIDRV1beta1>("ServiceCIDRV1beta1", {
+export const ServiceCIDRV1beta1: Schema.Codec<ServiceCIDRV1beta1> = /* @__PURE__ */ struct<ServiceCIDRV1beta1>("ServiceCIDRV1beta1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -19830,7 +19830,7 @@ export type ServiceCIDRListV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceCIDRListV1beta1: Schema.Schema<ServiceCIDRListV1beta1> = /* @__PURE__ */ struct<ServiceCIDRListV1beta1>("ServiceCIDRListV1beta1", {
+export const ServiceCIDRListV1beta1: Schema.Codec<ServiceCIDRListV1beta1> = /* @__PURE__ */ struct<ServiceCIDRListV1beta1>("ServiceCIDRListV1beta1", {
   apiVersion: [S, "?"],
   items: [ServiceCIDRV1beta1, "[]"],
   kind: [S, "?"],
@@ -19899,7 +19899,7 @@ export type Overhead = {
  * @since 0.1.0
  * @category schemas
  */
-export const Overhead: Schema.Schema<Overhead> = /* @__PURE__ */ struct<Overhead>("Overhead", {
+export const Overhead: Schema.Codec<Overhead> = /* @__PURE__ */ struct<Overhead>("Overhead", {
   podFixed: [Q, "{}?"]
 })
 
@@ -19922,7 +19922,7 @@ export type Scheduling = {
  * @since 0.1.0
  * @category schemas
  */
-export const Scheduling: Schema.Schema<Scheduling> = /* @__PURE__ */ struct<Scheduling>("Scheduling", {
+export const Scheduling: Schema.Codec<Scheduling> = /* @__PURE__ */ struct<Scheduling>("Scheduling", {
   nodeSelector: [S, "{}?"],
   tolerations: [Toleration, "[]?"]
 })
@@ -19957,7 +19957,7 @@ export type RuntimeClass = {
  * @since 0.1.0
  * @category schemas
  */
-export const RuntimeClass: Schema.Schema<RuntimeClass> = /* @__PURE__ */ struct<RuntimeClass>("RuntimeClass", {
+export const RuntimeClass: Schema.Codec<RuntimeClass> = /* @__PURE__ */ struct<RuntimeClass>("RuntimeClass", {
   apiVersion: [S, "?"],
   handler: S,
   kind: [S, "?"],
@@ -19989,7 +19989,7 @@ export type RuntimeClassList = {
  * @since 0.1.0
  * @category schemas
  */
-export const RuntimeClassList: Schema.Schema<RuntimeClassList> = /* @__PURE__ */ struct<RuntimeClassList>("RuntimeClassList", {
+export const RuntimeClassList: Schema.Codec<RuntimeClassList> = /* @__PURE__ */ struct<RuntimeClassList>("RuntimeClassList", {
   apiVersion: [S, "?"],
   items: [RuntimeClass, "[]"],
   kind: [S, "?"],
@@ -20043,7 +20043,7 @@ export type Eviction = {
  * @since 0.1.0
  * @category schemas
  */
-export const Eviction: Schema.Schema<Eviction> = /* @__PURE__ */ struct<Eviction>("Eviction", {
+export const Eviction: Schema.Codec<Eviction> = /* @__PURE__ */ struct<Eviction>("Eviction", {
   apiVersion: [S, "?"],
   deleteOptions: [DeleteOptions, "?"],
   kind: [S, "?"],
@@ -20083,7 +20083,7 @@ export type PodDisruptionBudgetSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodDisruptionBudgetSpec: Schema.Schema<PodDisruptionBudgetSpec> = /* @__PURE__ */ struct<PodDisruptionBudgetSpec>("PodDisruptionBudgetSpec", {
+export const PodDisruptionBudgetSpec: Schema.Codec<PodDisruptionBudgetSpec> = /* @__PURE__ */ struct<PodDisruptionBudgetSpec>("PodDisruptionBudgetSpec", {
   maxUnavailable: [IntOrString, "?"],
   minAvailable: [IntOrString, "?"],
   selector: [LabelSelector, "?"],
@@ -20129,7 +20129,7 @@ export type PodDisruptionBudgetStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodDisruptionBudgetStatus: Schema.Schema<PodDisruptionBudgetStatus> = /* @__PURE__ */ struct<PodDisruptionBudgetStatus>("PodDisruptionBudgetStatus", {
+export const PodDisruptionBudgetStatus: Schema.Codec<PodDisruptionBudgetStatus> = /* @__PURE__ */ struct<PodDisruptionBudgetStatus>("PodDisruptionBudgetStatus", {
   conditions: [ConditionV1, "[]?"],
   currentHealthy: [N, "?"],
   desiredHealthy: [N, "?"],
@@ -20164,7 +20164,7 @@ export type PodDisruptionBudget = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodDisruptionBudget: Schema.Schema<PodDisruptionBudget> = /* @__PURE__ */ struct<PodDisruptionBudget>("PodDisruptionBudget", {
+export const PodDisruptionBudget: Schema.Codec<PodDisruptionBudget> = /* @__PURE__ */ struct<PodDisruptionBudget>("PodDisruptionBudget", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -20195,7 +20195,7 @@ export type PodDisruptionBudgetList = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodDisruptionBudgetList: Schema.Schema<PodDisruptionBudgetList> = /* @__PURE__ */ struct<PodDisruptionBudgetList>("PodDisruptionBudgetList", {
+export const PodDisruptionBudgetList: Schema.Codec<PodDisruptionBudgetList> = /* @__PURE__ */ struct<PodDisruptionBudgetList>("PodDisruptionBudgetList", {
   apiVersion: [S, "?"],
   items: [PodDisruptionBudget, "[]"],
   kind: [S, "?"],
@@ -20244,7 +20244,7 @@ export type AggregationRule = {
  * @since 0.1.0
  * @category schemas
  */
-export const AggregationRule: Schema.Schema<AggregationRule> = /* @__PURE__ */ struct<AggregationRule>("AggregationRule", {
+export const AggregationRule: Schema.Codec<AggregationRule> = /* @__PURE__ */ struct<AggregationRule>("AggregationRule", {
   clusterRoleSelectors: [LabelSelector, "[]?"]
 })
 
@@ -20273,7 +20273,7 @@ export type PolicyRule = {
  * @since 0.1.0
  * @category schemas
  */
-export const PolicyRule: Schema.Schema<PolicyRule> = /* @__PURE__ */ struct<PolicyRule>("PolicyRule", {
+export const PolicyRule: Schema.Codec<PolicyRule> = /* @__PURE__ */ struct<PolicyRule>("PolicyRule", {
   apiGroups: [S, "[]?"],
   nonResourceURLs: [S, "[]?"],
   resourceNames: [S, "[]?"],
@@ -20306,7 +20306,7 @@ export type ClusterRole = {
  * @since 0.1.0
  * @category schemas
  */
-export const ClusterRole: Schema.Schema<ClusterRole> = /* @__PURE__ */ struct<ClusterRole>("ClusterRole", {
+export const ClusterRole: Schema.Codec<ClusterRole> = /* @__PURE__ */ struct<ClusterRole>("ClusterRole", {
   aggregationRule: [AggregationRule, "?"],
   apiVersion: [S, "?"],
   kind: [S, "?"],
@@ -20335,7 +20335,7 @@ export type RoleRef = {
  * @since 0.1.0
  * @category schemas
  */
-export const RoleRef: Schema.Schema<RoleRef> = /* @__PURE__ */ struct<RoleRef>("RoleRef", {
+export const RoleRef: Schema.Codec<RoleRef> = /* @__PURE__ */ struct<RoleRef>("RoleRef", {
   apiGroup: [S, "?"],
   kind: S,
   name: S
@@ -20364,7 +20364,7 @@ export type Subject = {
  * @since 0.1.0
  * @category schemas
  */
-export const Subject: Schema.Schema<Subject> = /* @__PURE__ */ struct<Subject>("Subject", {
+export const Subject: Schema.Codec<Subject> = /* @__PURE__ */ struct<Subject>("Subject", {
   apiGroup: [S, "?"],
   kind: S,
   name: S,
@@ -20396,7 +20396,7 @@ export type ClusterRoleBinding = {
  * @since 0.1.0
  * @category schemas
  */
-export const ClusterRoleBinding: Schema.Schema<ClusterRoleBinding> = /* @__PURE__ */ struct<ClusterRoleBinding>("ClusterRoleBinding", {
+export const ClusterRoleBinding: Schema.Codec<ClusterRoleBinding> = /* @__PURE__ */ struct<ClusterRoleBinding>("ClusterRoleBinding", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -20427,7 +20427,7 @@ export type ClusterRoleBindingList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ClusterRoleBindingList: Schema.Schema<ClusterRoleBindingList> = /* @__PURE__ */ struct<ClusterRoleBindingList>("ClusterRoleBindingList", {
+export const ClusterRoleBindingList: Schema.Codec<ClusterRoleBindingList> = /* @__PURE__ */ struct<ClusterRoleBindingList>("ClusterRoleBindingList", {
   apiVersion: [S, "?"],
   items: [ClusterRoleBinding, "[]"],
   kind: [S, "?"],
@@ -20457,7 +20457,7 @@ export type ClusterRoleList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ClusterRoleList: Schema.Schema<ClusterRoleList> = /* @__PURE__ */ struct<ClusterRoleList>("ClusterRoleList", {
+export const ClusterRoleList: Schema.Codec<ClusterRoleList> = /* @__PURE__ */ struct<ClusterRoleList>("ClusterRoleList", {
   apiVersion: [S, "?"],
   items: [ClusterRole, "[]"],
   kind: [S, "?"],
@@ -20487,7 +20487,7 @@ export type Role = {
  * @since 0.1.0
  * @category schemas
  */
-export const Role: Schema.Schema<Role> = /* @__PURE__ */ struct<Role>("Role", {
+export const Role: Schema.Codec<Role> = /* @__PURE__ */ struct<Role>("Role", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -20519,7 +20519,7 @@ export type RoleBinding = {
  * @since 0.1.0
  * @category schemas
  */
-export const RoleBinding: Schema.Schema<RoleBinding> = /* @__PURE__ */ struct<RoleBinding>("RoleBinding", {
+export const RoleBinding: Schema.Codec<RoleBinding> = /* @__PURE__ */ struct<RoleBinding>("RoleBinding", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -20550,7 +20550,7 @@ export type RoleBindingList = {
  * @since 0.1.0
  * @category schemas
  */
-export const RoleBindingList: Schema.Schema<RoleBindingList> = /* @__PURE__ */ struct<RoleBindingList>("RoleBindingList", {
+export const RoleBindingList: Schema.Codec<RoleBindingList> = /* @__PURE__ */ struct<RoleBindingList>("RoleBindingList", {
   apiVersion: [S, "?"],
   items: [RoleBinding, "[]"],
   kind: [S, "?"],
@@ -20580,7 +20580,7 @@ export type RoleList = {
  * @since 0.1.0
  * @category schemas
  */
-export const RoleList: Schema.Schema<RoleList> = /* @__PURE__ */ struct<RoleList>("RoleList", {
+export const RoleList: Schema.Codec<RoleList> = /* @__PURE__ */ struct<RoleList>("RoleList", {
   apiVersion: [S, "?"],
   items: [Role, "[]"],
   kind: [S, "?"],
@@ -20700,7 +20700,7 @@ export type NetworkDeviceData = {
  * @since 0.1.0
  * @category schemas
  */
-export const NetworkDeviceData: Schema.Schema<NetworkDeviceData> = /* @__PURE__ */ struct<NetworkDeviceData>("NetworkDeviceData", {
+export const NetworkDeviceData: Schema.Codec<NetworkDeviceData> = /* @__PURE__ */ struct<NetworkDeviceData>("NetworkDeviceData", {
   hardwareAddress: [S, "?"],
   interfaceName: [S, "?"],
   ips: [S, "[]?"]
@@ -20753,7 +20753,7 @@ export type AllocatedDeviceStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const AllocatedDeviceStatus: Schema.Schema<AllocatedDeviceStatus> = /* @__PURE__ */ struct<AllocatedDeviceStatus>("AllocatedDeviceStatus", {
+export const AllocatedDeviceStatus: Schema.Codec<AllocatedDeviceStatus> = /* @__PURE__ */ struct<AllocatedDeviceStatus>("AllocatedDeviceStatus", {
   conditions: [ConditionV1, "[]?"],
   data: [O, "?"],
   device: S,
@@ -20792,7 +20792,7 @@ export type OpaqueDeviceConfiguration = {
  * @since 0.1.0
  * @category schemas
  */
-export const OpaqueDeviceConfiguration: Schema.Schema<OpaqueDeviceConfiguration> = /* @__PURE__ */ struct<OpaqueDeviceConfiguration>("OpaqueDeviceConfiguration", {
+export const OpaqueDeviceConfiguration: Schema.Codec<OpaqueDeviceConfiguration> = /* @__PURE__ */ struct<OpaqueDeviceConfiguration>("OpaqueDeviceConfiguration", {
   driver: S,
   parameters: O
 })
@@ -20822,7 +20822,7 @@ export type DeviceAllocationConfiguration = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceAllocationConfiguration: Schema.Schema<DeviceAllocationConfiguration> = /* @__PURE__ */ struct<DeviceAllocationConfiguration>("DeviceAllocationConfiguration", {
+export const DeviceAllocationConfiguration: Schema.Codec<DeviceAllocationConfiguration> = /* @__PURE__ */ struct<DeviceAllocationConfiguration>("DeviceAllocationConfiguration", {
   opaque: [OpaqueDeviceConfiguration, "?"],
   requests: [S, "[]?"],
   source: S
@@ -20853,7 +20853,7 @@ export type DeviceToleration = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceToleration: Schema.Schema<DeviceToleration> = /* @__PURE__ */ struct<DeviceToleration>("DeviceToleration", {
+export const DeviceToleration: Schema.Codec<DeviceToleration> = /* @__PURE__ */ struct<DeviceToleration>("DeviceToleration", {
   effect: [S, "?"],
   key: [S, "?"],
   operator: [S, "?"],
@@ -20932,7 +20932,7 @@ export type DeviceRequestAllocationResult = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceRequestAllocationResult: Schema.Schema<DeviceRequestAllocationResult> = /* @__PURE__ */ struct<DeviceRequestAllocationResult>("DeviceRequestAllocationResult", {
+export const DeviceRequestAllocationResult: Schema.Codec<DeviceRequestAllocationResult> = /* @__PURE__ */ struct<DeviceRequestAllocationResult>("DeviceRequestAllocationResult", {
   adminAccess: [B, "?"],
   bindingConditions: [S, "[]?"],
   bindingFailureConditions: [S, "[]?"],
@@ -20968,7 +20968,7 @@ export type DeviceAllocationResult = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceAllocationResult: Schema.Schema<DeviceAllocationResult> = /* @__PURE__ */ struct<DeviceAllocationResult>("DeviceAllocationResult", {
+export const DeviceAllocationResult: Schema.Codec<DeviceAllocationResult> = /* @__PURE__ */ struct<DeviceAllocationResult>("DeviceAllocationResult", {
   config: [DeviceAllocationConfiguration, "[]?"],
   results: [DeviceRequestAllocationResult, "[]?"]
 })
@@ -20998,7 +20998,7 @@ export type AllocationResult = {
  * @since 0.1.0
  * @category schemas
  */
-export const AllocationResult: Schema.Schema<AllocationResult> = /* @__PURE__ */ struct<AllocationResult>("AllocationResult", {
+export const AllocationResult: Schema.Codec<AllocationResult> = /* @__PURE__ */ struct<AllocationResult>("AllocationResult", {
   allocationTimestamp: [NT, "?"],
   devices: [DeviceAllocationResult, "?"],
   nodeSelector: [NodeSelector, "?"]
@@ -21044,7 +21044,7 @@ export type CapacityRequestPolicyRange = {
  * @since 0.1.0
  * @category schemas
  */
-export const CapacityRequestPolicyRange: Schema.Schema<CapacityRequestPolicyRange> = /* @__PURE__ */ struct<CapacityRequestPolicyRange>("CapacityRequestPolicyRange", {
+export const CapacityRequestPolicyRange: Schema.Codec<CapacityRequestPolicyRange> = /* @__PURE__ */ struct<CapacityRequestPolicyRange>("CapacityRequestPolicyRange", {
   max: [Q, "?"],
   min: Q,
   step: [Q, "?"]
@@ -21091,7 +21091,7 @@ export type CapacityRequestPolicy = {
  * @since 0.1.0
  * @category schemas
  */
-export const CapacityRequestPolicy: Schema.Schema<CapacityRequestPolicy> = /* @__PURE__ */ struct<CapacityRequestPolicy>("CapacityRequestPolicy", {
+export const CapacityRequestPolicy: Schema.Codec<CapacityRequestPolicy> = /* @__PURE__ */ struct<CapacityRequestPolicy>("CapacityRequestPolicy", {
   default: [Q, "?"],
   validRange: [CapacityRequestPolicyRange, "?"],
   validValues: [Q, "[]?"]
@@ -21126,7 +21126,7 @@ export type CapacityRequirements = {
  * @since 0.1.0
  * @category schemas
  */
-export const CapacityRequirements: Schema.Schema<CapacityRequirements> = /* @__PURE__ */ struct<CapacityRequirements>("CapacityRequirements", {
+export const CapacityRequirements: Schema.Codec<CapacityRequirements> = /* @__PURE__ */ struct<CapacityRequirements>("CapacityRequirements", {
   requests: [Q, "{}?"]
 })
 
@@ -21183,7 +21183,7 @@ export type CELDeviceSelector = {
  * @since 0.1.0
  * @category schemas
  */
-export const CELDeviceSelector: Schema.Schema<CELDeviceSelector> = /* @__PURE__ */ struct<CELDeviceSelector>("CELDeviceSelector", {
+export const CELDeviceSelector: Schema.Codec<CELDeviceSelector> = /* @__PURE__ */ struct<CELDeviceSelector>("CELDeviceSelector", {
   expression: S
 })
 
@@ -21204,7 +21204,7 @@ export type Counter = {
  * @since 0.1.0
  * @category schemas
  */
-export const Counter: Schema.Schema<Counter> = /* @__PURE__ */ struct<Counter>("Counter", {
+export const Counter: Schema.Codec<Counter> = /* @__PURE__ */ struct<Counter>("Counter", {
   value: Q
 })
 
@@ -21233,7 +21233,7 @@ export type CounterSet = {
  * @since 0.1.0
  * @category schemas
  */
-export const CounterSet: Schema.Schema<CounterSet> = /* @__PURE__ */ struct<CounterSet>("CounterSet", {
+export const CounterSet: Schema.Codec<CounterSet> = /* @__PURE__ */ struct<CounterSet>("CounterSet", {
   counters: [Counter, "{}"],
   name: S
 })
@@ -21281,7 +21281,7 @@ export type DeviceAttribute = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceAttribute: Schema.Schema<DeviceAttribute> = /* @__PURE__ */ struct<DeviceAttribute>("DeviceAttribute", {
+export const DeviceAttribute: Schema.Codec<DeviceAttribute> = /* @__PURE__ */ struct<DeviceAttribute>("DeviceAttribute", {
   bool: [B, "?"],
   bools: [B, "[]?"],
   int: [N, "?"],
@@ -21321,7 +21321,7 @@ export type DeviceCapacity = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceCapacity: Schema.Schema<DeviceCapacity> = /* @__PURE__ */ struct<DeviceCapacity>("DeviceCapacity", {
+export const DeviceCapacity: Schema.Codec<DeviceCapacity> = /* @__PURE__ */ struct<DeviceCapacity>("DeviceCapacity", {
   requestPolicy: [CapacityRequestPolicy, "?"],
   value: Q
 })
@@ -21349,7 +21349,7 @@ export type DeviceCounterConsumption = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceCounterConsumption: Schema.Schema<DeviceCounterConsumption> = /* @__PURE__ */ struct<DeviceCounterConsumption>("DeviceCounterConsumption", {
+export const DeviceCounterConsumption: Schema.Codec<DeviceCounterConsumption> = /* @__PURE__ */ struct<DeviceCounterConsumption>("DeviceCounterConsumption", {
   counterSet: S,
   counters: [Counter, "{}"]
 })
@@ -21385,7 +21385,7 @@ export type DeviceTaint = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceTaint: Schema.Schema<DeviceTaint> = /* @__PURE__ */ struct<DeviceTaint>("DeviceTaint", {
+export const DeviceTaint: Schema.Codec<DeviceTaint> = /* @__PURE__ */ struct<DeviceTaint>("DeviceTaint", {
   effect: S,
   key: S,
   timeAdded: [NT, "?"],
@@ -21427,7 +21427,7 @@ export type NodeAllocatableResourceMapping = {
  * @since 0.1.0
  * @category schemas
  */
-export const NodeAllocatableResourceMapping: Schema.Schema<NodeAllocatableResourceMapping> = /* @__PURE__ */ struct<NodeAllocatableResourceMapping>("NodeAllocatableResourceMapping", {
+export const NodeAllocatableResourceMapping: Schema.Codec<NodeAllocatableResourceMapping> = /* @__PURE__ */ struct<NodeAllocatableResourceMapping>("NodeAllocatableResourceMapping", {
   allocationMultiplier: [Q, "?"],
   capacityKey: [S, "?"]
 })
@@ -21531,7 +21531,7 @@ export type Device = {
  * @since 0.1.0
  * @category schemas
  */
-export const Device: Schema.Schema<Device> = /* @__PURE__ */ struct<Device>("Device", {
+export const Device: Schema.Codec<Device> = /* @__PURE__ */ struct<Device>("Device", {
   allNodes: [B, "?"],
   allowMultipleAllocations: [B, "?"],
   attributes: [DeviceAttribute, "{}?"],
@@ -21570,7 +21570,7 @@ export type DeviceClaimConfiguration = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClaimConfiguration: Schema.Schema<DeviceClaimConfiguration> = /* @__PURE__ */ struct<DeviceClaimConfiguration>("DeviceClaimConfiguration", {
+export const DeviceClaimConfiguration: Schema.Codec<DeviceClaimConfiguration> = /* @__PURE__ */ struct<DeviceClaimConfiguration>("DeviceClaimConfiguration", {
   opaque: [OpaqueDeviceConfiguration, "?"],
   requests: [S, "[]?"]
 })
@@ -21618,7 +21618,7 @@ export type DeviceConstraint = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceConstraint: Schema.Schema<DeviceConstraint> = /* @__PURE__ */ struct<DeviceConstraint>("DeviceConstraint", {
+export const DeviceConstraint: Schema.Codec<DeviceConstraint> = /* @__PURE__ */ struct<DeviceConstraint>("DeviceConstraint", {
   distinctAttribute: [S, "?"],
   matchAttribute: [S, "?"],
   requests: [S, "[]?"]
@@ -21641,7 +21641,7 @@ export type DeviceSelector = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceSelector: Schema.Schema<DeviceSelector> = /* @__PURE__ */ struct<DeviceSelector>("DeviceSelector", {
+export const DeviceSelector: Schema.Codec<DeviceSelector> = /* @__PURE__ */ struct<DeviceSelector>("DeviceSelector", {
   cel: [CELDeviceSelector, "?"]
 })
 
@@ -21716,7 +21716,7 @@ export type DeviceSubRequest = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceSubRequest: Schema.Schema<DeviceSubRequest> = /* @__PURE__ */ struct<DeviceSubRequest>("DeviceSubRequest", {
+export const DeviceSubRequest: Schema.Codec<DeviceSubRequest> = /* @__PURE__ */ struct<DeviceSubRequest>("DeviceSubRequest", {
   allocationMode: [S, "?"],
   capacity: [CapacityRequirements, "?"],
   count: [N, "?"],
@@ -21796,7 +21796,7 @@ export type ExactDeviceRequest = {
  * @since 0.1.0
  * @category schemas
  */
-export const ExactDeviceRequest: Schema.Schema<ExactDeviceRequest> = /* @__PURE__ */ struct<ExactDeviceRequest>("ExactDeviceRequest", {
+export const ExactDeviceRequest: Schema.Codec<ExactDeviceRequest> = /* @__PURE__ */ struct<ExactDeviceRequest>("ExactDeviceRequest", {
   adminAccess: [B, "?"],
   allocationMode: [S, "?"],
   capacity: [CapacityRequirements, "?"],
@@ -21841,7 +21841,7 @@ export type DeviceRequest = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceRequest: Schema.Schema<DeviceRequest> = /* @__PURE__ */ struct<DeviceRequest>("DeviceRequest", {
+export const DeviceRequest: Schema.Codec<DeviceRequest> = /* @__PURE__ */ struct<DeviceRequest>("DeviceRequest", {
   exactly: [ExactDeviceRequest, "?"],
   firstAvailable: [DeviceSubRequest, "[]?"],
   name: S
@@ -21868,7 +21868,7 @@ export type DeviceClaim = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClaim: Schema.Schema<DeviceClaim> = /* @__PURE__ */ struct<DeviceClaim>("DeviceClaim", {
+export const DeviceClaim: Schema.Codec<DeviceClaim> = /* @__PURE__ */ struct<DeviceClaim>("DeviceClaim", {
   config: [DeviceClaimConfiguration, "[]?"],
   constraints: [DeviceConstraint, "[]?"],
   requests: [DeviceRequest, "[]?"]
@@ -21891,7 +21891,7 @@ export type DeviceClassConfiguration = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClassConfiguration: Schema.Schema<DeviceClassConfiguration> = /* @__PURE__ */ struct<DeviceClassConfiguration>("DeviceClassConfiguration", {
+export const DeviceClassConfiguration: Schema.Codec<DeviceClassConfiguration> = /* @__PURE__ */ struct<DeviceClassConfiguration>("DeviceClassConfiguration", {
   opaque: [OpaqueDeviceConfiguration, "?"]
 })
 
@@ -21924,7 +21924,7 @@ export type DeviceClassSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClassSpec: Schema.Schema<DeviceClassSpec> = /* @__PURE__ */ struct<DeviceClassSpec>("DeviceClassSpec", {
+export const DeviceClassSpec: Schema.Codec<DeviceClassSpec> = /* @__PURE__ */ struct<DeviceClassSpec>("DeviceClassSpec", {
   config: [DeviceClassConfiguration, "[]?"],
   extendedResourceName: [S, "?"],
   selectors: [DeviceSelector, "[]?"]
@@ -21959,7 +21959,7 @@ export type DeviceClass = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClass: Schema.Schema<DeviceClass> = /* @__PURE__ */ struct<DeviceClass>("DeviceClass", {
+export const DeviceClass: Schema.Codec<DeviceClass> = /* @__PURE__ */ struct<DeviceClass>("DeviceClass", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -21989,7 +21989,7 @@ export type DeviceClassList = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClassList: Schema.Schema<DeviceClassList> = /* @__PURE__ */ struct<DeviceClassList>("DeviceClassList", {
+export const DeviceClassList: Schema.Codec<DeviceClassList> = /* @__PURE__ */ struct<DeviceClassList>("DeviceClassList", {
   apiVersion: [S, "?"],
   items: [DeviceClass, "[]"],
   kind: [S, "?"],
@@ -22013,7 +22013,7 @@ export type ResourceClaimSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimSpec: Schema.Schema<ResourceClaimSpec> = /* @__PURE__ */ struct<ResourceClaimSpec>("ResourceClaimSpec", {
+export const ResourceClaimSpec: Schema.Codec<ResourceClaimSpec> = /* @__PURE__ */ struct<ResourceClaimSpec>("ResourceClaimSpec", {
   devices: [DeviceClaim, "?"]
 })
 
@@ -22040,7 +22040,7 @@ export type ResourceClaimConsumerReference = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimConsumerReference: Schema.Schema<ResourceClaimConsumerReference> = /* @__PURE__ */ struct<ResourceClaimConsumerReference>("ResourceClaimConsumerReference", {
+export const ResourceClaimConsumerReference: Schema.Codec<ResourceClaimConsumerReference> = /* @__PURE__ */ struct<ResourceClaimConsumerReference>("ResourceClaimConsumerReference", {
   apiGroup: [S, "?"],
   name: S,
   resource: S,
@@ -22076,7 +22076,7 @@ export type ResourceClaimStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimStatus: Schema.Schema<ResourceClaimStatus> = /* @__PURE__ */ struct<ResourceClaimStatus>("ResourceClaimStatus", {
+export const ResourceClaimStatus: Schema.Codec<ResourceClaimStatus> = /* @__PURE__ */ struct<ResourceClaimStatus>("ResourceClaimStatus", {
   allocation: [AllocationResult, "?"],
   devices: [AllocatedDeviceStatus, "[]?"],
   reservedFor: [ResourceClaimConsumerReference, "[]?"]
@@ -22107,7 +22107,7 @@ export type ResourceClaim = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaim: Schema.Schema<ResourceClaim> = /* @__PURE__ */ struct<ResourceClaim>("ResourceClaim", {
+export const ResourceClaim: Schema.Codec<ResourceClaim> = /* @__PURE__ */ struct<ResourceClaim>("ResourceClaim", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -22138,7 +22138,7 @@ export type ResourceClaimList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimList: Schema.Schema<ResourceClaimList> = /* @__PURE__ */ struct<ResourceClaimList>("ResourceClaimList", {
+export const ResourceClaimList: Schema.Codec<ResourceClaimList> = /* @__PURE__ */ struct<ResourceClaimList>("ResourceClaimList", {
   apiVersion: [S, "?"],
   items: [ResourceClaim, "[]"],
   kind: [S, "?"],
@@ -22164,7 +22164,7 @@ export type ResourceClaimTemplateSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimTemplateSpec: Schema.Schema<ResourceClaimTemplateSpec> = /* @__PURE__ */ struct<ResourceClaimTemplateSpec>("ResourceClaimTemplateSpec", {
+export const ResourceClaimTemplateSpec: Schema.Codec<ResourceClaimTemplateSpec> = /* @__PURE__ */ struct<ResourceClaimTemplateSpec>("ResourceClaimTemplateSpec", {
   metadata: [ObjectMeta, "?"],
   spec: ResourceClaimSpec
 })
@@ -22196,7 +22196,7 @@ export type ResourceClaimTemplate = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimTemplate: Schema.Schema<ResourceClaimTemplate> = /* @__PURE__ */ struct<ResourceClaimTemplate>("ResourceClaimTemplate", {
+export const ResourceClaimTemplate: Schema.Codec<ResourceClaimTemplate> = /* @__PURE__ */ struct<ResourceClaimTemplate>("ResourceClaimTemplate", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -22226,7 +22226,7 @@ export type ResourceClaimTemplateList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimTemplateList: Schema.Schema<ResourceClaimTemplateList> = /* @__PURE__ */ struct<ResourceClaimTemplateList>("ResourceClaimTemplateList", {
+export const ResourceClaimTemplateList: Schema.Codec<ResourceClaimTemplateList> = /* @__PURE__ */ struct<ResourceClaimTemplateList>("ResourceClaimTemplateList", {
   apiVersion: [S, "?"],
   items: [ResourceClaimTemplate, "[]"],
   kind: [S, "?"],
@@ -22266,7 +22266,7 @@ export type ResourcePool = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourcePool: Schema.Schema<ResourcePool> = /* @__PURE__ */ struct<ResourcePool>("ResourcePool", {
+export const ResourcePool: Schema.Codec<ResourcePool> = /* @__PURE__ */ struct<ResourcePool>("ResourcePool", {
   generation: N,
   name: S,
   resourceSliceCount: N
@@ -22341,7 +22341,7 @@ export type ResourceSliceSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceSliceSpec: Schema.Schema<ResourceSliceSpec> = /* @__PURE__ */ struct<ResourceSliceSpec>("ResourceSliceSpec", {
+export const ResourceSliceSpec: Schema.Codec<ResourceSliceSpec> = /* @__PURE__ */ struct<ResourceSliceSpec>("ResourceSliceSpec", {
   allNodes: [B, "?"],
   devices: [Device, "[]?"],
   driver: S,
@@ -22387,7 +22387,7 @@ export type ResourceSlice = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceSlice: Schema.Schema<ResourceSlice> = /* @__PURE__ */ struct<ResourceSlice>("ResourceSlice", {
+export const ResourceSlice: Schema.Codec<ResourceSlice> = /* @__PURE__ */ struct<ResourceSlice>("ResourceSlice", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -22417,7 +22417,7 @@ export type ResourceSliceList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceSliceList: Schema.Schema<ResourceSliceList> = /* @__PURE__ */ struct<ResourceSliceList>("ResourceSliceList", {
+export const ResourceSliceList: Schema.Codec<ResourceSliceList> = /* @__PURE__ */ struct<ResourceSliceList>("ResourceSliceList", {
   apiVersion: [S, "?"],
   items: [ResourceSlice, "[]"],
   kind: [S, "?"],
@@ -22540,7 +22540,7 @@ export type DeviceTaintV1alpha3 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceTaintV1alpha3: Schema.Schema<DeviceTaintV1alpha3> = /* @__PURE__ */ struct<DeviceTaintV1alpha3>("DeviceTaintV1alpha3", {
+export const DeviceTaintV1alpha3: Schema.Codec<DeviceTaintV1alpha3> = /* @__PURE__ */ struct<DeviceTaintV1alpha3>("DeviceTaintV1alpha3", {
   effect: S,
   key: S,
   timeAdded: [NT, "?"],
@@ -22576,7 +22576,7 @@ export type DeviceTaintSelectorV1alpha3 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceTaintSelectorV1alpha3: Schema.Schema<DeviceTaintSelectorV1alpha3> = /* @__PURE__ */ struct<DeviceTaintSelectorV1alpha3>("DeviceTaintSelectorV1alpha3", {
+export const DeviceTaintSelectorV1alpha3: Schema.Codec<DeviceTaintSelectorV1alpha3> = /* @__PURE__ */ struct<DeviceTaintSelectorV1alpha3>("DeviceTaintSelectorV1alpha3", {
   device: [S, "?"],
   driver: [S, "?"],
   pool: [S, "?"]
@@ -22601,7 +22601,7 @@ export type DeviceTaintRuleSpecV1alpha3 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceTaintRuleSpecV1alpha3: Schema.Schema<DeviceTaintRuleSpecV1alpha3> = /* @__PURE__ */ struct<DeviceTaintRuleSpecV1alpha3>("DeviceTaintRuleSpecV1alpha3", {
+export const DeviceTaintRuleSpecV1alpha3: Schema.Codec<DeviceTaintRuleSpecV1alpha3> = /* @__PURE__ */ struct<DeviceTaintRuleSpecV1alpha3>("DeviceTaintRuleSpecV1alpha3", {
   deviceSelector: [DeviceTaintSelectorV1alpha3, "?"],
   taint: DeviceTaintV1alpha3
 })
@@ -22634,7 +22634,7 @@ export type DeviceTaintRuleStatusV1alpha3 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceTaintRuleStatusV1alpha3: Schema.Schema<DeviceTaintRuleStatusV1alpha3> = /* @__PURE__ */ struct<DeviceTaintRuleStatusV1alpha3>("DeviceTaintRuleStatusV1alpha3", {
+export const DeviceTaintRuleStatusV1alpha3: Schema.Codec<DeviceTaintRuleStatusV1alpha3> = /* @__PURE__ */ struct<DeviceTaintRuleStatusV1alpha3>("DeviceTaintRuleStatusV1alpha3", {
   conditions: [ConditionV1, "[]?"]
 })
 
@@ -22667,7 +22667,7 @@ export type DeviceTaintRuleV1alpha3 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceTaintRuleV1alpha3: Schema.Schema<DeviceTaintRuleV1alpha3> = /* @__PURE__ */ struct<DeviceTaintRuleV1alpha3>("DeviceTaintRuleV1alpha3", {
+export const DeviceTaintRuleV1alpha3: Schema.Codec<DeviceTaintRuleV1alpha3> = /* @__PURE__ */ struct<DeviceTaintRuleV1alpha3>("DeviceTaintRuleV1alpha3", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -22698,7 +22698,7 @@ export type DeviceTaintRuleListV1alpha3 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceTaintRuleListV1alpha3: Schema.Schema<DeviceTaintRuleListV1alpha3> = /* @__PURE__ */ struct<DeviceTaintRuleListV1alpha3>("DeviceTaintRuleListV1alpha3", {
+export const DeviceTaintRuleListV1alpha3: Schema.Codec<DeviceTaintRuleListV1alpha3> = /* @__PURE__ */ struct<DeviceTaintRuleListV1alpha3>("DeviceTaintRuleListV1alpha3", {
   apiVersion: [S, "?"],
   items: [DeviceTaintRuleV1alpha3, "[]"],
   kind: [S, "?"],
@@ -22740,7 +22740,7 @@ export type PoolStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const PoolStatus: Schema.Schema<PoolStatus> = /* @__PURE__ */ struct<PoolStatus>("PoolStatus", {
+export const PoolStatus: Schema.Codec<PoolStatus> = /* @__PURE__ */ struct<PoolStatus>("PoolStatus", {
   allocatedDevices: [N, "?"],
   availableDevices: [N, "?"],
   driver: S,
@@ -22778,7 +22778,7 @@ export type ResourcePoolStatusRequestSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourcePoolStatusRequestSpec: Schema.Schema<ResourcePoolStatusRequestSpec> = /* @__PURE__ */ struct<ResourcePoolStatusRequestSpec>("ResourcePoolStatusRequestSpec", {
+export const ResourcePoolStatusRequestSpec: Schema.Codec<ResourcePoolStatusRequestSpec> = /* @__PURE__ */ struct<ResourcePoolStatusRequestSpec>("ResourcePoolStatusRequestSpec", {
   driver: S,
   limit: [N, "?"],
   poolName: [S, "?"]
@@ -22809,7 +22809,7 @@ export type ResourcePoolStatusRequestStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourcePoolStatusRequestStatus: Schema.Schema<ResourcePoolStatusRequestStatus> = /* @__PURE__ */ struct<ResourcePoolStatusRequestStatus>("ResourcePoolStatusRequestStatus", {
+export const ResourcePoolStatusRequestStatus: Schema.Codec<ResourcePoolStatusRequestStatus> = /* @__PURE__ */ struct<ResourcePoolStatusRequestStatus>("ResourcePoolStatusRequestStatus", {
   conditions: [ConditionV1, "[]?"],
   poolCount: N,
   pools: [PoolStatus, "[]?"]
@@ -22840,7 +22840,7 @@ export type ResourcePoolStatusRequest = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourcePoolStatusRequest: Schema.Schema<ResourcePoolStatusRequest> = /* @__PURE__ */ struct<ResourcePoolStatusRequest>("ResourcePoolStatusRequest", {
+export const ResourcePoolStatusRequest: Schema.Codec<ResourcePoolStatusRequest> = /* @__PURE__ */ struct<ResourcePoolStatusRequest>("ResourcePoolStatusRequest", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: ObjectMeta,
@@ -22871,7 +22871,7 @@ export type ResourcePoolStatusRequestList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourcePoolStatusRequestList: Schema.Schema<ResourcePoolStatusRequestList> = /* @__PURE__ */ struct<ResourcePoolStatusRequestList>("ResourcePoolStatusRequestList", {
+export const ResourcePoolStatusRequestList: Schema.Codec<ResourcePoolStatusRequestList> = /* @__PURE__ */ struct<ResourcePoolStatusRequestList>("ResourcePoolStatusRequestList", {
   apiVersion: [S, "?"],
   items: [ResourcePoolStatusRequest, "[]"],
   kind: [S, "?"],
@@ -22957,7 +22957,7 @@ export type NetworkDeviceDataV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const NetworkDeviceDataV1beta1: Schema.Schema<NetworkDeviceDataV1beta1> = /* @__PURE__ */ struct<NetworkDeviceDataV1beta1>("NetworkDeviceDataV1beta1", {
+export const NetworkDeviceDataV1beta1: Schema.Codec<NetworkDeviceDataV1beta1> = /* @__PURE__ */ struct<NetworkDeviceDataV1beta1>("NetworkDeviceDataV1beta1", {
   hardwareAddress: [S, "?"],
   interfaceName: [S, "?"],
   ips: [S, "[]?"]
@@ -23010,7 +23010,7 @@ export type AllocatedDeviceStatusV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const AllocatedDeviceStatusV1beta1: Schema.Schema<AllocatedDeviceStatusV1beta1> = /* @__PURE__ */ struct<AllocatedDeviceStatusV1beta1>("AllocatedDeviceStatusV1beta1", {
+export const AllocatedDeviceStatusV1beta1: Schema.Codec<AllocatedDeviceStatusV1beta1> = /* @__PURE__ */ struct<AllocatedDeviceStatusV1beta1>("AllocatedDeviceStatusV1beta1", {
   conditions: [ConditionV1, "[]?"],
   data: [O, "?"],
   device: S,
@@ -23049,7 +23049,7 @@ export type OpaqueDeviceConfigurationV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const OpaqueDeviceConfigurationV1beta1: Schema.Schema<OpaqueDeviceConfigurationV1beta1> = /* @__PURE__ */ struct<OpaqueDeviceConfigurationV1beta1>("OpaqueDeviceConfigurationV1beta1", {
+export const OpaqueDeviceConfigurationV1beta1: Schema.Codec<OpaqueDeviceConfigurationV1beta1> = /* @__PURE__ */ struct<OpaqueDeviceConfigurationV1beta1>("OpaqueDeviceConfigurationV1beta1", {
   driver: S,
   parameters: O
 })
@@ -23079,7 +23079,7 @@ export type DeviceAllocationConfigurationV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceAllocationConfigurationV1beta1: Schema.Schema<DeviceAllocationConfigurationV1beta1> = /* @__PURE__ */ struct<DeviceAllocationConfigurationV1beta1>("DeviceAllocationConfigurationV1beta1", {
+export const DeviceAllocationConfigurationV1beta1: Schema.Codec<DeviceAllocationConfigurationV1beta1> = /* @__PURE__ */ struct<DeviceAllocationConfigurationV1beta1>("DeviceAllocationConfigurationV1beta1", {
   opaque: [OpaqueDeviceConfigurationV1beta1, "?"],
   requests: [S, "[]?"],
   source: S
@@ -23110,7 +23110,7 @@ export type DeviceTolerationV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceTolerationV1beta1: Schema.Schema<DeviceTolerationV1beta1> = /* @__PURE__ */ struct<DeviceTolerationV1beta1>("DeviceTolerationV1beta1", {
+export const DeviceTolerationV1beta1: Schema.Codec<DeviceTolerationV1beta1> = /* @__PURE__ */ struct<DeviceTolerationV1beta1>("DeviceTolerationV1beta1", {
   effect: [S, "?"],
   key: [S, "?"],
   operator: [S, "?"],
@@ -23189,7 +23189,7 @@ export type DeviceRequestAllocationResultV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceRequestAllocationResultV1beta1: Schema.Schema<DeviceRequestAllocationResultV1beta1> = /* @__PURE__ */ struct<DeviceRequestAllocationResultV1beta1>("DeviceRequestAllocationResultV1beta1", {
+export const DeviceRequestAllocationResultV1beta1: Schema.Codec<DeviceRequestAllocationResultV1beta1> = /* @__PURE__ */ struct<DeviceRequestAllocationResultV1beta1>("DeviceRequestAllocationResultV1beta1", {
   adminAccess: [B, "?"],
   bindingConditions: [S, "[]?"],
   bindingFailureConditions: [S, "[]?"],
@@ -23225,7 +23225,7 @@ export type DeviceAllocationResultV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceAllocationResultV1beta1: Schema.Schema<DeviceAllocationResultV1beta1> = /* @__PURE__ */ struct<DeviceAllocationResultV1beta1>("DeviceAllocationResultV1beta1", {
+export const DeviceAllocationResultV1beta1: Schema.Codec<DeviceAllocationResultV1beta1> = /* @__PURE__ */ struct<DeviceAllocationResultV1beta1>("DeviceAllocationResultV1beta1", {
   config: [DeviceAllocationConfigurationV1beta1, "[]?"],
   results: [DeviceRequestAllocationResultV1beta1, "[]?"]
 })
@@ -23255,7 +23255,7 @@ export type AllocationResultV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const AllocationResultV1beta1: Schema.Schema<AllocationResultV1beta1> = /* @__PURE__ */ struct<AllocationResultV1beta1>("AllocationResultV1beta1", {
+export const AllocationResultV1beta1: Schema.Codec<AllocationResultV1beta1> = /* @__PURE__ */ struct<AllocationResultV1beta1>("AllocationResultV1beta1", {
   allocationTimestamp: [NT, "?"],
   devices: [DeviceAllocationResultV1beta1, "?"],
   nodeSelector: [NodeSelector, "?"]
@@ -23304,7 +23304,7 @@ export type DeviceAttributeV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceAttributeV1beta1: Schema.Schema<DeviceAttributeV1beta1> = /* @__PURE__ */ struct<DeviceAttributeV1beta1>("DeviceAttributeV1beta1", {
+export const DeviceAttributeV1beta1: Schema.Codec<DeviceAttributeV1beta1> = /* @__PURE__ */ struct<DeviceAttributeV1beta1>("DeviceAttributeV1beta1", {
   bool: [B, "?"],
   bools: [B, "[]?"],
   int: [N, "?"],
@@ -23355,7 +23355,7 @@ export type CapacityRequestPolicyRangeV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const CapacityRequestPolicyRangeV1beta1: Schema.Schema<CapacityRequestPolicyRangeV1beta1> = /* @__PURE__ */ struct<CapacityRequestPolicyRangeV1beta1>("CapacityRequestPolicyRangeV1beta1", {
+export const CapacityRequestPolicyRangeV1beta1: Schema.Codec<CapacityRequestPolicyRangeV1beta1> = /* @__PURE__ */ struct<CapacityRequestPolicyRangeV1beta1>("CapacityRequestPolicyRangeV1beta1", {
   max: [Q, "?"],
   min: Q,
   step: [Q, "?"]
@@ -23402,7 +23402,7 @@ export type CapacityRequestPolicyV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const CapacityRequestPolicyV1beta1: Schema.Schema<CapacityRequestPolicyV1beta1> = /* @__PURE__ */ struct<CapacityRequestPolicyV1beta1>("CapacityRequestPolicyV1beta1", {
+export const CapacityRequestPolicyV1beta1: Schema.Codec<CapacityRequestPolicyV1beta1> = /* @__PURE__ */ struct<CapacityRequestPolicyV1beta1>("CapacityRequestPolicyV1beta1", {
   default: [Q, "?"],
   validRange: [CapacityRequestPolicyRangeV1beta1, "?"],
   validValues: [Q, "[]?"]
@@ -23437,7 +23437,7 @@ export type DeviceCapacityV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceCapacityV1beta1: Schema.Schema<DeviceCapacityV1beta1> = /* @__PURE__ */ struct<DeviceCapacityV1beta1>("DeviceCapacityV1beta1", {
+export const DeviceCapacityV1beta1: Schema.Codec<DeviceCapacityV1beta1> = /* @__PURE__ */ struct<DeviceCapacityV1beta1>("DeviceCapacityV1beta1", {
   requestPolicy: [CapacityRequestPolicyV1beta1, "?"],
   value: Q
 })
@@ -23459,7 +23459,7 @@ export type CounterV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const CounterV1beta1: Schema.Schema<CounterV1beta1> = /* @__PURE__ */ struct<CounterV1beta1>("CounterV1beta1", {
+export const CounterV1beta1: Schema.Codec<CounterV1beta1> = /* @__PURE__ */ struct<CounterV1beta1>("CounterV1beta1", {
   value: Q
 })
 
@@ -23486,7 +23486,7 @@ export type DeviceCounterConsumptionV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceCounterConsumptionV1beta1: Schema.Schema<DeviceCounterConsumptionV1beta1> = /* @__PURE__ */ struct<DeviceCounterConsumptionV1beta1>("DeviceCounterConsumptionV1beta1", {
+export const DeviceCounterConsumptionV1beta1: Schema.Codec<DeviceCounterConsumptionV1beta1> = /* @__PURE__ */ struct<DeviceCounterConsumptionV1beta1>("DeviceCounterConsumptionV1beta1", {
   counterSet: S,
   counters: [CounterV1beta1, "{}"]
 })
@@ -23522,7 +23522,7 @@ export type DeviceTaintV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceTaintV1beta1: Schema.Schema<DeviceTaintV1beta1> = /* @__PURE__ */ struct<DeviceTaintV1beta1>("DeviceTaintV1beta1", {
+export const DeviceTaintV1beta1: Schema.Codec<DeviceTaintV1beta1> = /* @__PURE__ */ struct<DeviceTaintV1beta1>("DeviceTaintV1beta1", {
   effect: S,
   key: S,
   timeAdded: [NT, "?"],
@@ -23564,7 +23564,7 @@ export type NodeAllocatableResourceMappingV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const NodeAllocatableResourceMappingV1beta1: Schema.Schema<NodeAllocatableResourceMappingV1beta1> = /* @__PURE__ */ struct<NodeAllocatableResourceMappingV1beta1>("NodeAllocatableResourceMappingV1beta1", {
+export const NodeAllocatableResourceMappingV1beta1: Schema.Codec<NodeAllocatableResourceMappingV1beta1> = /* @__PURE__ */ struct<NodeAllocatableResourceMappingV1beta1>("NodeAllocatableResourceMappingV1beta1", {
   allocationMultiplier: [Q, "?"],
   capacityKey: [S, "?"]
 })
@@ -23666,7 +23666,7 @@ export type BasicDevice = {
  * @since 0.1.0
  * @category schemas
  */
-export const BasicDevice: Schema.Schema<BasicDevice> = /* @__PURE__ */ struct<BasicDevice>("BasicDevice", {
+export const BasicDevice: Schema.Codec<BasicDevice> = /* @__PURE__ */ struct<BasicDevice>("BasicDevice", {
   allNodes: [B, "?"],
   allowMultipleAllocations: [B, "?"],
   attributes: [DeviceAttributeV1beta1, "{}?"],
@@ -23710,7 +23710,7 @@ export type CapacityRequirementsV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const CapacityRequirementsV1beta1: Schema.Schema<CapacityRequirementsV1beta1> = /* @__PURE__ */ struct<CapacityRequirementsV1beta1>("CapacityRequirementsV1beta1", {
+export const CapacityRequirementsV1beta1: Schema.Codec<CapacityRequirementsV1beta1> = /* @__PURE__ */ struct<CapacityRequirementsV1beta1>("CapacityRequirementsV1beta1", {
   requests: [Q, "{}?"]
 })
 
@@ -23767,7 +23767,7 @@ export type CELDeviceSelectorV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const CELDeviceSelectorV1beta1: Schema.Schema<CELDeviceSelectorV1beta1> = /* @__PURE__ */ struct<CELDeviceSelectorV1beta1>("CELDeviceSelectorV1beta1", {
+export const CELDeviceSelectorV1beta1: Schema.Codec<CELDeviceSelectorV1beta1> = /* @__PURE__ */ struct<CELDeviceSelectorV1beta1>("CELDeviceSelectorV1beta1", {
   expression: S
 })
 
@@ -23796,7 +23796,7 @@ export type CounterSetV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const CounterSetV1beta1: Schema.Schema<CounterSetV1beta1> = /* @__PURE__ */ struct<CounterSetV1beta1>("CounterSetV1beta1", {
+export const CounterSetV1beta1: Schema.Codec<CounterSetV1beta1> = /* @__PURE__ */ struct<CounterSetV1beta1>("CounterSetV1beta1", {
   counters: [CounterV1beta1, "{}"],
   name: S
 })
@@ -23824,7 +23824,7 @@ export type DeviceClaimConfigurationV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClaimConfigurationV1beta1: Schema.Schema<DeviceClaimConfigurationV1beta1> = /* @__PURE__ */ struct<DeviceClaimConfigurationV1beta1>("DeviceClaimConfigurationV1beta1", {
+export const DeviceClaimConfigurationV1beta1: Schema.Codec<DeviceClaimConfigurationV1beta1> = /* @__PURE__ */ struct<DeviceClaimConfigurationV1beta1>("DeviceClaimConfigurationV1beta1", {
   opaque: [OpaqueDeviceConfigurationV1beta1, "?"],
   requests: [S, "[]?"]
 })
@@ -23872,7 +23872,7 @@ export type DeviceConstraintV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceConstraintV1beta1: Schema.Schema<DeviceConstraintV1beta1> = /* @__PURE__ */ struct<DeviceConstraintV1beta1>("DeviceConstraintV1beta1", {
+export const DeviceConstraintV1beta1: Schema.Codec<DeviceConstraintV1beta1> = /* @__PURE__ */ struct<DeviceConstraintV1beta1>("DeviceConstraintV1beta1", {
   distinctAttribute: [S, "?"],
   matchAttribute: [S, "?"],
   requests: [S, "[]?"]
@@ -23895,7 +23895,7 @@ export type DeviceSelectorV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceSelectorV1beta1: Schema.Schema<DeviceSelectorV1beta1> = /* @__PURE__ */ struct<DeviceSelectorV1beta1>("DeviceSelectorV1beta1", {
+export const DeviceSelectorV1beta1: Schema.Codec<DeviceSelectorV1beta1> = /* @__PURE__ */ struct<DeviceSelectorV1beta1>("DeviceSelectorV1beta1", {
   cel: [CELDeviceSelectorV1beta1, "?"]
 })
 
@@ -23970,7 +23970,7 @@ export type DeviceSubRequestV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceSubRequestV1beta1: Schema.Schema<DeviceSubRequestV1beta1> = /* @__PURE__ */ struct<DeviceSubRequestV1beta1>("DeviceSubRequestV1beta1", {
+export const DeviceSubRequestV1beta1: Schema.Codec<DeviceSubRequestV1beta1> = /* @__PURE__ */ struct<DeviceSubRequestV1beta1>("DeviceSubRequestV1beta1", {
   allocationMode: [S, "?"],
   capacity: [CapacityRequirementsV1beta1, "?"],
   count: [N, "?"],
@@ -24078,7 +24078,7 @@ export type DeviceRequestV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceRequestV1beta1: Schema.Schema<DeviceRequestV1beta1> = /* @__PURE__ */ struct<DeviceRequestV1beta1>("DeviceRequestV1beta1", {
+export const DeviceRequestV1beta1: Schema.Codec<DeviceRequestV1beta1> = /* @__PURE__ */ struct<DeviceRequestV1beta1>("DeviceRequestV1beta1", {
   adminAccess: [B, "?"],
   allocationMode: [S, "?"],
   capacity: [CapacityRequirementsV1beta1, "?"],
@@ -24111,7 +24111,7 @@ export type DeviceClaimV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClaimV1beta1: Schema.Schema<DeviceClaimV1beta1> = /* @__PURE__ */ struct<DeviceClaimV1beta1>("DeviceClaimV1beta1", {
+export const DeviceClaimV1beta1: Schema.Codec<DeviceClaimV1beta1> = /* @__PURE__ */ struct<DeviceClaimV1beta1>("DeviceClaimV1beta1", {
   config: [DeviceClaimConfigurationV1beta1, "[]?"],
   constraints: [DeviceConstraintV1beta1, "[]?"],
   requests: [DeviceRequestV1beta1, "[]?"]
@@ -24134,7 +24134,7 @@ export type DeviceClassConfigurationV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClassConfigurationV1beta1: Schema.Schema<DeviceClassConfigurationV1beta1> = /* @__PURE__ */ struct<DeviceClassConfigurationV1beta1>("DeviceClassConfigurationV1beta1", {
+export const DeviceClassConfigurationV1beta1: Schema.Codec<DeviceClassConfigurationV1beta1> = /* @__PURE__ */ struct<DeviceClassConfigurationV1beta1>("DeviceClassConfigurationV1beta1", {
   opaque: [OpaqueDeviceConfigurationV1beta1, "?"]
 })
 
@@ -24167,7 +24167,7 @@ export type DeviceClassSpecV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClassSpecV1beta1: Schema.Schema<DeviceClassSpecV1beta1> = /* @__PURE__ */ struct<DeviceClassSpecV1beta1>("DeviceClassSpecV1beta1", {
+export const DeviceClassSpecV1beta1: Schema.Codec<DeviceClassSpecV1beta1> = /* @__PURE__ */ struct<DeviceClassSpecV1beta1>("DeviceClassSpecV1beta1", {
   config: [DeviceClassConfigurationV1beta1, "[]?"],
   extendedResourceName: [S, "?"],
   selectors: [DeviceSelectorV1beta1, "[]?"]
@@ -24204,7 +24204,7 @@ export type DeviceClassV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClassV1beta1: Schema.Schema<DeviceClassV1beta1> = /* @__PURE__ */ struct<DeviceClassV1beta1>("DeviceClassV1beta1", {
+export const DeviceClassV1beta1: Schema.Codec<DeviceClassV1beta1> = /* @__PURE__ */ struct<DeviceClassV1beta1>("DeviceClassV1beta1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -24234,7 +24234,7 @@ export type DeviceClassListV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClassListV1beta1: Schema.Schema<DeviceClassListV1beta1> = /* @__PURE__ */ struct<DeviceClassListV1beta1>("DeviceClassListV1beta1", {
+export const DeviceClassListV1beta1: Schema.Codec<DeviceClassListV1beta1> = /* @__PURE__ */ struct<DeviceClassListV1beta1>("DeviceClassListV1beta1", {
   apiVersion: [S, "?"],
   items: [DeviceClassV1beta1, "[]"],
   kind: [S, "?"],
@@ -24260,7 +24260,7 @@ export type DeviceV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceV1beta1: Schema.Schema<DeviceV1beta1> = /* @__PURE__ */ struct<DeviceV1beta1>("DeviceV1beta1", {
+export const DeviceV1beta1: Schema.Codec<DeviceV1beta1> = /* @__PURE__ */ struct<DeviceV1beta1>("DeviceV1beta1", {
   basic: [BasicDevice, "?"],
   name: S
 })
@@ -24288,7 +24288,7 @@ export type ResourceClaimConsumerReferenceV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimConsumerReferenceV1beta1: Schema.Schema<ResourceClaimConsumerReferenceV1beta1> = /* @__PURE__ */ struct<ResourceClaimConsumerReferenceV1beta1>("ResourceClaimConsumerReferenceV1beta1", {
+export const ResourceClaimConsumerReferenceV1beta1: Schema.Codec<ResourceClaimConsumerReferenceV1beta1> = /* @__PURE__ */ struct<ResourceClaimConsumerReferenceV1beta1>("ResourceClaimConsumerReferenceV1beta1", {
   apiGroup: [S, "?"],
   name: S,
   resource: S,
@@ -24312,7 +24312,7 @@ export type ResourceClaimSpecV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimSpecV1beta1: Schema.Schema<ResourceClaimSpecV1beta1> = /* @__PURE__ */ struct<ResourceClaimSpecV1beta1>("ResourceClaimSpecV1beta1", {
+export const ResourceClaimSpecV1beta1: Schema.Codec<ResourceClaimSpecV1beta1> = /* @__PURE__ */ struct<ResourceClaimSpecV1beta1>("ResourceClaimSpecV1beta1", {
   devices: [DeviceClaimV1beta1, "?"]
 })
 
@@ -24345,7 +24345,7 @@ export type ResourceClaimStatusV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimStatusV1beta1: Schema.Schema<ResourceClaimStatusV1beta1> = /* @__PURE__ */ struct<ResourceClaimStatusV1beta1>("ResourceClaimStatusV1beta1", {
+export const ResourceClaimStatusV1beta1: Schema.Codec<ResourceClaimStatusV1beta1> = /* @__PURE__ */ struct<ResourceClaimStatusV1beta1>("ResourceClaimStatusV1beta1", {
   allocation: [AllocationResultV1beta1, "?"],
   devices: [AllocatedDeviceStatusV1beta1, "[]?"],
   reservedFor: [ResourceClaimConsumerReferenceV1beta1, "[]?"]
@@ -24378,7 +24378,7 @@ export type ResourceClaimV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimV1beta1: Schema.Schema<ResourceClaimV1beta1> = /* @__PURE__ */ struct<ResourceClaimV1beta1>("ResourceClaimV1beta1", {
+export const ResourceClaimV1beta1: Schema.Codec<ResourceClaimV1beta1> = /* @__PURE__ */ struct<ResourceClaimV1beta1>("ResourceClaimV1beta1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -24409,7 +24409,7 @@ export type ResourceClaimListV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimListV1beta1: Schema.Schema<ResourceClaimListV1beta1> = /* @__PURE__ */ struct<ResourceClaimListV1beta1>("ResourceClaimListV1beta1", {
+export const ResourceClaimListV1beta1: Schema.Codec<ResourceClaimListV1beta1> = /* @__PURE__ */ struct<ResourceClaimListV1beta1>("ResourceClaimListV1beta1", {
   apiVersion: [S, "?"],
   items: [ResourceClaimV1beta1, "[]"],
   kind: [S, "?"],
@@ -24435,7 +24435,7 @@ export type ResourceClaimTemplateSpecV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimTemplateSpecV1beta1: Schema.Schema<ResourceClaimTemplateSpecV1beta1> = /* @__PURE__ */ struct<ResourceClaimTemplateSpecV1beta1>("ResourceClaimTemplateSpecV1beta1", {
+export const ResourceClaimTemplateSpecV1beta1: Schema.Codec<ResourceClaimTemplateSpecV1beta1> = /* @__PURE__ */ struct<ResourceClaimTemplateSpecV1beta1>("ResourceClaimTemplateSpecV1beta1", {
   metadata: [ObjectMeta, "?"],
   spec: ResourceClaimSpecV1beta1
 })
@@ -24469,7 +24469,7 @@ export type ResourceClaimTemplateV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimTemplateV1beta1: Schema.Schema<ResourceClaimTemplateV1beta1> = /* @__PURE__ */ struct<ResourceClaimTemplateV1beta1>("ResourceClaimTemplateV1beta1", {
+export const ResourceClaimTemplateV1beta1: Schema.Codec<ResourceClaimTemplateV1beta1> = /* @__PURE__ */ struct<ResourceClaimTemplateV1beta1>("ResourceClaimTemplateV1beta1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -24499,7 +24499,7 @@ export type ResourceClaimTemplateListV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimTemplateListV1beta1: Schema.Schema<ResourceClaimTemplateListV1beta1> = /* @__PURE__ */ struct<ResourceClaimTemplateListV1beta1>("ResourceClaimTemplateListV1beta1", {
+export const ResourceClaimTemplateListV1beta1: Schema.Codec<ResourceClaimTemplateListV1beta1> = /* @__PURE__ */ struct<ResourceClaimTemplateListV1beta1>("ResourceClaimTemplateListV1beta1", {
   apiVersion: [S, "?"],
   items: [ResourceClaimTemplateV1beta1, "[]"],
   kind: [S, "?"],
@@ -24539,7 +24539,7 @@ export type ResourcePoolV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourcePoolV1beta1: Schema.Schema<ResourcePoolV1beta1> = /* @__PURE__ */ struct<ResourcePoolV1beta1>("ResourcePoolV1beta1", {
+export const ResourcePoolV1beta1: Schema.Codec<ResourcePoolV1beta1> = /* @__PURE__ */ struct<ResourcePoolV1beta1>("ResourcePoolV1beta1", {
   generation: N,
   name: S,
   resourceSliceCount: N
@@ -24614,7 +24614,7 @@ export type ResourceSliceSpecV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceSliceSpecV1beta1: Schema.Schema<ResourceSliceSpecV1beta1> = /* @__PURE__ */ struct<ResourceSliceSpecV1beta1>("ResourceSliceSpecV1beta1", {
+export const ResourceSliceSpecV1beta1: Schema.Codec<ResourceSliceSpecV1beta1> = /* @__PURE__ */ struct<ResourceSliceSpecV1beta1>("ResourceSliceSpecV1beta1", {
   allNodes: [B, "?"],
   devices: [DeviceV1beta1, "[]?"],
   driver: S,
@@ -24662,7 +24662,7 @@ export type ResourceSliceV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceSliceV1beta1: Schema.Schema<ResourceSliceV1beta1> = /* @__PURE__ */ struct<ResourceSliceV1beta1>("ResourceSliceV1beta1", {
+export const ResourceSliceV1beta1: Schema.Codec<ResourceSliceV1beta1> = /* @__PURE__ */ struct<ResourceSliceV1beta1>("ResourceSliceV1beta1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -24692,7 +24692,7 @@ export type ResourceSliceListV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceSliceListV1beta1: Schema.Schema<ResourceSliceListV1beta1> = /* @__PURE__ */ struct<ResourceSliceListV1beta1>("ResourceSliceListV1beta1", {
+export const ResourceSliceListV1beta1: Schema.Codec<ResourceSliceListV1beta1> = /* @__PURE__ */ struct<ResourceSliceListV1beta1>("ResourceSliceListV1beta1", {
   apiVersion: [S, "?"],
   items: [ResourceSliceV1beta1, "[]"],
   kind: [S, "?"],
@@ -24813,7 +24813,7 @@ export type NetworkDeviceDataV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const NetworkDeviceDataV1beta2: Schema.Schema<NetworkDeviceDataV1beta2> = /* @__PURE__ */ struct<NetworkDeviceDataV1beta2>("NetworkDeviceDataV1beta2", {
+export const NetworkDeviceDataV1beta2: Schema.Codec<NetworkDeviceDataV1beta2> = /* @__PURE__ */ struct<NetworkDeviceDataV1beta2>("NetworkDeviceDataV1beta2", {
   hardwareAddress: [S, "?"],
   interfaceName: [S, "?"],
   ips: [S, "[]?"]
@@ -24866,7 +24866,7 @@ export type AllocatedDeviceStatusV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const AllocatedDeviceStatusV1beta2: Schema.Schema<AllocatedDeviceStatusV1beta2> = /* @__PURE__ */ struct<AllocatedDeviceStatusV1beta2>("AllocatedDeviceStatusV1beta2", {
+export const AllocatedDeviceStatusV1beta2: Schema.Codec<AllocatedDeviceStatusV1beta2> = /* @__PURE__ */ struct<AllocatedDeviceStatusV1beta2>("AllocatedDeviceStatusV1beta2", {
   conditions: [ConditionV1, "[]?"],
   data: [O, "?"],
   device: S,
@@ -24905,7 +24905,7 @@ export type OpaqueDeviceConfigurationV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const OpaqueDeviceConfigurationV1beta2: Schema.Schema<OpaqueDeviceConfigurationV1beta2> = /* @__PURE__ */ struct<OpaqueDeviceConfigurationV1beta2>("OpaqueDeviceConfigurationV1beta2", {
+export const OpaqueDeviceConfigurationV1beta2: Schema.Codec<OpaqueDeviceConfigurationV1beta2> = /* @__PURE__ */ struct<OpaqueDeviceConfigurationV1beta2>("OpaqueDeviceConfigurationV1beta2", {
   driver: S,
   parameters: O
 })
@@ -24935,7 +24935,7 @@ export type DeviceAllocationConfigurationV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceAllocationConfigurationV1beta2: Schema.Schema<DeviceAllocationConfigurationV1beta2> = /* @__PURE__ */ struct<DeviceAllocationConfigurationV1beta2>("DeviceAllocationConfigurationV1beta2", {
+export const DeviceAllocationConfigurationV1beta2: Schema.Codec<DeviceAllocationConfigurationV1beta2> = /* @__PURE__ */ struct<DeviceAllocationConfigurationV1beta2>("DeviceAllocationConfigurationV1beta2", {
   opaque: [OpaqueDeviceConfigurationV1beta2, "?"],
   requests: [S, "[]?"],
   source: S
@@ -24966,7 +24966,7 @@ export type DeviceTolerationV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceTolerationV1beta2: Schema.Schema<DeviceTolerationV1beta2> = /* @__PURE__ */ struct<DeviceTolerationV1beta2>("DeviceTolerationV1beta2", {
+export const DeviceTolerationV1beta2: Schema.Codec<DeviceTolerationV1beta2> = /* @__PURE__ */ struct<DeviceTolerationV1beta2>("DeviceTolerationV1beta2", {
   effect: [S, "?"],
   key: [S, "?"],
   operator: [S, "?"],
@@ -25045,7 +25045,7 @@ export type DeviceRequestAllocationResultV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceRequestAllocationResultV1beta2: Schema.Schema<DeviceRequestAllocationResultV1beta2> = /* @__PURE__ */ struct<DeviceRequestAllocationResultV1beta2>("DeviceRequestAllocationResultV1beta2", {
+export const DeviceRequestAllocationResultV1beta2: Schema.Codec<DeviceRequestAllocationResultV1beta2> = /* @__PURE__ */ struct<DeviceRequestAllocationResultV1beta2>("DeviceRequestAllocationResultV1beta2", {
   adminAccess: [B, "?"],
   bindingConditions: [S, "[]?"],
   bindingFailureConditions: [S, "[]?"],
@@ -25081,7 +25081,7 @@ export type DeviceAllocationResultV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceAllocationResultV1beta2: Schema.Schema<DeviceAllocationResultV1beta2> = /* @__PURE__ */ struct<DeviceAllocationResultV1beta2>("DeviceAllocationResultV1beta2", {
+export const DeviceAllocationResultV1beta2: Schema.Codec<DeviceAllocationResultV1beta2> = /* @__PURE__ */ struct<DeviceAllocationResultV1beta2>("DeviceAllocationResultV1beta2", {
   config: [DeviceAllocationConfigurationV1beta2, "[]?"],
   results: [DeviceRequestAllocationResultV1beta2, "[]?"]
 })
@@ -25111,7 +25111,7 @@ export type AllocationResultV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const AllocationResultV1beta2: Schema.Schema<AllocationResultV1beta2> = /* @__PURE__ */ struct<AllocationResultV1beta2>("AllocationResultV1beta2", {
+export const AllocationResultV1beta2: Schema.Codec<AllocationResultV1beta2> = /* @__PURE__ */ struct<AllocationResultV1beta2>("AllocationResultV1beta2", {
   allocationTimestamp: [NT, "?"],
   devices: [DeviceAllocationResultV1beta2, "?"],
   nodeSelector: [NodeSelector, "?"]
@@ -25157,7 +25157,7 @@ export type CapacityRequestPolicyRangeV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const CapacityRequestPolicyRangeV1beta2: Schema.Schema<CapacityRequestPolicyRangeV1beta2> = /* @__PURE__ */ struct<CapacityRequestPolicyRangeV1beta2>("CapacityRequestPolicyRangeV1beta2", {
+export const CapacityRequestPolicyRangeV1beta2: Schema.Codec<CapacityRequestPolicyRangeV1beta2> = /* @__PURE__ */ struct<CapacityRequestPolicyRangeV1beta2>("CapacityRequestPolicyRangeV1beta2", {
   max: [Q, "?"],
   min: Q,
   step: [Q, "?"]
@@ -25204,7 +25204,7 @@ export type CapacityRequestPolicyV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const CapacityRequestPolicyV1beta2: Schema.Schema<CapacityRequestPolicyV1beta2> = /* @__PURE__ */ struct<CapacityRequestPolicyV1beta2>("CapacityRequestPolicyV1beta2", {
+export const CapacityRequestPolicyV1beta2: Schema.Codec<CapacityRequestPolicyV1beta2> = /* @__PURE__ */ struct<CapacityRequestPolicyV1beta2>("CapacityRequestPolicyV1beta2", {
   default: [Q, "?"],
   validRange: [CapacityRequestPolicyRangeV1beta2, "?"],
   validValues: [Q, "[]?"]
@@ -25239,7 +25239,7 @@ export type CapacityRequirementsV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const CapacityRequirementsV1beta2: Schema.Schema<CapacityRequirementsV1beta2> = /* @__PURE__ */ struct<CapacityRequirementsV1beta2>("CapacityRequirementsV1beta2", {
+export const CapacityRequirementsV1beta2: Schema.Codec<CapacityRequirementsV1beta2> = /* @__PURE__ */ struct<CapacityRequirementsV1beta2>("CapacityRequirementsV1beta2", {
   requests: [Q, "{}?"]
 })
 
@@ -25296,7 +25296,7 @@ export type CELDeviceSelectorV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const CELDeviceSelectorV1beta2: Schema.Schema<CELDeviceSelectorV1beta2> = /* @__PURE__ */ struct<CELDeviceSelectorV1beta2>("CELDeviceSelectorV1beta2", {
+export const CELDeviceSelectorV1beta2: Schema.Codec<CELDeviceSelectorV1beta2> = /* @__PURE__ */ struct<CELDeviceSelectorV1beta2>("CELDeviceSelectorV1beta2", {
   expression: S
 })
 
@@ -25317,7 +25317,7 @@ export type CounterV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const CounterV1beta2: Schema.Schema<CounterV1beta2> = /* @__PURE__ */ struct<CounterV1beta2>("CounterV1beta2", {
+export const CounterV1beta2: Schema.Codec<CounterV1beta2> = /* @__PURE__ */ struct<CounterV1beta2>("CounterV1beta2", {
   value: Q
 })
 
@@ -25346,7 +25346,7 @@ export type CounterSetV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const CounterSetV1beta2: Schema.Schema<CounterSetV1beta2> = /* @__PURE__ */ struct<CounterSetV1beta2>("CounterSetV1beta2", {
+export const CounterSetV1beta2: Schema.Codec<CounterSetV1beta2> = /* @__PURE__ */ struct<CounterSetV1beta2>("CounterSetV1beta2", {
   counters: [CounterV1beta2, "{}"],
   name: S
 })
@@ -25394,7 +25394,7 @@ export type DeviceAttributeV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceAttributeV1beta2: Schema.Schema<DeviceAttributeV1beta2> = /* @__PURE__ */ struct<DeviceAttributeV1beta2>("DeviceAttributeV1beta2", {
+export const DeviceAttributeV1beta2: Schema.Codec<DeviceAttributeV1beta2> = /* @__PURE__ */ struct<DeviceAttributeV1beta2>("DeviceAttributeV1beta2", {
   bool: [B, "?"],
   bools: [B, "[]?"],
   int: [N, "?"],
@@ -25434,7 +25434,7 @@ export type DeviceCapacityV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceCapacityV1beta2: Schema.Schema<DeviceCapacityV1beta2> = /* @__PURE__ */ struct<DeviceCapacityV1beta2>("DeviceCapacityV1beta2", {
+export const DeviceCapacityV1beta2: Schema.Codec<DeviceCapacityV1beta2> = /* @__PURE__ */ struct<DeviceCapacityV1beta2>("DeviceCapacityV1beta2", {
   requestPolicy: [CapacityRequestPolicyV1beta2, "?"],
   value: Q
 })
@@ -25462,7 +25462,7 @@ export type DeviceClaimConfigurationV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClaimConfigurationV1beta2: Schema.Schema<DeviceClaimConfigurationV1beta2> = /* @__PURE__ */ struct<DeviceClaimConfigurationV1beta2>("DeviceClaimConfigurationV1beta2", {
+export const DeviceClaimConfigurationV1beta2: Schema.Codec<DeviceClaimConfigurationV1beta2> = /* @__PURE__ */ struct<DeviceClaimConfigurationV1beta2>("DeviceClaimConfigurationV1beta2", {
   opaque: [OpaqueDeviceConfigurationV1beta2, "?"],
   requests: [S, "[]?"]
 })
@@ -25510,7 +25510,7 @@ export type DeviceConstraintV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceConstraintV1beta2: Schema.Schema<DeviceConstraintV1beta2> = /* @__PURE__ */ struct<DeviceConstraintV1beta2>("DeviceConstraintV1beta2", {
+export const DeviceConstraintV1beta2: Schema.Codec<DeviceConstraintV1beta2> = /* @__PURE__ */ struct<DeviceConstraintV1beta2>("DeviceConstraintV1beta2", {
   distinctAttribute: [S, "?"],
   matchAttribute: [S, "?"],
   requests: [S, "[]?"]
@@ -25533,7 +25533,7 @@ export type DeviceSelectorV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceSelectorV1beta2: Schema.Schema<DeviceSelectorV1beta2> = /* @__PURE__ */ struct<DeviceSelectorV1beta2>("DeviceSelectorV1beta2", {
+export const DeviceSelectorV1beta2: Schema.Codec<DeviceSelectorV1beta2> = /* @__PURE__ */ struct<DeviceSelectorV1beta2>("DeviceSelectorV1beta2", {
   cel: [CELDeviceSelectorV1beta2, "?"]
 })
 
@@ -25608,7 +25608,7 @@ export type DeviceSubRequestV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceSubRequestV1beta2: Schema.Schema<DeviceSubRequestV1beta2> = /* @__PURE__ */ struct<DeviceSubRequestV1beta2>("DeviceSubRequestV1beta2", {
+export const DeviceSubRequestV1beta2: Schema.Codec<DeviceSubRequestV1beta2> = /* @__PURE__ */ struct<DeviceSubRequestV1beta2>("DeviceSubRequestV1beta2", {
   allocationMode: [S, "?"],
   capacity: [CapacityRequirementsV1beta2, "?"],
   count: [N, "?"],
@@ -25688,7 +25688,7 @@ export type ExactDeviceRequestV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ExactDeviceRequestV1beta2: Schema.Schema<ExactDeviceRequestV1beta2> = /* @__PURE__ */ struct<ExactDeviceRequestV1beta2>("ExactDeviceRequestV1beta2", {
+export const ExactDeviceRequestV1beta2: Schema.Codec<ExactDeviceRequestV1beta2> = /* @__PURE__ */ struct<ExactDeviceRequestV1beta2>("ExactDeviceRequestV1beta2", {
   adminAccess: [B, "?"],
   allocationMode: [S, "?"],
   capacity: [CapacityRequirementsV1beta2, "?"],
@@ -25733,7 +25733,7 @@ export type DeviceRequestV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceRequestV1beta2: Schema.Schema<DeviceRequestV1beta2> = /* @__PURE__ */ struct<DeviceRequestV1beta2>("DeviceRequestV1beta2", {
+export const DeviceRequestV1beta2: Schema.Codec<DeviceRequestV1beta2> = /* @__PURE__ */ struct<DeviceRequestV1beta2>("DeviceRequestV1beta2", {
   exactly: [ExactDeviceRequestV1beta2, "?"],
   firstAvailable: [DeviceSubRequestV1beta2, "[]?"],
   name: S
@@ -25760,7 +25760,7 @@ export type DeviceClaimV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClaimV1beta2: Schema.Schema<DeviceClaimV1beta2> = /* @__PURE__ */ struct<DeviceClaimV1beta2>("DeviceClaimV1beta2", {
+export const DeviceClaimV1beta2: Schema.Codec<DeviceClaimV1beta2> = /* @__PURE__ */ struct<DeviceClaimV1beta2>("DeviceClaimV1beta2", {
   config: [DeviceClaimConfigurationV1beta2, "[]?"],
   constraints: [DeviceConstraintV1beta2, "[]?"],
   requests: [DeviceRequestV1beta2, "[]?"]
@@ -25783,7 +25783,7 @@ export type DeviceClassConfigurationV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClassConfigurationV1beta2: Schema.Schema<DeviceClassConfigurationV1beta2> = /* @__PURE__ */ struct<DeviceClassConfigurationV1beta2>("DeviceClassConfigurationV1beta2", {
+export const DeviceClassConfigurationV1beta2: Schema.Codec<DeviceClassConfigurationV1beta2> = /* @__PURE__ */ struct<DeviceClassConfigurationV1beta2>("DeviceClassConfigurationV1beta2", {
   opaque: [OpaqueDeviceConfigurationV1beta2, "?"]
 })
 
@@ -25816,7 +25816,7 @@ export type DeviceClassSpecV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClassSpecV1beta2: Schema.Schema<DeviceClassSpecV1beta2> = /* @__PURE__ */ struct<DeviceClassSpecV1beta2>("DeviceClassSpecV1beta2", {
+export const DeviceClassSpecV1beta2: Schema.Codec<DeviceClassSpecV1beta2> = /* @__PURE__ */ struct<DeviceClassSpecV1beta2>("DeviceClassSpecV1beta2", {
   config: [DeviceClassConfigurationV1beta2, "[]?"],
   extendedResourceName: [S, "?"],
   selectors: [DeviceSelectorV1beta2, "[]?"]
@@ -25853,7 +25853,7 @@ export type DeviceClassV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClassV1beta2: Schema.Schema<DeviceClassV1beta2> = /* @__PURE__ */ struct<DeviceClassV1beta2>("DeviceClassV1beta2", {
+export const DeviceClassV1beta2: Schema.Codec<DeviceClassV1beta2> = /* @__PURE__ */ struct<DeviceClassV1beta2>("DeviceClassV1beta2", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -25883,7 +25883,7 @@ export type DeviceClassListV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClassListV1beta2: Schema.Schema<DeviceClassListV1beta2> = /* @__PURE__ */ struct<DeviceClassListV1beta2>("DeviceClassListV1beta2", {
+export const DeviceClassListV1beta2: Schema.Codec<DeviceClassListV1beta2> = /* @__PURE__ */ struct<DeviceClassListV1beta2>("DeviceClassListV1beta2", {
   apiVersion: [S, "?"],
   items: [DeviceClassV1beta2, "[]"],
   kind: [S, "?"],
@@ -25913,7 +25913,7 @@ export type DeviceCounterConsumptionV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceCounterConsumptionV1beta2: Schema.Schema<DeviceCounterConsumptionV1beta2> = /* @__PURE__ */ struct<DeviceCounterConsumptionV1beta2>("DeviceCounterConsumptionV1beta2", {
+export const DeviceCounterConsumptionV1beta2: Schema.Codec<DeviceCounterConsumptionV1beta2> = /* @__PURE__ */ struct<DeviceCounterConsumptionV1beta2>("DeviceCounterConsumptionV1beta2", {
   counterSet: S,
   counters: [CounterV1beta2, "{}"]
 })
@@ -25949,7 +25949,7 @@ export type DeviceTaintV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceTaintV1beta2: Schema.Schema<DeviceTaintV1beta2> = /* @__PURE__ */ struct<DeviceTaintV1beta2>("DeviceTaintV1beta2", {
+export const DeviceTaintV1beta2: Schema.Codec<DeviceTaintV1beta2> = /* @__PURE__ */ struct<DeviceTaintV1beta2>("DeviceTaintV1beta2", {
   effect: S,
   key: S,
   timeAdded: [NT, "?"],
@@ -25985,7 +25985,7 @@ export type DeviceTaintSelector = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceTaintSelector: Schema.Schema<DeviceTaintSelector> = /* @__PURE__ */ struct<DeviceTaintSelector>("DeviceTaintSelector", {
+export const DeviceTaintSelector: Schema.Codec<DeviceTaintSelector> = /* @__PURE__ */ struct<DeviceTaintSelector>("DeviceTaintSelector", {
   device: [S, "?"],
   driver: [S, "?"],
   pool: [S, "?"]
@@ -26010,7 +26010,7 @@ export type DeviceTaintRuleSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceTaintRuleSpec: Schema.Schema<DeviceTaintRuleSpec> = /* @__PURE__ */ struct<DeviceTaintRuleSpec>("DeviceTaintRuleSpec", {
+export const DeviceTaintRuleSpec: Schema.Codec<DeviceTaintRuleSpec> = /* @__PURE__ */ struct<DeviceTaintRuleSpec>("DeviceTaintRuleSpec", {
   deviceSelector: [DeviceTaintSelector, "?"],
   taint: DeviceTaintV1beta2
 })
@@ -26043,7 +26043,7 @@ export type DeviceTaintRuleStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceTaintRuleStatus: Schema.Schema<DeviceTaintRuleStatus> = /* @__PURE__ */ struct<DeviceTaintRuleStatus>("DeviceTaintRuleStatus", {
+export const DeviceTaintRuleStatus: Schema.Codec<DeviceTaintRuleStatus> = /* @__PURE__ */ struct<DeviceTaintRuleStatus>("DeviceTaintRuleStatus", {
   conditions: [ConditionV1, "[]?"]
 })
 
@@ -26076,7 +26076,7 @@ export type DeviceTaintRule = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceTaintRule: Schema.Schema<DeviceTaintRule> = /* @__PURE__ */ struct<DeviceTaintRule>("DeviceTaintRule", {
+export const DeviceTaintRule: Schema.Codec<DeviceTaintRule> = /* @__PURE__ */ struct<DeviceTaintRule>("DeviceTaintRule", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -26107,7 +26107,7 @@ export type DeviceTaintRuleList = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceTaintRuleList: Schema.Schema<DeviceTaintRuleList> = /* @__PURE__ */ struct<DeviceTaintRuleList>("DeviceTaintRuleList", {
+export const DeviceTaintRuleList: Schema.Codec<DeviceTaintRuleList> = /* @__PURE__ */ struct<DeviceTaintRuleList>("DeviceTaintRuleList", {
   apiVersion: [S, "?"],
   items: [DeviceTaintRule, "[]"],
   kind: [S, "?"],
@@ -26149,7 +26149,7 @@ export type NodeAllocatableResourceMappingV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const NodeAllocatableResourceMappingV1beta2: Schema.Schema<NodeAllocatableResourceMappingV1beta2> = /* @__PURE__ */ struct<NodeAllocatableResourceMappingV1beta2>("NodeAllocatableResourceMappingV1beta2", {
+export const NodeAllocatableResourceMappingV1beta2: Schema.Codec<NodeAllocatableResourceMappingV1beta2> = /* @__PURE__ */ struct<NodeAllocatableResourceMappingV1beta2>("NodeAllocatableResourceMappingV1beta2", {
   allocationMultiplier: [Q, "?"],
   capacityKey: [S, "?"]
 })
@@ -26253,7 +26253,7 @@ export type DeviceV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceV1beta2: Schema.Schema<DeviceV1beta2> = /* @__PURE__ */ struct<DeviceV1beta2>("DeviceV1beta2", {
+export const DeviceV1beta2: Schema.Codec<DeviceV1beta2> = /* @__PURE__ */ struct<DeviceV1beta2>("DeviceV1beta2", {
   allNodes: [B, "?"],
   allowMultipleAllocations: [B, "?"],
   attributes: [DeviceAttributeV1beta2, "{}?"],
@@ -26292,7 +26292,7 @@ export type ResourceClaimConsumerReferenceV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimConsumerReferenceV1beta2: Schema.Schema<ResourceClaimConsumerReferenceV1beta2> = /* @__PURE__ */ struct<ResourceClaimConsumerReferenceV1beta2>("ResourceClaimConsumerReferenceV1beta2", {
+export const ResourceClaimConsumerReferenceV1beta2: Schema.Codec<ResourceClaimConsumerReferenceV1beta2> = /* @__PURE__ */ struct<ResourceClaimConsumerReferenceV1beta2>("ResourceClaimConsumerReferenceV1beta2", {
   apiGroup: [S, "?"],
   name: S,
   resource: S,
@@ -26316,7 +26316,7 @@ export type ResourceClaimSpecV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimSpecV1beta2: Schema.Schema<ResourceClaimSpecV1beta2> = /* @__PURE__ */ struct<ResourceClaimSpecV1beta2>("ResourceClaimSpecV1beta2", {
+export const ResourceClaimSpecV1beta2: Schema.Codec<ResourceClaimSpecV1beta2> = /* @__PURE__ */ struct<ResourceClaimSpecV1beta2>("ResourceClaimSpecV1beta2", {
   devices: [DeviceClaimV1beta2, "?"]
 })
 
@@ -26349,7 +26349,7 @@ export type ResourceClaimStatusV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimStatusV1beta2: Schema.Schema<ResourceClaimStatusV1beta2> = /* @__PURE__ */ struct<ResourceClaimStatusV1beta2>("ResourceClaimStatusV1beta2", {
+export const ResourceClaimStatusV1beta2: Schema.Codec<ResourceClaimStatusV1beta2> = /* @__PURE__ */ struct<ResourceClaimStatusV1beta2>("ResourceClaimStatusV1beta2", {
   allocation: [AllocationResultV1beta2, "?"],
   devices: [AllocatedDeviceStatusV1beta2, "[]?"],
   reservedFor: [ResourceClaimConsumerReferenceV1beta2, "[]?"]
@@ -26382,7 +26382,7 @@ export type ResourceClaimV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimV1beta2: Schema.Schema<ResourceClaimV1beta2> = /* @__PURE__ */ struct<ResourceClaimV1beta2>("ResourceClaimV1beta2", {
+export const ResourceClaimV1beta2: Schema.Codec<ResourceClaimV1beta2> = /* @__PURE__ */ struct<ResourceClaimV1beta2>("ResourceClaimV1beta2", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -26413,7 +26413,7 @@ export type ResourceClaimListV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimListV1beta2: Schema.Schema<ResourceClaimListV1beta2> = /* @__PURE__ */ struct<ResourceClaimListV1beta2>("ResourceClaimListV1beta2", {
+export const ResourceClaimListV1beta2: Schema.Codec<ResourceClaimListV1beta2> = /* @__PURE__ */ struct<ResourceClaimListV1beta2>("ResourceClaimListV1beta2", {
   apiVersion: [S, "?"],
   items: [ResourceClaimV1beta2, "[]"],
   kind: [S, "?"],
@@ -26439,7 +26439,7 @@ export type ResourceClaimTemplateSpecV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimTemplateSpecV1beta2: Schema.Schema<ResourceClaimTemplateSpecV1beta2> = /* @__PURE__ */ struct<ResourceClaimTemplateSpecV1beta2>("ResourceClaimTemplateSpecV1beta2", {
+export const ResourceClaimTemplateSpecV1beta2: Schema.Codec<ResourceClaimTemplateSpecV1beta2> = /* @__PURE__ */ struct<ResourceClaimTemplateSpecV1beta2>("ResourceClaimTemplateSpecV1beta2", {
   metadata: [ObjectMeta, "?"],
   spec: ResourceClaimSpecV1beta2
 })
@@ -26473,7 +26473,7 @@ export type ResourceClaimTemplateV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimTemplateV1beta2: Schema.Schema<ResourceClaimTemplateV1beta2> = /* @__PURE__ */ struct<ResourceClaimTemplateV1beta2>("ResourceClaimTemplateV1beta2", {
+export const ResourceClaimTemplateV1beta2: Schema.Codec<ResourceClaimTemplateV1beta2> = /* @__PURE__ */ struct<ResourceClaimTemplateV1beta2>("ResourceClaimTemplateV1beta2", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -26503,7 +26503,7 @@ export type ResourceClaimTemplateListV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimTemplateListV1beta2: Schema.Schema<ResourceClaimTemplateListV1beta2> = /* @__PURE__ */ struct<ResourceClaimTemplateListV1beta2>("ResourceClaimTemplateListV1beta2", {
+export const ResourceClaimTemplateListV1beta2: Schema.Codec<ResourceClaimTemplateListV1beta2> = /* @__PURE__ */ struct<ResourceClaimTemplateListV1beta2>("ResourceClaimTemplateListV1beta2", {
   apiVersion: [S, "?"],
   items: [ResourceClaimTemplateV1beta2, "[]"],
   kind: [S, "?"],
@@ -26543,7 +26543,7 @@ export type ResourcePoolV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourcePoolV1beta2: Schema.Schema<ResourcePoolV1beta2> = /* @__PURE__ */ struct<ResourcePoolV1beta2>("ResourcePoolV1beta2", {
+export const ResourcePoolV1beta2: Schema.Codec<ResourcePoolV1beta2> = /* @__PURE__ */ struct<ResourcePoolV1beta2>("ResourcePoolV1beta2", {
   generation: N,
   name: S,
   resourceSliceCount: N
@@ -26618,7 +26618,7 @@ export type ResourceSliceSpecV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceSliceSpecV1beta2: Schema.Schema<ResourceSliceSpecV1beta2> = /* @__PURE__ */ struct<ResourceSliceSpecV1beta2>("ResourceSliceSpecV1beta2", {
+export const ResourceSliceSpecV1beta2: Schema.Codec<ResourceSliceSpecV1beta2> = /* @__PURE__ */ struct<ResourceSliceSpecV1beta2>("ResourceSliceSpecV1beta2", {
   allNodes: [B, "?"],
   devices: [DeviceV1beta2, "[]?"],
   driver: S,
@@ -26666,7 +26666,7 @@ export type ResourceSliceV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceSliceV1beta2: Schema.Schema<ResourceSliceV1beta2> = /* @__PURE__ */ struct<ResourceSliceV1beta2>("ResourceSliceV1beta2", {
+export const ResourceSliceV1beta2: Schema.Codec<ResourceSliceV1beta2> = /* @__PURE__ */ struct<ResourceSliceV1beta2>("ResourceSliceV1beta2", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -26696,7 +26696,7 @@ export type ResourceSliceListV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceSliceListV1beta2: Schema.Schema<ResourceSliceListV1beta2> = /* @__PURE__ */ struct<ResourceSliceListV1beta2>("ResourceSliceListV1beta2", {
+export const ResourceSliceListV1beta2: Schema.Codec<ResourceSliceListV1beta2> = /* @__PURE__ */ struct<ResourceSliceListV1beta2>("ResourceSliceListV1beta2", {
   apiVersion: [S, "?"],
   items: [ResourceSliceV1beta2, "[]"],
   kind: [S, "?"],
@@ -26838,7 +26838,7 @@ export type PriorityClass = {
  * @since 0.1.0
  * @category schemas
  */
-export const PriorityClass: Schema.Schema<PriorityClass> = /* @__PURE__ */ struct<PriorityClass>("PriorityClass", {
+export const PriorityClass: Schema.Codec<PriorityClass> = /* @__PURE__ */ struct<PriorityClass>("PriorityClass", {
   apiVersion: [S, "?"],
   description: [S, "?"],
   globalDefault: [B, "?"],
@@ -26871,7 +26871,7 @@ export type PriorityClassList = {
  * @since 0.1.0
  * @category schemas
  */
-export const PriorityClassList: Schema.Schema<PriorityClassList> = /* @__PURE__ */ struct<PriorityClassList>("PriorityClassList", {
+export const PriorityClassList: Schema.Codec<PriorityClassList> = /* @__PURE__ */ struct<PriorityClassList>("PriorityClassList", {
   apiVersion: [S, "?"],
   items: [PriorityClass, "[]"],
   kind: [S, "?"],
@@ -26919,7 +26919,7 @@ export type GangSchedulingPolicy = {
  * @since 0.1.0
  * @category schemas
  */
-export const GangSchedulingPolicy: Schema.Schema<GangSchedulingPolicy> = /* @__PURE__ */ struct<GangSchedulingPolicy>("GangSchedulingPolicy", {
+export const GangSchedulingPolicy: Schema.Codec<GangSchedulingPolicy> = /* @__PURE__ */ struct<GangSchedulingPolicy>("GangSchedulingPolicy", {
   minCount: N
 })
 
@@ -26958,7 +26958,7 @@ export type PodGroupResourceClaim = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodGroupResourceClaim: Schema.Schema<PodGroupResourceClaim> = /* @__PURE__ */ struct<PodGroupResourceClaim>("PodGroupResourceClaim", {
+export const PodGroupResourceClaim: Schema.Codec<PodGroupResourceClaim> = /* @__PURE__ */ struct<PodGroupResourceClaim>("PodGroupResourceClaim", {
   name: S,
   resourceClaimName: [S, "?"],
   resourceClaimTemplateName: [S, "?"]
@@ -26981,7 +26981,7 @@ export type TopologyConstraint = {
  * @since 0.1.0
  * @category schemas
  */
-export const TopologyConstraint: Schema.Schema<TopologyConstraint> = /* @__PURE__ */ struct<TopologyConstraint>("TopologyConstraint", {
+export const TopologyConstraint: Schema.Codec<TopologyConstraint> = /* @__PURE__ */ struct<TopologyConstraint>("TopologyConstraint", {
   key: S
 })
 
@@ -27002,7 +27002,7 @@ export type PodGroupSchedulingConstraints = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodGroupSchedulingConstraints: Schema.Schema<PodGroupSchedulingConstraints> = /* @__PURE__ */ struct<PodGroupSchedulingConstraints>("PodGroupSchedulingConstraints", {
+export const PodGroupSchedulingConstraints: Schema.Codec<PodGroupSchedulingConstraints> = /* @__PURE__ */ struct<PodGroupSchedulingConstraints>("PodGroupSchedulingConstraints", {
   topology: [TopologyConstraint, "[]?"]
 })
 
@@ -27025,7 +27025,7 @@ export type PodGroupSchedulingPolicy = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodGroupSchedulingPolicy: Schema.Schema<PodGroupSchedulingPolicy> = /* @__PURE__ */ struct<PodGroupSchedulingPolicy>("PodGroupSchedulingPolicy", {
+export const PodGroupSchedulingPolicy: Schema.Codec<PodGroupSchedulingPolicy> = /* @__PURE__ */ struct<PodGroupSchedulingPolicy>("PodGroupSchedulingPolicy", {
   basic: [O, "?"],
   gang: [GangSchedulingPolicy, "?"]
 })
@@ -27049,7 +27049,7 @@ export type WorkloadPodGroupTemplateReference = {
  * @since 0.1.0
  * @category schemas
  */
-export const WorkloadPodGroupTemplateReference: Schema.Schema<WorkloadPodGroupTemplateReference> = /* @__PURE__ */ struct<WorkloadPodGroupTemplateReference>("WorkloadPodGroupTemplateReference", {
+export const WorkloadPodGroupTemplateReference: Schema.Codec<WorkloadPodGroupTemplateReference> = /* @__PURE__ */ struct<WorkloadPodGroupTemplateReference>("WorkloadPodGroupTemplateReference", {
   podGroupTemplateName: S,
   workloadName: S
 })
@@ -27071,7 +27071,7 @@ export type PodGroupTemplateReference = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodGroupTemplateReference: Schema.Schema<PodGroupTemplateReference> = /* @__PURE__ */ struct<PodGroupTemplateReference>("PodGroupTemplateReference", {
+export const PodGroupTemplateReference: Schema.Codec<PodGroupTemplateReference> = /* @__PURE__ */ struct<PodGroupTemplateReference>("PodGroupTemplateReference", {
   workload: [WorkloadPodGroupTemplateReference, "?"]
 })
 
@@ -27110,7 +27110,7 @@ export type PodGroupSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodGroupSpec: Schema.Schema<PodGroupSpec> = /* @__PURE__ */ struct<PodGroupSpec>("PodGroupSpec", {
+export const PodGroupSpec: Schema.Codec<PodGroupSpec> = /* @__PURE__ */ struct<PodGroupSpec>("PodGroupSpec", {
   disruptionMode: [S, "?"],
   podGroupTemplateRef: [PodGroupTemplateReference, "?"],
   priority: [N, "?"],
@@ -27139,7 +27139,7 @@ export type PodGroupResourceClaimStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodGroupResourceClaimStatus: Schema.Schema<PodGroupResourceClaimStatus> = /* @__PURE__ */ struct<PodGroupResourceClaimStatus>("PodGroupResourceClaimStatus", {
+export const PodGroupResourceClaimStatus: Schema.Codec<PodGroupResourceClaimStatus> = /* @__PURE__ */ struct<PodGroupResourceClaimStatus>("PodGroupResourceClaimStatus", {
   name: S,
   resourceClaimName: [S, "?"]
 })
@@ -27176,7 +27176,7 @@ export type PodGroupStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodGroupStatus: Schema.Schema<PodGroupStatus> = /* @__PURE__ */ struct<PodGroupStatus>("PodGroupStatus", {
+export const PodGroupStatus: Schema.Codec<PodGroupStatus> = /* @__PURE__ */ struct<PodGroupStatus>("PodGroupStatus", {
   conditions: [ConditionV1, "[]?"],
   resourceClaimStatuses: [PodGroupResourceClaimStatus, "[]?"]
 })
@@ -27206,7 +27206,7 @@ export type PodGroup = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodGroup: Schema.Schema<PodGroup> = /* @__PURE__ */ struct<PodGroup>("PodGroup", {
+export const PodGroup: Schema.Codec<PodGroup> = /* @__PURE__ */ struct<PodGroup>("PodGroup", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -27237,7 +27237,7 @@ export type PodGroupList = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodGroupList: Schema.Schema<PodGroupList> = /* @__PURE__ */ struct<PodGroupList>("PodGroupList", {
+export const PodGroupList: Schema.Codec<PodGroupList> = /* @__PURE__ */ struct<PodGroupList>("PodGroupList", {
   apiVersion: [S, "?"],
   items: [PodGroup, "[]"],
   kind: [S, "?"],
@@ -27279,7 +27279,7 @@ export type PodGroupTemplate = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodGroupTemplate: Schema.Schema<PodGroupTemplate> = /* @__PURE__ */ struct<PodGroupTemplate>("PodGroupTemplate", {
+export const PodGroupTemplate: Schema.Codec<PodGroupTemplate> = /* @__PURE__ */ struct<PodGroupTemplate>("PodGroupTemplate", {
   disruptionMode: [S, "?"],
   name: S,
   priority: [N, "?"],
@@ -27310,7 +27310,7 @@ export type TypedLocalObjectReferenceSchedulingV1alpha2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const TypedLocalObjectReferenceSchedulingV1alpha2: Schema.Schema<TypedLocalObjectReferenceSchedulingV1alpha2> = /* @__PURE__ */ struct<TypedLocalObjectReferenceSchedulingV1alpha2>("TypedLocalObjectReferenceSchedulingV1alpha2", {
+export const TypedLocalObjectReferenceSchedulingV1alpha2: Schema.Codec<TypedLocalObjectReferenceSchedulingV1alpha2> = /* @__PURE__ */ struct<TypedLocalObjectReferenceSchedulingV1alpha2>("TypedLocalObjectReferenceSchedulingV1alpha2", {
   apiGroup: [S, "?"],
   kind: S,
   name: S
@@ -27335,7 +27335,7 @@ export type WorkloadSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const WorkloadSpec: Schema.Schema<WorkloadSpec> = /* @__PURE__ */ struct<WorkloadSpec>("WorkloadSpec", {
+export const WorkloadSpec: Schema.Codec<WorkloadSpec> = /* @__PURE__ */ struct<WorkloadSpec>("WorkloadSpec", {
   controllerRef: [TypedLocalObjectReferenceSchedulingV1alpha2, "?"],
   podGroupTemplates: [PodGroupTemplate, "[]"]
 })
@@ -27363,7 +27363,7 @@ export type Workload = {
  * @since 0.1.0
  * @category schemas
  */
-export const Workload: Schema.Schema<Workload> = /* @__PURE__ */ struct<Workload>("Workload", {
+export const Workload: Schema.Codec<Workload> = /* @__PURE__ */ struct<Workload>("Workload", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -27393,7 +27393,7 @@ export type WorkloadList = {
  * @since 0.1.0
  * @category schemas
  */
-export const WorkloadList: Schema.Schema<WorkloadList> = /* @__PURE__ */ struct<WorkloadList>("WorkloadList", {
+export const WorkloadList: Schema.Codec<WorkloadList> = /* @__PURE__ */ struct<WorkloadList>("WorkloadList", {
   apiVersion: [S, "?"],
   items: [Workload, "[]"],
   kind: [S, "?"],
@@ -27464,7 +27464,7 @@ export type TokenRequest = {
  * @since 0.1.0
  * @category schemas
  */
-export const TokenRequest: Schema.Schema<TokenRequest> = /* @__PURE__ */ struct<TokenRequest>("TokenRequest", {
+export const TokenRequest: Schema.Codec<TokenRequest> = /* @__PURE__ */ struct<TokenRequest>("TokenRequest", {
   audience: S,
   expirationSeconds: [N, "?"]
 })
@@ -27589,7 +27589,7 @@ export type CSIDriverSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const CSIDriverSpec: Schema.Schema<CSIDriverSpec> = /* @__PURE__ */ struct<CSIDriverSpec>("CSIDriverSpec", {
+export const CSIDriverSpec: Schema.Codec<CSIDriverSpec> = /* @__PURE__ */ struct<CSIDriverSpec>("CSIDriverSpec", {
   attachRequired: [B, "?"],
   fsGroupPolicy: [S, "?"],
   nodeAllocatableUpdatePeriodSeconds: [N, "?"],
@@ -27626,7 +27626,7 @@ export type CSIDriver = {
  * @since 0.1.0
  * @category schemas
  */
-export const CSIDriver: Schema.Schema<CSIDriver> = /* @__PURE__ */ struct<CSIDriver>("CSIDriver", {
+export const CSIDriver: Schema.Codec<CSIDriver> = /* @__PURE__ */ struct<CSIDriver>("CSIDriver", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -27656,7 +27656,7 @@ export type CSIDriverList = {
  * @since 0.1.0
  * @category schemas
  */
-export const CSIDriverList: Schema.Schema<CSIDriverList> = /* @__PURE__ */ struct<CSIDriverList>("CSIDriverList", {
+export const CSIDriverList: Schema.Codec<CSIDriverList> = /* @__PURE__ */ struct<CSIDriverList>("CSIDriverList", {
   apiVersion: [S, "?"],
   items: [CSIDriver, "[]"],
   kind: [S, "?"],
@@ -27680,7 +27680,7 @@ export type VolumeNodeResources = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeNodeResources: Schema.Schema<VolumeNodeResources> = /* @__PURE__ */ struct<VolumeNodeResources>("VolumeNodeResources", {
+export const VolumeNodeResources: Schema.Codec<VolumeNodeResources> = /* @__PURE__ */ struct<VolumeNodeResources>("VolumeNodeResources", {
   count: [N, "?"]
 })
 
@@ -27707,7 +27707,7 @@ export type CSINodeDriver = {
  * @since 0.1.0
  * @category schemas
  */
-export const CSINodeDriver: Schema.Schema<CSINodeDriver> = /* @__PURE__ */ struct<CSINodeDriver>("CSINodeDriver", {
+export const CSINodeDriver: Schema.Codec<CSINodeDriver> = /* @__PURE__ */ struct<CSINodeDriver>("CSINodeDriver", {
   allocatable: [VolumeNodeResources, "?"],
   name: S,
   nodeID: S,
@@ -27731,7 +27731,7 @@ export type CSINodeSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const CSINodeSpec: Schema.Schema<CSINodeSpec> = /* @__PURE__ */ struct<CSINodeSpec>("CSINodeSpec", {
+export const CSINodeSpec: Schema.Codec<CSINodeSpec> = /* @__PURE__ */ struct<CSINodeSpec>("CSINodeSpec", {
   drivers: [CSINodeDriver, "[]"]
 })
 
@@ -27758,7 +27758,7 @@ export type CSINode = {
  * @since 0.1.0
  * @category schemas
  */
-export const CSINode: Schema.Schema<CSINode> = /* @__PURE__ */ struct<CSINode>("CSINode", {
+export const CSINode: Schema.Codec<CSINode> = /* @__PURE__ */ struct<CSINode>("CSINode", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -27788,7 +27788,7 @@ export type CSINodeList = {
  * @since 0.1.0
  * @category schemas
  */
-export const CSINodeList: Schema.Schema<CSINodeList> = /* @__PURE__ */ struct<CSINodeList>("CSINodeList", {
+export const CSINodeList: Schema.Codec<CSINodeList> = /* @__PURE__ */ struct<CSINodeList>("CSINodeList", {
   apiVersion: [S, "?"],
   items: [CSINode, "[]"],
   kind: [S, "?"],
@@ -27846,7 +27846,7 @@ export type CSIStorageCapacity = {
  * @since 0.1.0
  * @category schemas
  */
-export const CSIStorageCapacity: Schema.Schema<CSIStorageCapacity> = /* @__PURE__ */ struct<CSIStorageCapacity>("CSIStorageCapacity", {
+export const CSIStorageCapacity: Schema.Codec<CSIStorageCapacity> = /* @__PURE__ */ struct<CSIStorageCapacity>("CSIStorageCapacity", {
   apiVersion: [S, "?"],
   capacity: [Q, "?"],
   kind: [S, "?"],
@@ -27879,7 +27879,7 @@ export type CSIStorageCapacityList = {
  * @since 0.1.0
  * @category schemas
  */
-export const CSIStorageCapacityList: Schema.Schema<CSIStorageCapacityList> = /* @__PURE__ */ struct<CSIStorageCapacityList>("CSIStorageCapacityList", {
+export const CSIStorageCapacityList: Schema.Codec<CSIStorageCapacityList> = /* @__PURE__ */ struct<CSIStorageCapacityList>("CSIStorageCapacityList", {
   apiVersion: [S, "?"],
   items: [CSIStorageCapacity, "[]"],
   kind: [S, "?"],
@@ -27923,7 +27923,7 @@ export type StorageClass = {
  * @since 0.1.0
  * @category schemas
  */
-export const StorageClass: Schema.Schema<StorageClass> = /* @__PURE__ */ struct<StorageClass>("StorageClass", {
+export const StorageClass: Schema.Codec<StorageClass> = /* @__PURE__ */ struct<StorageClass>("StorageClass", {
   allowVolumeExpansion: [B, "?"],
   allowedTopologies: [TopologySelectorTerm, "[]?"],
   apiVersion: [S, "?"],
@@ -27959,7 +27959,7 @@ export type StorageClassList = {
  * @since 0.1.0
  * @category schemas
  */
-export const StorageClassList: Schema.Schema<StorageClassList> = /* @__PURE__ */ struct<StorageClassList>("StorageClassList", {
+export const StorageClassList: Schema.Codec<StorageClassList> = /* @__PURE__ */ struct<StorageClassList>("StorageClassList", {
   apiVersion: [S, "?"],
   items: [StorageClass, "[]"],
   kind: [S, "?"],
@@ -27985,7 +27985,7 @@ export type VolumeAttachmentSource = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeAttachmentSource: Schema.Schema<VolumeAttachmentSource> = /* @__PURE__ */ struct<VolumeAttachmentSource>("VolumeAttachmentSource", {
+export const VolumeAttachmentSource: Schema.Codec<VolumeAttachmentSource> = /* @__PURE__ */ struct<VolumeAttachmentSource>("VolumeAttachmentSource", {
   inlineVolumeSpec: [PersistentVolumeSpec, "?"],
   persistentVolumeName: [S, "?"]
 })
@@ -28011,7 +28011,7 @@ export type VolumeAttachmentSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeAttachmentSpec: Schema.Schema<VolumeAttachmentSpec> = /* @__PURE__ */ struct<VolumeAttachmentSpec>("VolumeAttachmentSpec", {
+export const VolumeAttachmentSpec: Schema.Codec<VolumeAttachmentSpec> = /* @__PURE__ */ struct<VolumeAttachmentSpec>("VolumeAttachmentSpec", {
   attacher: S,
   nodeName: S,
   source: VolumeAttachmentSource
@@ -28042,7 +28042,7 @@ export type VolumeError = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeError: Schema.Schema<VolumeError> = /* @__PURE__ */ struct<VolumeError>("VolumeError", {
+export const VolumeError: Schema.Codec<VolumeError> = /* @__PURE__ */ struct<VolumeError>("VolumeError", {
   errorCode: [N, "?"],
   message: [S, "?"],
   time: [NT, "?"]
@@ -28071,7 +28071,7 @@ export type VolumeAttachmentStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeAttachmentStatus: Schema.Schema<VolumeAttachmentStatus> = /* @__PURE__ */ struct<VolumeAttachmentStatus>("VolumeAttachmentStatus", {
+export const VolumeAttachmentStatus: Schema.Codec<VolumeAttachmentStatus> = /* @__PURE__ */ struct<VolumeAttachmentStatus>("VolumeAttachmentStatus", {
   attachError: [VolumeError, "?"],
   attached: B,
   attachmentMetadata: [S, "{}?"],
@@ -28105,7 +28105,7 @@ export type VolumeAttachment = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeAttachment: Schema.Schema<VolumeAttachment> = /* @__PURE__ */ struct<VolumeAttachment>("VolumeAttachment", {
+export const VolumeAttachment: Schema.Codec<VolumeAttachment> = /* @__PURE__ */ struct<VolumeAttachment>("VolumeAttachment", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -28136,7 +28136,7 @@ export type VolumeAttachmentList = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeAttachmentList: Schema.Schema<VolumeAttachmentList> = /* @__PURE__ */ struct<VolumeAttachmentList>("VolumeAttachmentList", {
+export const VolumeAttachmentList: Schema.Codec<VolumeAttachmentList> = /* @__PURE__ */ struct<VolumeAttachmentList>("VolumeAttachmentList", {
   apiVersion: [S, "?"],
   items: [VolumeAttachment, "[]"],
   kind: [S, "?"],
@@ -28172,7 +28172,7 @@ export type VolumeAttributesClass = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeAttributesClass: Schema.Schema<VolumeAttributesClass> = /* @__PURE__ */ struct<VolumeAttributesClass>("VolumeAttributesClass", {
+export const VolumeAttributesClass: Schema.Codec<VolumeAttributesClass> = /* @__PURE__ */ struct<VolumeAttributesClass>("VolumeAttributesClass", {
   apiVersion: [S, "?"],
   driverName: S,
   kind: [S, "?"],
@@ -28203,7 +28203,7 @@ export type VolumeAttributesClassList = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeAttributesClassList: Schema.Schema<VolumeAttributesClassList> = /* @__PURE__ */ struct<VolumeAttributesClassList>("VolumeAttributesClassList", {
+export const VolumeAttributesClassList: Schema.Codec<VolumeAttributesClassList> = /* @__PURE__ */ struct<VolumeAttributesClassList>("VolumeAttributesClassList", {
   apiVersion: [S, "?"],
   items: [VolumeAttributesClass, "[]"],
   kind: [S, "?"],
@@ -28364,7 +28364,7 @@ export type VolumeAttributesClassV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeAttributesClassV1beta1: Schema.Schema<VolumeAttributesClassV1beta1> = /* @__PURE__ */ struct<VolumeAttributesClassV1beta1>("VolumeAttributesClassV1beta1", {
+export const VolumeAttributesClassV1beta1: Schema.Codec<VolumeAttributesClassV1beta1> = /* @__PURE__ */ struct<VolumeAttributesClassV1beta1>("VolumeAttributesClassV1beta1", {
   apiVersion: [S, "?"],
   driverName: S,
   kind: [S, "?"],
@@ -28395,7 +28395,7 @@ export type VolumeAttributesClassListV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeAttributesClassListV1beta1: Schema.Schema<VolumeAttributesClassListV1beta1> = /* @__PURE__ */ struct<VolumeAttributesClassListV1beta1>("VolumeAttributesClassListV1beta1", {
+export const VolumeAttributesClassListV1beta1: Schema.Codec<VolumeAttributesClassListV1beta1> = /* @__PURE__ */ struct<VolumeAttributesClassListV1beta1>("VolumeAttributesClassListV1beta1", {
   apiVersion: [S, "?"],
   items: [VolumeAttributesClassV1beta1, "[]"],
   kind: [S, "?"],
@@ -28443,7 +28443,7 @@ export type StorageVersionMigrationSpec = {
  * @since 0.1.0
  * @category schemas
  */
-export const StorageVersionMigrationSpec: Schema.Schema<StorageVersionMigrationSpec> = /* @__PURE__ */ struct<StorageVersionMigrationSpec>("StorageVersionMigrationSpec", {
+export const StorageVersionMigrationSpec: Schema.Codec<StorageVersionMigrationSpec> = /* @__PURE__ */ struct<StorageVersionMigrationSpec>("StorageVersionMigrationSpec", {
   resource: GroupResource
 })
 
@@ -28466,7 +28466,7 @@ export type StorageVersionMigrationStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const StorageVersionMigrationStatus: Schema.Schema<StorageVersionMigrationStatus> = /* @__PURE__ */ struct<StorageVersionMigrationStatus>("StorageVersionMigrationStatus", {
+export const StorageVersionMigrationStatus: Schema.Codec<StorageVersionMigrationStatus> = /* @__PURE__ */ struct<StorageVersionMigrationStatus>("StorageVersionMigrationStatus", {
   conditions: [ConditionV1, "[]?"],
   resourceVersion: [S, "?"]
 })
@@ -28496,7 +28496,7 @@ export type StorageVersionMigration = {
  * @since 0.1.0
  * @category schemas
  */
-export const StorageVersionMigration: Schema.Schema<StorageVersionMigration> = /* @__PURE__ */ struct<StorageVersionMigration>("StorageVersionMigration", {
+export const StorageVersionMigration: Schema.Codec<StorageVersionMigration> = /* @__PURE__ */ struct<StorageVersionMigration>("StorageVersionMigration", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -28527,7 +28527,7 @@ export type StorageVersionMigrationList = {
  * @since 0.1.0
  * @category schemas
  */
-export const StorageVersionMigrationList: Schema.Schema<StorageVersionMigrationList> = /* @__PURE__ */ struct<StorageVersionMigrationList>("StorageVersionMigrationList", {
+export const StorageVersionMigrationList: Schema.Codec<StorageVersionMigrationList> = /* @__PURE__ */ struct<StorageVersionMigrationList>("StorageVersionMigrationList", {
   apiVersion: [S, "?"],
   items: [StorageVersionMigration, "[]"],
   kind: [S, "?"],

@@ -35,10 +35,10 @@
  * ```
  * @since 0.1.0
  */
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientError from "@effect/platform/HttpClientError"
-import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientError from "effect/http/HttpClientError"
+import type * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -206,7 +206,7 @@ export interface Service extends Control {
  * @since 0.1.0
  * @category tags
  */
-export class FakeCluster extends Context.Tag("effect-kube/testing/FakeCluster")<FakeCluster, Service>() {}
+export class FakeCluster extends Context.Service<FakeCluster, Service>()("effect-kube/testing/FakeCluster") {}
 
 /**
  * A fake API server without Effect: a web-standard handler and the controls.
@@ -344,9 +344,16 @@ const defaultToken = "fake-cluster-token"
 
 const decoder = new TextDecoder()
 
+const encodeError = (request: HttpClientRequest.HttpClientRequest, cause: unknown, description?: string) =>
+  new HttpClientError.HttpClientError({
+    reason: new HttpClientError.EncodeError(
+      description === undefined ? { request, cause } : { request, cause, description }
+    )
+  })
+
 const bodyText = (
   request: HttpClientRequest.HttpClientRequest
-): Effect.Effect<string, HttpClientError.RequestError> => {
+): Effect.Effect<string, HttpClientError.HttpClientError> => {
   const body = request.body
   switch (body._tag) {
     case "Empty":
@@ -362,16 +369,12 @@ const bodyText = (
           : String(body.body)
       )
     case "Stream":
-      return Stream.runFold(body.stream, "", (acc, chunk) => acc + decoder.decode(chunk, { stream: true })).pipe(
-        Effect.mapError((cause) => new HttpClientError.RequestError({ request, reason: "Encode", cause }))
+      return Stream.runFold(body.stream, () => "", (acc, chunk) => acc + decoder.decode(chunk, { stream: true })).pipe(
+        Effect.mapError((cause) => encodeError(request, cause))
       )
     case "FormData":
       return Effect.fail(
-        new HttpClientError.RequestError({
-          request,
-          reason: "Encode",
-          cause: "the fake cluster does not accept form data"
-        })
+        encodeError(request, "the fake cluster does not accept form data", "the fake cluster does not accept form data")
       )
   }
 }
@@ -412,7 +415,8 @@ export const httpClient = (server: Server): HttpClient.HttpClient => {
     Effect.flatMap(bodyText(request), (text) =>
       Effect.tryPromise({
         try: () => answer(request, url, text, signal),
-        catch: (cause) => new HttpClientError.RequestError({ request, reason: "Transport", cause })
+        catch: (cause) =>
+          new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, cause }) })
       })).pipe(Effect.map((response) => HttpClientResponse.fromWeb(request, response)))
   )
 }
@@ -440,7 +444,7 @@ const kubeConfigFor = (url: string, options: Options): KubeConfig.Service => ({
 export const layer = (
   options: Options = {}
 ): Layer.Layer<FakeCluster | KubeConfig.KubeConfig | HttpClient.HttpClient> =>
-  Layer.scopedContext(
+  Layer.effectContext(
     Effect.gen(function* () {
       const server = yield* Effect.acquireRelease(
         Effect.sync(() => makeServer(options)),

@@ -24,7 +24,7 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import * as Controller from "../../src/Controller.js"
 import * as Kube from "../../src/Kube.js"
 import { ConfigMaps } from "../../src/resources/index.js"
@@ -110,7 +110,7 @@ describe("reads: RequestPolicy.defaults.readRetries (3 retries, 200/400/800 ms j
       const cluster = yield* FakeCluster.FakeCluster
       cluster.failNext({ status: 500, count: 10 })
       const gets = requestsTo(cluster, "GET", `${cmPath}/a`)
-      const fiber = yield* Effect.fork(Effect.flip(configMaps.get("a")))
+      const fiber = yield* Effect.forkChild(Effect.flip(configMaps.get("a")))
       yield* until(() => gets() === 1, "the first attempt")
       const delays = [yield* jittered(gets, 200, 1), yield* jittered(gets, 400, 1), yield* jittered(gets, 800, 1)]
       // jitter is there: all three exactly on their base delay has a chance of 1 in 80 × 160 × 320
@@ -127,7 +127,7 @@ describe("reads: RequestPolicy.defaults.readRetries (3 retries, 200/400/800 ms j
       cluster.seed([configMap("a", { k: "v" })])
       cluster.failNext({ status: 503, count: 3 })
       const gets = requestsTo(cluster, "GET", `${cmPath}/a`)
-      const fiber = yield* Effect.fork(configMaps.get("a"))
+      const fiber = yield* Effect.forkChild(configMaps.get("a"))
       yield* until(() => gets() === 1, "the first attempt")
       yield* jittered(gets, 200, 1)
       yield* jittered(gets, 400, 1)
@@ -143,7 +143,7 @@ describe("reads: RequestPolicy.defaults.readRetries (3 retries, 200/400/800 ms j
       cluster.seed([configMap("a")])
       cluster.failNext({ status: 502, count: 2 })
       const lists = requestsTo(cluster, "GET", cmPath)
-      const fiber = yield* Effect.fork(Stream.runCollect(configMaps.listStream()))
+      const fiber = yield* Effect.forkChild(Stream.runCollect(configMaps.listStream()))
       yield* until(() => lists() === 1, "the first attempt")
       yield* jittered(lists, 200, 1)
       yield* jittered(lists, 400, 1)
@@ -158,7 +158,7 @@ describe("throttling: throttleRetries 3, 500/1000/2000 ms without Retry-After, R
       const cluster = yield* FakeCluster.FakeCluster
       cluster.failNext({ status: 429, count: 10 })
       const gets = requestsTo(cluster, "GET", `${cmPath}/a`)
-      const fiber = yield* Effect.fork(Effect.flip(configMaps.get("a")))
+      const fiber = yield* Effect.forkChild(Effect.flip(configMaps.get("a")))
       yield* until(() => gets() === 1, "the first attempt")
       const delays = [
         yield* nextAttempt(gets, 500, 500),
@@ -177,7 +177,7 @@ describe("throttling: throttleRetries 3, 500/1000/2000 ms without Retry-After, R
       const cluster = yield* FakeCluster.FakeCluster
       cluster.failNext({ status: 503, count: 4, retryAfterSeconds: 2 })
       const gets = requestsTo(cluster, "GET", `${cmPath}/a`)
-      const fiber = yield* Effect.fork(Effect.flip(configMaps.get("a")))
+      const fiber = yield* Effect.forkChild(Effect.flip(configMaps.get("a")))
       yield* until(() => gets() === 1, "the first attempt")
       const delays = [
         yield* nextAttempt(gets, 2000, 2000),
@@ -192,7 +192,7 @@ describe("throttling: throttleRetries 3, 500/1000/2000 ms without Retry-After, R
 
       cluster.failNext({ status: 429, count: 1, retryAfterSeconds: 120 })
       cluster.seed([configMap("a")])
-      const capped = yield* Effect.fork(configMaps.get("a"))
+      const capped = yield* Effect.forkChild(configMaps.get("a"))
       yield* until(() => gets() === 5, "the throttled attempt")
       assert.strictEqual(yield* nextAttempt(gets, 60_000, 60_000), 60_000)
       assert.isTrue(Option.isSome(yield* Fiber.join(capped)))
@@ -203,7 +203,7 @@ describe("throttling: throttleRetries 3, 500/1000/2000 ms without Retry-After, R
       const cluster = yield* FakeCluster.FakeCluster
       const posts = requestsTo(cluster, "POST", cmPath)
       cluster.failNext({ status: 500, count: 10 })
-      const failed = yield* Effect.fork(Effect.flip(configMaps.create({ metadata: { name: "a" } })))
+      const failed = yield* Effect.forkChild(Effect.flip(configMaps.create({ metadata: { name: "a" } })))
       yield* until(() => posts() === 1, "the first attempt")
       const error = yield* Fiber.join(failed)
       assert.strictEqual(error._tag === "ApiError" ? error.code : error._tag, 500)
@@ -211,7 +211,7 @@ describe("throttling: throttleRetries 3, 500/1000/2000 ms without Retry-After, R
       cluster.clearFaults()
 
       cluster.failNext({ status: 429, count: 3 })
-      const throttled = yield* Effect.fork(configMaps.create({ metadata: { name: "a" } }))
+      const throttled = yield* Effect.forkChild(configMaps.create({ metadata: { name: "a" } }))
       yield* until(() => posts() === 2, "the first throttled attempt")
       const delays = [
         yield* nextAttempt(posts, 500, 500),
@@ -230,7 +230,7 @@ const isWatch = (_method: string, _path: string, query: Readonly<Record<string, 
 const background = <A, E, R>(stream: Stream.Stream<A, E, R>) =>
   Effect.gen(function*() {
     const events: Array<A> = []
-    const fiber = yield* Effect.fork(Stream.runForEach(stream, (a) => Effect.sync(() => void events.push(a))))
+    const fiber = yield* Effect.forkChild(Stream.runForEach(stream, (a) => Effect.sync(() => void events.push(a))))
     return { events, fiber }
   })
 
@@ -344,7 +344,7 @@ describe("the Controller: errorPolicy default (5 ms doubling to 1000 s per key, 
             ? Effect.as(configMaps.create({ metadata: { name: "taken" } }), Controller.done)
             : Effect.succeed(Controller.done)
       })
-      const fiber = yield* Effect.fork(Controller.run(controller))
+      const fiber = yield* Effect.forkChild(Controller.run(controller))
       yield* until(() => posts() === 1, "the first reconcile")
       const expected = [...Array.from({ length: 18 }, (_, i) => 5 * 2 ** i), 1_000_000, 1_000_000]
       const delays: Array<number> = []
@@ -367,7 +367,7 @@ describe("the Controller: errorPolicy default (5 ms doubling to 1000 s per key, 
             ? Effect.flatMap(Effect.exit(configMaps.create({ metadata: { name: "taken" } })), () => Effect.die("boom"))
             : Effect.succeed(Controller.done)
       })
-      const fiber = yield* Effect.fork(Controller.run(controller))
+      const fiber = yield* Effect.forkChild(Controller.run(controller))
       yield* until(() => posts() === 1, "the first reconcile")
       const delays = [
         yield* nextAttempt(posts, 5, 5),
@@ -394,7 +394,7 @@ describe("the Controller: errorPolicy default (5 ms doubling to 1000 s per key, 
             )
             : Effect.succeed(Controller.done)
       })
-      const fiber = yield* Effect.fork(Controller.run(controller))
+      const fiber = yield* Effect.forkChild(Controller.run(controller))
       yield* until(() => posts() === 1, "the first reconcile")
       const delays = [yield* nextAttempt(posts, 90_000, 90_000), yield* nextAttempt(posts, 90_000, 90_000)]
       assert.deepStrictEqual(delays, [90_000, 90_000])
@@ -409,13 +409,13 @@ describe("the Controller: errorPolicy default (5 ms doubling to 1000 s per key, 
         name: "pin/give-up",
         api: configMaps,
         // two retries, 1 s apart (Schedule.intersect is Schedule.max in Effect 4)
-        errorPolicy: Schedule.spaced("1 second").pipe(Schedule.intersect(Schedule.recurs(2))),
+        errorPolicy: Schedule.max([Schedule.spaced("1 second"), Schedule.recurs(2)]),
         reconcile: (object) =>
           object.metadata?.name === "parent"
             ? Effect.as(configMaps.create({ metadata: { name: "taken" } }), Controller.done)
             : Effect.succeed(Controller.done)
       })
-      const fiber = yield* Effect.fork(Controller.run(controller))
+      const fiber = yield* Effect.forkChild(Controller.run(controller))
       yield* until(() => posts() === 1, "the first reconcile")
       const delays = [yield* nextAttempt(posts, 1000, 1000), yield* nextAttempt(posts, 1000, 1000)]
       assert.deepStrictEqual(delays, [1000, 1000])

@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 import * as Stream from "effect/Stream"
 import * as Kube from "../../src/Kube.js"
 import * as Resource from "../../src/Resource.js"
@@ -68,11 +69,13 @@ const GadgetDecoded = Schema.Struct({
   metadata: Metadata,
   spec: Schema.Struct({ size: Schema.Number })
 })
-const Gadget = Schema.transform(GadgetEncoded, GadgetDecoded, {
-  strict: true,
-  decode: (e) => ({ ...e, spec: { ...e.spec, size: Number(e.spec.size) } }),
-  encode: (d) => ({ ...d, spec: { ...d.spec, size: String(d.spec.size) } })
-})
+const Gadget = GadgetEncoded.pipe(Schema.decodeTo(
+  GadgetDecoded,
+  SchemaTransformation.transform({
+    decode: (e) => ({ ...e, spec: { ...e.spec, size: Number(e.spec.size) } }),
+    encode: (d) => ({ ...d, spec: { ...d.spec, size: String(d.spec.size) } })
+  })
+))
 
 /** A Schema.Class: decoding builds an instance, which keeps the undeclared fields as own properties. */
 class Sprocket extends Schema.Class<Sprocket>("Sprocket")({

@@ -147,7 +147,7 @@ const setup = (exec: Readonly<Record<string, unknown>>) =>
   })
 
 describe("exec credential plugins", () => {
-  it.scopedLive("a plugin named by a bare name is found through the user's PATH", () =>
+  it.live("a plugin named by a bare name is found through the user's PATH", () =>
     Effect.gen(function*() {
       const { path, seen, userPath } = yield* setup({})
       // the request succeeds only with the token the plugin printed
@@ -156,7 +156,7 @@ describe("exec credential plugins", () => {
       assert.strictEqual(seen().PATH, userPath)
     }))
 
-  it.scopedLive("sees PATH, HOME, the user's variables, the kubeconfig's env (winning), our KUBERNETES_EXEC_INFO", () =>
+  it.live("sees PATH, HOME, the user's variables, the kubeconfig's env (winning), our KUBERNETES_EXEC_INFO", () =>
     Effect.gen(function*() {
       // named by a path (resolved against the kubeconfig's directory): it starts whatever its environment
       const { home, path, seen, userPath } = yield* setup({ command: `./bin/${pluginName}` })
@@ -179,7 +179,7 @@ describe("exec credential plugins", () => {
       assert.isTrue(Exit.isSuccess(found) && Option.isSome(found.value), "the request went through with its token")
     }))
 
-  it.scopedLive("KUBERNETES_EXEC_INFO carries the cluster with provideClusterInfo (v1beta1), exactly", () =>
+  it.live("KUBERNETES_EXEC_INFO carries the cluster with provideClusterInfo (v1beta1), exactly", () =>
     Effect.gen(function*() {
       const { path, seen } = yield* setup({
         apiVersion: "client.authentication.k8s.io/v1beta1",

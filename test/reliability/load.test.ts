@@ -84,7 +84,7 @@ describe("load on one layer", () => {
                 if (event.type !== "BOOKMARK") into.push(`${event.type} ${event.object.metadata?.resourceVersion}`)
               })
             ),
-            Effect.fork
+            Effect.forkChild
           ))
         assert.isTrue(yield* eventually(() => control.openWatches() === 50), "50 watches open on the server")
         assert.isAtLeast(served.openConnections(), before + 50 - 1, "a connection each")
@@ -129,7 +129,7 @@ describe("load on one layer", () => {
         const fibers = yield* Effect.forEach(seen, (into) =>
           pods.logStream("busy").pipe(
             Stream.runForEach((line) => Effect.sync(() => void into.push(line))),
-            Effect.fork
+            Effect.forkChild
           ))
         assert.isTrue(yield* eventually(() => control.openLogStreams() === 20))
         const lines = Array.from({ length: 500 }, (_, i) => `line ${i}`)

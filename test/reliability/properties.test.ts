@@ -6,14 +6,12 @@
  * password, key or Secret value may appear in any error's message, String() or JSON
  * (nor in its causes).
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import fc from "fast-check"
@@ -44,8 +42,8 @@ const forbidden = [SECRET, secretBase64]
  */
 const problemWith = (exit: Exit.Exit<unknown, unknown>, extraTags: ReadonlyArray<string> = []): string | undefined => {
   if (Exit.isSuccess(exit)) return undefined
-  const failure = Cause.failureOption(exit.cause)
-  if (Option.isNone(failure) || Cause.isDie(exit.cause) || Cause.isInterrupted(exit.cause)) {
+  const failure = Cause.findErrorOption(exit.cause)
+  if (Option.isNone(failure) || Cause.hasDies(exit.cause) || Cause.hasInterrupts(exit.cause)) {
     return `not a typed failure: ${Cause.pretty(exit.cause)}`
   }
   const error = failure.value as { readonly _tag?: unknown }
@@ -60,12 +58,16 @@ const problemWith = (exit: Exit.Exit<unknown, unknown>, extraTags: ReadonlyArray
   return undefined
 }
 
+/** The tag of an exit's error (with the reason of an HttpClientError: `HttpClientError/TransportError`). */
 const tagOf = (exit: Exit.Exit<unknown, unknown>): string =>
   Exit.isSuccess(exit)
     ? "Success"
-    : Option.match(Cause.failureOption(exit.cause), {
+    : Option.match(Cause.findErrorOption(exit.cause), {
       onNone: () => "Defect",
-      onSome: (e) => String((e as { _tag?: unknown })._tag)
+      onSome: (e) => {
+        const error = e as { readonly _tag?: unknown; readonly reason?: { readonly _tag?: unknown } }
+        return error._tag === "HttpClientError" ? `HttpClientError/${String(error.reason?._tag)}` : String(error._tag)
+      }
     })
 
 /**
@@ -78,14 +80,14 @@ const check = <T, R>(
   predicate: (value: T) => Effect.Effect<string, string, R>,
   numRuns: number
 ): Effect.Effect<Record<string, number>, never, R> =>
-  Effect.flatMap(Effect.runtime<R>(), (runtime) => {
+  Effect.flatMap(Effect.context<R>(), (context) => {
     const seen: Record<string, number> = {}
     return Effect.promise(() =>
       fc.assert(
         fc.asyncProperty(arbitrary, (value) =>
-          Runtime.runPromise(runtime)(Effect.either(predicate(value))).then((result) => {
-            if (result._tag === "Left") throw new Error(result.left)
-            seen[result.right] = (seen[result.right] ?? 0) + 1
+          Effect.runPromiseWith(context)(Effect.result(predicate(value))).then((result) => {
+            if (result._tag === "Failure") throw new Error(result.failure)
+            seen[result.success] = (seen[result.success] ?? 0) + 1
           })),
         { numRuns }
       )
@@ -268,7 +270,7 @@ describe("names, namespaces, selectors and label values", () => {
       assert.isAbove(seen["ValidationError"] ?? 0, 300, "many were refused before any request")
       assert.isDefined(control.get({ apiVersion: "v1", kind: "Secret", name: "x" }), "the Secret was never touched")
     }).pipe(
-      Effect.provide(Layer.merge(FakeCluster.layer(), RequestPolicy.layer({ readRetries: Schedule.stop })))
+      Effect.provide(Layer.merge(FakeCluster.layer(), RequestPolicy.layer({ readRetries: Schedule.recurs(0) })))
     ))
 
   it.live("over loopback HTTPS through the Node transport: the same", () =>
@@ -277,11 +279,11 @@ describe("names, namespaces, selectors and label values", () => {
       served.control.seed([{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a", namespace: "default" } }])
       const layer = Layer.merge(
         NodeKube.layerFromFile({ path: served.kubeconfigPath }).pipe(Layer.orDie),
-        RequestPolicy.layer({ readRetries: Schedule.stop })
+        RequestPolicy.layer({ readRetries: Schedule.recurs(0) })
       )
       yield* Effect.flatMap(Layer.build(layer), (context) =>
         check(callArb, (call) => Effect.provide(runCall(call, served.control), context), 300)).pipe(
-          Effect.tap((seen) => console.log("names over HTTPS:", seen))
+          Effect.tap((seen) => Effect.sync(() => console.log("names over HTTPS:", seen)))
         )
     })))
 })
@@ -516,7 +518,7 @@ describe("kubeconfigs", () => {
         const exit = yield* Effect.exit(
           Kube.api(ConfigMaps).get("a").pipe(
             Effect.provide(NodeKube.layerFromKubeConfig(KubeConfig.layerFromString(text))),
-            Effect.provide(RequestPolicy.layer({ readRetries: Schedule.stop }))
+            Effect.provide(RequestPolicy.layer({ readRetries: Schedule.recurs(0) }))
           )
         )
         const problem = problemWith(exit)
@@ -529,8 +531,8 @@ describe("kubeconfigs", () => {
         "KubeConfigError",
         "KubeConfigError",
         "KubeConfigError",
-        "RequestError",
-        "RequestError",
+        "HttpClientError/TransportError",
+        "HttpClientError/TransportError",
         "KubeConfigError",
         "KubeConfigError"
       ])
@@ -550,11 +552,11 @@ describe("kubeconfigs", () => {
       const tls = yield* serveTls()
       const plain = yield* FakeCluster.serve({})
       const cms = Kube.api(ConfigMaps)
-      const policy = RequestPolicy.layer({ timeout: "3 seconds", readRetries: Schedule.stop })
+      const policy = RequestPolicy.layer({ timeout: "3 seconds", readRetries: Schedule.recurs(0) })
       const seen = yield* check(kubeconfigArb([tls.url, plain.url]), (text) =>
         Effect.gen(function*() {
           counts.badInputs++
-          const loaded = yield* Effect.exit(Effect.provide(KubeConfig.fromString(text), NodeContext.layer))
+          const loaded = yield* Effect.exit(Effect.provide(KubeConfig.fromString(text), NodeKube.layerPlatform))
           const problem = problemWith(loaded)
           if (problem !== undefined) return yield* Effect.fail(`fromString: ${problem}`)
           if (Exit.isFailure(loaded)) {

@@ -1,7 +1,7 @@
 /**
  * Which failures are sent again, how often and after how long. The clock is the
- * TestClock: each wait a request makes is read off the clock's pending sleeps and
- * checked to the millisecond, and the clock is moved one millisecond short of it to
+ * TestClock: each wait a request makes is read off the clock's pending sleeps
+ * (`recordingSleeps`) and checked to the millisecond, and the clock is moved one millisecond short of it to
  * prove nothing is sent early.
  *
  * - 429, and 503 with Retry-After, say the server did not act: every verb retries them,
@@ -17,14 +17,24 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import { ApiError } from "../../src/Errors.js"
 import * as Kube from "../../src/Kube.js"
 import * as Patch from "../../src/Patch.js"
 import * as RequestPolicy from "../../src/RequestPolicy.js"
 import { ConfigMaps, Pods } from "../../src/resources/index.js"
 import * as FakeCluster from "../../src/testing/FakeCluster.js"
-import { failureOf, makeCounts, newSleep, nodeLayer, realSleep, report, serveTls } from "../util/reliability.js"
+import {
+  failureOf,
+  makeCounts,
+  newSleep,
+  nodeLayer,
+  realSleep,
+  recordingSleeps,
+  report,
+  serveTls,
+  sleeps
+} from "../util/reliability.js"
 
 const counts = makeCounts()
 afterAll(() => report("retries", counts))
@@ -117,14 +127,14 @@ const expectWaits = <A, E, R>(
   requests: () => number,
   waits: ReadonlyArray<number>
 ) =>
-  Effect.gen(function*() {
-    let before = yield* TestClock.sleeps()
-    const fiber = yield* Effect.fork(effect)
+  recordingSleeps(Effect.gen(function*() {
+    let before = yield* sleeps
+    const fiber = yield* Effect.forkChild(effect)
     for (const [i, wait] of waits.entries()) {
       const delay = yield* newSleep(before, fiber)
       assert.deepStrictEqual(delay, Option.some(wait), `wait #${i + 1}`)
       const sent = requests()
-      before = yield* TestClock.sleeps()
+      before = yield* sleeps
       yield* TestClock.adjust(wait - 1)
       yield* realSleep(10)
       assert.strictEqual(requests(), sent, `wait #${i + 1}: nothing is sent before ${wait} ms`)
@@ -135,29 +145,29 @@ const expectWaits = <A, E, R>(
     const more = yield* newSleep(before, fiber)
     assert.isTrue(Option.isNone(more), "no further wait: it ends")
     return yield* Fiber.await(fiber)
-  })
+  }))
 
 /** Runs `effect` in a fiber, moving the clock to each sleep it waits on until it ends. */
 const drive = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    let before = yield* TestClock.sleeps()
-    const fiber = yield* Effect.fork(effect)
+  recordingSleeps(Effect.gen(function*() {
+    let before = yield* sleeps
+    const fiber = yield* Effect.forkChild(effect)
     let waited = 0
     for (;;) {
       const delay = yield* newSleep(before, fiber)
       if (Option.isNone(delay)) return { exit: yield* Fiber.await(fiber), waited }
       waited += delay.value
-      before = yield* TestClock.sleeps()
+      before = yield* sleeps
       yield* TestClock.adjust(delay.value)
     }
-  })
+  }))
 
 const noTimeout = RequestPolicy.layer({ timeout: null })
 
 /** The in-memory fake and a policy; the test gets the controls. */
 const withFake = <A, E>(
   program: (control: FakeCluster.Control) => Effect.Effect<A, E, Kube.Requirements>,
-  policy: Layer.Layer<RequestPolicy.RequestPolicy> = noTimeout
+  policy: Layer.Layer<never> = noTimeout
 ) =>
   Effect.gen(function*() {
     const control = yield* FakeCluster.FakeCluster
@@ -342,7 +352,11 @@ describe("other 5xx and transport failures: reads retry, mutations fail at once"
             assert.strictEqual(sent(control, verb), 2)
           } else {
             const error = yield* failureOf(run.exit)
-            assert.strictEqual(error._tag, "RequestError")
+            assert.strictEqual(error._tag, "HttpClientError")
+            assert.strictEqual(
+              error._tag === "HttpClientError" ? error.reason._tag : undefined,
+              "TransportError"
+            )
             assert.strictEqual(run.waited, 0)
             assert.strictEqual(sent(control, verb), 1)
           }
@@ -378,7 +392,7 @@ describe("the watcher and Retry-After", () => {
         const fiber = yield* cms.watcher({ backoff: Schedule.spaced("10 millis") }).pipe(
           Stream.take(4),
           Stream.runCollect,
-          Effect.fork
+          Effect.forkChild
         )
         for (let i = 0; i < 1_000 && watches() === 0; i++) yield* realSleep(2)
         assert.strictEqual(watches(), 1)

@@ -7,14 +7,13 @@
  * TestClock).
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import * as Kube from "../../src/Kube.js"
 import * as RequestPolicy from "../../src/RequestPolicy.js"
 import { ConfigMaps, Pods } from "../../src/resources/index.js"
@@ -26,8 +25,10 @@ import {
   newSleep,
   nodeLayer,
   realSleep,
+  recordingSleeps,
   report,
-  serveTls
+  serveTls,
+  sleeps
 } from "../util/reliability.js"
 
 const counts = makeCounts()
@@ -44,7 +45,7 @@ const configMap = (name: string, labels: Record<string, string> = { app: "t" }) 
 })
 
 /** The delay of the first sleep registered since `before`. */
-const nextSleep = (before: Chunk.Chunk<number>) => Effect.map(newSleep(before), Option.getOrThrow)
+const nextSleep = (before: ReadonlyArray<number>) => Effect.map(newSleep(before), Option.getOrThrow)
 
 const podObject = (name: string) => ({
   apiVersion: "v1",
@@ -55,11 +56,11 @@ const podObject = (name: string) => ({
 
 const withServed = <A, E>(
   program: (served: FakeCluster.Served) => Effect.Effect<A, E, Kube.Requirements>,
-  policy: Layer.Layer<RequestPolicy.RequestPolicy>
+  policy: Layer.Layer<never>
 ) =>
   Effect.scoped(Effect.gen(function*() {
     const served = yield* serveTls()
-    const result = yield* program(served).pipe(Effect.provide(Layer.merge(nodeLayer(served), policy)))
+    const result = yield* recordingSleeps(program(served)).pipe(Effect.provide(Layer.merge(nodeLayer(served), policy)))
     counts.requests += served.control.requests().length
     return result
   }))
@@ -74,12 +75,12 @@ describe("the timeout ends non-streaming calls", () => {
           assert.strictEqual(served.openConnections(), 1)
           control.stallNext({ match: (m) => m === "POST" })
           counts.faults++
-          const before = yield* TestClock.sleeps()
-          const fiber = yield* Effect.fork(cms.create({ metadata: { name: "silent" } }))
+          const before = yield* sleeps
+          const fiber = yield* Effect.forkChild(cms.create({ metadata: { name: "silent" } }))
           assert.strictEqual(yield* nextSleep(before), 5_000)
           yield* TestClock.adjust(4_999)
           yield* realSleep(20)
-          assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)), "still waiting a millisecond before the timeout")
+          assert.isTrue(fiber.pollUnsafe() === undefined, "still waiting a millisecond before the timeout")
           // The stalled POST holds one connection (the pooled one, or a new one beside it).
           const during = served.openConnections()
           yield* TestClock.adjust(1)
@@ -110,8 +111,8 @@ describe("the timeout ends non-streaming calls", () => {
     Effect.gen(function*() {
       control.delayNext({ ms: 400, match: (m) => m === "POST" })
       counts.faults++
-      const before = yield* TestClock.sleeps()
-      const fiber = yield* Effect.fork(cms.create({ metadata: { name: "late" } }))
+      const before = yield* sleeps
+      const fiber = yield* Effect.forkChild(cms.create({ metadata: { name: "late" } }))
       assert.strictEqual(yield* nextSleep(before), 2_000)
       // the server carries it out at once, then holds the answer back
       const ref = { apiVersion: "v1", kind: "ConfigMap", name: "late" }
@@ -128,7 +129,7 @@ describe("the timeout ends non-streaming calls", () => {
   it.effect("a mutation answered too late fails with the timeout although the server acted (in memory)", () =>
     Effect.gen(function*() {
       const control = yield* FakeCluster.FakeCluster
-      yield* late(control)
+      yield* recordingSleeps(late(control))
       counts.requests += control.requests().length
     }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(), RequestPolicy.layer({ timeout: "2 seconds" })))))
 
@@ -140,10 +141,12 @@ describe("the timeout ends non-streaming calls", () => {
           control.seed([configMap("a")])
           control.stallNext({ match: (m) => m === "GET" })
           counts.faults++
-          let before = yield* TestClock.sleeps()
-          const once = yield* Effect.fork(cms.get("a"))
+          let before = yield* sleeps
+          const once = yield* Effect.forkChild(cms.get("a"))
           assert.strictEqual(yield* nextSleep(before), 1_000)
-          before = yield* TestClock.sleeps()
+          // the timeout is armed before the request is written: let it reach the server (the stalled one)
+          assert.isTrue(yield* eventually(() => control.requests().length === 1), "the first try reached the server")
+          before = yield* sleeps
           yield* TestClock.adjust(1_000)
           const got = yield* Fiber.join(once)
           assert.isTrue(Option.isSome(got))
@@ -152,11 +155,15 @@ describe("the timeout ends non-streaming calls", () => {
           control.reset()
           control.stallNext({ count: 10, match: (m) => m === "GET" })
           counts.faults += 4
-          before = yield* TestClock.sleeps()
-          const always = yield* Effect.fork(cms.get("a"))
+          before = yield* sleeps
+          const always = yield* Effect.forkChild(cms.get("a"))
           for (let attempt = 1; attempt <= 4; attempt++) {
             assert.strictEqual(yield* nextSleep(before), 1_000, `attempt ${attempt} waits the timeout`)
-            before = yield* TestClock.sleeps()
+            assert.isTrue(
+              yield* eventually(() => control.requests().length === attempt),
+              `attempt ${attempt} reached the server`
+            )
+            before = yield* sleeps
             yield* TestClock.adjust(1_000)
             for (let i = 0; i < 500 && control.requests().length === attempt; i++) yield* realSleep(2)
           }
@@ -177,15 +184,15 @@ describe("the timeout ends non-streaming calls", () => {
           control.seed([podObject("p")])
           control.stallNext({ match: (_m, path) => path.endsWith("/log") })
           counts.faults++
-          const before = yield* TestClock.sleeps()
-          const fiber = yield* Effect.fork(pods.logs("p"))
+          const before = yield* sleeps
+          const fiber = yield* Effect.forkChild(pods.logs("p"))
           assert.strictEqual(yield* nextSleep(before), 3_000)
           yield* TestClock.adjust(3_000)
           const error = yield* failureOf(Fiber.join(fiber))
           assert.strictEqual(error._tag, "RequestTimeout")
           if (error._tag === "RequestTimeout") assert.strictEqual(error.timeout, "3s")
         }),
-      RequestPolicy.layer({ timeout: "3 seconds", readRetries: Schedule.stop })
+      RequestPolicy.layer({ timeout: "3 seconds", readRetries: Schedule.recurs(0) })
     ))
 })
 
@@ -198,11 +205,11 @@ describe("watches and log follows are not cut by the timeout", () => {
           const fiber = yield* cms.watch({ resourceVersion: control.resourceVersion() }).pipe(
             Stream.take(1),
             Stream.runCollect,
-            Effect.fork
+            Effect.forkChild
           )
           assert.isTrue(yield* eventually(() => control.openWatches() === 1))
           yield* realSleep(600)
-          assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)), "still open")
+          assert.isTrue(fiber.pollUnsafe() === undefined, "still open")
           control.seed([configMap("later")])
           const events = [...(yield* Fiber.join(fiber))]
           assert.strictEqual(events.length, 1)
@@ -219,10 +226,10 @@ describe("watches and log follows are not cut by the timeout", () => {
           const control = served.control
           control.seed([podObject("q")])
           control.appendLog("default", "q", ["first"])
-          const fiber = yield* pods.logStream("q").pipe(Stream.take(2), Stream.runCollect, Effect.fork)
+          const fiber = yield* pods.logStream("q").pipe(Stream.take(2), Stream.runCollect, Effect.forkChild)
           assert.isTrue(yield* eventually(() => control.openLogStreams() === 1))
           yield* realSleep(600)
-          assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)), "still open")
+          assert.isTrue(fiber.pollUnsafe() === undefined, "still open")
           control.appendLog("default", "q", ["second"])
           assert.deepStrictEqual([...(yield* Fiber.join(fiber))], ["first", "second"])
           counts.events += 2
@@ -240,13 +247,13 @@ describe("watches and log follows are not cut by the timeout", () => {
           const raw = yield* cms.watch({ resourceVersion: control.resourceVersion() }).pipe(
             Stream.take(1),
             Stream.runCollect,
-            Effect.fork
+            Effect.forkChild
           )
           const watcher = yield* cms.watcher({ timeoutSeconds: 7_200 }).pipe(
             Stream.filter((e) => e._tag === "Apply"),
             Stream.take(1),
             Stream.runCollect,
-            Effect.fork
+            Effect.forkChild
           )
           assert.isTrue(yield* eventually(() => control.openWatches() === 2))
           yield* TestClock.adjust("1 hour")
@@ -271,7 +278,7 @@ describe("a silent watch", () => {
           const events: Array<string> = []
           const fiber = yield* cms.watcher({ idleTimeout: "300 millis", backoff: Schedule.spaced("10 millis") }).pipe(
             Stream.runForEach((e) => Effect.sync(() => void events.push(e._tag))),
-            Effect.fork
+            Effect.forkChild
           )
           assert.isTrue(yield* eventually(() => events.includes("InitDone") && control.openWatches() === 1))
           // the watch stays open and silent: after idleTimeout it is dropped and a new one opened
@@ -298,7 +305,7 @@ describe("a silent watch", () => {
           const events: Array<string> = []
           const fiber = yield* cms.watcher({ idleTimeout: "300 millis", backoff: Schedule.spaced("10 millis") }).pipe(
             Stream.runForEach((e) => Effect.sync(() => void events.push(e._tag))),
-            Effect.fork
+            Effect.forkChild
           )
           assert.isTrue(yield* eventually(() => events.includes("InitDone")))
           yield* realSleep(50)

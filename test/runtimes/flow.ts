@@ -6,13 +6,13 @@
  * `other` URL is also asked through the same HttpClient: it must not be given the
  * cluster's CA.
  */
-import * as HttpClient from "@effect/platform/HttpClient"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as HttpClient from "effect/http/HttpClient"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import * as Kube from "../../src/Kube.js"
 import type { Pod } from "../../src/resources/index.js"
@@ -40,7 +40,10 @@ const flow = (id: string, other: string | undefined) =>
     yield* pods.watch({ labelSelector: selector }).pipe(
       Stream.takeUntil((event) => event.type !== "BOOKMARK" && event.object.status?.phase === "Succeeded"),
       Stream.runDrain,
-      Effect.timeoutFail({ duration: Duration.seconds(20), onTimeout: () => new Error("no Succeeded within 20 s") })
+      Effect.timeoutOrElse({
+        duration: Duration.seconds(20),
+        orElse: () => Effect.fail(new Error("no Succeeded within 20 s"))
+      })
     )
     yield* Console.log("watch    phase=Succeeded")
     const log = yield* pods.logs(name)
@@ -49,8 +52,10 @@ const flow = (id: string, other: string | undefined) =>
     yield* Console.log(`deleted  ${deleted}`)
     if (other !== undefined) {
       const client = yield* HttpClient.HttpClient
-      const answer = yield* Effect.either(client.get(other))
-      const outcome = Either.isLeft(answer) ? `failed (${answer.left.reason})` : `status ${answer.right.status}`
+      const answer = yield* Effect.result(client.get(other))
+      const outcome = Result.isFailure(answer)
+        ? `failed (${answer.failure.reason._tag})`
+        : `status ${answer.success.status}`
       yield* Console.log(`other    ${outcome}`)
     }
   })

@@ -44,7 +44,7 @@ export const kubectl = (
   args: ReadonlyArray<string>,
   stdinFile?: string
 ): Effect.Effect<Run> =>
-  Effect.async<Run>((resume) => {
+  Effect.callback<Run>((resume) => {
     const stdin = stdinFile === undefined ? "ignore" : Fs.openSync(stdinFile, "r")
     const child = spawn(
       kubectlPath,

@@ -3,7 +3,7 @@
  * test needs byte-level control of a response (a character split between two writes)
  * that a fake API server does not give. Requests go through the real Node transport.
  */
-import type * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClient from "effect/http/HttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
@@ -23,7 +23,7 @@ export interface Loopback {
 /** Starts a server for the scope; `handler` answers every request. */
 export const serve = (handler: Http.RequestListener): Effect.Effect<Loopback, never, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.async<{ server: Http.Server; sockets: Set<Net.Socket>; loopback: Loopback }>((resume) => {
+    Effect.callback<{ server: Http.Server; sockets: Set<Net.Socket>; loopback: Loopback }>((resume) => {
       const requests: Array<string> = []
       let open = 0
       const server = Http.createServer((req, res) => {
@@ -49,7 +49,7 @@ export const serve = (handler: Http.RequestListener): Effect.Effect<Loopback, ne
       })
     }),
     ({ server, sockets }) =>
-      Effect.async<void>((resume) => {
+      Effect.callback<void>((resume) => {
         for (const socket of sockets) socket.destroy()
         server.close(() => resume(Effect.void))
       })

@@ -7,7 +7,7 @@
  *
  * Usage: node --import tsx test/util/otherOrigin.ts <kubeconfig> <cluster url> <other url>
  */
-import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClient from "effect/http/HttpClient"
 import * as Effect from "effect/Effect"
 import * as NodeKube from "../../src/NodeKube.js"
 
@@ -16,7 +16,7 @@ const [kubeconfig, clusterUrl, otherUrl] = process.argv.slice(2) as [string, str
 const get = (url: string) =>
   Effect.flatMap(HttpClient.HttpClient, (client) => Effect.flatMap(client.get(url), (response) => response.json)).pipe(
     Effect.map((seen) => ({ ok: true, seen })),
-    Effect.catchAll((error) => Effect.succeed({ ok: false, error: String(error) }))
+    Effect.catch((error) => Effect.succeed({ ok: false, error: String(error) }))
   )
 
 const program = Effect.all({ cluster: get(clusterUrl), other: get(otherUrl) })

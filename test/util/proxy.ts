@@ -44,14 +44,14 @@ const lifecycle = <S extends Net.Server>(
   }
   server.on("connection", track)
   return Effect.acquireRelease(
-    Effect.async<TestProxy>((resume) => {
+    Effect.callback<TestProxy>((resume) => {
       server.listen(0, "127.0.0.1", () => {
         const port = (server.address() as Net.AddressInfo).port
         resume(Effect.succeed({ ...state, url: `${scheme}://127.0.0.1:${port}`, port }))
       })
     }),
     () =>
-      Effect.async<void>((resume) => {
+      Effect.callback<void>((resume) => {
         for (const socket of sockets) socket.destroy()
         server.close(() => resume(Effect.void))
       })

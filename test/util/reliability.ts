@@ -3,16 +3,16 @@
  * on loopback HTTPS with the test PKI and a bearer token, a NodeKube layer for it, the
  * counts each file prints at the end, and small helpers to look at failures.
  */
-import type * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClient from "effect/http/HttpClient"
 import * as Cause from "effect/Cause"
-import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
+import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
 import type * as Net from "node:net"
@@ -63,12 +63,12 @@ export const nodeLayer = (
 /** The error an effect failed with; a defect, an interruption or a success fails the test. */
 export const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<E, never, R> =>
   Effect.flatMap(Effect.exit(effect), (exit) => {
-    if (Exit.isSuccess(exit)) return Effect.dieMessage("expected a failure, got a success")
-    const failure = Cause.failureOption(exit.cause)
-    if (failure._tag === "Some" && !Cause.isDie(exit.cause) && !Cause.isInterrupted(exit.cause)) {
+    if (Exit.isSuccess(exit)) return Effect.die(new Error("expected a failure, got a success"))
+    const failure = Cause.findErrorOption(exit.cause)
+    if (failure._tag === "Some" && !Cause.hasDies(exit.cause) && !Cause.hasInterrupts(exit.cause)) {
       return Effect.succeed(failure.value)
     }
-    return Effect.dieMessage(`expected a typed failure, got ${Cause.pretty(exit.cause)}`)
+    return Effect.die(new Error(`expected a typed failure, got ${Cause.pretty(exit.cause)}`))
   })
 
 /** Real time passing, whatever clock the test runs with: only for waiting on a real server. */
@@ -93,8 +93,7 @@ export const publicErrorTags: ReadonlySet<string> = new Set([
   "KubeConfigError",
   "ApplyFailed",
   "DeleteFailed",
-  "RequestError",
-  "ResponseError",
+  "HttpClientError",
   "RequestTimeout",
   "ServerWarning"
 ])
@@ -129,31 +128,79 @@ export const renderings = (error: unknown): ReadonlyArray<string> => {
   return out
 }
 
+/** The TestClock of a test, recording the sleeps registered on it (see `recordingSleeps`). */
+interface RecordingClock extends TestClock.TestClock {
+  readonly pending: Array<{ readonly at: number }>
+}
+
+const recordingClocks = new WeakSet<object>()
+
 /**
- * The delay until the earliest sleep registered on the TestClock since `before` (a
- * snapshot of `TestClock.sleeps()`), once there is one; `None` when `fiber` ends first.
- * The snapshot matters: the TestClock keeps the sleeps of interrupted fibers (a timeout
- * that lost its race) until their time comes, and those must not be taken for new ones.
- * Polls in real time, since requests travel through a real fake.
+ * Runs `self` with the test's TestClock wrapped so that every sleep registered on it is
+ * recorded until it ends (woken or interrupted): `sleeps` reads them. Effect 4's TestClock
+ * does not show its sleeps (Effect 3's `TestClock.sleeps()`); this is the same list, taken
+ * where the sleeps are made. Everything else is the TestClock's own (`TestClock.adjust`
+ * moves it, a sleep is woken by it).
+ */
+export const recordingSleeps = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.withFiber((fiber) => {
+    const testClock = fiber.getRef(Clock.Clock) as TestClock.TestClock
+    // under the live clock (`it.live`) there is nothing to record: the clock stays the live one
+    if (recordingClocks.has(testClock) || typeof testClock.adjust !== "function") return self
+    const pending: Array<{ readonly at: number }> = []
+    const clock: RecordingClock = Object.assign(Object.create(testClock) as TestClock.TestClock, {
+      pending,
+      sleep: (duration: Duration.Duration) =>
+        Effect.acquireUseRelease(
+          Effect.sync(() => {
+            const entry = { at: testClock.currentTimeMillisUnsafe() + Duration.toMillis(duration) }
+            // a sleep that ends at once is not registered by the TestClock either
+            if (entry.at > testClock.currentTimeMillisUnsafe()) pending.push(entry)
+            return entry
+          }),
+          () => testClock.sleep(duration),
+          (entry) =>
+            Effect.sync(() => {
+              const index = pending.indexOf(entry)
+              if (index !== -1) pending.splice(index, 1)
+            })
+        )
+    })
+    recordingClocks.add(clock)
+    return Effect.provideService(self, Clock.Clock, clock)
+  })
+
+/** When each sleep waiting on the clock ends (epoch ms of the TestClock), under `recordingSleeps`. */
+export const sleeps: Effect.Effect<ReadonlyArray<number>> = Clock.clockWith((clock) =>
+  recordingClocks.has(clock)
+    ? Effect.sync(() => (clock as RecordingClock).pending.map((entry) => entry.at))
+    : Effect.die(new Error("sleeps: run the test under recordingSleeps"))
+)
+
+/**
+ * The delay until the earliest sleep registered on the clock since `before` (a snapshot
+ * of `sleeps`), once there is one; `None` when `fiber` ends first. The snapshot matters:
+ * sleeps that were already waiting must not be taken for new ones. Polls in real time,
+ * since requests travel through a real fake. Under `recordingSleeps`.
  */
 export const newSleep = <A, E>(
-  before: Chunk.Chunk<number>,
+  before: ReadonlyArray<number>,
   fiber?: Fiber.Fiber<A, E> | undefined
 ): Effect.Effect<Option.Option<number>> =>
   Effect.gen(function*() {
     for (let i = 0; i < 2_500; i++) {
       const remaining = [...before]
       const fresh: Array<number> = []
-      for (const at of yield* TestClock.sleeps()) {
+      for (const at of yield* sleeps) {
         const known = remaining.indexOf(at)
         if (known === -1) fresh.push(at)
         else remaining.splice(known, 1)
       }
       if (fresh.length > 0) return Option.some(Math.min(...fresh) - (yield* Clock.currentTimeMillis))
-      if (fiber !== undefined && Option.isSome(yield* Fiber.poll(fiber))) return Option.none()
+      if (fiber !== undefined && fiber.pollUnsafe() !== undefined) return Option.none()
       yield* realSleep(2)
     }
-    return yield* Effect.dieMessage("nothing new waits on the clock, and the fiber goes on")
+    return yield* Effect.die(new Error("nothing new waits on the clock, and the fiber goes on"))
   })
 
 /** A loopback `node:http` server that answers whatever the test says, for malformed answers. */
@@ -169,7 +216,7 @@ export interface RawServer {
 
 /** Starts a raw server for the scope; it destroys its sockets when the scope closes. */
 export const rawServer: Effect.Effect<RawServer, never, Scope.Scope> = Effect.acquireRelease(
-  Effect.async<{ server: Http.Server; sockets: Set<Net.Socket>; raw: RawServer }>((resume) => {
+  Effect.callback<{ server: Http.Server; sockets: Set<Net.Socket>; raw: RawServer }>((resume) => {
     const sockets = new Set<Net.Socket>()
     const raw: RawServer = {
       url: "",
@@ -193,7 +240,7 @@ export const rawServer: Effect.Effect<RawServer, never, Scope.Scope> = Effect.ac
     })
   }),
   ({ server, sockets }) =>
-    Effect.async<void>((resume) => {
+    Effect.callback<void>((resume) => {
       for (const socket of sockets) socket.destroy()
       server.close(() => resume(Effect.void))
     })

@@ -12,18 +12,16 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
 import * as Metric from "effect/Metric"
-import * as MetricBoundaries from "effect/MetricBoundaries"
 import * as Option from "effect/Option"
+import * as Pull from "effect/Pull"
 import * as Schedule from "effect/Schedule"
-import * as ScheduleDecision from "effect/ScheduleDecision"
-import * as Intervals from "effect/ScheduleIntervals"
+import * as Stream from "effect/Stream"
 import type * as Controller from "../../Controller.js"
 import * as EventRecorder from "../../EventRecorder.js"
 import * as Finalizer from "../../Finalizer.js"
 import { Informers } from "../../Informers.js"
 import * as Kube from "../../Kube.js"
 import * as InformersInternal from "./informers.js"
-import * as streams from "../streams.js"
 import * as meta from "./meta.js"
 import * as WorkQueue from "./queue.js"
 
@@ -31,11 +29,10 @@ const reconcilesTotal = Metric.counter("effect_kube_controller_reconciles_total"
   description: "Reconciles, by controller and result (success, requeue, error)",
   incremental: true
 })
-const reconcileDuration = Metric.histogram(
-  "effect_kube_controller_reconcile_duration_seconds",
-  MetricBoundaries.exponential({ start: 0.001, factor: 2, count: 18 }),
-  "Time spent in reconcile"
-)
+const reconcileDuration = Metric.histogram("effect_kube_controller_reconcile_duration_seconds", {
+  description: "Time spent in reconcile",
+  boundaries: Metric.exponentialBoundaries({ start: 0.001, factor: 2, count: 18 })
+})
 const queueDepth = Metric.gauge("effect_kube_controller_queue_depth", { description: "Keys waiting to be reconciled" })
 const retriesTotal = Metric.counter("effect_kube_controller_retries_total", {
   description: "Keys requeued after a failed reconcile",
@@ -43,9 +40,10 @@ const retriesTotal = Metric.counter("effect_kube_controller_retries_total", {
 })
 
 /** client-go's per-item rate limiter: 5 ms doubling, capped at 1000 s. @internal */
-export const defaultErrorPolicy: Schedule.Schedule<unknown, unknown> = Schedule.exponential("5 millis", 2).pipe(
-  Schedule.union(Schedule.spaced("1000 seconds"))
-)
+export const defaultErrorPolicy: Schedule.Schedule<unknown, unknown> = Schedule.min([
+  Schedule.exponential("5 millis", 2),
+  Schedule.spaced("1000 seconds")
+])
 
 /** FNV-1a (32 bit) of the key, modulo count. @internal */
 export const shardOfKey = (key: string, count: number): number => {
@@ -64,6 +62,9 @@ export const metrics = {
   queueDepth,
   retries: retriesTotal
 }
+
+/** One key's progress through the error policy (`Schedule.toStep`): the delay before its next try, or done. */
+type Step = (now: number, input: unknown) => Pull.Pull<[unknown, Duration.Duration], never, unknown>
 
 const splitKey = (key: string): Controller.ObjectKey => {
   const slash = key.indexOf("/")
@@ -90,11 +91,16 @@ export const run = <A, E, R>(
       }))
     )
     const tags = { controller: options.name }
-    const taggedReconciles = (result: string) =>
-      reconcilesTotal.pipe(Metric.tagged("controller", options.name), Metric.tagged("result", result))
-    const depthGauge = queueDepth.pipe(Metric.tagged("controller", options.name))
-    const durationHistogram = reconcileDuration.pipe(Metric.tagged("controller", options.name))
-    const retries = retriesTotal.pipe(Metric.tagged("controller", options.name))
+    const taggedReconciles = (result: string) => Metric.withAttributes(reconcilesTotal, { ...tags, result })
+    const succeeded = taggedReconciles("success")
+    const requeued = taggedReconciles("requeue")
+    const failed = taggedReconciles("error")
+    const depthGauge = Metric.withAttributes(queueDepth, tags)
+    const durationHistogram = Metric.withAttributes(reconcileDuration, tags)
+    const retries = Metric.withAttributes(retriesTotal, tags)
+    // the gauge is set from the synchronous trigger handlers, with the context the controller runs in
+    const metricContext = yield* Effect.context<never>()
+    const updateDepth = () => depthGauge.updateUnsafe(queue.depth(), metricContext)
 
     const queue = yield* WorkQueue.make
     const recorder = yield* EventRecorder.make({
@@ -104,7 +110,8 @@ export const run = <A, E, R>(
       }`
     })
     const errorPolicy = (options.errorPolicy ?? defaultErrorPolicy) as Schedule.Schedule<unknown, unknown>
-    const backoff = new Map<string, unknown>()
+    /** The error policy's step of every key that is backing off: its own progress through the schedule. */
+    const backoff = new Map<string, Step>()
     const fibers = yield* FiberSet.make<unknown, Kube.Error>()
 
     const primary = yield* informers.subscribe(api, {
@@ -117,13 +124,13 @@ export const run = <A, E, R>(
     const enqueue = (key: string) => {
       if (shard !== undefined && shardOfKey(key, shard.count) !== shard.index) return
       queue.add(key)
-      depthGauge.unsafeUpdate(queue.depth(), [])
+      updateDepth()
     }
 
     // primary triggers: every listed or changed object; deletions only through finalizers
     yield* FiberSet.run(
       fibers,
-      streams.runForEach(primary.events, (event) =>
+      Stream.runForEach(primary.events, (event) =>
         Effect.sync(() => {
           if (event._tag === "InitApply" || event._tag === "Apply") enqueue(InformersInternal.keyOf(event.object))
         }))
@@ -139,7 +146,7 @@ export const run = <A, E, R>(
       })
       yield* FiberSet.run(
         fibers,
-        streams.runForEach(informer.events, (event) =>
+        Stream.runForEach(informer.events, (event) =>
           Effect.sync(() => {
             if (event._tag === "Init" || event._tag === "InitDone") return
             const m = meta.metadataOf(event.object)
@@ -162,7 +169,7 @@ export const run = <A, E, R>(
       const mapper = watch.mapper as (object: unknown) => ReadonlyArray<Controller.ObjectKey>
       yield* FiberSet.run(
         fibers,
-        streams.runForEach(informer.events, (event) =>
+        Stream.runForEach(informer.events, (event) =>
           Effect.sync(() => {
             if (event._tag === "Init" || event._tag === "InitDone") return
             for (const key of mapper(event.object)) enqueue(`${key.namespace ?? ""}/${key.name}`)
@@ -224,21 +231,24 @@ export const run = <A, E, R>(
     const afterFailure = (key: string, error: unknown) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
-        const state = backoff.has(key) ? backoff.get(key) : errorPolicy.initial
-        const [next, , decision] = yield* errorPolicy.step(now, error, state)
-        if (ScheduleDecision.isDone(decision)) {
+        let step = backoff.get(key)
+        if (step === undefined) {
+          step = yield* Schedule.toStep(errorPolicy)
+          backoff.set(key, step)
+        }
+        const decision = yield* Pull.catchDone(step(now, error), () => Effect.undefined)
+        if (decision === undefined) {
           backoff.delete(key)
           yield* Effect.logWarning(`Controller ${options.name}: giving up on ${key} until its next change`)
           return
         }
-        backoff.set(key, next)
-        yield* Metric.increment(retries)
-        yield* queue.addAfter(key, Math.max(0, Intervals.start(decision.intervals) - now))
+        yield* Metric.update(retries, 1)
+        yield* queue.addAfter(key, Math.max(0, Duration.toMillis(decision[1])))
       })
 
     const worker = Effect.gen(function*() {
       const key = yield* queue.take
-      depthGauge.unsafeUpdate(queue.depth(), [])
+      updateDepth()
       const start = yield* Clock.currentTimeMillis
       const exit = yield* Effect.exit(reconcileOne(key))
       const elapsed = (yield* Clock.currentTimeMillis) - start
@@ -247,15 +257,15 @@ export const run = <A, E, R>(
         backoff.delete(key)
         const action = exit.value
         if (action._tag === "RequeueAfter") {
-          yield* Metric.increment(taggedReconciles("requeue"))
+          yield* Metric.update(requeued, 1)
           yield* queue.addAfter(key, Duration.toMillis(action.delay))
         } else {
-          yield* Metric.increment(taggedReconciles("success"))
+          yield* Metric.update(succeeded, 1)
         }
-      } else if (!Cause.isInterruptedOnly(exit.cause)) {
-        yield* Metric.increment(taggedReconciles("error"))
+      } else if (!Cause.hasInterruptsOnly(exit.cause)) {
+        yield* Metric.update(failed, 1)
         yield* Effect.logDebug(`Controller ${options.name}: reconcile of ${key} failed`, exit.cause)
-        const failure = Cause.failureOption(exit.cause)
+        const failure = Cause.findErrorOption(exit.cause)
         yield* afterFailure(key, Option.isSome(failure) ? failure.value : Cause.squash(exit.cause))
       }
       queue.done(key)
@@ -263,6 +273,6 @@ export const run = <A, E, R>(
 
     const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1))
     for (let i = 0; i < concurrency; i++) yield* FiberSet.run(fibers, worker)
-    return yield* FiberSet.join(fibers).pipe(Effect.zipRight(Effect.never))
+    return yield* FiberSet.join(fibers).pipe(Effect.andThen(Effect.never))
   }))
 

@@ -7,9 +7,10 @@
  *
  * @internal
  */
-import * as Chunk from "effect/Chunk"
+import * as Arr from "effect/Array"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
@@ -19,7 +20,7 @@ import * as Take from "effect/Take"
 import type * as Kube from "../../Kube.js"
 import { KubeConfig } from "../../KubeConfig.js"
 import type * as Watcher from "../../Watcher.js"
-import { keyOf, type StoreImpl, unsafeMakeStore } from "../reflector.js"
+import { keyOf, type StoreImpl, makeStoreUnsafe } from "../reflector.js"
 
 /** The namespace/name key of an object. @internal */
 export { keyOf }
@@ -39,27 +40,24 @@ export interface InformerOptions extends Kube.Selectors {
 class Shared<A> {
   readonly store: StoreImpl<A, Kube.Error>
   readonly subscribers = new Set<Queue.Queue<Take.Take<Watcher.Event<A>, Kube.Error>>>()
-  fiber: Fiber.RuntimeFiber<void> | undefined = undefined
+  fiber: Fiber.Fiber<void> | undefined = undefined
 
   constructor(defaultNamespace: string | undefined) {
-    this.store = unsafeMakeStore(defaultNamespace)
+    this.store = makeStoreUnsafe(defaultNamespace)
   }
 
-  /** Applies a chunk of events and hands it to every subscriber, in one synchronous step. */
-  apply(events: Chunk.Chunk<Watcher.Event<A>>): void {
-    if (Chunk.isEmpty(events)) return
+  /** Applies a batch of events and hands it (a Take) to every subscriber, in one synchronous step. */
+  apply(events: Arr.NonEmptyReadonlyArray<Watcher.Event<A>>): void {
     for (const event of events) this.store.apply(event)
-    const take = Take.chunk(events)
-    for (const queue of this.subscribers) Queue.unsafeOffer(queue, take)
+    for (const queue of this.subscribers) Queue.offerUnsafe(queue, events)
   }
 
   fail(error: Kube.Error): void {
     this.store.fail(error)
-    for (const queue of this.subscribers) Queue.unsafeOffer(queue, Take.fail(error))
+    const take = Exit.fail(error)
+    for (const queue of this.subscribers) Queue.offerUnsafe(queue, take)
   }
 }
-
-const chunkOf = <A>(items: Array<A>): Chunk.Chunk<A> => Chunk.unsafeFromArray(items)
 
 /** The informers of one application. @internal */
 export interface Service {
@@ -100,14 +98,8 @@ export const make = (
           shared = created
           created.subscribers.add(queue)
           created.fiber = yield* api.watcher({ ...options, allNamespaces: options.allNamespaces }).pipe(
-            // applied in the stream, drained: `Stream.runForEachChunk` would keep every chunk of
-            // events alive until the next full GC (see test/pretenure.test.ts)
-            Stream.mapChunks((chunk) => {
-              created.apply(chunk)
-              return Chunk.empty<never>()
-            }),
-            Stream.runDrain,
-            Effect.catchAll((error) => Effect.sync(() => created.fail(error))),
+            Stream.runForEachArray((events) => Effect.sync(() => created.apply(events))),
+            Effect.catch((error) => Effect.sync(() => created.fail(error))),
             Effect.provide(context),
             // forked from an uninterruptible acquire: the watch itself must stay interruptible
             Effect.interruptible,
@@ -115,9 +107,9 @@ export const make = (
           )
         } else {
           const replay = shared.store.replay()
-          if (replay.length > 0) Queue.unsafeOffer(queue, Take.chunk(chunkOf([...replay])))
+          if (Arr.isReadonlyArrayNonEmpty(replay)) Queue.offerUnsafe(queue, replay)
           const failed = shared.store.failedWith
-          if (Option.isSome(failed)) Queue.unsafeOffer(queue, Take.fail(failed.value))
+          if (Option.isSome(failed)) Queue.offerUnsafe(queue, Exit.fail(failed.value))
           shared.subscribers.add(queue)
         }
         return { shared, queue }
@@ -128,7 +120,7 @@ export const make = (
           if (shared.subscribers.size > 0) return Queue.shutdown(queue)
           entries.delete(key)
           const fiber = shared.fiber
-          return Effect.zipRight(Queue.shutdown(queue), fiber === undefined ? Effect.void : Fiber.interrupt(fiber))
+          return Effect.andThen(Queue.shutdown(queue), fiber === undefined ? Effect.void : Fiber.interrupt(fiber))
         })
     ).pipe(
       Effect.map(({ queue, shared }): Subscription<A> => ({

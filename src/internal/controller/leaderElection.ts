@@ -24,9 +24,9 @@ import { type Lease, Leases } from "./resources.js"
 export interface Options {
   readonly lease: { readonly name: string; readonly namespace?: string | undefined }
   readonly identity: string
-  readonly leaseDuration?: Duration.DurationInput | undefined
-  readonly renewDeadline?: Duration.DurationInput | undefined
-  readonly retryPeriod?: Duration.DurationInput | undefined
+  readonly leaseDuration?: Duration.Input | undefined
+  readonly renewDeadline?: Duration.Input | undefined
+  readonly retryPeriod?: Duration.Input | undefined
   readonly releaseOnCancel?: boolean | undefined
 }
 
@@ -43,9 +43,9 @@ export const run = <A, E, R>(
   options: Options
 ): Effect.Effect<A, E | ValidationError, R | Kube.Requirements> =>
   Effect.gen(function*() {
-    const leaseDuration = Duration.toMillis(Duration.decode(options.leaseDuration ?? "15 seconds"))
-    const renewDeadline = Duration.toMillis(Duration.decode(options.renewDeadline ?? "10 seconds"))
-    const retryPeriod = Duration.toMillis(Duration.decode(options.retryPeriod ?? "2 seconds"))
+    const leaseDuration = Duration.toMillis(Duration.fromInputUnsafe(options.leaseDuration ?? "15 seconds"))
+    const renewDeadline = Duration.toMillis(Duration.fromInputUnsafe(options.renewDeadline ?? "10 seconds"))
+    const retryPeriod = Duration.toMillis(Duration.fromInputUnsafe(options.retryPeriod ?? "2 seconds"))
     if (options.identity === "") {
       return yield* new ValidationError({ subject: "LeaderElection identity", detail: "must not be empty" })
     }
@@ -107,14 +107,14 @@ export const run = <A, E, R>(
       observedAt = now
       return true
     }).pipe(
-      Effect.catchAll((error) =>
+      Effect.catch((error) =>
         ApiError.isConflict(error) || ApiError.isAlreadyExists(error)
           ? Effect.succeed(false)
           : Effect.logDebug(`LeaderElection ${identity}: ${error.message}`).pipe(Effect.as(false))
       )
     )
 
-    const jittered = Effect.map(Random.nextRange(1, 1.2), (f) => Duration.millis(retryPeriod * f))
+    const jittered = Effect.map(Random.nextBetween(1, 1.2), (f) => Duration.millis(retryPeriod * f))
 
     const acquire = Effect.gen(function*() {
       while (!(yield* tryAcquireOrRenew)) yield* Effect.flatMap(jittered, Effect.sleep)
@@ -128,7 +128,7 @@ export const run = <A, E, R>(
         const round = Effect.gen(function*() {
           while (!(yield* tryAcquireOrRenew)) yield* Effect.sleep(Duration.millis(retryPeriod))
         })
-        const renewed = yield* round.pipe(Effect.timeout(Duration.millis(renewDeadline)), Effect.option)
+        const renewed = yield* Effect.timeoutOption(round, Duration.millis(renewDeadline))
         if (Option.isNone(renewed)) {
           yield* Effect.logWarning(`LeaderElection ${identity}: failed to renew lease ${name}, stepping down`)
           return
@@ -148,7 +148,7 @@ export const run = <A, E, R>(
       yield* Effect.logDebug(`LeaderElection ${identity}: released lease ${name}`)
     }).pipe(
       Effect.timeout(Duration.millis(renewDeadline)),
-      Effect.catchAll((error) => Effect.logWarning(`LeaderElection ${identity}: could not release lease ${name}`, error))
+      Effect.catch((error) => Effect.logWarning(`LeaderElection ${identity}: could not release lease ${name}`, error))
     )
     const releaseOnCancel = options.releaseOnCancel ?? true
 
@@ -185,7 +185,7 @@ export const shards = <E, R>(
     if (home !== undefined && !(Number.isInteger(home) && home >= 0 && home < count)) {
       return yield* new ValidationError({ subject: "LeaderElection home", detail: `must be a shard in 0..${count - 1} (got ${home})` })
     }
-    const leaseDuration = Duration.decode(options.leaseDuration ?? "15 seconds")
+    const leaseDuration = Duration.fromInputUnsafe(options.leaseDuration ?? "15 seconds")
     const indexes = Array.from({ length: count }, (_, i) => i)
     return yield* Effect.forEach(
       indexes,
@@ -197,5 +197,5 @@ export const shards = <E, R>(
             home === undefined || home === index ? (e) => e : Effect.delay(leaseDuration)
           ),
       { concurrency: "unbounded", discard: true }
-    ).pipe(Effect.zipRight(Effect.never))
+    ).pipe(Effect.andThen(Effect.never))
   })

@@ -6,11 +6,11 @@
  *
  * @internal
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as FiberMap from "effect/FiberMap"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
-import * as Clock from "effect/Clock"
 
 /** @internal */
 export interface WorkQueue {
@@ -38,7 +38,7 @@ export const make: Effect.Effect<WorkQueue, never, Scope.Scope> = Effect.gen(fun
   const add = (key: string): void => {
     if (dirty.has(key)) return
     dirty.add(key)
-    if (!processing.has(key)) Queue.unsafeOffer(ready, key)
+    if (!processing.has(key)) Queue.offerUnsafe(ready, key)
   }
 
   const addAfter = (key: string, millis: number): Effect.Effect<void> =>
@@ -54,7 +54,7 @@ export const make: Effect.Effect<WorkQueue, never, Scope.Scope> = Effect.gen(fun
           delayed,
           key,
           Effect.sleep(millis).pipe(
-            Effect.zipRight(Effect.sync(() => {
+            Effect.andThen(Effect.sync(() => {
               delayedAt.delete(key)
               add(key)
             }))
@@ -70,7 +70,7 @@ export const make: Effect.Effect<WorkQueue, never, Scope.Scope> = Effect.gen(fun
 
   const done = (key: string): void => {
     processing.delete(key)
-    if (dirty.has(key)) Queue.unsafeOffer(ready, key)
+    if (dirty.has(key)) Queue.offerUnsafe(ready, key)
   }
 
   return { add, addAfter, take, done, depth: () => dirty.size, processing: () => processing }

@@ -63,7 +63,9 @@ export interface Dialer {
 }
 
 /** @internal */
-export class WebSocketDialer extends Context.Tag("effect-kube/internal/WebSocketDialer")<WebSocketDialer, Dialer>() {}
+export class WebSocketDialer
+  extends Context.Service<WebSocketDialer, Dialer>()("effect-kube/internal/WebSocketDialer")
+{}
 
 const maxRefusalBody = 64 * 1024
 

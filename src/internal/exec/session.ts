@@ -3,26 +3,26 @@
  * WebSocket with the KubeConfig's server, credentials and TLS material (once more after
  * a 401 when the auth provider has fresh credentials), and routes the channels into
  * queues. A refused upgrade is the server's ApiError; a connection that cannot be made
- * or is lost is an `HttpClientError` (`RequestError`, reason `Transport`) whose request
- * carries no header.
+ * or is lost is an `HttpClientError` (reason `TransportError`) whose request carries no
+ * header.
  *
  * @internal
  */
-import * as HttpClientError from "@effect/platform/HttpClientError"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import * as Chunk from "effect/Chunk"
+import * as NodeStream from "@effect/platform-node-shared/NodeStream"
+import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
+import * as HttpClientError from "effect/http/HttpClientError"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
-import * as Take from "effect/Take"
 import * as Net from "node:net"
 import { KubeConfigError, type Status, ValidationError } from "../../Errors.js"
 import type * as Exec from "../../Exec.js"
@@ -42,12 +42,13 @@ type Error = Kube.Error
 // Errors
 // ---------------------------------------------------------------------------
 
-const transport = (url: string, description: string, cause?: unknown): HttpClientError.RequestError =>
-  new HttpClientError.RequestError({
-    request: HttpClientRequest.get(url),
-    reason: "Transport",
-    description,
-    ...(cause !== undefined ? { cause } : {})
+const transport = (url: string, description: string, cause?: unknown): HttpClientError.HttpClientError =>
+  new HttpClientError.HttpClientError({
+    reason: new HttpClientError.TransportError({
+      request: HttpClientRequest.get(url),
+      description,
+      ...(cause !== undefined ? { cause } : {})
+    })
   })
 
 // ---------------------------------------------------------------------------
@@ -142,7 +143,7 @@ const dialOnce = (
       }
     }
     // interrupted while dialing: a socket that opens afterwards is closed at once
-    return yield* Effect.async<Socket | DialFailure>((resume) => {
+    return yield* Effect.callback<Socket | DialFailure>((resume) => {
       let cancelled = false
       dialer.dial(request, handlers).then(
         (socket) => (cancelled ? socket.close() : resume(Effect.succeed(socket))),
@@ -165,7 +166,7 @@ const isSocket = (u: Socket | DialFailure): u is Socket => !("_tag" in u)
 const readProxyEnvironment: Effect.Effect<ProxyEnvironment> = Effect.map(
   Effect.forEach(
     environmentNames,
-    (name) => Effect.map(Effect.orElseSucceed(Config.string(name), () => ""), (value) => [name, value] as const)
+    (name) => Effect.map(Effect.orElseSucceed(Config.String(name), () => ""), (value) => [name, value] as const)
   ),
   (entries) => Object.fromEntries(entries) as ProxyEnvironment
 )
@@ -278,16 +279,22 @@ const session = (
     const tty = options.tty ?? false
     const wantStdin = options.stdin ?? true
 
-    const stdout = yield* Queue.unbounded<Take.Take<Uint8Array, Error>>()
-    const stderr = yield* Queue.unbounded<Take.Take<Uint8Array, Error>>()
+    // the queues carry their own end (`Cause.Done`) or failure, after the messages still in them
+    const stdout = yield* Queue.unbounded<Uint8Array, Error | Cause.Done>()
+    const stderr = yield* Queue.unbounded<Uint8Array, Error | Cause.Done>()
     const exit = yield* Deferred.make<number, Error>()
     let ended = false
     let statusArrived = false
-    const endStreams = (take: Take.Take<Uint8Array, Error>) => {
+    const endStreams = (failure: Error | undefined) => {
       if (ended) return
       ended = true
-      Queue.unsafeOffer(stdout, take)
-      Queue.unsafeOffer(stderr, take)
+      if (failure === undefined) {
+        Queue.endUnsafe(stdout)
+        Queue.endUnsafe(stderr)
+      } else {
+        Queue.failCauseUnsafe(stdout, Cause.fail(failure))
+        Queue.failCauseUnsafe(stderr, Cause.fail(failure))
+      }
     }
     const handlers: Handlers = {
       onMessage: (data) => {
@@ -295,7 +302,7 @@ const session = (
         switch (data[0]) {
           case Protocol.Channel.stdout:
             if (!ended && data.length > 1) {
-              Queue.unsafeOffer(stdout, Take.of(data.subarray(1)))
+              Queue.offerUnsafe(stdout, data.subarray(1))
               if (!paused && backlog() > highWater && socket !== undefined) {
                 paused = true
                 socket.pause()
@@ -303,12 +310,12 @@ const session = (
             }
             return
           case Protocol.Channel.stderr:
-            if (!ended && data.length > 1) Queue.unsafeOffer(stderr, Take.of(data.subarray(1)))
+            if (!ended && data.length > 1) Queue.offerUnsafe(stderr, data.subarray(1))
             return
           case Protocol.Channel.status: {
             const outcome = Protocol.parseStatus(decoder.decode(data.subarray(1)))
             statusArrived = true
-            Deferred.unsafeDone(
+            Deferred.doneUnsafe(
               exit,
               outcome._tag === "Exited"
                 ? Exit.succeed(outcome.exitCode)
@@ -321,8 +328,8 @@ const session = (
       onClose: (clean, detail) => {
         const lost = transport(shownUrl, `the ${subresource} connection ended before the exit status arrived: ${detail}`)
         // a clean close after the status ends the output; anything else loses it
-        endStreams(clean || statusArrived ? Take.end : Take.fail(lost))
-        Deferred.unsafeDone(exit, Exit.fail(lost))
+        endStreams(clean || statusArrived ? undefined : lost)
+        Deferred.doneUnsafe(exit, Exit.fail(lost))
       }
     }
     // stdout is read at the consumer's pace: past `highWater` unread messages the socket
@@ -330,7 +337,7 @@ const session = (
     // stderr is not counted, so a caller that never reads it cannot stall stdout.
     let socket: Socket | undefined
     let paused = false
-    const backlog = () => Option.getOrElse(stdout.unsafeSize(), () => 0)
+    const backlog = () => Queue.sizeUnsafe(stdout)
     const resumeIfDrained = Effect.sync(() => {
       if (paused && backlog() <= highWater / 2) {
         paused = false
@@ -385,8 +392,8 @@ const session = (
       })
     return {
       protocol,
-      stdout: Stream.flattenTake(Stream.fromQueue(stdout)).pipe(Stream.tap(() => resumeIfDrained)),
-      stderr: Stream.flattenTake(Stream.fromQueue(stderr)),
+      stdout: Stream.fromQueue(stdout).pipe(Stream.tap(() => resumeIfDrained)),
+      stderr: Stream.fromQueue(stderr),
       write,
       end,
       stdin: Sink.forEach(write).pipe(Sink.mapEffect(() => end)),
@@ -417,7 +424,7 @@ export const execStream = (
 export const attach = (target: Exec.Target, name: string, options: Exec.StreamOptions = {}) =>
   session(target, name, "attach", undefined, options)
 
-const concat = (chunks: Chunk.Chunk<Uint8Array>): Uint8Array => {
+const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => {
   let size = 0
   for (const c of chunks) size += c.length
   const out = new Uint8Array(size)
@@ -488,7 +495,7 @@ export const portForward = (
     const namespace = yield* resolveNamespace(target)
     const config = yield* KubeConfig
     const shownUrl = `${config.server}/api/v1/namespaces/${namespace}/pods/${name}/portforward`
-    const reads = yield* Effect.forEach(ports, () => Queue.unbounded<Take.Take<Uint8Array, Error>>())
+    const reads = yield* Effect.forEach(ports, () => Queue.unbounded<Uint8Array, Error | Cause.Done>())
     const opened = ports.map(() => [false, false])
     const errors = ports.map(() => "")
     let ended = false
@@ -507,19 +514,23 @@ export const portForward = (
         }
         if (payload.length === 0) return
         if (isError) errors[index] += decoder.decode(payload)
-        else Queue.unsafeOffer(reads[index]!, Take.of(payload))
+        else Queue.offerUnsafe(reads[index]!, payload)
       },
       onClose: (clean, detail) => {
         ended = true
         ports.forEach((port, i) => {
           const error = errors[i]!
-          Queue.unsafeOffer(
+          if (error === "" && clean) {
+            Queue.endUnsafe(reads[i]!)
+            return
+          }
+          Queue.failCauseUnsafe(
             reads[i]!,
-            error !== ""
-              ? Take.fail(transport(shownUrl, `port ${port}: ${error}`))
-              : clean
-              ? Take.end
-              : Take.fail(transport(shownUrl, `the port-forward connection to port ${port} was lost: ${detail}`))
+            Cause.fail(
+              error !== ""
+                ? transport(shownUrl, `port ${port}: ${error}`)
+                : transport(shownUrl, `the port-forward connection to port ${port} was lost: ${detail}`)
+            )
           )
         })
       }
@@ -534,22 +545,20 @@ export const portForward = (
         })
       return {
         port,
-        read: Stream.flattenTake(Stream.fromQueue(reads[i]!)),
+        read: Stream.fromQueue(reads[i]!),
         write,
         sink: Sink.forEach(write)
       }
     })
   })
 
-/** What a local socket receives, paused while the stream is behind. */
+/** What a local socket receives, read as the stream pulls (the socket waits while the stream is behind). */
 const fromSocket = (local: Net.Socket): Stream.Stream<Uint8Array, Error> =>
-  Stream.async<Uint8Array, Error>((emit) => {
-    local.on("data", (chunk: Buffer) => {
-      local.pause()
-      emit.single(chunk).then(() => local.resume(), () => local.resume())
-    })
-    local.on("end", () => emit.end())
-    local.on("error", (cause) => emit.fail(transport(`tcp://${local.localAddress}`, "the local connection failed", cause)))
+  NodeStream.fromReadable<Uint8Array, Error>({
+    evaluate: () => local,
+    onError: (cause) => transport(`tcp://${local.localAddress}`, "the local connection failed", cause),
+    // the connection's own finalizer destroys it, after both directions are done
+    closeOnDone: false
   })
 
 /** @internal */
@@ -572,7 +581,7 @@ export const portForwardListen = (
         Effect.gen(function*() {
           const [remote] = yield* portForward(target, name, [port])
           const toLocal = Stream.runForEach(remote!.read, (chunk) =>
-            Effect.async<void>((resume) => {
+            Effect.callback<void>((resume) => {
               local.write(chunk, () => resume(Effect.void))
             }))
           const toRemote = Stream.runForEach(fromSocket(local), (chunk) => remote!.write(chunk))
@@ -580,7 +589,7 @@ export const portForwardListen = (
         })
       ).pipe(
         // one connection's failure is that connection's: the listener goes on
-        Effect.catchAllCause((cause) => Effect.logDebug("port-forward connection ended", cause)),
+        Effect.catchCause((cause) => Effect.logDebug("port-forward connection ended", cause)),
         Effect.ensuring(Effect.sync(() => local.destroy()))
       )
     const server = Net.createServer((local) => {
@@ -590,12 +599,12 @@ export const portForwardListen = (
       local.on("error", () => local.destroy())
       run(forward(local))
     })
-    const bound = yield* Effect.async<Net.AddressInfo, Error>((resume) => {
+    const bound = yield* Effect.callback<Net.AddressInfo, Error>((resume) => {
       server.once("error", (error) => resume(Effect.fail(transport(`tcp://${address}`, `cannot listen: ${error.message}`))))
       server.listen(options.localPort ?? 0, address, () => resume(Effect.succeed(server.address() as Net.AddressInfo)))
     })
     yield* Effect.addFinalizer(() =>
-      Effect.async<void>((resume) => {
+      Effect.callback<void>((resume) => {
         for (const s of sockets) s.destroy()
         server.close(() => resume(Effect.void))
       })

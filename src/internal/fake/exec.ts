@@ -15,7 +15,6 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
-import * as Take from "effect/Take"
 import type * as Http from "node:http"
 import type * as Net from "node:net"
 import { WebSocketServer } from "ws"
@@ -280,18 +279,18 @@ const execSession = (
   },
   peer: Peer
 ): Session => {
-  const stdin = Effect.runSync(Queue.unbounded<Take.Take<Uint8Array>>())
-  const resizes = Effect.runSync(Queue.unbounded<Take.Take<{ readonly columns: number; readonly rows: number }>>())
-  if (!session.stdin) Queue.unsafeOffer(stdin, Take.end)
+  const stdin = Effect.runSync(Queue.unbounded<Uint8Array, Cause.Done>())
+  const resizes = Effect.runSync(Queue.unbounded<{ readonly columns: number; readonly rows: number }, Cause.Done>())
+  if (!session.stdin) Queue.endUnsafe(stdin)
   const send = (channel: number) => (data: Uint8Array | string) =>
     Effect.promise(() => peer.send(Protocol.frame(channel, bytes(data))).catch(() => undefined))
   const io: ExecIo = {
-    stdin: Stream.flattenTake(Stream.fromQueue(stdin)),
+    stdin: Stream.fromQueue(stdin),
     stdout: send(Protocol.Channel.stdout),
     // under a tty the terminal merges stderr into stdout; without a stderr stream it is dropped
     stderr: session.tty ? send(Protocol.Channel.stdout) : session.stderr ? send(Protocol.Channel.stderr) : () => Effect.void,
     tty: session.tty,
-    resizes: Stream.flattenTake(Stream.fromQueue(resizes)),
+    resizes: Stream.fromQueue(resizes),
     env: session.env
   }
   const fiber = Effect.runFork(session.run(io))
@@ -311,12 +310,12 @@ const execSession = (
       const payload = data.subarray(1)
       switch (data[0]) {
         case Protocol.Channel.stdin:
-          if (payload.length > 0) Queue.unsafeOffer(stdin, Take.of(payload))
+          if (payload.length > 0) Queue.offerUnsafe(stdin, payload)
           return
         case Protocol.Channel.resize: {
           try {
             const size = JSON.parse(decoder.decode(payload)) as { Width?: number; Height?: number }
-            Queue.unsafeOffer(resizes, Take.of({ columns: Number(size.Width), rows: Number(size.Height) }))
+            Queue.offerUnsafe(resizes, { columns: Number(size.Width), rows: Number(size.Height) })
           } catch {
             // a malformed resize is ignored, as the kubelet does
           }
@@ -324,14 +323,14 @@ const execSession = (
         }
         case Protocol.Channel.close:
           if (session.protocol === Protocol.v5 && payload[0] === Protocol.Channel.stdin) {
-            Queue.unsafeOffer(stdin, Take.end)
+            Queue.endUnsafe(stdin)
           }
           return
       }
     },
     closed: () => {
       gone = true
-      Queue.unsafeOffer(stdin, Take.end)
+      Queue.endUnsafe(stdin)
       Effect.runFork(Fiber.interrupt(fiber))
     }
   }
@@ -346,7 +345,7 @@ const portForwardSession = (
   peer: Peer
 ): Session => {
   const handler = options.portForward ?? echo
-  const inputs = ports.map(() => Effect.runSync(Queue.unbounded<Take.Take<Uint8Array>>()))
+  const inputs = ports.map(() => Effect.runSync(Queue.unbounded<Uint8Array, Cause.Done>()))
   const fibers = ports.map((port, i) => {
     const dataChannel = 2 * i
     const errorChannel = 2 * i + 1
@@ -355,14 +354,14 @@ const portForwardSession = (
       peer.send(Protocol.frame(errorChannel, Protocol.portPrefix(port)))
     ]).catch(() => undefined)
     const connection: PortConnection = {
-      read: Stream.flattenTake(Stream.fromQueue(inputs[i]!)),
+      read: Stream.fromQueue(inputs[i]!),
       write: (data) => Effect.promise(() => peer.send(Protocol.frame(dataChannel, bytes(data))).catch(() => undefined))
     }
     return Effect.runFork(
-      Effect.zipRight(
+      Effect.andThen(
         Effect.promise(() => opening),
         handler(pod, port, connection).pipe(
-          Effect.catchAllCause((cause) =>
+          Effect.catchCause((cause) =>
             Effect.promise(() =>
               peer.send(Protocol.frame(errorChannel, encoder.encode(`error forwarding port ${port}: ${messageOf(Cause.squash(cause))}`)))
                 .catch(() => undefined)
@@ -382,12 +381,12 @@ const portForwardSession = (
       if (data.length === 0) return
       const index = data[0]! / 2
       if (Number.isInteger(index) && index < inputs.length && data.length > 1) {
-        Queue.unsafeOffer(inputs[index]!, Take.of(data.subarray(1)))
+        Queue.offerUnsafe(inputs[index]!, data.subarray(1))
       }
     },
     closed: () => {
       gone = true
-      for (const input of inputs) Queue.unsafeOffer(input, Take.end)
+      for (const input of inputs) Queue.endUnsafe(input)
       for (const fiber of fibers) Effect.runFork(Fiber.interrupt(fiber))
     }
   }

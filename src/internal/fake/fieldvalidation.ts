@@ -26,7 +26,7 @@ const loadSchemas = (): Promise<Schemas> =>
     const byKind = new Map<string, SchemaAST.AST>()
     for (const value of Object.values(mod)) {
       if (!isObject(value)) continue
-      const r = value as { apiVersion?: unknown; kind?: unknown; plural?: unknown; schema?: Schema.Schema.Any }
+      const r = value as { apiVersion?: unknown; kind?: unknown; plural?: unknown; schema?: Schema.Top }
       if (typeof r.apiVersion === "string" && typeof r.kind === "string" && typeof r.plural === "string" && r.schema) {
         byKind.set(`${r.apiVersion}/${r.kind}`, r.schema.ast)
       }
@@ -34,24 +34,24 @@ const loadSchemas = (): Promise<Schemas> =>
     return byKind
   })
 
-/** The member of a union that can describe `value` (an object or an array), or undefined. */
+/**
+ * The member of a union that can describe `value` (an object or an array), or undefined.
+ * Checks sit on the nodes they check, and the built-in kinds transform nothing, so the
+ * nodes are read as they are.
+ */
 const shapeFor = (ast: SchemaAST.AST, value: unknown): SchemaAST.AST | undefined => {
   switch (ast._tag) {
     case "Suspend":
-      return shapeFor(ast.f(), value)
-    case "Refinement":
-      return shapeFor(ast.from, value)
-    case "Transformation":
-      return shapeFor(ast.from, value)
+      return shapeFor(ast.thunk(), value)
     case "Union":
       for (const member of ast.types) {
         const shape = shapeFor(member, value)
         if (shape !== undefined) return shape
       }
       return undefined
-    case "TypeLiteral":
+    case "Objects":
       return isObject(value) ? ast : undefined
-    case "TupleType":
+    case "Arrays":
       return Array.isArray(value) ? ast : undefined
     default:
       return undefined
@@ -63,13 +63,13 @@ export const unknownFields = (ast: SchemaAST.AST, value: unknown, path = ""): Ar
   const shape = shapeFor(ast, value)
   if (shape === undefined) return []
   const out: Array<string> = []
-  if (shape._tag === "TupleType") {
-    const element = shape.rest[0]?.type
+  if (shape._tag === "Arrays") {
+    const element = shape.rest[0]
     if (element === undefined) return out
     ;(value as Array<unknown>).forEach((item, i) => out.push(...unknownFields(element, item, `${path}[${i}]`)))
     return out
   }
-  if (shape._tag !== "TypeLiteral") return out
+  if (shape._tag !== "Objects") return out
   const known = new Map(shape.propertySignatures.map((p) => [p.name, p.type]))
   const index = shape.indexSignatures[0]?.type
   for (const [key, field] of Object.entries(value as Record<string, unknown>)) {

@@ -4,19 +4,19 @@
  *
  * @internal
  */
-import * as Command from "@effect/platform/Command"
-import * as CommandExecutor from "@effect/platform/CommandExecutor"
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
+import * as ChildProcess from "effect/process/ChildProcess"
+import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Redacted from "effect/Redacted"
+import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import { KubeConfigError } from "../../Errors.js"
 import type { AuthProvider, Credentials } from "../../KubeConfig.js"
 import type { Mapping, Where } from "./fields.js"
-import { fail, isMapping, isNotFound, platformCode } from "./fields.js"
+import { errnoCode, fail, isMapping, isNotFound, platformCode } from "./fields.js"
 
 /** Credentials that never change: `invalidate` says a retry would not help. @internal */
 export const fixed = (kind: string, credentials: Credentials): AuthProvider => ({
@@ -129,14 +129,19 @@ export interface ExecSpec {
 const maxOutput = 1024 * 1024
 
 /**
- * Runs the plugin once. Its stdin is closed (it runs non-interactively) and its stderr
- * goes to ours, as with kubectl, so that a plugin can tell the user why it failed.
- * Failures name the command and the exit code only: arguments and output may hold
- * secrets (the platform's own error quotes the command line, so it is not kept).
+ * Runs the plugin once, in the user's environment (`process.env`) with the kubeconfig's
+ * `env` entries over it and `KUBERNETES_EXEC_INFO` set by us, as client-go does. Its
+ * stdin is at end of file at once (it runs non-interactively) and its stderr goes to
+ * ours, as with kubectl, so that a plugin can tell the user why it failed. Failures name
+ * the command and the exit code only: arguments and output may hold secrets (the
+ * platform's own error quotes the command line, so it is not kept).
  *
  * @internal
  */
-const run = (executor: CommandExecutor.CommandExecutor, spec: ExecSpec): Effect.Effect<string, KubeConfigError> =>
+const run = (
+  spawner: ChildProcessSpawner.ChildProcessSpawner["Service"],
+  spec: ExecSpec
+): Effect.Effect<string, KubeConfigError> =>
   Effect.scoped(Effect.gen(function*() {
     const failWith = (detail: string) => fail(spec.where, spec.field, detail)
     const execInfo = {
@@ -144,28 +149,42 @@ const run = (executor: CommandExecutor.CommandExecutor, spec: ExecSpec): Effect.
       kind: "ExecCredential",
       spec: spec.cluster !== undefined ? { interactive: false, cluster: spec.cluster } : { interactive: false }
     }
-    const command = Command.make(spec.command, ...spec.args).pipe(
-      Command.env({ ...Object.fromEntries(spec.env), KUBERNETES_EXEC_INFO: JSON.stringify(execInfo) }),
-      Command.stdin(Stream.empty),
-      Command.stderr("inherit")
-    )
-    const child = yield* Effect.mapError(executor.start(command), (cause) => {
-      if (isNotFound(cause)) {
-        const hint = spec.installHint !== undefined ? `\n${spec.installHint.trim()}` : ""
-        return failWith(`the exec plugin ${spec.commandName} was not found${hint}`)
-      }
-      return failWith(`cannot run the exec plugin ${spec.commandName}: ${platformCode(cause)}`)
+    const command = ChildProcess.make(spec.command, spec.args, {
+      // Effect 4's ChildProcess replaces the environment with `env` unless told to extend it:
+      // plugins (aws, gke-gcloud-auth-plugin, kubelogin) need the user's PATH, HOME and the rest
+      env: { ...Object.fromEntries(spec.env), KUBERNETES_EXEC_INFO: JSON.stringify(execInfo) },
+      extendEnv: true,
+      stdin: "ignore",
+      stderr: "inherit"
     })
-    const output = yield* child.stdout.pipe(
+    const child = yield* spawner.spawn(command).pipe(
+      Effect.mapError((cause) => {
+        if (isNotFound(cause)) {
+          const hint = spec.installHint !== undefined ? `\n${spec.installHint.trim()}` : ""
+          return failWith(`the exec plugin ${spec.commandName} was not found${hint}`)
+        }
+        return failWith(`cannot run the exec plugin ${spec.commandName}: ${platformCode(cause)}`)
+      }),
+      // Node's spawn throws some errors (E2BIG) instead of emitting them: the thrown error
+      // quotes the command line, so only its code is kept
+      Effect.catchDefect((defect) =>
+        Effect.fail(failWith(`cannot run the exec plugin ${spec.commandName}: ${errnoCode(defect)}`))
+      )
+    )
+    const chunks: Array<Uint8Array> = []
+    const size = yield* child.stdout.pipe(
       Stream.mapError((cause) =>
         failWith(`cannot read the output of the exec plugin ${spec.commandName}: ${platformCode(cause)}`)
       ),
       Stream.runFoldEffect(
-        { size: 0, chunks: Chunk.empty<Uint8Array>() },
-        (acc, chunk) =>
-          acc.size + chunk.length > maxOutput
-            ? Effect.fail(failWith(`the exec plugin ${spec.commandName} printed more than ${maxOutput} bytes`))
-            : Effect.succeed({ size: acc.size + chunk.length, chunks: Chunk.append(acc.chunks, chunk) })
+        () => 0,
+        (size, chunk) => {
+          if (size + chunk.length > maxOutput) {
+            return Effect.fail(failWith(`the exec plugin ${spec.commandName} printed more than ${maxOutput} bytes`))
+          }
+          chunks.push(chunk)
+          return Effect.succeed(size + chunk.length)
+        }
       )
     )
     const code = yield* Effect.mapError(
@@ -173,9 +192,9 @@ const run = (executor: CommandExecutor.CommandExecutor, spec: ExecSpec): Effect.
       () => failWith(`the exec plugin ${spec.commandName} was killed by a signal`)
     )
     if (code !== 0) return yield* Effect.fail(failWith(`the exec plugin ${spec.commandName} exited with code ${code}`))
-    const bytes = new Uint8Array(output.size)
+    const bytes = new Uint8Array(size)
     let offset = 0
-    for (const chunk of output.chunks) {
+    for (const chunk of chunks) {
       bytes.set(chunk, offset)
       offset += chunk.length
     }
@@ -233,10 +252,10 @@ export const parseExecCredential = (spec: ExecSpec, output: string): Effect.Effe
  *
  * @internal
  */
-export const exec = (spec: ExecSpec): Effect.Effect<AuthProvider, never, CommandExecutor.CommandExecutor> =>
+export const exec = (spec: ExecSpec): Effect.Effect<AuthProvider, never, ChildProcessSpawner.ChildProcessSpawner> =>
   Effect.gen(function*() {
-    const executor = yield* CommandExecutor.CommandExecutor
-    const lock = yield* Effect.makeSemaphore(1)
+    const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
+    const lock = yield* Semaphore.make(1)
     let cached: Issued | undefined
     const fresh = (now: number) =>
       cached !== undefined && (cached.expiresAt === undefined || now < cached.expiresAt) ? cached : undefined
@@ -247,7 +266,7 @@ export const exec = (spec: ExecSpec): Effect.Effect<AuthProvider, never, Command
         // Another fiber may have refreshed while this one waited for the lock.
         const again = fresh(yield* Clock.currentTimeMillis)
         if (again !== undefined) return again.credentials
-        const issued = yield* Effect.flatMap(run(executor, spec), (output) => parseExecCredential(spec, output))
+        const issued = yield* Effect.flatMap(run(spawner, spec), (output) => parseExecCredential(spec, output))
         cached = issued
         return issued.credentials
       }))

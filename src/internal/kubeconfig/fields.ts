@@ -5,12 +5,12 @@
  *
  * @internal
  */
-import type * as PlatformError from "@effect/platform/Error"
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
-import * as Encoding from "effect/Encoding"
-import * as Either from "effect/Either"
+import * as Base64 from "effect/encoding/Base64"
+import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
+import type * as PlatformError from "effect/PlatformError"
+import * as Result from "effect/Result"
 import { KubeConfigError } from "../../Errors.js"
 
 /** @internal */
@@ -106,9 +106,9 @@ export const decodeData = (
   field: string
 ): Effect.Effect<string, KubeConfigError> => {
   if (!base64Pattern.test(value)) return Effect.fail(fail(where, field, "is not valid base64"))
-  const decoded = Encoding.decodeBase64String(value.replace(/\s+/g, ""))
-  if (Either.isLeft(decoded)) return Effect.fail(fail(where, field, "is not valid base64"))
-  const text = decoded.right
+  const decoded = Base64.decodeString(value.replace(/\s+/g, ""))
+  if (Result.isFailure(decoded)) return Effect.fail(fail(where, field, "is not valid base64"))
+  const text = decoded.success
   return text.trim() === "" ? Effect.fail(fail(where, field, "decodes to nothing")) : Effect.succeed(text)
 }
 
@@ -157,13 +157,13 @@ export const errnoCode = (cause: unknown): string =>
  * @internal
  */
 export const platformCode = (error: PlatformError.PlatformError): string => {
-  if (error._tag === "SystemError") {
-    const code = errnoCode(error.cause)
-    return code !== "unknown error" ? code : error.reason
+  const reason = error.reason
+  if (reason._tag !== "BadArgument") {
+    const code = errnoCode(reason.cause)
+    return code !== "unknown error" ? code : reason._tag
   }
   return "bad argument"
 }
 
 /** True when a platform call failed because the file or command does not exist. @internal */
-export const isNotFound = (error: PlatformError.PlatformError): boolean =>
-  error._tag === "SystemError" && error.reason === "NotFound"
+export const isNotFound = (error: PlatformError.PlatformError): boolean => error.reason._tag === "NotFound"

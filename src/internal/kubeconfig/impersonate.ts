@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Effect from "effect/Effect"
 import type { KubeConfigError } from "../../Errors.js"
 import type { Impersonation } from "../../KubeConfig.js"

@@ -4,10 +4,10 @@
  *
  * @internal
  */
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
+import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Redacted from "effect/Redacted"
 import type { KubeConfigError } from "../../Errors.js"
 import type { AuthProvider, Credentials, MakeOptions, Service } from "../../KubeConfig.js"
@@ -29,7 +29,7 @@ export const processEnv = (): Env =>
 export const homeDirOf = (env: Env): string => env["HOME"] || env["USERPROFILE"] || ""
 
 /** Everything a kubeconfig may need: files, paths and exec plugins. @internal */
-export type Platform = FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
+export type Platform = FileSystem.FileSystem | Path.Path | ChildProcessSpawner.ChildProcessSpawner
 
 const redact = (value: string | Redacted.Redacted<string>): Redacted.Redacted<string> =>
   Redacted.isRedacted(value) ? value : Redacted.make(value)

@@ -12,15 +12,17 @@
  *
  * @internal
  */
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as Encoding from "effect/Encoding"
+import * as Base64 from "effect/encoding/Base64"
+import * as Base64Url from "effect/encoding/Base64Url"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
+import * as Semaphore from "effect/Semaphore"
 import type { KubeConfigError } from "../../Errors.js"
 import type { AuthProvider } from "../../KubeConfig.js"
 import type { Where } from "./fields.js"
@@ -37,9 +39,10 @@ export const makeDefaultClient = (): HttpClient.HttpClient => {
 }
 
 /** The HttpClient that talks to OIDC issuers; see `KubeConfig.OidcHttpClient`. @internal */
-export class OidcHttpClient extends Context.Reference<OidcHttpClient>()("effect-kube/KubeConfig/OidcHttpClient", {
-  defaultValue: makeDefaultClient
-}) {}
+export const OidcHttpClient: Context.Reference<HttpClient.HttpClient> = Context.Reference<HttpClient.HttpClient>(
+  "effect-kube/KubeConfig/OidcHttpClient",
+  { defaultValue: makeDefaultClient }
+)
 
 /** Fresh tokens, for a caller that keeps them (e.g. writes them back to the kubeconfig). @internal */
 export interface Refreshed {
@@ -68,10 +71,10 @@ const expirySlackMillis = 10_000
 export const expiryOf = (token: string): number | undefined => {
   const parts = token.split(".")
   if (parts.length !== 3) return undefined
-  const payload = Encoding.decodeBase64UrlString(parts[1]!)
-  if (Either.isLeft(payload)) return undefined
+  const payload = Base64Url.decodeString(parts[1]!)
+  if (Result.isFailure(payload)) return undefined
   try {
-    const claims: unknown = JSON.parse(payload.right)
+    const claims: unknown = JSON.parse(payload.success)
     const exp = F.isMapping(claims) ? claims["exp"] : undefined
     return typeof exp === "number" && Number.isFinite(exp) ? exp * 1000 : undefined
   } catch {
@@ -96,7 +99,7 @@ const readJson = (text: string): unknown => {
 /** @internal */
 export const oidc = (spec: OidcSpec): Effect.Effect<AuthProvider> =>
   Effect.gen(function*() {
-    const lock = yield* Effect.makeSemaphore(1)
+    const lock = yield* Semaphore.make(1)
     const configField = `${spec.field}.config`
     const failWith = (field: string, detail: string): KubeConfigError => F.fail(spec.where, field, detail)
     const canRefresh = spec.refreshToken !== undefined && spec.clientId !== undefined && spec.issuerUrl !== undefined
@@ -148,7 +151,7 @@ export const oidc = (spec: OidcSpec): Effect.Effect<AuthProvider> =>
       if (spec.clientSecret !== undefined) {
         // RFC 6749 2.3.1: client id and secret, form-encoded, in HTTP Basic.
         const pair = `${encodeURIComponent(spec.clientId!)}:${encodeURIComponent(Redacted.value(spec.clientSecret))}`
-        request = HttpClientRequest.setHeader(request, "authorization", `Basic ${Encoding.encodeBase64(pair)}`)
+        request = HttpClientRequest.setHeader(request, "authorization", `Basic ${Base64.encode(pair)}`)
       } else {
         form["client_id"] = spec.clientId!
       }

@@ -7,10 +7,10 @@
  *
  * @internal
  */
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
+import * as Result from "effect/Result"
 import { KubeConfigError } from "../../Errors.js"
 import type { Mapping, Where } from "./fields.js"
 import { fail, isMapping, isNotFound, pathListDelimiter, platformCode } from "./fields.js"
@@ -62,12 +62,14 @@ export const parse = (
       return Effect.fail(fail(where, undefined, "looks like UTF-16 read as UTF-8 (pass the bytes of the file)"))
     }
     const document = Yaml.parseFirst(text)
-    if (Either.isLeft(document)) {
+    if (Result.isFailure(document)) {
       // Positions only: the text around the error may be a token.
-      const at = Yaml.formatPosition(document.left)
-      return Effect.fail(fail(where, undefined, `invalid YAML${at === "" ? "" : ` at ${at}`}: ${document.left.detail}`))
+      const at = Yaml.formatPosition(document.failure)
+      return Effect.fail(
+        fail(where, undefined, `invalid YAML${at === "" ? "" : ` at ${at}`}: ${document.failure.detail}`)
+      )
     }
-    let root: unknown = document.right
+    let root: unknown = document.success
     if (root === null || root === undefined) root = {}
     if (!isMapping(root)) return Effect.fail(fail(where, undefined, "is not a mapping (not a kubeconfig)"))
 
@@ -145,7 +147,7 @@ export const readFile = (
     // Bytes, not text: a kubeconfig may be UTF-16 (PowerShell's `>`), decoded by `parse`.
     const text = yield* fs.readFile(path).pipe(
       Effect.map((bytes): Uint8Array | undefined => bytes),
-      Effect.catchAll((cause) =>
+      Effect.catch((cause) =>
         options.ignoreMissing && isNotFound(cause)
           ? Effect.succeed(undefined)
           : Effect.fail(

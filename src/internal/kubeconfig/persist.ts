@@ -5,8 +5,8 @@
  *
  * @internal
  */
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
+import type * as FileSystem from "effect/FileSystem"
 import * as Redacted from "effect/Redacted"
 import * as Yaml from "yaml"
 import type { Refreshed } from "./oidc.js"
@@ -38,7 +38,7 @@ export const oidcTokens = (
     }
     yield* fs.writeFileString(path, doc.toString())
   }).pipe(
-    Effect.catchAll(() =>
+    Effect.catch(() =>
       Effect.logWarning(`effect-kube: could not write the renewed oidc tokens of user ${user} back to ${path}`)
     )
   )

@@ -5,13 +5,13 @@
  *
  * @internal
  */
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as Encoding from "effect/Encoding"
+import * as Base64 from "effect/encoding/Base64"
+import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
+import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
 import type { KubeConfigError } from "../../Errors.js"
 import type { AuthProvider, Credentials, Impersonation, ProxyOptions, Service, TlsOptions } from "../../KubeConfig.js"
 import { parseProxyUrl } from "../proxy.js"
@@ -56,7 +56,7 @@ export interface ResolveOptions {
 }
 
 /** What resolving a context may need: files (CA, certificates, token files), paths and exec plugins. @internal */
-export type Platform = FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
+export type Platform = FileSystem.FileSystem | Path.Path | ChildProcessSpawner.ChildProcessSpawner
 
 /** @internal */
 export const resolve = (
@@ -172,7 +172,7 @@ const resolveCluster = (
       server,
       ...(serverName !== undefined ? { "tls-server-name": serverName } : {}),
       ...(insecureSkipTlsVerify ? { "insecure-skip-tls-verify": true } : {}),
-      ...(ca !== undefined ? { "certificate-authority-data": Encoding.encodeBase64(ca) } : {}),
+      ...(ca !== undefined ? { "certificate-authority-data": Base64.encode(ca) } : {}),
       // As client-go gives it (with its credentials: the plugin is the user's own program).
       ...(proxyUrl !== undefined ? { "proxy-url": proxyUrl } : {}),
       ...(disableCompression ? { "disable-compression": true } : {}),
@@ -187,9 +187,9 @@ export const resolveProxy = (
   field: string,
   value: string | undefined
 ): Effect.Effect<ProxyOptions | undefined, KubeConfigError> =>
-  value === undefined ? Effect.succeed(undefined) : Either.match(parseProxyUrl(value), {
-    onLeft: (problem) => Effect.fail(F.fail(where, field, problem)),
-    onRight: (proxy) => Effect.succeed(proxy)
+  value === undefined ? Effect.succeed(undefined) : Result.match(parseProxyUrl(value), {
+    onFailure: (problem) => Effect.fail(F.fail(where, field, problem)),
+    onSuccess: (proxy) => Effect.succeed(proxy)
   })
 
 const resolveUser = (

@@ -4,7 +4,7 @@
  * spans and metrics). Turning it into an `HttpClientRequest` is pure too; the executor
  * (`client.ts`) adds the server's credentials and sends it.
  */
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import { userAgent } from "../version.js"
 
 /** Query values; `undefined` ones are left out. */

@@ -4,7 +4,6 @@
  * Every Schema built from these has the same decoded and encoded type: no
  * transformations, so an object decoded from the server can be sent back as it is.
  */
-import { type Pipeable, pipeArguments } from "effect/Pipeable"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 
@@ -24,10 +23,10 @@ export const NullableTime = Schema.NullOr(Schema.String)
  * A sub-object that is large and rarely read (affinity, probes, volume sources):
  * checked to be an object, its contents kept as they are.
  */
-export const LooseObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+export const LooseObject = Schema.Record(Schema.String, Schema.Unknown)
 
 /** Labels, annotations, selectors, ConfigMap and Secret data. */
-export const StringMap = Schema.Record({ key: Schema.String, value: Schema.String })
+export const StringMap = Schema.Record(Schema.String, Schema.String)
 
 /**
  * A string field whose well-known values the type suggests while any string decodes:
@@ -36,10 +35,11 @@ export const StringMap = Schema.Record({ key: Schema.String, value: Schema.Strin
  */
 export const openEnum = <const Values extends ReadonlyArray<string>>(
   ...values: Values
-): Schema.Schema<Values[number] | (string & {})> =>
-  Schema.String.annotations({
+): Schema.Codec<Values[number] | (string & {})> =>
+  // the type is narrower than the runtime check on purpose: every string is accepted
+  Schema.String.annotate({
     description: `one of ${values.join(", ")} (other strings are accepted)`
-  }) as unknown as Schema.Schema<Values[number] | (string & {})>
+  }) as Schema.Codec<string> as Schema.Codec<Values[number] | (string & {})>
 
 /** The building blocks the generated Schemas are written with (short names keep the generated files small). */
 export const S = Schema.String
@@ -56,83 +56,91 @@ export const Q = Schema.String
 /** A timestamp that may be `null` (see `NullableTime`). */
 export const NT = NullableTime
 /** An int-or-string field (`targetPort`, `maxSurge`): `8080` or `"http"`, `"25%"`. */
-export const IntOrString = Schema.Union(Schema.Number, Schema.String).annotations({ identifier: "IntOrString" })
+export const IntOrString = Schema.Union([Schema.Number, Schema.String]).annotate({ identifier: "IntOrString" })
 /** The `kind` of a `Status`, which tells a watch's `ERROR` event from an object event. */
 export const StatusKind = Schema.Literal("Status")
 
-type AnySchema = Schema.Schema.Any
+type AnySchema = { readonly ast: SchemaAST.AST }
 type Base = AnySchema | (() => AnySchema)
 
 /**
  * A field of a generated struct: a Schema (required), or `[base, modifiers]` where the
  * modifiers are applied in order: `[]` an array of, `{}` a string-keyed record of, `?`
  * optional. A function as base is a reference to a definition not yet defined (a cycle),
- * read through `Schema.suspend`.
+ * read through a `Suspend` node.
  */
 export type Field = AnySchema | readonly [Base, string]
 
-const isSchema = (u: unknown): u is AnySchema => Schema.isSchema(u)
+// The context of an optional key (`Schema.optional`): one shared instance, it is immutable.
+const optionalKey = new SchemaAST.Context(true, false)
 
-// The ASTs are built directly: a Schema class per field (`Schema.optional`, `Schema.Array`)
-// costs far more at import time, and the nodes are the same ones those would make.
-const fieldType = (f: Field): { readonly type: SchemaAST.AST; readonly optional: boolean } => {
-  if (isSchema(f)) return { type: f.ast, optional: false }
+// The ASTs are built directly: a Schema per field (`Schema.optional`, `Schema.Array`)
+// costs more at import time, and the nodes are the same ones those would make.
+const fieldType = (f: Field): SchemaAST.AST => {
+  if (!Array.isArray(f)) return (f as AnySchema).ast
   const [base, mods] = f as readonly [Base, string]
-  let type: SchemaAST.AST = isSchema(base)
+  // a Schema of effect/Schema is itself a function: a reference to a later definition is the function that is not one
+  let type: SchemaAST.AST = Schema.isSchema(base)
     ? base.ast
     : new SchemaAST.Suspend(() => (base as () => AnySchema)().ast)
   let i = 0
   while (i < mods.length) {
     const m = mods.slice(i, i + 2)
     if (m === "[]") {
-      type = new SchemaAST.TupleType([], [new SchemaAST.Type(type)], true)
+      type = new SchemaAST.Arrays(false, [], [type])
       i += 2
     } else if (m === "{}") {
-      type = new SchemaAST.TypeLiteral([], [new SchemaAST.IndexSignature(SchemaAST.stringKeyword, type, true)])
+      type = new SchemaAST.Objects([], [new SchemaAST.IndexSignature(SchemaAST.string, type)])
       i += 2
     } else if (mods[i] === "?") {
-      return { type: SchemaAST.Union.make([type, SchemaAST.undefinedKeyword]), optional: true }
+      // what `Schema.optional` makes: `X | undefined`, the key optional
+      return new SchemaAST.Union([type, SchemaAST.undefined], undefined, undefined, undefined, undefined, optionalKey)
     } else {
       throw new Error(`unknown field modifier ${mods}`)
     }
   }
-  return { type, optional: false }
+  return type
 }
 
-const build = (identifier: string, fields: Readonly<Record<string, Field>>): SchemaAST.TypeLiteral => {
+/** The structs built here: the generated definitions (`isGeneratedStruct`). */
+const generated = new WeakSet<SchemaAST.AST>()
+
+/**
+ * Whether an AST is a generated definition's struct (`Pod`, `PodSpec`, ...), as built
+ * from the Kubernetes spec, not annotated or otherwise rebuilt since.
+ */
+export const isGeneratedStruct = (ast: SchemaAST.AST): boolean => generated.has(ast)
+
+const build = (identifier: string, fields: Readonly<Record<string, Field>>): SchemaAST.Objects => {
   const signatures: Array<SchemaAST.PropertySignature> = []
   for (const key of Object.keys(fields)) {
-    const { optional, type } = fieldType(fields[key]!)
-    signatures.push(new SchemaAST.PropertySignature(key, type, optional, true))
+    signatures.push(new SchemaAST.PropertySignature(key, fieldType(fields[key]!)))
   }
-  return new SchemaAST.TypeLiteral(signatures, [], { [SchemaAST.IdentifierAnnotationId]: identifier })
+  const ast = new SchemaAST.Objects(signatures, [], { identifier })
+  generated.add(ast)
+  return ast
 }
-
-const variance = { _A: (_: never) => _, _I: (_: never) => _, _R: (_: never) => _ }
 
 /**
  * A Schema whose AST is built the first time it is read. The package defines about 750
- * structs and a program uses a few: building them all (a `TypeLiteral` and a Schema class
- * each) cost ~30 ms of every cold start. Reading `ast` builds this struct and the structs
- * it refers to, and gives the same nodes every time after; the rest of the Schema
- * interface (`annotations`, `pipe`, the variance) is what `Schema.make` gives.
+ * structs and a program uses a few: building them all at import costs ~8 ms more CPU of
+ * every cold start (measured on Effect 4; `Schema.Struct` for each, ~80 ms). Reading
+ * `ast` builds this struct and the structs it refers to, and gives the same nodes every
+ * time after. The rest of the Schema interface (`annotate`, `check`, `rebuild`, `make`,
+ * `pipe`, the type id) is inherited from the prototype every Schema of `effect/Schema`
+ * has, and works from `ast`.
  */
-class LazyStruct<A> implements Schema.Schema<A> {
-  declare readonly Type: A
-  declare readonly Encoded: A
-  declare readonly Context: never
-  declare readonly [Schema.TypeId]: Schema.Schema.Variance<A, A, never>[typeof Schema.TypeId]
-  declare readonly pipe: Pipeable["pipe"]
+class LazyStruct {
   readonly #identifier: string
   #fields: Readonly<Record<string, Field>> | undefined
-  #ast: SchemaAST.AST | undefined
+  #ast: SchemaAST.Objects | undefined
 
   constructor(identifier: string, fields: Readonly<Record<string, Field>>) {
     this.#identifier = identifier
     this.#fields = fields
   }
 
-  get ast(): SchemaAST.AST {
+  get ast(): SchemaAST.Objects {
     if (this.#ast === undefined) {
       this.#ast = build(this.#identifier, this.#fields!)
       this.#fields = undefined
@@ -140,21 +148,15 @@ class LazyStruct<A> implements Schema.Schema<A> {
     return this.#ast
   }
 
-  annotations(annotations: Schema.Annotations.GenericSchema<A>): Schema.Schema<A> {
-    return Schema.make<A>(this.ast).annotations(annotations)
-  }
-
+  /** The definition's name (`"Pod"`), as a v3 struct printed its identifier. */
   toString(): string {
-    return String(this.ast)
+    return this.#identifier
   }
 }
 
-Object.assign(LazyStruct.prototype, {
-  [Schema.TypeId]: variance,
-  pipe(this: unknown) {
-    return pipeArguments(this, arguments)
-  }
-})
+// `Schema.make`'s prototype: the Schema type id, `pipe`, `annotate`, `annotateKey`, `check`,
+// `rebuild` and the lazily built `make` / `makeOption` / `makeEffect`, all of them read `this.ast`.
+Object.setPrototypeOf(LazyStruct.prototype, Object.getPrototypeOf(Schema.Unknown))
 
 /**
  * A generated struct: its fields from compact descriptions, its type the declared
@@ -162,5 +164,6 @@ Object.assign(LazyStruct.prototype, {
  * its arguments are literals, so a bundler drops it when unused. Its AST is built when
  * first read (see `LazyStruct`).
  */
-export const struct = <A>(identifier: string, fields: Readonly<Record<string, Field>>): Schema.Schema<A> =>
-  new LazyStruct<A>(identifier, fields)
+export const struct = <A>(identifier: string, fields: Readonly<Record<string, Field>>): Schema.Codec<A> =>
+  // a LazyStruct is a Schema by its prototype (see above); its decoded and encoded types are `A`
+  new LazyStruct(identifier, fields) as unknown as Schema.Codec<A>
