@@ -85,6 +85,10 @@ export {
   DeleteFailed,
   /** @since 0.1.0 */
   KubeConfigError,
+  /** @since 0.2.0 */
+  type Limit,
+  /** @since 0.2.0 */
+  LimitExceeded,
   /** @since 0.1.0 */
   type ObjectRef,
   /** @since 0.1.0 */

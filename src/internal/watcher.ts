@@ -39,14 +39,15 @@ const backoffResetAfter = Duration.toMillis(Duration.minutes(2))
 
 /**
  * Failures that retrying cannot fix: bad input, a response that does not fit its
- * Schema, credentials that cannot be obtained, and client errors (4xx) other than
- * 408, 410 and 429 (401, 403 and 404 of the collection among them).
+ * Schema or passes a limit, credentials that cannot be obtained, and client errors (4xx)
+ * other than 408, 410 and 429 (401, 403 and 404 of the collection among them).
  */
 export const defaultFailOn = (error: Kube.Error): boolean => {
   switch (error._tag) {
     case "ValidationError":
     case "KubeConfigError":
     case "ServerWarning":
+    case "LimitExceeded":
       return true
     case "ApiError":
       return error.code >= 400 && error.code < 500 && error.code !== 408 && error.code !== 410 && error.code !== 429
