@@ -16,7 +16,7 @@ import * as Stream from "effect/Stream"
 import { KubeConfigError } from "../../Errors.js"
 import type { AuthProvider, Credentials } from "../../KubeConfig.js"
 import type { Mapping, Where } from "./fields.js"
-import { errnoCode, fail, isMapping, isNotFound, platformCode } from "./fields.js"
+import { errnoCode, fail, isMapping, isNotFound, platformCode, readBounded, tooLarge } from "./fields.js"
 
 /** Credentials that never change: `invalidate` says a retry would not help. @internal */
 export const fixed = (kind: string, credentials: Credentials): AuthProvider => ({
@@ -84,11 +84,12 @@ export const tokenFile = (
         cached = { ...cached, checkedAt: now }
         return cached.credentials
       }
-      const text = yield* Effect.mapError(
-        fs.readFileString(path),
+      const bytes = yield* Effect.mapError(
+        readBounded(fs, path),
         (cause) => failWith(`cannot read the token file ${path}: ${platformCode(cause)}`, cause)
       )
-      const token = text.trim()
+      if (bytes === undefined) return yield* Effect.fail(failWith(`the token file ${path} ${tooLarge}`))
+      const token = new TextDecoder().decode(bytes).trim()
       if (token === "") return yield* Effect.fail(failWith(`the token file ${path} is empty`))
       cached = { stamp, credentials: { token: Redacted.make(token) }, checkedAt: now }
       return cached.credentials
@@ -234,7 +235,11 @@ export const parseRfc3339 = (text: string): number | undefined => {
   const offsetHours = match[9] === undefined ? 0 : Number(match[9])
   const offsetMinutes = match[10] === undefined ? 0 : Number(match[10])
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
-  const daysInMonth = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31
+  const daysInMonth = month === 2
+    ? (leap ? 29 : 28)
+    : month === 4 || month === 6 || month === 9 || month === 11
+    ? 30
+    : 31
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return undefined
   if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined
   const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction)
