@@ -672,9 +672,10 @@ export const objectDecoder = <A, I>(
     let all: Result.Result<A, SchemaIssue.Issue>
     try {
       all = describeAll(u)
-    } catch (e) {
-      if (e instanceof RangeError) return Result.fail(inAnswer(spec, decoded.failure))
-      throw e
+    } catch {
+      // only a better description: a walk that runs out of stack (a maxJsonDepth raised past
+      // what the stack holds; Effect wraps the RangeError) keeps the first issue
+      return Result.fail(inAnswer(spec, decoded.failure))
     }
     if (Result.isSuccess(all)) return Result.fail(inAnswer(spec, decoded.failure))
     const found: Array<Found> = []

@@ -24,7 +24,7 @@ import * as Kube from "../../src/Kube.js"
 import * as NodeKube from "../../src/NodeKube.js"
 import * as KubeConfig from "../../src/KubeConfig.js"
 import * as RequestPolicy from "../../src/RequestPolicy.js"
-import { ConfigMaps } from "../../src/resources/index.js"
+import { ConfigMaps, CustomResourceDefinitions } from "../../src/resources/index.js"
 import * as Watcher from "../../src/Watcher.js"
 import { measure } from "../util/peak.js"
 import {
@@ -209,6 +209,36 @@ describe("what an answer can make the client hold", () => {
       }, {}, withHeaders(256 * 1024))
       assert.strictEqual(Option.getOrThrow(object).metadata?.name, "a")
     }))
+})
+
+describe("objects nested past maxJsonDepth", () => {
+  // before: a CRD's openAPIV3Schema ~2,000 levels deep overflowed the stack in decoding (a defect)
+  it.live("a CRD whose schema nests 1,500 levels fails with LimitExceeded; raised, it is read, or fails typed", () =>
+    against((raw) =>
+      Effect.gen(function*() {
+        let levels = 1_500
+        raw.answer = (_req, res) => {
+          const schema = `{"type":"object","properties":{"a":`.repeat(levels) + `{"type":"string"}` + "}}".repeat(levels)
+          res.writeHead(200, { "content-type": "application/json" })
+          res.end(
+            `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"xs.e.io"},` +
+              `"spec":{"group":"e.io","scope":"Namespaced","names":{"plural":"xs","kind":"X"},"versions":[{"name":"v1",` +
+              `"served":true,"storage":true,"schema":{"openAPIV3Schema":${schema}}}]}}`
+          )
+        }
+        const crds = Kube.api(CustomResourceDefinitions)
+        const raisedTo = (maxJsonDepth: number) => Effect.provide(RequestPolicy.layer({ maxJsonDepth }))
+        counts.faults += 3
+        const e = exceeded(failureOf(yield* Effect.exit(crds.get("xs.e.io"))), "maxJsonDepth")
+        assert.strictEqual(e.value, 1_000)
+        assert.match(e.message, /is nested deeper than maxJsonDepth \(1,000 levels\)$/)
+        assert.isTrue(Option.isSome(yield* crds.get("xs.e.io").pipe(raisedTo(4_000))))
+        // raised past what the stack holds: a ValidationError, never a defect
+        levels = 20_000
+        const tooDeep = failureOf(yield* Effect.exit(crds.get("xs.e.io").pipe(raisedTo(1_000_000))))
+        assert.strictEqual((tooDeep as { readonly _tag: string })._tag, "ValidationError")
+      })
+    ))
 })
 
 describe("Status answers of any shape are read totally", () => {
