@@ -22,17 +22,7 @@ import {
   StatefulSets
 } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
-
-const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(Effect.exit(effect), (exit) => {
-    const reasons = Exit.isFailure(exit) ? exit.cause.reasons : []
-    const only = reasons.length === 1 ? reasons[0] : undefined
-    return only?._tag === "Fail"
-      ? Effect.succeed(only.error)
-      : Effect.die(
-        new Error(`expected a failure, got ${Exit.isSuccess(exit) ? "success" : reasons.map((r) => r._tag).join(", ")}`)
-      )
-  })
+import { failureOf } from "./util/failure.js"
 
 const deployment = (name: string, replicas = 1): Deployment => ({
   metadata: { name },
