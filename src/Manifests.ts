@@ -29,7 +29,15 @@
  * @since 0.1.0
  */
 import type * as Effect from "effect/Effect"
-import type { ApplyFailed, DeleteFailed, ObjectRef, ValidationError } from "./Errors.js"
+import type {
+  ApplyFailed,
+  ApplySetError,
+  DeleteFailed,
+  ObjectRef,
+  PruneFailed,
+  ValidationError
+} from "./Errors.js"
+import * as applySet from "./internal/applyset.js"
 import * as internal from "./internal/manifests.js"
 import type * as Kube from "./Kube.js"
 
@@ -85,6 +93,68 @@ export interface ApplyOptions extends Options {
   readonly fieldManager?: string | undefined
   readonly force?: boolean | undefined
   readonly dryRun?: boolean | undefined
+  /** No ApplySet: see `ApplySetOptions` for an apply that tracks (and prunes) its set. */
+  readonly applySet?: undefined
+}
+
+/**
+ * The parent of an ApplySet (KEP-3659, as kubectl 1.32 implements it): the object that
+ * records the set's kinds and namespaces, and whose id labels every member.
+ *
+ * - `name`: the parent's name; it is the set's name for people.
+ * - `kind` / `apiVersion`: `Secret` (default) or `ConfigMap` in `v1`, or a custom
+ *   resource whose CRD carries the label `applyset.kubernetes.io/is-parent-type` (such a
+ *   parent must exist already; a Secret or ConfigMap is created on the first apply).
+ * - `namespace`: a namespaced parent's namespace, by default the set's namespace.
+ * - `tooling`: `<tool>/<version>` written on the parent, `effect-kube/<version>` by
+ *   default. A parent written by another tool is refused; to share a set with kubectl on
+ *   purpose (either way), pass `"kubectl/v1.32.0"`: tools are compared by the name before
+ *   the last `/`, as kubectl compares them.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ApplySet {
+  readonly name: string
+  readonly kind?: string | undefined
+  readonly apiVersion?: string | undefined
+  readonly namespace?: string | undefined
+  readonly tooling?: string | undefined
+}
+
+/**
+ * Options of an `apply` that tracks its set with an ApplySet. Every member is labelled
+ * `applyset.kubernetes.io/part-of=<id>`; with `prune: true`, after every object was
+ * applied, the members the manifests no longer hold are deleted (`propagationPolicy`,
+ * default `"Background"`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ApplySetOptions extends Omit<ApplyOptions, "applySet"> {
+  readonly applySet: ApplySet
+  readonly prune?: boolean | undefined
+  readonly propagationPolicy?: "Foreground" | "Background" | "Orphan" | undefined
+}
+
+/**
+ * What an `apply` with an ApplySet did (or, with `dryRun: true`, would do). `applied`
+ * holds every object in order, with its uid; `created`, `changed` and `unchanged` split
+ * them by what the apply did to them; `pruned` holds the members deleted, in the order
+ * they were deleted.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ApplySetResult {
+  /** The set's id: `applyset-<base64url(sha256(name.namespace.kind.group))>-v1`. */
+  readonly id: string
+  readonly parent: ObjectRef
+  readonly applied: ReadonlyArray<ObjectRef>
+  readonly created: ReadonlyArray<ObjectRef>
+  readonly changed: ReadonlyArray<ObjectRef>
+  readonly unchanged: ReadonlyArray<ObjectRef>
+  readonly pruned: ReadonlyArray<ObjectRef>
 }
 
 /**
@@ -165,13 +235,87 @@ export const parse: (input: string | Uint8Array) => Effect.Effect<ReadonlyArray<
  * The first object that fails stops it with `ApplyFailed`: the objects applied before
  * it stay applied and are listed; nothing is retried or rolled back.
  *
+ * With an `applySet` (see `ApplySetOptions`) the set is an ApplySet as kubectl keeps one
+ * (`kubectl apply --prune --applyset=...`), and the answer is an `ApplySetResult`:
+ *
+ * 1. the parent is read and checked (`ApplySetError` when it is another tool's, or not
+ *    this set's), every member of the kinds and namespaces it records is listed by the
+ *    label `applyset.kubernetes.io/part-of=<id>`, and with `prune: true` a cluster-scoped
+ *    member to prune needs `clusterScoped: true`: all before anything changes;
+ * 2. the parent is written with the kinds and namespaces of both the old and the new set,
+ *    then every object is applied, labelled as a member (a manifest labelled for another
+ *    set is refused);
+ * 3. with `prune: true`, every member the manifests no longer hold is deleted, in reverse
+ *    dependency order (custom resources first, then workloads, services, RBAC,
+ *    configuration, CRDs, namespaces last), each with its uid as a precondition (a member
+ *    replaced since the listing is left alone) and never anything without the label, or
+ *    owned (`ownerReferences`) by another object; failures end with `PruneFailed`, and the
+ *    parent keeps the union so that the next apply finds what was left;
+ * 4. then the parent is narrowed to the new set.
+ *
+ * With `dryRun: true` every request is a server-side dry run, and the result says what
+ * would be created, changed, left unchanged and pruned. kubectl 1.32
+ * (`KUBECTL_APPLYSET=true`) can prune a set applied here and the other way round, when
+ * both write the same tooling (`applySet.tooling: "kubectl/v1.32.0"`). Pruning a
+ * Namespace member deletes everything in it, as with kubectl.
+ *
+ * @example
+ * ```ts
+ * import { Console, Effect } from "effect"
+ * import * as fs from "node:fs"
+ * import { Manifests } from "effect-kube"
+ *
+ * const deploy = Effect.gen(function* () {
+ *   const objects = yield* Manifests.parse(fs.readFileSync("app.yaml"))
+ *   const result = yield* Manifests.apply(objects, {
+ *     namespace: "shop",
+ *     fieldManager: "deployer",
+ *     applySet: { name: "shop" },
+ *     prune: true
+ *   })
+ *   yield* Console.log(`${result.created.length} created, ${result.changed.length} changed, ${result.pruned.length} pruned`)
+ * })
+ * ```
  * @since 0.1.0
  * @category operations
  */
-export const apply: (
-  objects: Iterable<Manifest>,
-  options?: ApplyOptions
-) => Effect.Effect<ReadonlyArray<ObjectRef>, ApplyFailed | Kube.Error, Kube.Requirements> = internal.apply
+export const apply: {
+  (
+    objects: Iterable<Manifest>,
+    options: ApplySetOptions
+  ): Effect.Effect<ApplySetResult, ApplyFailed | PruneFailed | ApplySetError | Kube.Error, Kube.Requirements>
+  (
+    objects: Iterable<Manifest>,
+    options?: ApplyOptions
+  ): Effect.Effect<ReadonlyArray<ObjectRef>, ApplyFailed | Kube.Error, Kube.Requirements>
+} = ((objects: Iterable<Manifest>, options?: ApplyOptions | ApplySetOptions) =>
+  options?.applySet !== undefined
+    ? applySet.apply(objects, options as ApplySetOptions)
+    : internal.apply(objects, options as ApplyOptions | undefined)) as typeof apply
+
+/**
+ * The id of the ApplySet a parent stands for, as kubectl computes it:
+ * `applyset-<base64url(sha256(<name>.<namespace>.<kind>.<group>))>-v1`, the label value
+ * of `applyset.kubernetes.io/part-of` on every member (select them with it).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Manifests } from "effect-kube"
+ *
+ * // the label value kubectl writes for `kubectl apply -n shop --prune --applyset=shop`
+ * const id = Effect.runPromise(Manifests.applySetId({ name: "shop", namespace: "shop", kind: "Secret", group: "" }))
+ * ```
+ * @since 0.2.0
+ * @category ApplySet
+ */
+export const applySetId: (parent: {
+  readonly name: string
+  readonly namespace?: string | undefined
+  readonly kind: string
+  readonly group: string
+}) => Effect.Effect<string> = applySet.applySetId
+
 
 /**
  * Reads the live objects of a set (references, or objects as given to `apply`), in
