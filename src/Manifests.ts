@@ -38,6 +38,7 @@ import type {
   ValidationError
 } from "./Errors.js"
 import * as applySet from "./internal/applyset.js"
+import * as diffing from "./internal/diff.js"
 import * as internal from "./internal/manifests.js"
 import type * as Kube from "./Kube.js"
 
@@ -316,6 +317,70 @@ export const applySetId: (parent: {
   readonly group: string
 }) => Effect.Effect<string> = applySet.applySetId
 
+
+/**
+ * Options of `diff`: those of the apply it previews (without `dryRun`: a diff is always
+ * one). With an `applySet` and `prune: true`, the members that apply would prune are
+ * listed too.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type DiffOptions = Omit<ApplyOptions, "dryRun"> | Omit<ApplySetOptions, "dryRun">
+
+/**
+ * What an apply would do to one object:
+ *
+ * - `"create"`: it does not exist; `diff` shows all of it as added;
+ * - `"change"`: `paths` are the fields that would change (`spec.replicas`,
+ *   `metadata.labels["app.kubernetes.io/version"]`, `spec.template.spec.containers[0].image`),
+ *   `diff` a unified diff of the live and the merged YAML;
+ * - `"unchanged"`: the apply would be a no-op (`diff` is empty);
+ * - `"prune"`: a member of the ApplySet the manifests no longer hold.
+ *
+ * A Secret's values never appear: the YAML shows `***`, or `*** (before)` and
+ * `*** (after)` for a value that changes (as `kubectl diff` masks them); `paths` name
+ * the keys that change.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ObjectDiff {
+  readonly ref: ObjectRef
+  readonly action: "create" | "change" | "unchanged" | "prune"
+  readonly paths: ReadonlyArray<string>
+  readonly diff: string
+}
+
+/**
+ * Previews an apply as the server would carry it out: each object is applied as a
+ * server-side dry run (defaults, admission and field ownership are the server's, as with
+ * `kubectl diff --server-side`) and compared with the live object. Server-set metadata
+ * (resourceVersion, generation, managedFields, uid, creationTimestamp) and `status` are
+ * not compared. The set is checked as `apply` checks it, and nothing is changed.
+ *
+ * @example
+ * ```ts
+ * import { Console, Effect } from "effect"
+ * import * as fs from "node:fs"
+ * import { Manifests } from "effect-kube"
+ *
+ * const preview = Effect.gen(function* () {
+ *   const objects = yield* Manifests.parse(fs.readFileSync("app.yaml"))
+ *   const diffs = yield* Manifests.diff(objects, { namespace: "shop", applySet: { name: "shop" }, prune: true })
+ *   for (const d of diffs) {
+ *     if (d.action !== "unchanged") yield* Console.log(`${d.action} ${d.ref.kind} ${d.ref.name} ${d.paths.join(", ")}`)
+ *   }
+ *   yield* Console.log(diffs.map((d) => d.diff).join(""))
+ * })
+ * ```
+ * @since 0.2.0
+ * @category operations
+ */
+export const diff: (
+  objects: Iterable<Manifest>,
+  options?: DiffOptions
+) => Effect.Effect<ReadonlyArray<ObjectDiff>, ApplySetError | Kube.Error, Kube.Requirements> = diffing.diff
 
 /**
  * Reads the live objects of a set (references, or objects as given to `apply`), in
