@@ -28,17 +28,22 @@
  * ```
  * @since 0.1.0
  */
+import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
 import type {
   ApplyFailed,
   ApplySetError,
   DeleteFailed,
+  NotReady,
+  ObjectReadiness,
   ObjectRef,
   PruneFailed,
   ValidationError
 } from "./Errors.js"
 import * as applySet from "./internal/applyset.js"
 import * as diffing from "./internal/diff.js"
+import * as readiness from "./internal/readiness.js"
 import * as internal from "./internal/manifests.js"
 import type * as Kube from "./Kube.js"
 
@@ -381,6 +386,100 @@ export const diff: (
   objects: Iterable<Manifest>,
   options?: DiffOptions
 ) => Effect.Effect<ReadonlyArray<ObjectDiff>, ApplySetError | Kube.Error, Kube.Requirements> = diffing.diff
+
+/**
+ * Options of `statusChanges` and `waitReady`: where the set is (as `get` takes it), how
+ * often to read it (`interval`, default 2 seconds), how long to wait (`timeout`, default
+ * 5 minutes; `Duration.infinity` for ever), and whether an object that is Failed ends the
+ * wait at once (`failFast`, default `true`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface WaitOptions extends Options {
+  readonly interval?: Duration.Input | undefined
+  readonly timeout?: Duration.Input | undefined
+  readonly failFast?: boolean | undefined
+}
+
+/**
+ * The readiness of one live object, with the semantics of kstatus (cli-utils, as Flux
+ * and kpt use it), without any request:
+ *
+ * - `Terminating` while it is being deleted; `InProgress` while its controller has not
+ *   observed its latest generation (`status.observedGeneration`), or while a
+ *   `Reconciling` condition is True; `Failed` while a `Stalled` condition is True;
+ * - Deployment, StatefulSet, DaemonSet, ReplicaSet: `InProgress` until the replicas are
+ *   there, updated, available and ready (`Ready: 1/3`); a Deployment past its progress
+ *   deadline is `Failed`;
+ * - Pod: `Current` when Ready or finished, `Failed` when a container is in
+ *   CrashLoopBackOff or it stays unschedulable; Job: `Current` once started (as kstatus:
+ *   it then runs on its own) or complete, `Failed` when its Failed condition is True;
+ *   PVC: `Current` when Bound; Service: `Current` unless a LoadBalancer has no cluster IP;
+ *   CRD: `Current` when Established, `Failed` when its names are not accepted; Namespace:
+ *   `Terminating` when terminating; PodDisruptionBudget, Secret, ConfigMap, CronJob:
+ *   `Current`;
+ * - anything else: beyond kstatus, `InProgress` while a `Ready` condition is not True
+ *   (the convention of most operators), else `Current`.
+ *
+ * The message says why, with the driving condition's reason and message.
+ *
+ * @since 0.2.0
+ * @category readiness
+ */
+export const statusOf: (object: Manifest) => Omit<ObjectReadiness, "ref"> = readiness.statusOf
+
+/**
+ * Reads every object of a set (references, or objects as given to `apply`) and says how
+ * ready each is, in order (see `statusOf`); an object that does not exist is `NotFound`.
+ *
+ * @since 0.2.0
+ * @category readiness
+ */
+export const status: (
+  refs: Iterable<ObjectRef | Manifest>,
+  options?: Options
+) => Effect.Effect<ReadonlyArray<ObjectReadiness>, Kube.Error, Kube.Requirements> = readiness.status
+
+/**
+ * The readiness of a set as it changes, for progress output: reads the set every
+ * `interval` and emits each object whose status or message changed (every object at
+ * first). It ends once every object is `Current`, and fails with `NotReady` when
+ * `timeout` runs out or, with `failFast` (the default), right after an object turned
+ * `Failed` was emitted.
+ *
+ * @example
+ * ```ts
+ * import { Console, Effect, Stream } from "effect"
+ * import { formatRef, Manifests } from "effect-kube"
+ *
+ * const waitWithProgress = (refs: ReadonlyArray<Manifests.Manifest>) =>
+ *   Manifests.statusChanges(refs, { namespace: "shop", timeout: "5 minutes" }).pipe(
+ *     Stream.runForEach((s) => Console.log(`${formatRef(s.ref)}: ${s.status} (${s.message})`))
+ *   )
+ * ```
+ * @since 0.2.0
+ * @category readiness
+ */
+export const statusChanges: (
+  refs: Iterable<ObjectRef | Manifest>,
+  options?: WaitOptions
+) => Stream.Stream<ObjectReadiness, NotReady | Kube.Error, Kube.Requirements> = readiness.statusChanges
+
+/**
+ * Waits until every object of a set is `Current`, and returns their last statuses. Fails
+ * with `NotReady` naming each object that is not, with its status and why (the failing
+ * condition's message), when `timeout` (default 5 minutes) runs out or, with `failFast`
+ * (the default), as soon as one is `Failed`. Polls on the Effect Clock, so a `TestClock`
+ * steps through it.
+ *
+ * @since 0.2.0
+ * @category readiness
+ */
+export const waitReady: (
+  refs: Iterable<ObjectRef | Manifest>,
+  options?: WaitOptions
+) => Effect.Effect<ReadonlyArray<ObjectReadiness>, NotReady | Kube.Error, Kube.Requirements> = readiness.waitReady
 
 /**
  * Reads the live objects of a set (references, or objects as given to `apply`), in
