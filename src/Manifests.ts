@@ -451,11 +451,11 @@ export const status: (
  * @example
  * ```ts
  * import { Console, Effect, Stream } from "effect"
- * import { formatRef, Manifests } from "effect-kube"
+ * import { Errors, Manifests } from "effect-kube"
  *
  * const waitWithProgress = (refs: ReadonlyArray<Manifests.Manifest>) =>
  *   Manifests.statusChanges(refs, { namespace: "shop", timeout: "5 minutes" }).pipe(
- *     Stream.runForEach((s) => Console.log(`${formatRef(s.ref)}: ${s.status} (${s.message})`))
+ *     Stream.runForEach((s) => Console.log(`${Errors.formatRef(s.ref)}: ${s.status} (${s.message})`))
  *   )
  * ```
  * @since 0.2.0
