@@ -279,7 +279,8 @@ export const parse: (input: string | Uint8Array) => Effect.Effect<ReadonlyArray<
  *     applySet: { name: "shop" },
  *     prune: true
  *   })
- *   yield* Console.log(`${result.created.length} created, ${result.changed.length} changed, ${result.pruned.length} pruned`)
+ *   const { changed, created, pruned } = result
+ *   yield* Console.log(`${created.length} created, ${changed.length} changed, ${pruned.length} pruned`)
  * })
  * ```
  * @since 0.1.0

@@ -54,7 +54,10 @@ describe("Manifests.apply with an ApplySet", () => {
       Effect.gen(function*() {
         const result = yield* Manifests.apply([configMap("a"), deployment("web")], setOptions)
         assert.strictEqual(result.id, kubectlId)
-        assert.strictEqual(yield* Manifests.applySetId({ name: "myset", namespace: "default", kind: "Secret", group: "" }), kubectlId)
+        assert.strictEqual(
+          yield* Manifests.applySetId({ name: "myset", namespace: "default", kind: "Secret", group: "" }),
+          kubectlId
+        )
         const parent = cluster.get(parentRef)!
         assert.deepStrictEqual(parent.metadata.labels, { "applyset.kubernetes.io/id": kubectlId })
         assert.deepStrictEqual(parent.metadata.annotations, {
@@ -123,7 +126,10 @@ describe("Manifests.apply with an ApplySet", () => {
         yield* Manifests.apply([configMap("settings"), service("web"), deployment("web"), crontab("nightly")], setOptions)
         cluster.reset()
         const result = yield* Manifests.apply([configMap("other")], { ...setOptions, prune: true })
-        assert.deepStrictEqual(names(result.pruned), ["CronTab/nightly", "Deployment/web", "Service/web", "ConfigMap/settings"])
+        assert.deepStrictEqual(
+          names(result.pruned),
+          ["CronTab/nightly", "Deployment/web", "Service/web", "ConfigMap/settings"]
+        )
         assert.deepStrictEqual(writes(cluster).filter((w) => w.startsWith("DELETE")), [
           "DELETE /apis/stable.example.com/v1/namespaces/default/crontabs/nightly",
           "DELETE /apis/apps/v1/namespaces/default/deployments/web",
@@ -337,7 +343,10 @@ describe("Manifests.apply with an ApplySet", () => {
         const parent = cluster.get({ apiVersion: "v1", kind: "ConfigMap", name: "sets", namespace: "inventory" })!
         assert.strictEqual(parent.metadata.labels!["applyset.kubernetes.io/id"], result.id)
         assert.strictEqual(parent.metadata.annotations!["applyset.kubernetes.io/additional-namespaces"], "apps")
-        assert.strictEqual(result.id, yield* Manifests.applySetId({ name: "sets", namespace: "inventory", kind: "ConfigMap", group: "" }))
+        assert.strictEqual(
+          result.id,
+          yield* Manifests.applySetId({ name: "sets", namespace: "inventory", kind: "ConfigMap", group: "" })
+        )
         const pruned = yield* Manifests.apply([configMap("a")], { ...options, prune: true })
         assert.deepStrictEqual(names(pruned.pruned), ["ConfigMap/b"])
       })

@@ -138,7 +138,10 @@ describe(suite, () => {
         .map((d) => d.diff.match(/^--- live\/(\S+)/)![1]!)
         .sort()
       assert.deepStrictEqual(ourDiffering, differing)
-      assert.deepStrictEqual(differing, ["apps.v1.Deployment.default.web", "v1.ConfigMap.default.b", "v1.Service.default.web"])
+      assert.deepStrictEqual(
+        differing,
+        ["apps.v1.Deployment.default.web", "v1.ConfigMap.default.b", "v1.Service.default.web"]
+      )
       // and where kubectl sees no difference, neither do we
       const same = writeManifests(kubectl, "same.json", [configMap("a")])
       const none = yield* kubectl.run("diff", "-n", "default", "--server-side", "--field-manager=kubectl", "-f", same)

@@ -31,11 +31,17 @@ describe("Manifests.diff", () => {
         ])
         assert.deepStrictEqual(diffs[1]!.paths, ["metadata.labels[\"app.kubernetes.io/version\"]", "spec.replicas"])
         assert.strictEqual(diffs[0]!.diff, "")
-        assert.include(diffs[1]!.diff, "--- live/apps.v1.Deployment.default.web\n+++ merged/apps.v1.Deployment.default.web\n")
+        assert.include(
+          diffs[1]!.diff,
+          "--- live/apps.v1.Deployment.default.web\n+++ merged/apps.v1.Deployment.default.web\n"
+        )
         assert.include(diffs[1]!.diff, "\n-  replicas: 1\n+  replicas: 3\n")
         assert.notInclude(diffs[1]!.diff, "resourceVersion")
         assert.notInclude(diffs[1]!.diff, "managedFields")
-        assert.match(diffs[2]!.diff, /^--- live\/v1\.Service\.default\.web\n\+\+\+ merged\/v1\.Service\.default\.web\n@@ -0,0 \+1,\d+ @@\n\+apiVersion: v1\n/)
+        assert.match(
+          diffs[2]!.diff,
+          /^--- live\/v1\.Service\.default\.web\n\+\+\+ merged\/v1\.Service\.default\.web\n@@ -0,0 \+1,\d+ @@\n\+apiVersion: v1\n/
+        )
         assert.strictEqual(cluster.resourceVersion(), version)
         for (const request of cluster.requests().filter((r) => r.method === "PATCH")) {
           assert.strictEqual(request.query["dryRun"], "All")

@@ -11,12 +11,18 @@ import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
 import { formatRef, NotReady, ValidationError } from "../src/Errors.js"
 import * as Manifests from "../src/Manifests.js"
+import type * as FakeCluster from "../src/testing/FakeCluster.js"
 import { failureOf } from "./util/failure.js"
 import * as Loopback from "./util/loopback.js"
 import { configMap, deployment, withCluster } from "./util/manifests.js"
 
-const object = (apiVersion: string, kind: string, fields: Record<string, unknown>, metadata: Record<string, unknown> = {}) =>
+type Fields = Record<string, unknown>
+
+const object = (apiVersion: string, kind: string, fields: Fields, metadata: Fields = {}) =>
   ({ apiVersion, kind, metadata: { name: "x", ...metadata }, ...fields }) as Manifests.Manifest
+
+/** A custom resource with these conditions. */
+const widget = (...conditions: ReadonlyArray<unknown>) => object("example.com/v1", "Widget", { status: { conditions } })
 
 const statusOf = (o: Manifests.Manifest) => {
   const { message, status } = Manifests.statusOf(o)
@@ -36,19 +42,19 @@ describe("Manifests.statusOf (kstatus rules)", () => {
       "InProgress: Deployment generation 2 not yet observed (observed: 1)"
     )
     assert.strictEqual(
-      statusOf(object("example.com/v1", "Widget", { status: { conditions: [condition("Reconciling", "True", "Scaling", "2 of 3")] } })),
+      statusOf(widget(condition("Reconciling", "True", "Scaling", "2 of 3"))),
       "InProgress: Scaling: 2 of 3"
     )
     assert.strictEqual(
-      statusOf(object("example.com/v1", "Widget", { status: { conditions: [condition("Stalled", "True", "BadConfig", "no such image")] } })),
+      statusOf(widget(condition("Stalled", "True", "BadConfig", "no such image"))),
       "Failed: BadConfig: no such image"
     )
     assert.strictEqual(
-      statusOf(object("example.com/v1", "Widget", { status: { conditions: [condition("Ready", "False", "Waiting", "for the database")] } })),
+      statusOf(widget(condition("Ready", "False", "Waiting", "for the database"))),
       "InProgress: Waiting: for the database"
     )
     assert.strictEqual(
-      statusOf(object("example.com/v1", "Widget", { status: { conditions: [condition("Ready", "True")] } })),
+      statusOf(widget(condition("Ready", "True"))),
       "Current: Ready"
     )
     assert.strictEqual(statusOf(object("example.com/v1", "Widget", {})), "Current: no conditions to wait for")
@@ -56,23 +62,36 @@ describe("Manifests.statusOf (kstatus rules)", () => {
 
   it("Deployment: replicas, updated, available and ready in turn; a passed progress deadline is Failed", () => {
     const d = (status: Record<string, unknown>, replicas = 3) =>
-      object("apps/v1", "Deployment", { spec: { replicas, progressDeadlineSeconds: 600 }, status: { observedGeneration: 1, ...status } }, { generation: 1 })
+      object(
+        "apps/v1",
+        "Deployment",
+        { spec: { replicas, progressDeadlineSeconds: 600 }, status: { observedGeneration: 1, ...status } },
+        { generation: 1 }
+      )
     const progressing = condition("Progressing", "True", "NewReplicaSetAvailable")
+    const up = { replicas: 3, updatedReplicas: 3, availableReplicas: 3, readyReplicas: 3 }
     const available = condition("Available", "True", "MinimumReplicasAvailable")
     assert.strictEqual(statusOf(d({ replicas: 1 })), "InProgress: Replicas: 1/3")
     assert.strictEqual(statusOf(d({ replicas: 3, updatedReplicas: 2 })), "InProgress: Updated: 2/3")
     assert.strictEqual(statusOf(d({ replicas: 4, updatedReplicas: 3 })), "InProgress: Pending termination: 1")
-    assert.strictEqual(statusOf(d({ replicas: 3, updatedReplicas: 3, availableReplicas: 1 })), "InProgress: Available: 1/3")
     assert.strictEqual(
-      statusOf(d({ replicas: 3, updatedReplicas: 3, availableReplicas: 3, readyReplicas: 3, conditions: [available] })),
+      statusOf(d({ replicas: 3, updatedReplicas: 3, availableReplicas: 1 })),
+      "InProgress: Available: 1/3"
+    )
+    assert.strictEqual(
+      statusOf(d({ ...up, conditions: [available] })),
       "InProgress: new ReplicaSet not available yet"
     )
     assert.strictEqual(
-      statusOf(d({ replicas: 3, updatedReplicas: 3, availableReplicas: 3, readyReplicas: 3, conditions: [progressing, available] })),
+      statusOf(d({ ...up, conditions: [progressing, available] })),
       "Current: Deployment is available: 3 replica(s)"
     )
     assert.strictEqual(
-      statusOf(d({ conditions: [condition("Progressing", "False", "ProgressDeadlineExceeded", "ReplicaSet \"web-1\" has timed out progressing.")] })),
+      statusOf(d({
+        conditions: [
+          condition("Progressing", "False", "ProgressDeadlineExceeded", "ReplicaSet \"web-1\" has timed out progressing.")
+        ]
+      })),
       "Failed: ProgressDeadlineExceeded: ReplicaSet \"web-1\" has timed out progressing."
     )
   })
@@ -89,54 +108,117 @@ describe("Manifests.statusOf (kstatus rules)", () => {
       statusOf(sts({ replicas: 2, readyReplicas: 2, currentReplicas: 2, currentRevision: "a", updateRevision: "a" })),
       "Current: StatefulSet is ready: 2 replica(s)"
     )
-    assert.strictEqual(statusOf(sts({}, { updateStrategy: { type: "OnDelete" } })), "Current: StatefulSet uses the OnDelete update strategy")
+    assert.strictEqual(
+      statusOf(sts({}, { updateStrategy: { type: "OnDelete" } })),
+      "Current: StatefulSet uses the OnDelete update strategy"
+    )
     const ds = (status: Record<string, unknown>) =>
       object("apps/v1", "DaemonSet", { status: { observedGeneration: 1, ...status } }, { generation: 1 })
     assert.strictEqual(statusOf(object("apps/v1", "DaemonSet", {}, { generation: 1 })), "InProgress: not observed yet")
-    assert.strictEqual(statusOf(ds({ desiredNumberScheduled: 3, currentNumberScheduled: 3, updatedNumberScheduled: 3, numberAvailable: 2 })), "InProgress: Available: 2/3")
+    const scheduled = { desiredNumberScheduled: 3, currentNumberScheduled: 3, updatedNumberScheduled: 3 }
+    assert.strictEqual(statusOf(ds({ ...scheduled, numberAvailable: 2 })), "InProgress: Available: 2/3")
     assert.strictEqual(
-      statusOf(ds({ desiredNumberScheduled: 3, currentNumberScheduled: 3, updatedNumberScheduled: 3, numberAvailable: 3, numberReady: 3 })),
+      statusOf(ds({ ...scheduled, numberAvailable: 3, numberReady: 3 })),
       "Current: DaemonSet is ready on 3 node(s)"
     )
     const rs = (status: Record<string, unknown>) => object("apps/v1", "ReplicaSet", { spec: { replicas: 2 }, status })
-    assert.strictEqual(statusOf(rs({ conditions: [condition("ReplicaFailure", "True", "FailedCreate", "quota exceeded")] })), "InProgress: FailedCreate: quota exceeded")
-    assert.strictEqual(statusOf(rs({ replicas: 2, fullyLabeledReplicas: 2, availableReplicas: 2, readyReplicas: 2 })), "Current: ReplicaSet is available: 2 replica(s)")
+    assert.strictEqual(
+      statusOf(rs({ conditions: [condition("ReplicaFailure", "True", "FailedCreate", "quota exceeded")] })),
+      "InProgress: FailedCreate: quota exceeded"
+    )
+    assert.strictEqual(
+      statusOf(rs({ replicas: 2, fullyLabeledReplicas: 2, availableReplicas: 2, readyReplicas: 2 })),
+      "Current: ReplicaSet is available: 2 replica(s)"
+    )
   })
 
   it("Pod, Job, PVC, Service, CRD, Namespace and the always-ready kinds", () => {
-    const pod = (status: Record<string, unknown>, metadata: Record<string, unknown> = {}) => object("v1", "Pod", { status }, metadata)
-    assert.strictEqual(statusOf(pod({ phase: "Running", conditions: [condition("Ready", "True")] })), "Current: Pod is Ready")
+    const pod = (status: Fields, metadata: Fields = {}) => object("v1", "Pod", { status }, metadata)
     assert.strictEqual(
-      statusOf(pod({ phase: "Running", containerStatuses: [{ name: "app", state: { waiting: { reason: "CrashLoopBackOff" } } }] })),
+      statusOf(pod({ phase: "Running", conditions: [condition("Ready", "True")] })),
+      "Current: Pod is Ready"
+    )
+    assert.strictEqual(
+      statusOf(pod({
+        phase: "Running",
+        containerStatuses: [{ name: "app", state: { waiting: { reason: "CrashLoopBackOff" } } }]
+      })),
       "Failed: containers in CrashLoopBackOff: app"
     )
-    assert.strictEqual(statusOf(pod({ phase: "Running", conditions: [condition("Ready", "False", "ContainersNotReady", "containers with unready status: [app]")] })), "InProgress: ContainersNotReady: containers with unready status: [app]")
-    const unschedulable = { phase: "Pending", conditions: [condition("PodScheduled", "False", "Unschedulable", "0/3 nodes are available")] }
-    assert.strictEqual(statusOf(pod(unschedulable, { creationTimestamp: new Date(Date.now() - 60_000).toISOString() })), "Failed: Unschedulable: 0/3 nodes are available")
-    assert.strictEqual(statusOf(pod(unschedulable, { creationTimestamp: new Date().toISOString() })), "InProgress: not scheduled yet")
+    const unready = condition("Ready", "False", "ContainersNotReady", "containers with unready status: [app]")
+    assert.strictEqual(
+      statusOf(pod({ phase: "Running", conditions: [unready] })),
+      "InProgress: ContainersNotReady: containers with unready status: [app]"
+    )
+    const unschedulable = {
+      phase: "Pending",
+      conditions: [condition("PodScheduled", "False", "Unschedulable", "0/3 nodes are available")]
+    }
+    assert.strictEqual(
+      statusOf(pod(unschedulable, { creationTimestamp: new Date(Date.now() - 60_000).toISOString() })),
+      "Failed: Unschedulable: 0/3 nodes are available"
+    )
+    assert.strictEqual(
+      statusOf(pod(unschedulable, { creationTimestamp: new Date().toISOString() })),
+      "InProgress: not scheduled yet"
+    )
     assert.strictEqual(statusOf(pod({ phase: "Succeeded" })), "Current: Pod succeeded")
     assert.strictEqual(statusOf(pod({})), "InProgress: no phase yet")
     assert.strictEqual(statusOf(pod({ phase: "Unknown" })), "Unknown: phase Unknown")
 
     const job = (status: Record<string, unknown>) => object("batch/v1", "Job", { spec: { completions: 1 }, status })
     assert.strictEqual(statusOf(job({})), "InProgress: Job not started")
-    assert.strictEqual(statusOf(job({ startTime: "2026-01-01T00:00:00Z", active: 1 })), "Current: Job running: 0 succeeded, 1 active, 0 failed")
-    assert.strictEqual(statusOf(job({ succeeded: 1, conditions: [condition("Complete", "True")] })), "Current: Job complete: 1/1 succeeded")
     assert.strictEqual(
-      statusOf(job({ failed: 2, conditions: [condition("Failed", "True", "BackoffLimitExceeded", "Job has reached the specified backoff limit")] })),
+      statusOf(job({ startTime: "2026-01-01T00:00:00Z", active: 1 })),
+      "Current: Job running: 0 succeeded, 1 active, 0 failed"
+    )
+    assert.strictEqual(
+      statusOf(job({ succeeded: 1, conditions: [condition("Complete", "True")] })),
+      "Current: Job complete: 1/1 succeeded"
+    )
+    assert.strictEqual(
+      statusOf(job({
+        failed: 2,
+        conditions: [condition("Failed", "True", "BackoffLimitExceeded", "Job has reached the specified backoff limit")]
+      })),
       "Failed: Job failed (2 failed pod(s)): BackoffLimitExceeded: Job has reached the specified backoff limit"
     )
-    assert.strictEqual(statusOf(object("v1", "PersistentVolumeClaim", { status: { phase: "Pending" } })), "InProgress: PVC is not Bound (phase: Pending)")
-    assert.strictEqual(statusOf(object("v1", "PersistentVolumeClaim", { status: { phase: "Bound" } })), "Current: PVC is Bound")
-    assert.strictEqual(statusOf(object("v1", "Service", { spec: { type: "LoadBalancer" } })), "InProgress: LoadBalancer Service has no cluster IP yet")
-    assert.strictEqual(statusOf(object("v1", "Service", { spec: { type: "ClusterIP", clusterIP: "10.0.0.1" } })), "Current: Service is ready")
-    const crd = (conditions: ReadonlyArray<unknown>) => object("apiextensions.k8s.io/v1", "CustomResourceDefinition", { status: { conditions } })
+    assert.strictEqual(
+      statusOf(object("v1", "PersistentVolumeClaim", { status: { phase: "Pending" } })),
+      "InProgress: PVC is not Bound (phase: Pending)"
+    )
+    assert.strictEqual(
+      statusOf(object("v1", "PersistentVolumeClaim", { status: { phase: "Bound" } })),
+      "Current: PVC is Bound"
+    )
+    assert.strictEqual(
+      statusOf(object("v1", "Service", { spec: { type: "LoadBalancer" } })),
+      "InProgress: LoadBalancer Service has no cluster IP yet"
+    )
+    assert.strictEqual(
+      statusOf(object("v1", "Service", { spec: { type: "ClusterIP", clusterIP: "10.0.0.1" } })),
+      "Current: Service is ready"
+    )
+    const crd = (conditions: ReadonlyArray<unknown>) =>
+      object("apiextensions.k8s.io/v1", "CustomResourceDefinition", { status: { conditions } })
     assert.strictEqual(statusOf(crd([])), "InProgress: CRD is being installed")
     assert.strictEqual(statusOf(crd([condition("Established", "True")])), "Current: CRD is established")
-    assert.strictEqual(statusOf(crd([condition("NamesAccepted", "False", "NameConflict", "plural is taken")])), "Failed: NameConflict: plural is taken")
-    assert.strictEqual(statusOf(object("v1", "Namespace", { status: { phase: "Terminating" } })), "Terminating: Namespace is terminating")
-    assert.strictEqual(statusOf(object("v1", "Namespace", { status: { phase: "Active" } })), "Current: Namespace is active")
-    assert.strictEqual(statusOf(object("policy/v1", "PodDisruptionBudget", { status: { observedGeneration: 1 } }, { generation: 1 })), "Current: disruptions allowed have been computed")
+    assert.strictEqual(
+      statusOf(crd([condition("NamesAccepted", "False", "NameConflict", "plural is taken")])),
+      "Failed: NameConflict: plural is taken"
+    )
+    assert.strictEqual(
+      statusOf(object("v1", "Namespace", { status: { phase: "Terminating" } })),
+      "Terminating: Namespace is terminating"
+    )
+    assert.strictEqual(
+      statusOf(object("v1", "Namespace", { status: { phase: "Active" } })),
+      "Current: Namespace is active"
+    )
+    assert.strictEqual(
+      statusOf(object("policy/v1", "PodDisruptionBudget", { status: { observedGeneration: 1 } }, { generation: 1 })),
+      "Current: disruptions allowed have been computed"
+    )
     for (const [apiVersion, kind] of [["v1", "Secret"], ["v1", "ConfigMap"], ["batch/v1", "CronJob"]] as const) {
       assert.strictEqual(statusOf(object(apiVersion, kind, {})), "Current: always ready")
     }
@@ -161,7 +243,7 @@ const rolledOut = (generation: number) => ({
 })
 
 /** GETs of single objects: the polls (discovery and listings are left out). */
-const objectGets = (cluster: { readonly requests: () => ReadonlyArray<{ readonly method: string; readonly path: string }> }) =>
+const objectGets = (cluster: Pick<FakeCluster.Control, "requests">) =>
   cluster.requests().filter((r) => r.method === "GET" && /\/namespaces\/[^/]+\/[^/]+\/[^/]+$/.test(r.path)).length
 
 /** Waits (in real time) until the set was read `gets` times and the poller is asleep on the TestClock again. */
@@ -176,7 +258,8 @@ describe("Manifests.status, statusChanges and waitReady", () => {
     withCluster(() =>
       Effect.gen(function*() {
         yield* Manifests.apply([configMap("a"), deployment("web")], { namespace: "default" })
-        const statuses = yield* Manifests.status([configMap("a"), deployment("web"), configMap("missing")], { namespace: "default" })
+        const set = [configMap("a"), deployment("web"), configMap("missing")]
+        const statuses = yield* Manifests.status(set, { namespace: "default" })
         assert.deepStrictEqual(statuses.map((s) => `${formatRef(s.ref)} ${s.status}: ${s.message}`), [
           "ConfigMap default/a Current: always ready",
           "Deployment default/web InProgress: Replicas: 0/1",
@@ -214,7 +297,12 @@ describe("Manifests.status, statusChanges and waitReady", () => {
   it.effect("waitReady returns the final statuses once a pod is Running and Ready", () =>
     withCluster((cluster) =>
       Effect.gen(function*() {
-        const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec: { containers: [{ name: "c", image: "busybox" }] } }
+        const pod = {
+          apiVersion: "v1",
+          kind: "Pod",
+          metadata: { name: "p" },
+          spec: { containers: [{ name: "c", image: "busybox" }] }
+        }
         const refs = yield* Manifests.apply([pod], { namespace: "default" })
         cluster.reset()
         const fiber = yield* Effect.forkChild(Manifests.waitReady(refs, { namespace: "default" }))
@@ -231,7 +319,8 @@ describe("Manifests.status, statusChanges and waitReady", () => {
       Effect.gen(function*() {
         const refs = yield* Manifests.apply([configMap("a"), deployment("web")], { namespace: "default" })
         cluster.reset()
-        const fiber = yield* Effect.forkChild(failureOf(Manifests.waitReady(refs, { namespace: "default", timeout: "10 seconds" })))
+        const wait = Manifests.waitReady(refs, { namespace: "default", timeout: "10 seconds" })
+        const fiber = yield* Effect.forkChild(failureOf(wait))
         yield* polled(cluster, 2)
         yield* TestClock.adjust("10 seconds")
         const error = yield* Fiber.join(fiber)
@@ -253,14 +342,19 @@ describe("Manifests.status, statusChanges and waitReady", () => {
           spec: { template: { spec: { restartPolicy: "Never", containers: [{ name: "m", image: "busybox" }] } } }
         }
         const refs = yield* Manifests.apply([job], { namespace: "default" })
-        cluster.failJob("default", "migrate", { reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit" })
+        const backoff = "Job has reached the specified backoff limit"
+        cluster.failJob("default", "migrate", { reason: "BackoffLimitExceeded", message: backoff })
         const error = yield* failureOf(Manifests.waitReady(refs, { namespace: "default" }))
         assert.instanceOf(error, NotReady)
         assert.strictEqual((error as NotReady).reason, "Failed")
-        assert.match(error.message, /^an object failed: Job default\/migrate is Failed: Job failed \(1 failed pod\(s\)\): BackoffLimitExceeded: Job has reached the specified backoff limit$/)
+        assert.strictEqual(
+          error.message,
+          `an object failed: Job default/migrate is Failed: Job failed (1 failed pod(s)): BackoffLimitExceeded: ${backoff}`
+        )
 
         cluster.reset()
-        const patient = yield* Effect.forkChild(failureOf(Manifests.waitReady(refs, { namespace: "default", failFast: false, timeout: "1 minute" })))
+        const patientWait = Manifests.waitReady(refs, { namespace: "default", failFast: false, timeout: "1 minute" })
+        const patient = yield* Effect.forkChild(failureOf(patientWait))
         yield* polled(cluster, 1)
         yield* TestClock.adjust("30 seconds")
         yield* polled(cluster, 15)

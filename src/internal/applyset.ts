@@ -179,7 +179,10 @@ export const resolveParent = (
     const tooling = (yield* checkText(applySet.tooling, "applySet.tooling")) ?? defaultTooling
     const cut = tooling.lastIndexOf("/")
     if (cut <= 0 || cut === tooling.length - 1) {
-      return yield* invalid("applySet.tooling", `must be <tool>/<version>, like "kubectl/v1.32.0" (got ${JSON.stringify(tooling)})`)
+      return yield* invalid(
+        "applySet.tooling",
+        `must be <tool>/<version>, like "kubectl/v1.32.0" (got ${JSON.stringify(tooling)})`
+      )
     }
     const service = yield* manifests.discoveryService
     const resource = yield* service.resolve(apiVersion, kind).pipe(
@@ -251,7 +254,8 @@ export const readParent = (parent: Parent): Effect.Effect<Recorded, Kube.Error |
           detail: "does not exist: a custom resource parent must be created before the first apply"
         })
       }
-      return { uid: undefined, kinds: [], namespaces: new Set(parent.ref.namespace !== undefined ? [parent.ref.namespace] : []) }
+      const own = parent.ref.namespace !== undefined ? [parent.ref.namespace] : []
+      return { uid: undefined, kinds: [], namespaces: new Set(own) }
     }
     const labels = labelsOf(live.value)
     const annotations = annotationsOf(live.value)
@@ -261,7 +265,9 @@ export const readParent = (parent: Parent): Effect.Effect<Recorded, Kube.Error |
       return yield* new ApplySetError({
         reason: "NotAParent",
         parent: parent.ref,
-        detail: `exists and is not an ApplySet parent (it has no ${tooling === undefined ? `${toolingAnnotation} annotation` : `${idLabel} label`}): choose another name`
+        detail: `exists and is not an ApplySet parent (it has no ${
+          tooling === undefined ? `${toolingAnnotation} annotation` : `${idLabel} label`
+        }): choose another name`
       })
     }
     if (toolName(tooling) !== toolName(parent.tooling)) {
@@ -450,7 +456,8 @@ const labelMembers = (
     const bodies: Array<JsonObject> = []
     for (let i = 0; i < prepared.resolved.length; i++) {
       const item = prepared.resolved[i]!
-      if (memberKey(item.resource, item.ref.namespace, item.name) === memberKey(parent.resource, parent.ref.namespace, parent.ref.name)) {
+      const key = memberKey(item.resource, item.ref.namespace, item.name)
+      if (key === memberKey(parent.resource, parent.ref.namespace, parent.ref.name)) {
         return yield* invalid(item.subject, "is the ApplySet's parent itself, which cannot be a member of its own set")
       }
       const body = prepared.bodies[i]!
@@ -487,7 +494,7 @@ const sortKeys = (value: unknown): unknown => {
   return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys(value[k])]))
 }
 
-/** Whether a member listed before this apply is someone else's (its owner references name another owner than the parent). */
+/** The owner a listed member names other than the parent, if any: such a member is someone else's to delete. */
 const foreignOwner = (member: Member, parentUid: string | undefined): string | undefined => {
   const owners = metadataOf(member.object)["ownerReferences"]
   if (!Array.isArray(owners) || owners.length === 0) return undefined

@@ -9,7 +9,6 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { createTwoFilesPatch } from "diff"
 import * as Yaml from "yaml"
 import type { ApplySetError, ObjectRef } from "../Errors.js"
 import type * as Kube from "../Kube.js"
@@ -107,14 +106,31 @@ const yamlOf = (object: JsonObject | undefined): string =>
 const fileName = (resource: Resource.Resource<unknown>, ref: ObjectRef) =>
   [resource.group, resource.version, ref.kind, ref.namespace ?? "", ref.name].filter((p) => p !== "").join(".")
 
+type TwoFilesPatch = typeof import("diff").createTwoFilesPatch
+
+/**
+ * The `diff` package, loaded by the first `Manifests.diff` rather than by the import of the
+ * package root (each module loaded costs every cold start).
+ */
+const loadPatcher: Effect.Effect<TwoFilesPatch> = Effect.promise(() => import("diff")).pipe(
+  Effect.map((lib) => lib.createTwoFilesPatch),
+  Effect.cached,
+  Effect.runSync
+)
+
 /** A unified diff of the YAML of both sides, without the separator line `diff` puts first. */
-const unified = (name: string, before: JsonObject | undefined, after: JsonObject | undefined): string => {
+const unified = (
+  patcher: TwoFilesPatch,
+  name: string,
+  before: JsonObject | undefined,
+  after: JsonObject | undefined
+): string => {
   const shown = mask(before, after)
-  const patch = createTwoFilesPatch(`live/${name}`, `merged/${name}`, yamlOf(shown.before), yamlOf(shown.after))
-  return patch.replace(/^=+\n/, "")
+  return patcher(`live/${name}`, `merged/${name}`, yamlOf(shown.before), yamlOf(shown.after)).replace(/^=+\n/, "")
 }
 
 const entry = (
+  patcher: TwoFilesPatch,
   resource: Resource.Resource<unknown>,
   ref: ObjectRef,
   live: unknown,
@@ -123,12 +139,12 @@ const entry = (
   const before = live === undefined ? undefined : normalize(live)
   const after = merged === undefined ? undefined : normalize(merged)
   const name = fileName(resource, ref)
-  if (before === undefined) return { ref, action: "create", paths: [], diff: unified(name, undefined, after) }
-  if (after === undefined) return { ref, action: "prune", paths: [], diff: unified(name, before, undefined) }
+  if (before === undefined) return { ref, action: "create", paths: [], diff: unified(patcher, name, undefined, after) }
+  if (after === undefined) return { ref, action: "prune", paths: [], diff: unified(patcher, name, before, undefined) }
   const paths = changedPaths(before, after)
   return paths.length === 0
     ? { ref, action: "unchanged", paths, diff: "" }
-    : { ref, action: "change", paths, diff: unified(name, before, after) }
+    : { ref, action: "change", paths, diff: unified(patcher, name, before, after) }
 }
 
 export const diff = (
@@ -137,6 +153,7 @@ export const diff = (
 ): Effect.Effect<ReadonlyArray<Manifests.ObjectDiff>, ApplySetError | Kube.Error, Kube.Requirements> =>
   Effect.gen(function*() {
     const dryRun = { ...options, dryRun: true } as const
+    const patcher = yield* loadPatcher
     const planned = options.applySet !== undefined
       ? yield* applySet.plan(objects, dryRun as Manifests.ApplySetOptions)
       : undefined
@@ -151,14 +168,20 @@ export const diff = (
         ]).pipe(
           Effect.map(([live, merged]) => {
             const { uid: _given, ...ref } = item.ref
-            return entry(item.resource, ref, Option.getOrUndefined(live), merged.object)
+            return entry(patcher, item.resource, ref, Option.getOrUndefined(live), merged.object)
           })
         ),
       { concurrency: 4 }
     )
     // the items of a list may leave out apiVersion and kind
     const pruned = (planned?.prune ?? []).map((member) =>
-      entry(member.resource, member.ref, { apiVersion: member.resource.apiVersion, kind: member.kind, ...member.object }, undefined)
+      entry(
+        patcher,
+        member.resource,
+        member.ref,
+        { apiVersion: member.resource.apiVersion, kind: member.kind, ...member.object },
+        undefined
+      )
     )
     return [...applied, ...pruned]
   })

@@ -127,7 +127,9 @@ const statefulSet = (object: JsonObject): Computed => {
   if (wanted > ready) return inProgress(`Ready: ${ready}/${wanted}`)
   if (have > wanted) return inProgress(`Pending termination: ${have - wanted}`)
   if (partition !== -1) {
-    if (updated < wanted - partition) return inProgress(`Updated: ${updated}/${wanted - partition} (partition ${partition})`)
+    if (updated < wanted - partition) {
+      return inProgress(`Updated: ${updated}/${wanted - partition} (partition ${partition})`)
+    }
     return current(`partitioned rollout complete: ${updated} updated`)
   }
   if (wanted > currentReplicas) return inProgress(`Current: ${currentReplicas}/${wanted}`)
@@ -186,9 +188,11 @@ const pod = (object: JsonObject, now: number): Computed => {
   switch (phase) {
     case "Succeeded":
       return current("Pod succeeded")
-    case "Failed":
+    case "Failed": {
       // kstatus: a pod that ran to its end is done, whatever its exit
-      return current(`Pod failed${text(object, ["status", "message"]) !== undefined ? `: ${text(object, ["status", "message"])}` : ""}`)
+      const why = text(object, ["status", "message"])
+      return current(why === undefined ? "Pod failed" : `Pod failed: ${why}`)
+    }
     case "Running": {
       if (find(conditions, "Ready", "True") !== undefined) return current("Pod is Ready")
       const looping = crashLooping(object)

@@ -107,11 +107,14 @@ export const statusChanges = (
         return [next, steps] as const
       }),
       Stream.takeWhile((step) => step._tag !== "Ready"),
-      Stream.mapEffect((step) =>
-        step._tag === "Change"
-          ? Effect.succeed(step.readiness)
-          : Effect.fail(new NotReady({ reason: "Failed", objects: notCurrent((step as Step & { _tag: "Failed" }).statuses) }))
-      ),
+      Stream.mapEffect((step) => {
+        switch (step._tag) {
+          case "Change":
+            return Effect.succeed(step.readiness)
+          case "Failed":
+            return Effect.fail(new NotReady({ reason: "Failed", objects: notCurrent(step.statuses) }))
+        }
+      }),
       Stream.interruptWhen(deadline)
     )
   }))
