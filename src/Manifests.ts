@@ -247,7 +247,8 @@ export const parse: (input: string | Uint8Array) => Effect.Effect<ReadonlyArray<
  * 1. the parent is read and checked (`ApplySetError` when it is another tool's, or not
  *    this set's), every member of the kinds and namespaces it records is listed by the
  *    label `applyset.kubernetes.io/part-of=<id>`, and with `prune: true` a cluster-scoped
- *    member to prune needs `clusterScoped: true`: all before anything changes;
+ *    member to prune needs `clusterScoped: true`, and an empty set is refused (an empty
+ *    file would otherwise delete the whole set): all before anything changes;
  * 2. the parent is written with the kinds and namespaces of both the old and the new set,
  *    then every object is applied, labelled as a member (a manifest labelled for another
  *    set is refused);

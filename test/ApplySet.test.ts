@@ -273,6 +273,8 @@ describe("Manifests.apply with an ApplySet", () => {
           Manifests.apply([configMap("a")], { prune: true } as unknown as Manifests.ApplyOptions)
         )
         assert.match(noSet.message, /^prune: needs an applySet/)
+        const empty = yield* failureOf(Manifests.apply([], { ...setOptions, prune: true }))
+        assert.match(empty.message, /^objects: is empty: an apply with prune needs at least one object/)
         const tooling = yield* failureOf(Manifests.apply([configMap("a")], { applySet: { name: "s", tooling: "kubectl" } }))
         assert.match(tooling.message, /applySet\.tooling: must be <tool>\/<version>/)
         assert.deepStrictEqual(writes(cluster), [])

@@ -532,6 +532,13 @@ export const plan = (
   Effect.gen(function*() {
     yield* manifests.checkOptionalBoolean(options.prune, "prune")
     const prepared = yield* manifests.prepareApply(objects, options)
+    if (prepared.resolved.length === 0 && options.prune === true) {
+      // as kubectl refuses: an empty file would otherwise delete the whole set
+      return yield* invalid(
+        "objects",
+        "is empty: an apply with prune needs at least one object (to remove a whole set, delete its members and parent)"
+      )
+    }
     const parent = yield* resolveParent(options.applySet, prepared.target)
     const bodies = yield* labelMembers(prepared, parent)
     const recorded = yield* readParent(parent)
@@ -567,8 +574,6 @@ const latestKinds = (prepared: manifests.PreparedApply) => uniqueKinds(prepared.
 const latestNamespaces = (prepared: manifests.PreparedApply, parent: Parent) =>
   new Set([...memberNamespaces(prepared), ...(parent.ref.namespace !== undefined ? [parent.ref.namespace] : [])])
 
-const propagationPolicies: ReadonlySet<unknown> = new Set(["Foreground", "Background", "Orphan"])
-
 export const apply = (
   objects: Iterable<Manifests.Manifest>,
   options: Manifests.ApplySetOptions
@@ -578,13 +583,7 @@ export const apply = (
   Kube.Requirements
 > =>
   Effect.gen(function*() {
-    const propagationPolicy = options.propagationPolicy ?? "Background"
-    if (!propagationPolicies.has(propagationPolicy)) {
-      return yield* invalid(
-        "propagationPolicy",
-        `must be Foreground, Background or Orphan (got ${String(propagationPolicy)})`
-      )
-    }
+    const propagationPolicy = yield* manifests.checkPropagationPolicy(options.propagationPolicy)
     const theplan = yield* plan(objects, options)
     const { bodies, live, parent, prepared } = theplan
     // The union first: if this run stops half-way, the next one still lists every member.

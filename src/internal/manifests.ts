@@ -522,18 +522,22 @@ export const get = (
 
 const propagationPolicies: ReadonlySet<unknown> = new Set(["Foreground", "Background", "Orphan"])
 
+/** The propagation policy of a delete or a prune: the one given (checked), else `"Background"`. */
+export const checkPropagationPolicy = (
+  given: Manifests.DeleteOptions["propagationPolicy"]
+): Effect.Effect<"Foreground" | "Background" | "Orphan", ValidationError> => {
+  const policy = given ?? "Background"
+  return propagationPolicies.has(policy)
+    ? Effect.succeed(policy)
+    : invalid("propagationPolicy", `must be Foreground, Background or Orphan (got ${String(policy)})`)
+}
+
 export const del = (
   refs: Iterable<ObjectRef | Manifests.Manifest>,
   options: Manifests.DeleteOptions = {}
 ): Effect.Effect<ReadonlyArray<ObjectRef>, DeleteFailed | Kube.Error, Kube.Requirements> =>
   Effect.gen(function*() {
-    const propagationPolicy = options.propagationPolicy ?? "Background"
-    if (!propagationPolicies.has(propagationPolicy)) {
-      return yield* invalid(
-        "propagationPolicy",
-        `must be Foreground, Background or Orphan (got ${String(propagationPolicy)})`
-      )
-    }
+    const propagationPolicy = yield* checkPropagationPolicy(options.propagationPolicy)
     yield* checkOptionalBoolean(options.dryRun, "dryRun")
     const resolved = yield* prepareRefs(refs, options)
 
