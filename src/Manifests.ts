@@ -61,6 +61,32 @@ export interface Manifest {
 }
 
 /**
+ * An object `apply` takes (and `get` and `delete`, as given to `apply`): a parsed
+ * `Manifest`, or a typed apply configuration of any kind (`DeploymentApply`,
+ * `ConfigMapApply`, `Resource.PartialObject` of a custom resource), which names its
+ * apiVersion, kind and `metadata.name`. Each is checked at run time as a parsed one is.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { type ConfigMapApply, type DeploymentApply, Manifests } from "effect-kube"
+ *
+ * const settings: ConfigMapApply = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings" }, data: { mode: "fast" } }
+ * const replicas: DeploymentApply = { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, spec: { replicas: 3 } }
+ * const program = Manifests.apply([settings, replicas], { namespace: "default", fieldManager: "deployer" })
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export type Applicable =
+  | Manifest
+  | {
+    readonly apiVersion: string
+    readonly kind: string
+    readonly metadata: { readonly name: string }
+  }
+
+/**
  * Where a set acts. `namespace` defaults to the KubeConfig's; every namespaced object
  * of the set must be in it (or name no namespace, and is put in it). Cluster-scoped
  * kinds (Namespace, ClusterRole, CRDs...) are refused unless `clusterScoped` is `true`,
@@ -169,7 +195,7 @@ export const parse: (input: string | Uint8Array) => Effect.Effect<ReadonlyArray<
  * @category operations
  */
 export const apply: (
-  objects: Iterable<Manifest>,
+  objects: Iterable<Applicable>,
   options?: ApplyOptions
 ) => Effect.Effect<ReadonlyArray<ObjectRef>, ApplyFailed | Kube.Error, Kube.Requirements> = internal.apply
 
@@ -184,12 +210,12 @@ export const apply: (
  * @category operations
  */
 export const get: (
-  refs: Iterable<ObjectRef | Manifest>,
+  refs: Iterable<ObjectRef | Applicable>,
   options?: Options
 ) => Effect.Effect<ReadonlyArray<Manifest>, Kube.Error, Kube.Requirements> = internal.get
 
 const del: (
-  refs: Iterable<ObjectRef | Manifest>,
+  refs: Iterable<ObjectRef | Applicable>,
   options?: DeleteOptions
 ) => Effect.Effect<ReadonlyArray<ObjectRef>, DeleteFailed | Kube.Error, Kube.Requirements> = internal.del
 

@@ -20,17 +20,18 @@ import * as watcher from "./watcher.js"
 export const make = <A, I, S extends string>(
   resource: Resource.Resource<A, I, S>,
   options?: { readonly namespace?: string | undefined }
-): Kube.Operations<A> & Kube.LogOperations => {
+): Kube.Operations<A, unknown> & Kube.LogOperations => {
   const target: Target<A, I> = { resource, namespace: options?.namespace }
-  const api: Kube.Operations<A> & Kube.LogOperations = {
+  const api: Kube.Operations<A, unknown> & Kube.LogOperations = {
     resource: resource as Resource.Resource<A, unknown, string>,
     namespace: options?.namespace,
     create: (object, writeOptions) => operations.create(target, object, writeOptions),
     get: (name, getOptions) => operations.get(target, name, getOptions),
+    getOrFail: (name, getOptions) => operations.getOrFail(target, name, getOptions),
     list: (listOptions) => operations.list(target, listOptions),
     replace: (name, object, writeOptions) => operations.replace(target, name, object, writeOptions),
     patch: (name, patch, writeOptions) => operations.patch(target, name, patch, writeOptions),
-    apply: (object, applyOptions) => operations.apply(target, object, applyOptions),
+    apply: (configuration, applyOptions) => operations.apply(target, configuration, applyOptions),
     delete: (name, deleteOptions) => operations.del(target, name, deleteOptions),
     deleteWithResult: (name, deleteOptions) => subresources.deleteWithResult(target, name, deleteOptions),
     deleteAll: (deleteOptions) => operations.deleteAll(target, deleteOptions),

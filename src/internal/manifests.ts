@@ -352,7 +352,7 @@ const toArray = <A>(items: Iterable<A>, subject: string): Effect.Effect<Readonly
 
 /** Locates and resolves every reference of a get or delete, before any of them is sent. */
 const prepareRefs = (
-  refs: Iterable<ObjectRef | Manifests.Manifest>,
+  refs: Iterable<ObjectRef | Manifests.Applicable>,
   options: Manifests.Options
 ) =>
   Effect.gen(function*() {
@@ -413,7 +413,7 @@ const uidOf = (object: unknown): string | undefined => {
 const asRefError = (error: Kube.Error): RefFailure["error"] => error
 
 export const apply = (
-  objects: Iterable<Manifests.Manifest>,
+  objects: Iterable<Manifests.Applicable>,
   options: Manifests.ApplyOptions = {}
 ): Effect.Effect<ReadonlyArray<ObjectRef>, ApplyFailed | Kube.Error, Kube.Requirements> =>
   Effect.gen(function*() {
@@ -468,7 +468,7 @@ export const apply = (
 // ---------------------------------------------------------------------------------------------------------------------
 
 export const get = (
-  refs: Iterable<ObjectRef | Manifests.Manifest>,
+  refs: Iterable<ObjectRef | Manifests.Applicable>,
   options: Manifests.Options = {}
 ): Effect.Effect<ReadonlyArray<Manifests.Manifest>, Kube.Error, Kube.Requirements> =>
   Effect.gen(function*() {
@@ -489,7 +489,7 @@ export const get = (
 const propagationPolicies: ReadonlySet<unknown> = new Set(["Foreground", "Background", "Orphan"])
 
 export const del = (
-  refs: Iterable<ObjectRef | Manifests.Manifest>,
+  refs: Iterable<ObjectRef | Manifests.Applicable>,
   options: Manifests.DeleteOptions = {}
 ): Effect.Effect<ReadonlyArray<ObjectRef>, DeleteFailed | Kube.Error, Kube.Requirements> =>
   Effect.gen(function*() {
