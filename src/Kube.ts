@@ -467,14 +467,22 @@ export interface WaitForOptions extends Omit<Watcher.Options, "labelSelector" | 
  * @category models
  */
 export interface LogOperations {
-  /** A pod's log as one string; `""` when the pod is gone. */
+  /**
+   * A pod's log as one string. A pod that does not exist (never created, or deleted: the
+   * server cannot tell them apart) fails with ApiError NotFound naming it
+   * (`pods "web" not found`); a pod that is there but whose log is gone (the kubelet's 404:
+   * its containers removed from the node) answers `""`.
+   */
   readonly logs: (name: string, options?: LogOptions) => Effect.Effect<string, Error, Requirements>
-  /** Follows a pod's log: its lines, without their newline, until the container ends; empty when the pod is gone. */
+  /**
+   * Follows a pod's log: its lines, without their newline, until the container ends or the
+   * pod is deleted. A pod that does not exist fails as with `logs`; a log that is gone is empty.
+   */
   readonly logStream: (name: string, options?: LogOptions) => Stream.Stream<string, Error, Requirements>
   /**
-   * Follows a pod's log as the bytes arrive (UTF-8, lines not cut), until the container
-   * ends; empty when the pod is gone. For throughput: a consumer pays per chunk of bytes
-   * rather than per line (`Stream.runForEach` over `logStream` costs an effect per line).
+   * Follows a pod's log as the bytes arrive (UTF-8, lines not cut), as `logStream` does.
+   * For throughput: a consumer pays per chunk of bytes rather than per line
+   * (`Stream.runForEach` over `logStream` costs an effect per line).
    */
   readonly logBytes: (name: string, options?: LogOptions) => Stream.Stream<Uint8Array, Error, Requirements>
 }
