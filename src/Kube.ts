@@ -43,6 +43,7 @@ import * as Exec from "./Exec.js"
 import * as internal from "./internal/api.js"
 import * as internalMetadata from "./internal/metadata.js"
 import * as internalRaw from "./internal/raw.js"
+import * as internalRestart from "./internal/restart.js"
 import type { KubeConfig } from "./KubeConfig.js"
 import type { Patch } from "./Patch.js"
 import type { ApplyConfigurationOf, Resource } from "./Resource.js"
@@ -423,6 +424,31 @@ export interface Operations<A, P = never> {
     (options?: Watcher.Options): Stream.Stream<Watcher.Event<A>, Error, Requirements>
   }
   /**
+   * A store kept equal to the cluster by a watcher running for as long as the scope is
+   * open: `Watcher.reflector(api, options)` (see there for `ready`, `failure` and `stopped`).
+   *
+   * @example
+   * ```ts
+   * import { Effect, Option } from "effect"
+   * import { Kube, Pods } from "effect-kube"
+   * import { FakeCluster } from "effect-kube/testing"
+   *
+   * const pods = Kube.api(Pods, { namespace: "default" })
+   *
+   * const program = Effect.scoped(Effect.gen(function* () {
+   *   yield* pods.create({ metadata: { name: "web", labels: { app: "web" } }, spec: { containers: [{ name: "c" }] } })
+   *   const store = yield* pods.reflector({ labelSelector: "app=web" })
+   *   yield* store.ready
+   *   assert.isTrue(Option.isSome(yield* store.get("web")))
+   * }))
+   *
+   * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
+   * ```
+   */
+  readonly reflector: (
+    options?: Watcher.Options
+  ) => Effect.Effect<Watcher.Store<A, Error>, never, Requirements | Scope.Scope>
+  /**
    * Waits until `condition` holds for the object: the object then, or `Option.none()`
    * when the condition is satisfied by its absence (as `Condition.deleted`). The
    * condition is a `Condition` or a plain predicate (named "predicate" in the
@@ -516,6 +542,41 @@ export const api = <A, I, S extends string = never, P = unknown>(
     Conflict.update(operations as unknown as Api<A>, name, f, updateOptions)
   return { ...operations, update } as unknown as Api<A, S, ApplyConfigurationOf<I, P>>
 }
+
+/**
+ * `kubectl rollout restart`: the Deployment, DaemonSet or StatefulSet replaces its pods one
+ * by one, as after a change of its pod template, which it is: the template gets a
+ * `kubectl.kubernetes.io/restartedAt` annotation with the time (the Effect `Clock`'s). Answers
+ * the object as patched. Another kind, or a paused Deployment, fails with a ValidationError
+ * before anything is changed; a missing object with ApiError NotFound.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Deployments, Kube } from "effect-kube"
+ * import { FakeCluster } from "effect-kube/testing"
+ *
+ * const deployments = Kube.api(Deployments, { namespace: "default" })
+ *
+ * const program = Effect.gen(function* () {
+ *   yield* deployments.create({
+ *     metadata: { name: "web" },
+ *     spec: {
+ *       selector: { matchLabels: { app: "web" } },
+ *       template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "web", image: "nginx" }] } }
+ *     }
+ *   })
+ *   const restarted = yield* Kube.rolloutRestart(deployments, "web")
+ *   assert.ok(restarted.spec?.template.metadata?.annotations?.["kubectl.kubernetes.io/restartedAt"])
+ * })
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
+ * ```
+ * @since 0.2.0
+ * @category combinators
+ */
+export const rolloutRestart: <A>(api: Api<A>, name: string) => Effect.Effect<A, Error, Requirements> =
+  internalRestart.rolloutRestart
 
 export type {
   /**

@@ -5,8 +5,10 @@
  */
 import type * as Kube from "../Kube.js"
 import type * as Resource from "../Resource.js"
+import type * as Watcher from "../Watcher.js"
 import * as logs from "./logs.js"
 import * as operations from "./operations.js"
+import * as reflector from "./reflector.js"
 import * as subresources from "./subresources.js"
 import type { Target } from "./validate.js"
 import * as waitFor from "./waitFor.js"
@@ -22,7 +24,7 @@ export const make = <A, I, S extends string>(
   options?: { readonly namespace?: string | undefined }
 ): Kube.Operations<A, unknown> & Kube.LogOperations => {
   const target: Target<A, I> = { resource, namespace: options?.namespace }
-  const api: Kube.Operations<A, unknown> & Kube.LogOperations = {
+  const api: Omit<Kube.Operations<A, unknown>, "reflector"> & Kube.LogOperations = {
     resource: resource as Resource.Resource<A, unknown, string>,
     namespace: options?.namespace,
     create: (object, writeOptions) => operations.create(target, object, writeOptions),
@@ -48,6 +50,7 @@ export const make = <A, I, S extends string>(
   // Subresource operations: the type offers each only where S has the subresource.
   return Object.assign(
     api,
+    { reflector: (watcherOptions?: Watcher.Options) => reflector.reflector(api, watcherOptions ?? {}) },
     subresources.status(target),
     subresources.scale(target),
     subresources.eviction(target),
