@@ -458,11 +458,23 @@ export type ConnectionProblem =
  * @category errors
  */
 export class ConnectionFailure extends HttpClientError.TransportError {
-  /** The system's text and what it means (`connect ECONNREFUSED 127.0.0.1:1`). */
+  /**
+   * The system's text and what it means (`connect ECONNREFUSED 127.0.0.1:1`).
+   *
+   * @since 0.2.0
+   */
   declare readonly description: string
-  /** Why the connection failed. */
+  /**
+   * Why the connection failed.
+   *
+   * @since 0.2.0
+   */
   readonly problem: ConnectionProblem
-  /** The system's error code (`ECONNREFUSED`, `ENOTFOUND`, `CERT_HAS_EXPIRED`, ...), when it gave one. */
+  /**
+   * The system's error code (`ECONNREFUSED`, `ENOTFOUND`, `CERT_HAS_EXPIRED`, ...), when it gave one.
+   *
+   * @since 0.2.0
+   */
   readonly code: string | undefined
 
   constructor(props: {

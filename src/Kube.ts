@@ -669,7 +669,7 @@ export interface StatusOperations<A, P = never> {
  *
  * @example
  * ```ts
- * import { Effect } from "effect"
+ * import { Effect, Option } from "effect"
  * import { Deployments, Kube, Patch } from "effect-kube"
  * import { FakeCluster } from "effect-kube/testing"
  *
@@ -686,8 +686,8 @@ export interface StatusOperations<A, P = never> {
  * const program = Effect.gen(function* () {
  *   yield* deployments.create(web)
  *   yield* deployments.patchScale("web", Patch.merge({ spec: { replicas: 3 } }))
- *   const scale = yield* deployments.getScale("web")
- *   assert.strictEqual(scale.spec?.replicas, 3)
+ *   const scale = yield* deployments.getScale("web") // Option<Scale>: none for a missing object
+ *   assert.strictEqual(Option.getOrThrow(scale).spec?.replicas, 3)
  * })
  *
  * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
