@@ -23,6 +23,7 @@ import * as HttpClientError from "effect/http/HttpClientError"
 import type { Credentials, Service } from "../KubeConfig.js"
 import { type Policy, RequestPolicy } from "../RequestPolicy.js"
 import { bounded } from "./body.js"
+import { described, transportReason } from "./transportCause.js"
 
 /** `fetch` options for requests to the cluster, for the current client certificate. @internal */
 export type TlsInit = (certificate: Credentials["clientCertificate"]) => RequestInit
@@ -40,7 +41,7 @@ export const make = (config: Service, tlsInit: TlsInit): Effect.Effect<HttpClien
         } catch {
           return base.execute(request)
         }
-        if (target !== origin) return base.execute(request)
+        if (target !== origin) return Effect.mapError(base.execute(request), described)
         for (const name of Object.keys(request.headers)) {
           if (Array.isArray(request.headers[name])) {
             return Effect.fail(
@@ -55,12 +56,10 @@ export const make = (config: Service, tlsInit: TlsInit): Effect.Effect<HttpClien
           }
         }
         return config.auth.credentials.pipe(
-          Effect.mapError((cause) =>
-            new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, cause }) })
-          ),
+          Effect.mapError((cause) => new HttpClientError.HttpClientError({ reason: transportReason(request, cause) })),
           Effect.flatMap((credentials) =>
             Effect.provideService(
-              base.execute(request),
+              Effect.mapError(base.execute(request), described),
               FetchHttpClient.RequestInit,
               tlsInit(credentials.clientCertificate)
             )

@@ -15,6 +15,7 @@ import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import type * as HttpMethod from "effect/http/HttpMethod"
 import * as UrlParams from "effect/http/UrlParams"
+import { ConnectionFailure } from "../Errors.js"
 
 /**
  * The query parameters of the Kubernetes API (from its OpenAPI spec) whose values errors
@@ -157,7 +158,9 @@ const scrubbedReason = (
   const { request } = fields
   switch (reason._tag) {
     case "TransportError":
-      return new HttpClientError.TransportError(fields)
+      return reason instanceof ConnectionFailure
+        ? new ConnectionFailure({ ...fields, description: reason.description, problem: reason.problem, code: reason.code })
+        : new HttpClientError.TransportError(fields)
     case "EncodeError":
       return new HttpClientError.EncodeError(fields)
     case "InvalidUrlError":

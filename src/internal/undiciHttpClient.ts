@@ -63,6 +63,7 @@ import type * as Undici from "./undici.js"
 import { RequestPolicy } from "../RequestPolicy.js"
 import { abortRequest, currentCredentials, currentDeadline } from "./credentials.js"
 import { isHeadersOverflow, LimitReached, readTextWithin } from "./limits.js"
+import { transportReason } from "./transportCause.js"
 
 type Body = Exclude<Undici.Dispatcher.RequestOptions["body"], undefined>
 
@@ -103,15 +104,17 @@ export interface Options {
   readonly maxHeaderBytes?: number | undefined
 }
 
+// the message names the cause (`connect ECONNREFUSED ...`), not only `cause` (see transportCause.ts); headers
+// past maxHeaderSize are a limit crossed, which the request path turns into a LimitExceeded
 const transportError = (request: HttpClientRequest.HttpClientRequest, maxHeaderBytes: number | undefined) =>
 (cause: unknown) =>
   new HttpClientError.HttpClientError({
-    reason: new HttpClientError.TransportError({
-      request,
-      cause: maxHeaderBytes !== undefined && isHeadersOverflow(cause)
-        ? new LimitReached("maxHeaderBytes", maxHeaderBytes, "the head of the answer (its status line and headers)")
-        : cause
-    })
+    reason: maxHeaderBytes !== undefined && isHeadersOverflow(cause)
+      ? new HttpClientError.TransportError({
+        request,
+        cause: new LimitReached("maxHeaderBytes", maxHeaderBytes, "the head of the answer (its status line and headers)")
+      })
+      : transportReason(request, cause)
   })
 
 /**
