@@ -25,6 +25,7 @@ import * as Option from "effect/Option"
 import * as Pull from "effect/Pull"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { concatBytes } from "./bytes.js"
 import { LimitReached, readTextWithin } from "./limits.js"
 
 /** Bytes read ahead of the consumer before the socket is paused. */
@@ -382,12 +383,7 @@ export const textWithin = (
       return Effect.void
     }),
     () => {
-      const bytes = new Uint8Array(size)
-      let offset = 0
-      for (const chunk of chunks) {
-        bytes.set(chunk, offset)
-        offset += chunk.length
-      }
+      const bytes = concatBytes(chunks)
       chunks.length = 0
       return utf8Text.decode(bytes)
     }

@@ -14,6 +14,7 @@ import * as Redacted from "effect/Redacted"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import { KubeConfigError } from "../../Errors.js"
+import { concatBytes } from "../bytes.js"
 import type { AuthProvider, Credentials } from "../../KubeConfig.js"
 import type { Mapping, Where } from "./fields.js"
 import { errnoCode, fail, isMapping, isNotFound, platformCode, readBounded, tooLarge } from "./fields.js"
@@ -173,7 +174,7 @@ const run = (
       )
     )
     const chunks: Array<Uint8Array> = []
-    const size = yield* child.stdout.pipe(
+    yield* child.stdout.pipe(
       Stream.mapError((cause) =>
         failWith(`cannot read the output of the exec plugin ${spec.commandName}: ${platformCode(cause)}`)
       ),
@@ -193,13 +194,7 @@ const run = (
       () => failWith(`the exec plugin ${spec.commandName} was killed by a signal`)
     )
     if (code !== 0) return yield* Effect.fail(failWith(`the exec plugin ${spec.commandName} exited with code ${code}`))
-    const bytes = new Uint8Array(size)
-    let offset = 0
-    for (const chunk of chunks) {
-      bytes.set(chunk, offset)
-      offset += chunk.length
-    }
-    return new TextDecoder().decode(bytes)
+    return new TextDecoder().decode(concatBytes(chunks))
   }))
 
 interface Issued {

@@ -13,6 +13,7 @@ import type * as PlatformError from "effect/PlatformError"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import { KubeConfigError } from "../../Errors.js"
+import { concatBytes } from "../bytes.js"
 
 /** @internal */
 export interface Where {
@@ -156,15 +157,7 @@ export const readBounded = (
   Effect.map(Stream.runCollect(fs.stream(path, { bytesToRead: maxFileBytes + 1 })), (chunks) => {
     let size = 0
     for (const chunk of chunks) size += chunk.length
-    if (size > maxFileBytes) return undefined
-    if (chunks.length === 1) return chunks[0]!
-    const bytes = new Uint8Array(size)
-    let offset = 0
-    for (const chunk of chunks) {
-      bytes.set(chunk, offset)
-      offset += chunk.length
-    }
-    return bytes
+    return size > maxFileBytes ? undefined : concatBytes(chunks)
   })
 
 const utf8 = new TextDecoder("utf-8")
