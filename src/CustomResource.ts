@@ -47,6 +47,7 @@ import * as Schema from "effect/Schema"
 import { ValidationError } from "./Errors.js"
 import { acceptsUndefined, schemaAt, structuralSchema } from "./internal/crd/structural.js"
 import * as Resource from "./Resource.js"
+import { openEnum as openEnumSchema } from "./resources/internal/schema.js"
 import {
   type CustomResourceColumnDefinition,
   type CustomResourceDefinition,
@@ -263,6 +264,25 @@ export const make = <
     ([Status] extends [never] ? never : "status") | (HasScale extends Scale ? "scale" : never)
   >
 }
+
+/**
+ * A string field whose known values the type suggests while any string decodes, as the built-in kinds' enums
+ * are (and `crd-gen` writes a CRD's `enum`): a newer server's value must not fail a list or a watch.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { CustomResource } from "effect-kube"
+ *
+ * const Phase = CustomResource.openEnum("Pending", "Ready") // Codec<"Pending" | "Ready" | (string & {})>
+ * assert.strictEqual(Schema.decodeUnknownSync(Phase)("Unknown"), "Unknown")
+ * ```
+ * @since 0.2.0
+ * @category schemas
+ */
+export const openEnum: <const Values extends ReadonlyArray<string>>(
+  ...values: Values
+) => Schema.Codec<Values[number] | (string & {})> = openEnumSchema
 
 /**
  * Whether a value is a custom resource made by `CustomResource.make`.

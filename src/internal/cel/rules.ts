@@ -1,6 +1,6 @@
 /**
- * A CRD's `x-kubernetes-validations`, checked as kube-apiserver v1.35 checks them on create and update:
- * each rule on the value of the field it sits on (`self`), transition rules (those naming `oldSelf`) only
+ * A CRD's `x-kubernetes-validations`, checked as kube-apiserver v1.35 checks them on create and update, on
+ * the object with its schema's defaults filled in (as the server validates a defaulted object): each rule on the value of the field it sits on (`self`), transition rules (those naming `oldSelf`) only
  * where an old value correlates (object fields by name, maps by key, `map` lists by their keys), a false rule
  * reported as `<field>: Invalid value: "<type>": <message>` (or Required, Forbidden, Duplicate by `reason`,
  * under `fieldPath`), the message from `messageExpression` when it evaluates to a string, and errors of rules
@@ -12,7 +12,7 @@
 import type { CelResult } from "@bufbuild/cel"
 import type { JSONSchemaProps, ValidationRule } from "../../resources/generated.js"
 import { type Library, library } from "./library.js"
-import { toCel } from "./values.js"
+import { toCel, withDefaults } from "./values.js"
 
 /** One field error, as a Status cause. @internal */
 export interface FieldError {
@@ -329,6 +329,9 @@ const evaluate = (
  */
 export const check = (rules: VersionRules, obj: unknown, old: unknown): Findings => {
   const findings: Findings = { errors: [], warnings: [] }
-  if (rules.validator !== undefined) evaluate(library(), rules.validator, "", obj, old, findings)
+  const v = rules.validator
+  if (v !== undefined) {
+    evaluate(library(), v, "", withDefaults(v.schema, obj), withDefaults(v.schema, old), findings)
+  }
   return findings
 }

@@ -117,3 +117,37 @@ export const toCel = (lib: Library, value: unknown, schema: JSONSchemaProps | un
       return untyped(lib, value)
   }
 }
+
+const clone = (value: unknown): unknown => (value === undefined ? undefined : JSON.parse(JSON.stringify(value)))
+
+/**
+ * A value with the schema's `default`s filled in where fields are left out (or null where the field is not
+ * nullable), as the API server defaults an object before validating it: rules are written against defaulted
+ * objects (Gateway API's `self.group == ...` reads a field that has a default). The value is not changed.
+ *
+ * @internal
+ */
+export const withDefaults = (schema: JSONSchemaProps | undefined, value: unknown): unknown => {
+  if (schema === undefined || value === null || value === undefined) return value
+  if (Array.isArray(value)) {
+    const items = schema.items as JSONSchemaProps | undefined
+    return items === undefined ? value : value.map((v) => withDefaults(items, v))
+  }
+  if (typeof value !== "object") return value
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) }
+  for (const [key, property] of Object.entries(schema.properties ?? {})) {
+    const present = out[key]
+    if (property.default !== undefined && (present === undefined || (present === null && property.nullable !== true))) {
+      out[key] = withDefaults(property, clone(property.default))
+    } else if (present !== undefined) {
+      out[key] = withDefaults(property, present)
+    }
+  }
+  const additional = typeof schema.additionalProperties === "object"
+    ? (schema.additionalProperties as JSONSchemaProps)
+    : undefined
+  if (additional !== undefined) {
+    for (const [key, v] of Object.entries(out)) if (schema.properties?.[key] === undefined) out[key] = withDefaults(additional, v)
+  }
+  return out
+}
