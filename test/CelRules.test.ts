@@ -252,7 +252,7 @@ describe("the Kubernetes CEL library", () => {
     ["self.sum() == 6 && self.min() == 1 && self.max() == 3", [1, 2, 3], Schema.Array(Schema.Number.check(Schema.isInt())), true],
     ["self.indexOf('b') == 1 && self.lastIndexOf('a') == 2", ["a", "b", "a"], Schema.Array(Schema.String), true],
     ["self.find('[0-9]+') == '123' && self.findAll('[a-z]') == ['a', 'b']", "a123b", Schema.String, true],
-    ["self.matches('(?i)^abc$')", "ABC", Schema.String, true],
+    ["self.matches('(?i)^abc$') && matches(self, '^[A-Z]+$')", "ABC", Schema.String, true],
     ["url(self).getHost() == 'example.com:8080' && url(self).getPort() == '8080' && url(self).getScheme() == 'https'", "https://example.com:8080/x?y=1", Schema.String, true],
     ["isURL(self)", "not a url", Schema.String, false],
     ["quantity(self).isGreaterThan(quantity('1')) && quantity(self).add(1).compareTo(quantity('2500m')) == 0", "1500m", Schema.String, true],

@@ -582,7 +582,8 @@ const build = (): Library => {
     celMethod("lastIndexOf", DYN_LIST, [T.DYN], T.INT, function(v) {
       return indexOf(this, v, true)
     }),
-    // regex
+    // regex: the function form of `matches`, which the standard library has and the evaluator lacks
+    celFunc("matches", [T.STRING, T.STRING], T.BOOL, (s, p) => compileRe2(rt, p).test(s)),
     celMethod("find", T.STRING, [T.STRING], T.STRING, function(p) {
       return regexFind(this, p, 1n)[0] ?? ""
     }),

@@ -27,7 +27,8 @@ export interface Findings {
   readonly warnings: Array<string>
 }
 
-type Program = (bindings: Record<string, unknown>) => CelResult
+/** A planned CEL expression. @internal */
+export type Program = (bindings: Record<string, unknown>) => CelResult
 
 /** A rule as the fake holds it: compiled, or why it is not evaluated. */
 interface Compiled {
@@ -69,8 +70,8 @@ const envOf = (lib: Library) =>
 
 let env: ReturnType<typeof envOf> | undefined
 
-/** Parses and plans an expression; throws the parser's message. */
-const plan = (lib: Library, source: string): Program => {
+/** Parses and plans an expression in the Kubernetes environment; throws the parser's message. @internal */
+export const program = (lib: Library, source: string): Program => {
   env ??= envOf(lib)
   return lib.runtime.cel.plan(env, lib.runtime.cel.parse(source)) as Program
 }
@@ -82,16 +83,16 @@ const compileRule = (lib: Library, rule: ValidationRule, field: string, errors: 
   if (unsupported !== undefined) {
     return { rule, program: undefined, message: undefined, usesOldSelf, unsupported }
   }
-  let program: Program | undefined
+  let planned: Program | undefined
   let message: Program | undefined
   try {
-    program = plan(lib, rule.rule)
+    planned = program(lib, rule.rule)
   } catch (e) {
     errors.push({ field: `${field}.rule`, rule, detail: `compilation failed: ERROR: ${(e as Error).message}` })
   }
   if (rule.messageExpression !== undefined && rule.messageExpression !== "") {
     try {
-      message = plan(lib, rule.messageExpression)
+      message = program(lib, rule.messageExpression)
     } catch (e) {
       errors.push({
         field: `${field}.messageExpression`,
@@ -100,7 +101,7 @@ const compileRule = (lib: Library, rule: ValidationRule, field: string, errors: 
       })
     }
   }
-  return { rule, program, message, usesOldSelf, unsupported: undefined }
+  return { rule, program: planned, message, usesOldSelf, unsupported: undefined }
 }
 
 const hasRules = (schema: JSONSchemaProps | undefined): boolean => {
@@ -187,6 +188,18 @@ const errorText = (error: { readonly message: string }): string =>
     .replace(/^field not found: /, "no such key: ")
     .replace(/^int divide by zero$/, "division by zero")
     .replace(/^key not found: /, "no such key: ")
+
+/** Runs a planned expression: its value, or its error in the words cel-go would use. @internal */
+export const evaluateExpression = (
+  lib: Library,
+  p: Program,
+  bindings: Record<string, unknown>
+): { readonly _tag: "Value"; readonly value: unknown } | { readonly _tag: "Error"; readonly message: string } => {
+  const result = p(bindings)
+  return lib.runtime.cel.isCelError(result)
+    ? { _tag: "Error", message: errorText(result) }
+    : { _tag: "Value", value: result }
+}
 
 const isOverloadError = (message: string): boolean =>
   message.startsWith("found no matching overload") || message.startsWith("no such overload") ||

@@ -16,7 +16,7 @@ import { apiVersionOf, builtinKinds, type KindInfo, Registry, splitApiVersion } 
 import type { ContainerLog, LogFollower } from "./logs.js"
 import * as Status from "./status.js"
 import { type Collection, type Entry, keyOf, Store } from "./store.js"
-import type { ObjectRef, Options, RequestRecord } from "./types.js"
+import type { AuditAnnotation, ObjectRef, Options, RequestRecord } from "./types.js"
 import type { WatchHub } from "./watch.js"
 
 /** A resource path taken apart. @internal */
@@ -78,6 +78,8 @@ export class FakeState {
   readonly logs = new Map<string, Map<string, ContainerLog>>()
   readonly logStreams = new Set<LogFollower>()
   requestLog: Array<RequestRecord> = []
+  /** What admission policies recorded for the audit log. */
+  readonly audit: Array<AuditAnnotation> = []
   readonly maxRequestLog: number
   mutationCount = 0
   readonly faults = new Faults()
