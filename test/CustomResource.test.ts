@@ -224,6 +224,24 @@ describe("CustomResource on FakeCluster", () => {
       const listed = yield* Kube.api(Backends).list({ allNamespaces: true })
       assert.deepStrictEqual(listed.items.map((b) => b.metadata?.name), ["web"])
     }).pipe(Effect.provide(FakeCluster.layer())))
+
+  it.effect("the CRD's selectable fields are what field selectors may name", () =>
+    Effect.gen(function*() {
+      yield* Kube.api(CustomResourceDefinitions).apply(yield* Backends.crd(), { fieldManager: "test", force: true })
+      const backends = Kube.api(Backends, { namespace: "default" })
+      yield* backends.create(backend)
+      yield* backends.create({ metadata: { name: "db" }, spec: { ...backend.spec, tier: "backend" } })
+      const names = (fieldSelector: string) =>
+        Effect.map(backends.list({ fieldSelector }), (list) => list.items.map((b) => b.metadata?.name))
+      assert.deepStrictEqual(yield* names("spec.tier=backend"), ["db"])
+      assert.deepStrictEqual(yield* names("spec.tier!=backend,metadata.name=web"), ["web"])
+      const refused = yield* Effect.flip(backends.list({ fieldSelector: "spec.image=nginx:1.27" }))
+      assert.strictEqual(refused._tag, "ApiError")
+      if (refused._tag === "ApiError") {
+        assert.strictEqual(refused.code, 400)
+        assert.strictEqual(refused.statusMessage, "field label not supported: spec.image")
+      }
+    }).pipe(Effect.provide(FakeCluster.layer())))
 })
 
 describe(suiteName("CustomResource with kubectl against FakeCluster.serve"), () => {

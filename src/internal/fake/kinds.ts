@@ -174,6 +174,8 @@ export const customKind = (
     readonly versions?: ReadonlyArray<string>
     readonly hasStatus?: boolean
     readonly subresources?: ReadonlyArray<string>
+    /** Fields a field selector may name besides the name and namespace (a CRD's `selectableFields`). */
+    readonly fieldSelectors?: ReadonlyArray<string>
   } = {}
 ): KindInfo => {
   const { group, version } = splitApiVersion(spec.apiVersion)
@@ -191,7 +193,7 @@ export const customKind = (
     subresources: options.subresources ?? (hasStatus ? ["status"] : []),
     custom: true,
     hasStatus,
-    fieldSelectors: [],
+    fieldSelectors: options.fieldSelectors ?? [],
     nameRule: "subdomain"
   }
 }
