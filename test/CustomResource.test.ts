@@ -258,6 +258,8 @@ describe(suiteName("CustomResource with kubectl against FakeCluster.serve"), () 
       Fs.writeFileSync(objectFile, JSON.stringify({ apiVersion: "example.com/v1", kind: "Backend", ...backend }))
       ok(yield* run("apply", "--server-side", "-f", objectFile))
       assert.match(ok(yield* run("get", "be", "web", "-o", "jsonpath={.spec.image}")), /^nginx:1\.27$/)
+      // the CRD's category: kubectl get all lists the kind
+      assert.include(ok(yield* run("get", "all", "-o", "name")).split("\n"), "backend.example.com/web")
     }).pipe(Effect.scoped))
 })
 

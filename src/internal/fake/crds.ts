@@ -41,7 +41,10 @@ const registerCrd = (state: FakeState, crd: JsonObject): void => {
       versions: ordered.map((v) => v.name as string),
       hasStatus,
       subresources: [...(hasStatus ? ["status"] : []), ...(hasScale ? ["scale"] : [])],
-      fieldSelectors: [...new Set(selectable)]
+      fieldSelectors: [...new Set(selectable)],
+      ...(Array.isArray(names.categories)
+        ? { categories: names.categories.filter((c): c is string => typeof c === "string") }
+        : {})
     }
   ))
 }

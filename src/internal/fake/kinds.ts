@@ -176,6 +176,8 @@ export const customKind = (
     readonly subresources?: ReadonlyArray<string>
     /** Fields a field selector may name besides the name and namespace (a CRD's `selectableFields`). */
     readonly fieldSelectors?: ReadonlyArray<string>
+    /** Groups such as `all` that `kubectl get <category>` lists the kind in. */
+    readonly categories?: ReadonlyArray<string>
   } = {}
 ): KindInfo => {
   const { group, version } = splitApiVersion(spec.apiVersion)
@@ -194,7 +196,8 @@ export const customKind = (
     custom: true,
     hasStatus,
     fieldSelectors: options.fieldSelectors ?? [],
-    nameRule: "subdomain"
+    nameRule: "subdomain",
+    categories: options.categories
   }
 }
 
