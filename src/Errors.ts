@@ -402,3 +402,88 @@ export class ServerWarning extends Data.TaggedError("ServerWarning")<{
     return `k8s: ${this.method} ${this.path}: the server warned: ${this.text}`
   }
 }
+
+/**
+ * An ApplySet's parent cannot be used, so nothing was applied or pruned:
+ *
+ * - `"ForeignTooling"`: the parent is managed by another tool (its `applyset.kubernetes.io/tooling`
+ *   names another tool); pass that tool's name as `applySet.tooling` to share the set on purpose;
+ * - `"NotAParent"`: an object of that name exists without the ApplySet id label or tooling annotation;
+ * - `"WrongId"`: its `applyset.kubernetes.io/id` label is not the id computed from its name,
+ *   namespace, kind and group (a copied or tampered parent);
+ * - `"NoKinds"`: it lists neither `contains-group-kinds` nor `contains-group-resources`, so its
+ *   members cannot be found without crawling the whole cluster;
+ * - `"ParentNotAllowed"`: the kind is not Secret, ConfigMap or a custom resource whose CRD carries
+ *   the `applyset.kubernetes.io/is-parent-type` label;
+ * - `"ParentNotFound"`: a custom resource parent does not exist (only Secrets and ConfigMaps are
+ *   created on the first apply, as kubectl does).
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class ApplySetError extends Data.TaggedError("ApplySetError")<{
+  readonly reason: "ForeignTooling" | "NotAParent" | "WrongId" | "NoKinds" | "ParentNotAllowed" | "ParentNotFound"
+  /** The parent object. */
+  readonly parent: ObjectRef
+  readonly detail: string
+}> {
+  override get message(): string {
+    return `ApplySet ${formatRef(this.parent)}: ${this.detail}`
+  }
+}
+
+/**
+ * An apply with `prune: true` applied every object, but some members the manifests no
+ * longer hold could not be pruned. The parent keeps listing the kinds and namespaces of
+ * both the old and the new set, so the next apply with prune finds what was left.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class PruneFailed extends Data.TaggedError("PruneFailed")<{
+  readonly applied: ReadonlyArray<ObjectRef>
+  readonly pruned: ReadonlyArray<ObjectRef>
+  readonly failures: ReadonlyArray<RefFailure>
+}> {
+  override get message(): string {
+    const first = this.failures.map((f) => `${formatRef(f.ref)}: ${f.error.message}`).join("; ")
+    return `applied ${this.applied.length} object(s), then pruning failed for ${this.failures.length} ` +
+      `(${this.pruned.length} pruned): ${first}`
+  }
+}
+
+/**
+ * One object's readiness, as `Manifests.status` reports it (kstatus semantics).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ObjectReadiness {
+  readonly ref: ObjectRef
+  readonly status: "Current" | "InProgress" | "Failed" | "Terminating" | "NotFound" | "Unknown"
+  /** Why, for a person: `Ready: 1/3`, or the failing condition's reason and message. */
+  readonly message: string
+}
+
+/**
+ * Waiting for a set to be ready ended without every object Current: the time ran out
+ * (`"Timeout"`), or an object failed (`"Failed"`, a Job past its backoff limit, a
+ * Deployment past its progress deadline, a container crash-looping) while `failFast`
+ * was on. Lists each object that is not Current, with its status and why.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class NotReady extends Data.TaggedError("NotReady")<{
+  readonly reason: "Timeout" | "Failed"
+  /** The objects that are not Current, in the set's order. */
+  readonly objects: ReadonlyArray<ObjectReadiness>
+  /** The limit, as `Duration.format` writes it, when the time ran out. */
+  readonly timeout?: string | undefined
+}> {
+  override get message(): string {
+    const why = this.reason === "Timeout" ? `not ready after ${this.timeout ?? "the timeout"}` : "an object failed"
+    const objects = this.objects.map((o) => `${formatRef(o.ref)} is ${o.status}: ${o.message}`).join("; ")
+    return `${why}: ${objects}`
+  }
+}

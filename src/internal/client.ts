@@ -612,6 +612,17 @@ export const sendJson = (spec: Spec): Effect.Effect<unknown, RequestError, KubeC
         catch: () => malformed(spec, `is not JSON (${text.length} bytes)`)
       })))
 
+/** Sends a request and parses its JSON body, with the answer's status code (201 when an apply created the object). */
+export const sendJsonWithStatus = (
+  spec: Spec
+): Effect.Effect<{ readonly status: number; readonly json: unknown }, RequestError, KubeConfig | HttpClient.HttpClient> =>
+  exchange(spec, (response) =>
+    Effect.flatMap(response.text, (text) =>
+      Effect.try({
+        try: () => ({ status: response.status, json: JSON.parse(text) as unknown }),
+        catch: () => malformed(spec, `is not JSON (${text.length} bytes)`)
+      })))
+
 /** Sends a request and returns its body as text (pod logs). */
 export const sendText = (spec: Spec): Effect.Effect<string, RequestError, KubeConfig | HttpClient.HttpClient> =>
   exchange(spec, (response) => response.text)
