@@ -5,7 +5,7 @@
  * against FakeCluster serving those CRDs (their CEL rules checked on the way). `--from-cluster` reads the
  * CRDs from a cluster (FakeCluster.serve) and writes the same modules.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { execFile } from "node:child_process"
 import * as Fs from "node:fs"
@@ -74,6 +74,8 @@ const difference = (sent: unknown, got: unknown, path = ""): string | undefined 
 }
 
 describe("crd-gen", () => {
+  afterAll(() => Fs.rmSync(out, { recursive: true, force: true }))
+
   it.effect("writes one module per published CRD from files and directories", () =>
     Effect.gen(function*() {
       const result = yield* generateAll

@@ -143,40 +143,28 @@ const table = (
   metadata?: JsonObject,
   columns?: ReadonlyArray<Columns.Column>
 ): JsonObject => {
-  if (columns !== undefined) {
-    return {
-      kind: "Table",
-      apiVersion: "meta.k8s.io/v1",
-      metadata: metadata ?? { resourceVersion: rv },
-      columnDefinitions: [
-        column("Name", "name", "Name must be unique within a namespace."),
-        ...columns.map(({ description, format, name, priority, type }) => ({ name, type, format, description, priority }))
-      ],
-      rows: entries.map((e) => {
-        const meta = e.obj.metadata as JsonObject
-        return {
-          cells: [meta.name, ...columns.map((c) => Columns.cell(e.obj, c))],
-          object: { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: meta }
-        }
-      })
-    }
-  }
+  const isPod = kind.kind === "Pod"
   return {
     kind: "Table",
     apiVersion: "meta.k8s.io/v1",
     metadata: metadata ?? { resourceVersion: rv },
     columnDefinitions: [
       column("Name", "name", "Name must be unique within a namespace."),
-      ...(kind.kind === "Pod" ? [column("Status", "", "The phase of the pod.")] : []),
-      column("Age", "", "CreationTimestamp of the object.")
+      ...(columns !== undefined
+        ? columns.map(({ description, format, name, priority, type }) => ({ name, type, format, description, priority }))
+        : [
+          ...(isPod ? [column("Status", "", "The phase of the pod.")] : []),
+          column("Age", "", "CreationTimestamp of the object.")
+        ])
     ],
     rows: entries.map((e) => {
       const meta = e.obj.metadata as JsonObject
       return {
         cells: [
           meta.name,
-          ...(kind.kind === "Pod" ? [stringAt(e.obj, "status", "phase") ?? "Unknown"] : []),
-          age(meta.creationTimestamp)
+          ...(columns !== undefined
+            ? columns.map((c) => Columns.cell(e.obj, c))
+            : [...(isPod ? [stringAt(e.obj, "status", "phase") ?? "Unknown"] : []), age(meta.creationTimestamp)])
         ],
         object: { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: meta }
       }
