@@ -180,6 +180,19 @@ export interface Options<
 }
 
 /**
+ * The CustomResourceDefinition `crd()` makes: a whole object, with the apiVersion, kind and name that server-side
+ * apply needs, so it is also the apply configuration to give `Kube.api(CustomResourceDefinitions).apply`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Definition extends CustomResourceDefinition {
+  readonly apiVersion: "apiextensions.k8s.io/v1"
+  readonly kind: "CustomResourceDefinition"
+  readonly metadata: ObjectMeta & { readonly name: string }
+}
+
+/**
  * A custom resource: a `Resource` for `Kube.api`, typed by its Schemas, and the CustomResourceDefinition that
  * serves it (`crd()`). `CustomResource.crd([v1, v2])` joins several versions of one kind.
  *
@@ -193,7 +206,7 @@ export interface CustomResource<A, I = A, S extends string = never> extends Reso
   readonly scope: "Namespaced" | "Cluster"
   readonly singular: string
   /** The CustomResourceDefinition with this one version, stored: what to apply to a cluster to serve the kind. */
-  readonly crd: () => Effect.Effect<CustomResourceDefinition, ValidationError>
+  readonly crd: () => Effect.Effect<Definition, ValidationError>
 }
 
 const dns1035Label = /^[a-z]([-a-z0-9]*[a-z0-9])?$/
@@ -446,14 +459,14 @@ const versionOf = (
  *   group: "example.com", version: "v1", kind: "Widget", scope: "Namespaced",
  *   spec: Schema.Struct({ size: Schema.String, color: Schema.optional(Schema.String) }), storage: true
  * })
- * const definition = CustomResource.crd([v1alpha1, v1]) // Effect<CustomResourceDefinition, ValidationError>
+ * const definition = CustomResource.crd([v1alpha1, v1]) // Effect<CustomResource.Definition, ValidationError>
  * ```
  * @since 0.2.0
  * @category constructors
  */
 export const crd = (
   versions: readonly [Any, ...ReadonlyArray<Any>]
-): Effect.Effect<CustomResourceDefinition, ValidationError> =>
+): Effect.Effect<Definition, ValidationError> =>
   Effect.fromResult(Result.gen(function*() {
     const first = versions[0]
     const subject = `CustomResourceDefinition ${first.plural}.${first.group}`
@@ -499,5 +512,5 @@ export const crd = (
         },
         versions: entries
       }
-    } satisfies CustomResourceDefinition
+    } satisfies Definition
   }))

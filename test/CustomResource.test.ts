@@ -223,6 +223,15 @@ describe("CustomResource on FakeCluster", () => {
       assert.strictEqual(Option.getOrThrow(found).status?.replicas, 2)
       const listed = yield* Kube.api(Backends).list({ allNamespaces: true })
       assert.deepStrictEqual(listed.items.map((b) => b.metadata?.name), ["web"])
+      // an apply configuration of the kind names only the fields its manager owns; the CRD's CEL rule holds
+      const scaler = (replicas: number) =>
+        backends.apply(
+          { apiVersion: "example.com/v1", kind: "Backend", metadata: { name: "web" }, spec: { replicas } },
+          { fieldManager: "scaler", force: true }
+        )
+      assert.strictEqual((yield* scaler(3)).spec.replicas, 3)
+      const refused = yield* Effect.flip(scaler(11))
+      assert.include(refused.message, "spec: Invalid value: \"object\": at most 10 replicas")
     }).pipe(Effect.provide(FakeCluster.layer())))
 
   it.effect("the CRD's selectable fields are what field selectors may name", () =>
