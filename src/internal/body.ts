@@ -25,7 +25,7 @@ import * as Option from "effect/Option"
 import * as Pull from "effect/Pull"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { concatBytes } from "./bytes.js"
+import { concatBytes } from "./lines.js"
 import { LimitReached, readTextWithin } from "./limits.js"
 
 /** Bytes read ahead of the consumer before the socket is paused. */

@@ -13,7 +13,7 @@ import type * as PlatformError from "effect/PlatformError"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import { KubeConfigError } from "../../Errors.js"
-import { concatBytes } from "../bytes.js"
+import { concatBytes } from "../lines.js"
 
 /** @internal */
 export interface Where {
