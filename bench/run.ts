@@ -37,7 +37,8 @@
  * `--reps N` (every measurement N times), `--clients floor,effect-kube` (a subset of
  * floor,effect-kube,client-node), `--profile effect-kube` (that client's workers CPU-profile
  * the measured part into `.tmp/bench-profiles/`; `tsx bench/profile.ts <file>` lists where
- * the time went). Only a full run (no option but none) writes `bench/results.json`.
+ * the time went). Only a full run (no option but none) writes `bench/results.json` and puts its tables in
+ * README.md's "Benchmarks" section, between the `bench:begin` and `bench:end` comment lines.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
@@ -768,6 +769,7 @@ const main = async () => {
   const table = rows.join("\n")
   const cpuTable = cpuRows.join("\n")
   const coldTable = cold === undefined ? undefined : coldStartTable(cold)
+  const listSlowTable = slow.length > 0 ? slowTable(slow).table : undefined
   const output = {
     date: new Date().toISOString(),
     machine: description,
@@ -783,36 +785,52 @@ const main = async () => {
     missed: verdicts.filter((v) => !v.met).map((v) => v.target),
     table,
     listSlow: slow.length > 0 ? { link: slowLink, ...slowTable(slow).figures } : undefined,
+    listSlowTable,
     cpuTable,
     coldStart: cold,
     coldTable,
     bundle: bundles,
     bundleTable: bundles === undefined ? undefined : bundleTable(bundles),
     fakeRound,
-    targetTable: targetRows.join("\n")
+    fakeRoundTable: fakeRound === undefined ? undefined : fakeRoundTable(fakeRound),
+    targetTable: verdicts.length > 0 ? targetRows.join("\n") : undefined
   }
+  const tables = [
+    rows.length > 2 ? table : undefined,
+    cpuRows.length > 2 ? cpuTable : undefined,
+    listSlowTable,
+    coldTable,
+    output.bundleTable,
+    output.fakeRoundTable,
+    output.targetTable
+  ].filter((t) => t !== undefined).join("\n\n")
+  const summary = `Median of ${JSON.stringify(output.repetitions)} runs; Node ${description.node}, ` +
+    `${description.nproc} CPUs (${description.cpu}), ${description.memoryGB} GB, ${description.os}.`
   const complete = only.size === everyMeasure.length && clientNames.length === allClients.length
   if (!quick && complete && repsFlag === undefined && profiled === undefined) {
     Fs.writeFileSync(Path.join(here, "results.json"), `${JSON.stringify(output, null, 2)}\n`)
+    fillReadme(`Full run of ${output.date.slice(0, 10)}. ${summary}\n\n${tables}`)
   }
-  process.stdout.write(
-    `\n${
-      [
-        rows.length > 2 ? table : "",
-        cpuRows.length > 2 ? cpuTable : "",
-        slow.length > 0 ? slowTable(slow).table : "",
-        coldTable ?? "",
-        output.bundleTable ?? "",
-        fakeRound === undefined ? "" : fakeRoundTable(fakeRound),
-        verdicts.length > 0 ? targetRows.join("\n") : ""
-      ].filter((t) => t !== "")
-        .join("\n\n")
-    }\n\nMedian of ${JSON.stringify(output.repetitions)} runs; Node ${description.node}, ` +
-      `${description.nproc} CPUs (${description.cpu}), ${description.memoryGB} GB, ${description.os}.\n`
-  )
+  process.stdout.write(`\n${tables}\n\n${summary}\n`)
   if (output.missed.length > 0) process.stdout.write(`Targets missed: ${output.missed.join("; ")}\n`)
   if (loadFailures !== "") process.stdout.write(`${loadFailures}\n`)
   Fs.rmSync(certs.dir, { recursive: true, force: true })
+}
+
+/** Where a full run puts its tables in README.md ("Benchmarks"): between these two lines, replacing what was there. */
+const readmeBegin = "<!-- bench:begin: written by a full `npm run bench` (bench/run.ts) -->"
+const readmeEnd = "<!-- bench:end -->"
+
+const fillReadme = (block: string): void => {
+  const file = Path.join(here, "..", "README.md")
+  const text = Fs.readFileSync(file, "utf8")
+  const begin = text.indexOf(readmeBegin)
+  const end = text.indexOf(readmeEnd, begin)
+  if (begin === -1 || end === -1) {
+    process.stderr.write(`README.md has no ${readmeBegin} ... ${readmeEnd} block: the tables are in bench/results.json\n`)
+    return
+  }
+  Fs.writeFileSync(file, `${text.slice(0, begin + readmeBegin.length)}\n${block}\n${text.slice(end)}`)
 }
 
 main().catch((error: unknown) => {
