@@ -20,7 +20,8 @@ import { fileURLToPath } from "node:url"
 import * as Zlib from "node:zlib"
 import { pki } from "../test/util/pki.js"
 import { ensureBuild } from "./build.js"
-import type { ServerConfig, ServerReady } from "./server.js"
+import { serverReady, spawnServer } from "./serve.js"
+import type { ServerConfig } from "./server.js"
 
 const here = Path.dirname(fileURLToPath(import.meta.url))
 const root = Path.join(here, "..")
@@ -118,19 +119,9 @@ export const measureBundles = async (top = 8): Promise<Record<BundleClient, Bund
     token: `bundle-${Math.random().toString(36).slice(2)}`,
     seed: [{ namespace: "bundle", pods }]
   }
-  const server = spawn(process.execPath, ["--import", "tsx", Path.join(here, "server.ts"), JSON.stringify(config)], {
-    stdio: ["ignore", "pipe", "inherit"]
-  })
+  const server = spawnServer(config)
   try {
-    const ready = await new Promise<ServerReady>((resolve, reject) => {
-      let out = ""
-      server.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-        out += chunk
-        const newline = out.indexOf("\n")
-        if (newline !== -1) resolve(JSON.parse(out.slice(0, newline)) as ServerReady)
-      })
-      server.on("exit", (code) => reject(new Error(`server exited with ${code}`)))
-    })
+    const ready = await serverReady(server)
     const results = {} as Record<BundleClient, BundleResult>
     for (const client of ["effect-kube", "client-node"] as const) {
       const file = Path.join(dir, `${client}.mjs`)

@@ -16,7 +16,8 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { pki } from "../test/util/pki.js"
 import { ensureBuild } from "./build.js"
-import type { ServerConfig, ServerReady } from "./server.js"
+import { serverReady, spawnServer } from "./serve.js"
+import type { ServerConfig } from "./server.js"
 
 const here = Path.dirname(fileURLToPath(import.meta.url))
 const root = Path.join(here, "..")
@@ -108,19 +109,9 @@ export const measureColdStart = async (
     token: `cold-${Math.random().toString(36).slice(2)}`,
     seed: [{ namespace, pods: 10 }]
   }
-  const server = spawn(process.execPath, ["--import", "tsx", Path.join(here, "server.ts"), JSON.stringify(config)], {
-    stdio: ["ignore", "pipe", "inherit"]
-  })
+  const server = spawnServer(config)
   try {
-    const ready = await new Promise<ServerReady>((resolve, reject) => {
-      let out = ""
-      server.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-        out += chunk
-        const newline = out.indexOf("\n")
-        if (newline !== -1) resolve(JSON.parse(out.slice(0, newline)) as ServerReady)
-      })
-      server.on("exit", (code) => reject(new Error(`server exited with ${code}`)))
-    })
+    const ready = await serverReady(server)
     const runs: Record<ColdClient, Array<ColdResult>> = { floor: [], "effect-kube": [], "client-node": [] }
     // One unmeasured run each, so that the disk cache is warm for everyone alike.
     for (const client of clients) await runOnce(client, ready.kubeconfigPath, namespace)
