@@ -160,20 +160,14 @@ export const reasonFor = (code: number, status?: Status | undefined): ApiErrorRe
  * @since 0.1.0
  * @category errors
  */
-export class ApiError extends Data.TaggedError("ApiError")<{
-  readonly method: string
-  readonly path: string
-  readonly code: number
-  readonly reason: ApiErrorReason
-  /** The server's own message (the Status's `message`), or a summary of the body. */
-  readonly statusMessage: string
-  /** The decoded Status, when the body was one. */
-  readonly status?: Status | undefined
-  /** The raw body, when it was not a Status (cut to a few hundred characters). */
-  readonly body?: string | undefined
-  /** Seconds the server asked to wait before retrying (`Retry-After` or `retryAfterSeconds`). */
-  readonly retryAfter?: number | undefined
-}> {
+export class ApiError extends Data.TaggedError("ApiError")<ApiError.Fields> {
+  constructor(fields: ApiError.Fields) {
+    const { body, ...shown } = fields
+    super(shown)
+    // not enumerable: util.inspect, JSON.stringify and a span's exception event leave it out
+    Object.defineProperty(this, "body", { value: body, enumerable: false, writable: false, configurable: true })
+  }
+
   override get message(): string {
     return `k8s: ${this.method} ${this.path}: ${this.code} ${this.reason}: ${this.statusMessage}`
   }
@@ -245,6 +239,40 @@ export class ApiError extends Data.TaggedError("ApiError")<{
    */
   static isTooManyRequests(u: unknown): u is ApiError {
     return hasReason(u, "TooManyRequests")
+  }
+}
+
+/**
+ * @since 0.2.0
+ */
+export declare namespace ApiError {
+  /**
+   * What an `ApiError` holds.
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  export interface Fields {
+    readonly method: string
+    /** The path with its query, as errors show it: values of parameters the API does not define are `<redacted>`. */
+    readonly path: string
+    readonly code: number
+    readonly reason: ApiErrorReason
+    /**
+     * The server's own message (the Status's `message`); for a body that is not a Status,
+     * its content type and length only (`server error (a text/html body of 1,234 bytes)`):
+     * such a body may be a proxy echoing the request, token included.
+     */
+    readonly statusMessage: string
+    /** The Status, when the body was one (its fields of the wrong type left out). */
+    readonly status?: Status | undefined
+    /**
+     * The body when it was not a Status (its first 4,096 characters), for a person to look
+     * at: it is not shown by the message, `String()`, `util.inspect` or JSON.
+     */
+    readonly body?: string | undefined
+    /** Seconds the server asked to wait before retrying (`Retry-After` or `retryAfterSeconds`), as it asked. */
+    readonly retryAfter?: number | undefined
   }
 }
 
@@ -382,6 +410,73 @@ export class RequestTimeout extends Data.TaggedError("RequestTimeout")<{
   override get message(): string {
     return `k8s: ${this.method} ${this.path}: no complete answer within ${this.timeout} (request timeout)`
   }
+}
+
+/**
+ * What `LimitExceeded` names: the limit crossed, as its option is called
+ * (`RequestPolicy`'s `maxResponseBytes`, `maxLineBytes` and `maxJsonDepth`, `NodeKube`'s
+ * `maxHeaderBytes`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Limit = "maxResponseBytes" | "maxLineBytes" | "maxHeaderBytes" | "maxJsonDepth"
+
+/**
+ * An answer crossed one of the limits on what a server can make the client hold: a body
+ * larger than `maxResponseBytes` (counted as sent and after gunzip), a watch or log line
+ * longer than `maxLineBytes`, headers larger than `maxHeaderBytes`, or an object nested
+ * deeper than `maxJsonDepth`. Past a size the connection is closed and nothing of the
+ * answer is kept.
+ * Each limit has a default no real cluster reaches and can be raised (see `RequestPolicy`
+ * and `NodeKube.Options`).
+ *
+ * @example
+ * ```ts
+ * import { Console, Effect } from "effect"
+ * import { Kube, Pods } from "effect-kube"
+ *
+ * const program = Kube.api(Pods).list().pipe(
+ *   Effect.catchTag("LimitExceeded", (e) => Console.error(`${e.limit} is ${e.value}: page the list`))
+ * )
+ * ```
+ * @since 0.2.0
+ * @category errors
+ */
+export class LimitExceeded extends Data.TaggedError("LimitExceeded")<{
+  readonly method: string
+  /** The path, as errors show it. */
+  readonly path: string
+  /** The limit crossed. */
+  readonly limit: Limit
+  /** Its value: bytes, or levels of nesting for `maxJsonDepth`. */
+  readonly value: number
+  /** What crossed it: `the answer`, `a watch line`, ... */
+  readonly subject: string
+}> {
+  override get message(): string {
+    // a nesting is found once the answer has been read whole; a size, as the bytes come (the rest is not read)
+    return this.limit === "maxJsonDepth"
+      ? `k8s: ${this.method} ${this.path}: ${this.subject} is nested deeper than ${this.limit} (${
+        this.value.toLocaleString("en-US")
+      } levels)`
+      : `k8s: ${this.method} ${this.path}: ${this.subject} is larger than ${this.limit} (${
+        formatBytes(this.value)
+      }); the connection was closed`
+  }
+}
+
+/**
+ * A size in bytes as people read it: `256 MiB`, `64 KiB`, `1,500 bytes`.
+ *
+ * @since 0.2.0
+ */
+export const formatBytes = (bytes: number): string => {
+  const units = [["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 ** 10]] as const
+  for (const [unit, size] of units) {
+    if (bytes >= size && bytes % (size / 16) === 0) return `${(bytes / size).toLocaleString("en-US")} ${unit}`
+  }
+  return `${bytes.toLocaleString("en-US")} bytes`
 }
 
 /**

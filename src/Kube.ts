@@ -32,6 +32,7 @@ import type * as Stream from "effect/Stream"
 import type {
   ApiError,
   KubeConfigError,
+  LimitExceeded,
   RequestTimeout,
   ServerWarning,
   Status,
@@ -65,7 +66,8 @@ export type Requirements = KubeConfig | HttpClient.HttpClient
  * be obtained (`KubeConfigError`), the transport (`HttpClientError`, whose `reason._tag`
  * says what failed: `TransportError` for the connection, `DecodeError` for a body that
  * broke off), or a server that gave no complete answer within the per-request timeout
- * (`RequestTimeout`); and a server warning where `Warnings.layerFail` turns warnings into
+ * (`RequestTimeout`); an answer past one of the limits on what a server can make the client
+ * hold (`LimitExceeded`); and a server warning where `Warnings.layerFail` turns warnings into
  * failures (`ServerWarning`).
  *
  * @since 0.1.0
@@ -78,6 +80,7 @@ export type Error =
   | HttpClientError.HttpClientError
   | RequestTimeout
   | ServerWarning
+  | LimitExceeded
 
 /**
  * `dryRun: true` asks the server to validate and answer without persisting.

@@ -47,6 +47,13 @@ export interface Options {
    * short requests. A positive integer, or `Infinity` for no cap. Default 32.
    */
   readonly maxConnections?: number | undefined
+  /**
+   * The most bytes of an answer's status line and headers (undici's `maxHeaderSize`),
+   * which also bounds how many headers there can be. Past it the connection is closed and
+   * the request fails with `LimitExceeded`. A positive integer; default 64 KiB (a
+   * kube-apiserver answer's headers are well under 8 KiB, its warnings cut at 4 KiB).
+   */
+  readonly maxHeaderBytes?: number | undefined
 }
 
 /**
@@ -71,14 +78,24 @@ export const layerPlatform: Layer.Layer<KubeConfig.Platform> = Platform.layer
 
 const checkOptions = (options: Options): Effect.Effect<Options, ValidationError> => {
   const max = options.maxConnections
-  return max === undefined || max === Infinity || (Number.isInteger(max) && max >= 1)
-    ? Effect.succeed(options)
-    : Effect.fail(
+  if (!(max === undefined || max === Infinity || (Number.isInteger(max) && max >= 1))) {
+    return Effect.fail(
       new ValidationError({
         subject: "NodeKube.Options.maxConnections",
         detail: `must be a positive integer or Infinity, got ${String(max)}`
       })
     )
+  }
+  const headers = options.maxHeaderBytes
+  if (!(headers === undefined || (Number.isSafeInteger(headers) && headers >= 1))) {
+    return Effect.fail(
+      new ValidationError({
+        subject: "NodeKube.Options.maxHeaderBytes",
+        detail: `must be a positive integer, got ${String(headers)}`
+      })
+    )
+  }
+  return Effect.succeed(options)
 }
 
 /**

@@ -27,6 +27,7 @@
  * ```
  * @since 0.1.0
  */
+import type * as Cause from "effect/Cause"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
@@ -119,10 +120,26 @@ export const defaultBackoff: Schedule.Schedule<unknown, unknown> = internal.defa
 export const defaultFailOn: (error: Kube.Error) => boolean = internal.defaultFailOn
 
 /**
+ * A watcher waiting to try again: the failure it retries (a 5xx, a 429, a lost
+ * connection, a re-list after 410 that came too soon after another) and when the next
+ * attempt is due (the backoff, or what `Retry-After` asked, at most `RequestPolicy`'s
+ * `maxRetryAfter`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Stalled {
+  readonly error: Kube.Error
+  readonly until: Date
+}
+
+/**
  * A read-only view of the objects a watcher has seen, keyed by namespace and name.
  * `ready` waits until the first complete listing is in (and fails if the stream
  * failed before that). Once the stream that writes it has failed, the store keeps its
- * last state and says so: `failure` is the failure, `stopped` fails with it.
+ * last state and says so: `failure` is the failure, `stopped` fails with it. While the
+ * watcher backs off, `stalled` says why and until when. A stream that ends otherwise (a
+ * defect, an interruption, its end) ends `ready` (if it still waits) and `stopped` too.
  *
  * @since 0.1.0
  * @category models
@@ -141,11 +158,16 @@ export interface Store<A, E = never> {
    * race work against it to stop with the store rather than read a stale one.
    */
   readonly stopped: Effect.Effect<never, E>
+  /**
+   * `Some` while the watcher waits to retry after a failure (the store may lag behind the
+   * cluster until then), `None` once a request has worked again (and after the end).
+   */
+  readonly stalled: Effect.Effect<Option.Option<Stalled>>
 }
 
 /**
- * The writing side of a store: what `reflect` needs. Any value with these two methods
- * can be written by `reflect`.
+ * The writing side of a store: what `reflect` needs. Any value with `apply` and `fail`
+ * can be written by `reflect`; the other methods, when there, hear more.
  *
  * @since 0.1.0
  * @category models
@@ -155,6 +177,12 @@ export interface Writer<A, E> {
   readonly apply: (event: Event<A>) => void
   /** Records the failure that ended the stream. */
   readonly fail: (error: E) => void
+  /** Records that the stream ended, however it did (an empty cause: it came to its end). Called instead of `fail`. */
+  readonly end?: ((cause: Cause.Cause<E>) => void) | undefined
+  /** A watcher in the stream waits to retry after `error`, until `until`. */
+  readonly stall?: ((error: Kube.Error, until: Date) => void) | undefined
+  /** The watcher works again after a stall. */
+  readonly resume?: (() => void) | undefined
 }
 
 /**
@@ -181,7 +209,8 @@ export const makeStore: <A, E = never>(
  * Writes every event of a watcher stream into a store (any `Writer`, as the one
  * `makeStore` makes) and passes it on. A listing replaces the store's contents at its
  * `InitDone`, so objects deleted while the watch was disconnected vanish from the
- * store. A failure of the stream is recorded in the store (`failure`, `stopped`).
+ * store. A failure of the stream is recorded in the store (`failure`, `stopped`), and so
+ * are the backoffs of the watcher in it (`stalled`).
  *
  * @example
  * ```ts
@@ -208,10 +237,12 @@ export const reflect: {
 /**
  * A store kept equal to the cluster's state by a watcher that runs for as long as the
  * scope is open. `get` without a namespace looks in the api's namespace. The watcher
- * retries what `failOn` allows; a failure it does not retry fails `ready` when it comes
- * before the first listing, and otherwise stops the updates: the store keeps its last
- * state, `failure` returns the failure and `stopped` fails with it. Use `reflect` on
- * your own stream to handle such failures yourself.
+ * retries what `failOn` allows (while it waits, `stalled` says so); a failure it does not
+ * retry fails `ready` when it comes before the first listing, and otherwise stops the
+ * updates: the store keeps its last state, `failure` returns the failure and `stopped`
+ * fails with it. A defect of the watcher is such a failure too (a `ValidationError` whose
+ * cause is the defect), never a silent stop. Use `reflect` on your own stream to handle
+ * such failures yourself.
  *
  * @example
  * ```ts

@@ -97,6 +97,10 @@ export {
   /** @since 0.1.0 */
   KubeConfigError,
   /** @since 0.2.0 */
+  type Limit,
+  /** @since 0.2.0 */
+  LimitExceeded,
+  /** @since 0.2.0 */
   NotReady,
   /** @since 0.2.0 */
   type ObjectReadiness,

@@ -410,6 +410,28 @@ layer(NodeKube.layerPlatform)("KubeConfig", (it) => {
         assert.strictEqual(runs(dir), 2)
       }))
 
+    // before: Date.parse read "1" as 2001 (so the plugin ran on every request) and "...-3333" as the year 3333
+    it.effect("expirationTimestamp is read as RFC 3339 strictly, as client-go does; anything else fails", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        writeExecPlugin(Path.join(dir, "bin", "plugin"))
+        const expiringAt = (value: string) =>
+          Effect.flatMap(
+            KubeConfig.fromFile({
+              path: write(Path.join(dir, "kubeconfig"), execConfig(dir, { env: [{ name: "PLUGIN_EXPIRES", value }] }))
+            }),
+            token
+          )
+        for (const value of ["1", "2001", "1970-01-01", "1970-01-01 01:00:00Z", "1970-04-31T00:00:00Z", "-3333"]) {
+          const error = yield* Effect.flip(expiringAt(value))
+          assert.instanceOf(error, KubeConfigError, value)
+          assert.match(error.message, /expirationTimestamp that is not a RFC 3339 time/, value)
+        }
+        for (const value of ["1970-01-01T01:00:00Z", "1970-01-01T01:00:00.123456789+01:00"]) {
+          assert.match((yield* expiringAt(value)) ?? "", /^exec-token-\d+$/, value)
+        }
+      }))
+
     it.effect("without an expiry the output is cached until invalidate (after a 401)", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir

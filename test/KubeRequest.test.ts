@@ -92,7 +92,9 @@ describe("Kube.request", () => {
           [{ method: "TRACE" as "GET", path: "/version" }, "method"],
           [{ method: "GET", path: "/version", body: {} }, "body"],
           [{ method: "GET", path: "/version", headers: { Authorization: "Bearer x" } }, "header Authorization"],
-          [{ method: "GET", path: "/version", headers: { "X-Token": "secret\nvalue" } }, "header X-Token"]
+          [{ method: "GET", path: "/version", headers: { "X-Token": "secret\nvalue" } }, "header X-Token"],
+          [{ method: "GET", path: "/version", headers: { "Bearer secret-token": "x" } }, "headers"],
+          [{ method: "GET", path: "/version?token=secret" }, "path"]
         ]
         for (const [options, subject] of bad) {
           const error = yield* failureOf(Kube.request(options))

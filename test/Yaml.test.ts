@@ -217,10 +217,11 @@ items: []
 
   it.effect("a key written twice is refused, as kubectl's validation does (also y and on, both \"true\")", () =>
     Effect.gen(function*() {
+      // the key is named by its place only: in a mangled file a "key" may be a piece of a secret value
       const e = yield* refused("apiVersion: v1\nkind: ConfigMap\nkind: Secret\n")
-      assert.match(e.detail, /"kind" twice.*line 3/)
+      assert.strictEqual(e.detail, "has a key twice in one map (line 3, column 1)")
       const twice = yield* refused(`${header}spec: {y: 1, on: 2}\n`)
-      assert.match(twice.detail, /"true" twice/)
+      assert.match(twice.detail, /^has a key twice in one map \(line 4, column \d+\)$/)
       // A merge is not a duplicate.
       assert.deepStrictEqual(yield* spec("  m: {<<: {a: 1}, a: 2}\n"), { m: { a: 2 } })
     }))

@@ -97,7 +97,8 @@ describe("import of the package root, in a fresh process", () => {
       own.filter((file) => file.startsWith("resources/")).sort(),
       ["resources/Meta.ts", "resources/generated.ts", "resources/index.ts", "resources/internal/schema.ts"]
     )
-    // each module costs a fresh process ~0.5 ms to load: raise this with care (79 when it was written)
-    assert.isAtMost(own.length, 90, `${own.length} modules of the package are loaded by its root`)
+    // each module costs a fresh process ~0.5 ms to load: raise this with care (79 when it was written; 92 with
+    // the limits, the scrubbing of error text and the total Status reader of issue 22 in modules of their own)
+    assert.isAtMost(own.length, 92, `${own.length} modules of the package are loaded by its root`)
   })
 })

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
+import * as Util from "node:util"
 import { ApiError } from "../src/Errors.js"
 import * as client from "../src/internal/client.js"
 import * as request from "../src/internal/request/operations.js"
@@ -187,12 +188,17 @@ describe("ApiError", () => {
     expect(ApiError.isTooManyRequests(throttled)).toBe(true)
   })
 
-  it("keeps a body that is not a Status, cut short", () => {
-    const error = client.apiErrorFrom(spec, 502, "<html>" + "x".repeat(1000))
+  it("names a body that is not a Status by its type and length, and keeps it where it does not print", () => {
+    const body = "<html>" + "x".repeat(5000)
+    const error = client.apiErrorFrom(spec, 502, body, undefined, 0, "text/html; charset=utf-8")
     expect(error.reason).toBe("Unknown")
     expect(error.status).toBeUndefined()
-    expect(error.body?.length).toBe(300)
-    expect(error.message.startsWith("k8s: GET /api/v1/namespaces/default/pods/x: 502 Unknown: <html>")).toBe(true)
+    expect(error.message).toBe("k8s: GET /api/v1/namespaces/default/pods/x: 502 Unknown: server error (a text/html body of 5,006 bytes)")
+    // kept for a person to look at (its first 4,096 characters), but no rendering of the error shows it
+    expect(error.body).toBe(body.slice(0, 4096))
+    expect(JSON.stringify(error)).not.toContain("xxxx")
+    expect(Util.inspect(error, { depth: 10 })).not.toContain("xxxx")
+    expect(String(error)).not.toContain("xxxx")
   })
 })
 

@@ -25,6 +25,8 @@ import * as Option from "effect/Option"
 import * as Pull from "effect/Pull"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { concatBytes } from "./lines.js"
+import { LimitReached, readTextWithin } from "./limits.js"
 
 /** Bytes read ahead of the consumer before the socket is paused. */
 const highWaterMark = 512 * 1024
@@ -355,3 +357,60 @@ export const bodyStream = (
   response: HttpClientResponse.HttpClientResponse
 ): Stream.Stream<Uint8Array, HttpClientError.HttpClientError> =>
   decodedBody(response, passBytes, { onError: (error) => error })
+
+const utf8Text = new TextDecoder("utf-8")
+
+/**
+ * The text of a body read through its stream (what the platform hands on, decoded from
+ * gzip where it does that itself), within `maxBytes`: past it the stream is ended, which
+ * cancels the body and its connection, and the read fails with `LimitReached`. For a
+ * transport whose platform reads bodies whole without a bound (`fetch`'s `text()`).
+ */
+export const textWithin = (
+  response: HttpClientResponse.HttpClientResponse,
+  maxBytes: number
+): Effect.Effect<string, HttpClientError.HttpClientError> => {
+  const tooLarge = () => bodyFailure(response, new LimitReached("maxResponseBytes", maxBytes, "the answer"))
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  return Effect.map(
+    Stream.runForEachArray(response.stream, (batch) => {
+      for (const chunk of batch) {
+        size += chunk.length
+        if (size > maxBytes) return Effect.fail(tooLarge())
+        chunks.push(chunk)
+      }
+      return Effect.void
+    }),
+    () => {
+      const bytes = concatBytes(chunks)
+      chunks.length = 0
+      return utf8Text.decode(bytes)
+    }
+  )
+}
+
+/**
+ * A response whose whole-body reads (`text`, `json`, `arrayBuffer`) go through
+ * `textWithin` with `maxBytes`, and which the request path can read within less (an error
+ * answer's body): everything else is the response's own.
+ */
+export const bounded = (
+  response: HttpClientResponse.HttpClientResponse,
+  maxBytes: number
+): HttpClientResponse.HttpClientResponse => {
+  const text = (max: number) => textWithin(response, max)
+  const decodeError = (cause: unknown) => bodyFailure(response, cause)
+  return Object.create(response, {
+    [readTextWithin]: { value: text },
+    text: { get: () => text(maxBytes) },
+    json: {
+      get: () =>
+        Effect.flatMap(text(maxBytes), (body) =>
+          Effect.try({ try: () => (body === "" ? null : JSON.parse(body)), catch: decodeError }))
+    },
+    arrayBuffer: {
+      get: () => Effect.map(text(maxBytes), (body) => new TextEncoder().encode(body).buffer as ArrayBuffer)
+    }
+  }) as HttpClientResponse.HttpClientResponse
+}

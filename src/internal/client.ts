@@ -17,21 +17,23 @@ import * as Base64 from "effect/encoding/Base64"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import { constTrue } from "effect/Function"
-import * as Headers from "effect/http/Headers"
+import type * as Headers from "effect/http/Headers"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientError from "effect/http/HttpClientError"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
-import type * as HttpMethod from "effect/http/HttpMethod"
 import * as HttpTraceContext from "effect/http/HttpTraceContext"
 import * as Option from "effect/Option"
+import * as Pull from "effect/Pull"
 import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import {
   ApiError,
-  ConnectionFailure,
+  formatBytes,
   KubeConfigError,
+  type LimitExceeded,
   reasonFor,
   RequestTimeout,
   type ServerWarning,
@@ -43,11 +45,15 @@ import { type Policy, RequestPolicy } from "../RequestPolicy.js"
 import { malformed } from "./codec.js"
 import { abortRequest, currentCredentials, currentDeadline, type Deadline, enforcesDeadline } from "./credentials.js"
 import * as Impersonate from "./kubeconfig/impersonate.js"
+import { errorBodyBytes, exceeded, isBoundedText, reachedIn, readTextWithin } from "./limits.js"
 import { pathWithQuery, type Spec, toHttpRequest } from "./request/spec.js"
+import { bodySummary, scrub } from "./scrub.js"
+import { isSeconds, readStatus, statusOf } from "./status.js"
 import * as telemetry from "./telemetry.js"
 import * as warnings from "./warnings.js"
 
 export type { Spec } from "./request/spec.js"
+export { scrub } from "./scrub.js"
 
 /** What a failed request can fail with. */
 export type RequestError =
@@ -57,6 +63,7 @@ export type RequestError =
   | ValidationError
   | RequestTimeout
   | ServerWarning
+  | LimitExceeded
 
 /** What Node refuses in a header value (it throws, which would be a defect): line breaks, controls, beyond Latin-1. */
 const invalidHeaderCharacter = /[^\t\x20-\x7e\x80-\xff]/
@@ -95,10 +102,8 @@ const authorizationOf = (credentials: Credentials, config: KubeConfigService): s
   return undefined
 }
 
-const bodySummaryLimit = 300
-
-const isStatus = (u: unknown): u is Status =>
-  typeof u === "object" && u !== null && (u as { kind?: unknown }).kind === "Status"
+/** How much of an error body that is not a Status is kept on the ApiError, where it does not print. */
+const bodyKept = 4096
 
 /**
  * The seconds a Retry-After asks for: a number of seconds, or an HTTP date counted from
@@ -108,23 +113,35 @@ const isStatus = (u: unknown): u is Status =>
 const parseRetryAfter = (header: string | undefined, status: Status | undefined, now: number): number | undefined => {
   if (header !== undefined) {
     const seconds = Number(header)
-    if (header.trim() !== "" && Number.isFinite(seconds) && seconds >= 0) return seconds
+    if (header.trim() !== "" && isSeconds(seconds)) return seconds
     const date = Date.parse(header)
     if (!Number.isNaN(date)) return Math.max(0, Math.ceil((date - now) / 1000))
   }
   return status?.details?.retryAfterSeconds
 }
 
+/** The UTF-8 length of a text, in bytes (without encoding it). */
+const utf8Length = (text: string): number => {
+  let bytes = text.length
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c >= 0x80) bytes += c >= 0x800 && (c < 0xd800 || c > 0xdfff) ? 2 : 1
+  }
+  return bytes
+}
+
 /**
  * Builds the ApiError for an answer from its code, headers and body text. `now` is the
- * time in milliseconds that an HTTP-date Retry-After is counted from.
+ * time in milliseconds that an HTTP-date Retry-After is counted from. The message keeps a
+ * Status's own message; of any other body it says the content type and the length only.
  */
 export const apiErrorFrom = (
   spec: Pick<Spec, "method" | "path" | "query">,
   code: number,
   bodyText: string,
   retryAfterHeader?: string | undefined,
-  now = 0
+  now = 0,
+  contentType?: string | undefined
 ): ApiError => {
   let parsed: unknown = undefined
   try {
@@ -132,9 +149,10 @@ export const apiErrorFrom = (
   } catch {
     parsed = undefined
   }
-  const status = isStatus(parsed) ? parsed : undefined
-  const body = status === undefined && bodyText !== "" ? bodyText.slice(0, bodySummaryLimit) : undefined
-  const statusMessage = status?.message ?? (body !== undefined && body.trim() !== "" ? body.trim() : httpText(code))
+  const status = readStatus(parsed)
+  const body = status === undefined && bodyText !== "" ? bodyText.slice(0, bodyKept) : undefined
+  const statusMessage = status?.message ??
+    (body !== undefined ? `${httpText(code)} (${bodySummary(utf8Length(bodyText), contentType)})` : httpText(code))
   return new ApiError({
     method: spec.method,
     path: pathWithQuery(spec),
@@ -147,17 +165,23 @@ export const apiErrorFrom = (
   })
 }
 
-/** An ApiError from a Status that arrived inside a 2xx answer (a watch's ERROR event). */
-export const apiErrorFromStatus = (spec: Pick<Spec, "method" | "path" | "query">, status: Status): ApiError =>
-  new ApiError({
+/**
+ * An ApiError from a Status that arrived inside a 2xx answer (a watch's ERROR event, the
+ * status channel of exec), read from whatever value came (see `status.ts`).
+ */
+export const apiErrorFromStatus = (spec: Pick<Spec, "method" | "path" | "query">, value: unknown): ApiError => {
+  const status: Status = statusOf(value)
+  const code = status.code ?? 500
+  return new ApiError({
     method: spec.method,
     path: pathWithQuery(spec),
-    code: status.code ?? 500,
-    reason: reasonFor(status.code ?? 500, status),
-    statusMessage: status.message ?? httpText(status.code ?? 500),
+    code,
+    reason: reasonFor(code, status),
+    statusMessage: status.message ?? httpText(code),
     status,
     retryAfter: status.details?.retryAfterSeconds
   })
+}
 
 const httpText = (code: number): string => (code >= 500 ? "server error" : code >= 400 ? "request failed" : "unexpected answer")
 
@@ -227,22 +251,40 @@ const sendOnce = <R>(
   Effect.flatMap(config.auth.credentials, (credentials) => executeKube(client, config, request, credentials))
 
 /**
+ * The body of an error answer as text, within `errorBodyBytes` (a Status is a few KB)
+ * where the transport can bound the read; past it the body is not read and its
+ * connection is closed.
+ */
+const errorBody = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<string, HttpClientError.HttpClientError> =>
+  isBoundedText(response)
+    ? Effect.flatMap(
+      RequestPolicy,
+      (policy: Policy) => response[readTextWithin](Math.min(errorBodyBytes, policy.maxResponseBytes))
+    )
+    : response.text
+
+/**
  * The ApiError of a non-2xx answer. A body that cannot be read (the connection broke
- * while it came) is said so in the message, rather than taken for an empty one.
+ * while it came, or it was too large to read) is said so in the message, rather than
+ * taken for an empty one.
  */
 const failFor = (spec: Spec, response: HttpClientResponse.HttpClientResponse): Effect.Effect<never, ApiError> =>
   Effect.flatMap(
-    Effect.result(response.text),
+    Effect.result(errorBody(response)),
     (text) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const retryAfter = response.headers["retry-after"]
         if (text._tag === "Success") {
-          return Effect.fail(apiErrorFrom(spec, response.status, text.success, response.headers["retry-after"], now))
+          return Effect.fail(
+            apiErrorFrom(spec, response.status, text.success, retryAfter, now, response.headers["content-type"])
+          )
         }
-        const error = apiErrorFrom(spec, response.status, "", response.headers["retry-after"], now)
-        const why = text.failure.reason.description ?? reasonWord(text.failure.reason)
-        return Effect.fail(
-          new ApiError({ ...error, statusMessage: `${error.statusMessage} (the body could not be read: ${why})` })
-        )
+        const error = apiErrorFrom(spec, response.status, "", retryAfter, now)
+        const reached = reachedIn(text.failure)
+        const why = reached !== undefined
+          ? `a body of more than ${formatBytes(reached.value)}, not read`
+          : `the body could not be read: ${text.failure.reason.description ?? reasonWord(text.failure.reason)}`
+        return Effect.fail(new ApiError({ ...error, statusMessage: `${error.statusMessage} (${why})` }))
       })
   )
 
@@ -273,7 +315,10 @@ const sendWith = <R>(
         (fresh) =>
           fresh
             // the refused answer's body is read (and dropped) so that its connection is free again
-            ? Effect.andThen(Effect.ignore(response.text), Effect.flatMap(sendOnce(client, config, request), checked))
+            ? Effect.andThen(
+              Effect.ignore(errorBody(response)),
+              Effect.flatMap(sendOnce(client, config, request), checked)
+            )
             : checked(response)
       )
       : checked(response))
@@ -294,15 +339,14 @@ const isDisruptionBudget = (error: ApiError): boolean =>
 
 /**
  * A read may be sent again after a transport failure, a timeout, a broken answer or a
- * 5xx. A throttle is not one of them: `retryThrottled` already spent `throttleRetries` on
- * it, and retrying it here too would multiply the bound. An invalid URL or a body that
- * cannot be encoded fails the same way every time.
+ * 5xx. A throttle is not one of them (it has a count of its own), nor an invalid URL, a
+ * body that cannot be encoded or an answer past a limit, which fail the same way every time.
  */
 const isTransient = (error: RequestError): boolean => {
   switch (error._tag) {
     case "HttpClientError": {
       const tag = error.reason._tag
-      return tag !== "InvalidUrlError" && tag !== "EncodeError"
+      return tag !== "InvalidUrlError" && tag !== "EncodeError" && reachedIn(error) === undefined
     }
     case "RequestTimeout":
       return true
@@ -342,11 +386,19 @@ const exchange = <A>(
       client,
       config
     )
-    const throttled = retryThrottled(timed, policy)
     return telemetry.withSpan(spec, config.server)(
-      Effect.mapError(spec.method === "GET" ? retryTransient(throttled, policy) : throttled, scrub)
+      Effect.mapError(retrying(timed, policy, spec.method === "GET"), (error) => shown(spec, error))
     )
   })
+
+/**
+ * A failure as it leaves an operation: a limit the transport found becomes the
+ * `LimitExceeded` naming the request; any other transport failure is scrubbed.
+ */
+const shown = (spec: Spec, error: RequestError): RequestError => {
+  const reached = reachedIn(error)
+  return reached !== undefined ? exceeded(spec.method, pathWithQuery(spec), reached) : scrub(error)
+}
 
 /** The Clock every program has unless it provides another (a TestClock, say): the Reference's default. */
 const liveClock = Context.get(Context.empty(), Clock.Clock)
@@ -448,24 +500,57 @@ const reportWarnings = (spec: Spec, header: string): Effect.Effect<void, Request
   })
 
 /**
- * Sends a read again after a transient failure, on the policy's schedule. The schedule is
- * set up only once a first attempt has failed (`Effect.retry` steps its schedule on every
- * call, which a request that succeeds at once need not pay): the first failure is handed
- * to `Effect.retry` as its first, so the schedule sees the same sequence as before.
+ * How long to wait before a throttled request goes again: what the server asked
+ * (`Retry-After`, `retryAfterSeconds`), at most the policy's `maxRetryAfter`, else 500 ms
+ * doubling with each attempt. Every wait a server's answer asks for goes through here
+ * (the watcher's too), so that no answer can make the client sleep for longer.
  */
-const retryTransient = <A, R>(
+export const throttleWait = (error: ApiError, attempt: number, policy: Policy): Duration.Duration => {
+  const asked = error.retryAfter
+  const cap = Duration.toMillis(policy.maxRetryAfter)
+  return Duration.millis(Math.min(asked === undefined ? 500 * 2 ** attempt : asked * 1000, cap))
+}
+
+/**
+ * Sends a request again while the policy allows, as one budget for the operation: a
+ * throttle (429, or 503 with Retry-After) for any verb, `throttleRetries` times at most,
+ * after `throttleWait`; a transient failure of a read (`isTransient`) on the `readRetries`
+ * schedule. The two add up rather than multiply: at most 1 + `throttleRetries` + the
+ * schedule's recurrences attempts (7 by default). Nothing of this is built until an
+ * attempt has failed (`Effect.retry` steps its schedule on every call, which a request
+ * that succeeds at once need not pay).
+ */
+const retrying = <A, R>(
   effect: Effect.Effect<A, RequestError, R>,
-  policy: Policy
-): Effect.Effect<A, RequestError, R> =>
-  Effect.catchIf(effect, isTransient, (first) => {
-    let replayed = false
-    const again = Effect.suspend(() => {
-      if (replayed) return effect
-      replayed = true
-      return Effect.fail(first)
-    })
-    return Effect.retry(again, { schedule: policy.readRetries, while: isTransient })
-  })
+  policy: Policy,
+  read: boolean
+): Effect.Effect<A, RequestError, R> => {
+  const retryable = (error: RequestError) =>
+    (isThrottled(error) && policy.throttleRetries > 0) || (read && isTransient(error))
+  return Effect.catchIf(effect, retryable, (first) =>
+    Effect.gen(function*() {
+      let error = first
+      let throttles = 0
+      let step: ((now: number, input: unknown) => Pull.Pull<[unknown, Duration.Duration], never, unknown>) | undefined
+      for (;;) {
+        let wait: Duration.Duration
+        if (isThrottled(error)) {
+          if (throttles >= policy.throttleRetries) return yield* Effect.fail(error)
+          wait = throttleWait(error, throttles++, policy)
+        } else {
+          step ??= yield* Schedule.toStep(policy.readRetries)
+          const decision = yield* Pull.catchDone(step(yield* Clock.currentTimeMillis, error), () => Effect.undefined)
+          if (decision === undefined) return yield* Effect.fail(error)
+          wait = decision[1]
+        }
+        yield* Effect.sleep(wait)
+        const again = yield* Effect.result(effect)
+        if (again._tag === "Success") return again.success
+        error = again.failure
+        if (!retryable(error)) return yield* Effect.fail(error)
+      }
+    }))
+}
 
 /** Counts one request sent and how long its answer took, and puts the status code on the span. */
 const measured = <R>(
@@ -488,19 +573,6 @@ const codeOf = (exit: Exit.Failure<unknown, RequestError>): number | undefined =
   return reason._tag === "Fail" && reason.error._tag === "ApiError" ? reason.error.code : undefined
 }
 
-const retryThrottled = <A, R>(
-  effect: Effect.Effect<A, RequestError, R>,
-  policy: Policy,
-  attempt = 0
-): Effect.Effect<A, RequestError, R> =>
-  Effect.catchIf(effect, (e) => isThrottled(e) && attempt < policy.throttleRetries, (error) => {
-    const asked = (error as ApiError).retryAfter
-    const wait = asked === undefined
-      ? Duration.millis(500 * 2 ** attempt)
-      : Duration.min(Duration.seconds(asked), policy.maxRetryAfter)
-    return Effect.andThen(Effect.sleep(wait), retryThrottled(effect, policy, attempt + 1))
-  })
-
 /**
  * Sends a request whose connection lives as long as the scope: for watches and log
  * follows, so closing the scope closes the connection. No timeout and no retry: the
@@ -518,81 +590,12 @@ export const sendScoped = (
     const client = HttpClient.withScope(yield* HttpClient.HttpClient)
     const response = yield* Effect.mapError(
       measured(spec, sendWith(client, config, spec, toHttpRequest(config.server, spec))),
-      scrub
+      (error) => shown(spec, error)
     )
     const abort = (response as { readonly [abortRequest]?: () => void })[abortRequest]
     if (typeof abort === "function") yield* Effect.addFinalizer(() => Effect.sync(() => abort.call(response)))
     return response
   })
-
-/** Headers an error may show; any other (Authorization, a header given to `Kube.request`) may hold a secret. */
-const shownHeader = (name: string): boolean =>
-  name === "accept" || name === "user-agent" || name === "content-type" || name.startsWith("impersonate-")
-
-/** A request as errors show it: only the headers known to be harmless, and no body (it may hold Secret data). */
-const shownRequest = (request: HttpClientRequest.HttpClientRequest): HttpClientRequest.HttpClientRequest =>
-  HttpClientRequest.make(request.method as HttpMethod.HttpMethod)(request.url, {
-    urlParams: request.urlParams,
-    headers: Headers.removeMany(request.headers, Object.keys(request.headers).filter((name) => !shownHeader(name)))
-  })
-
-/** The response as errors show it: its status and the shown request, never its body. */
-const shownResponse = (
-  response: HttpClientResponse.HttpClientResponse,
-  request: HttpClientRequest.HttpClientRequest
-): HttpClientResponse.HttpClientResponse =>
-  Object.create(response, {
-    request: { value: request, enumerable: true },
-    toJSON: {
-      value: () => ({ _id: "effect/http/HttpClientResponse", request: request.toJSON(), status: response.status })
-    }
-  })
-
-/**
- * Transport errors carry the request they failed on (`error.request`, `error.reason.request`)
- * with its headers and body: `console.log(error)` or an inspection of the cause would show
- * the bearer token and the body (a Secret's data). Every HttpClientError that leaves an
- * operation goes through here, and comes out with the same reason around a request that
- * holds neither.
- */
-export const scrub = <E>(error: E): E => {
-  if (!HttpClientError.isHttpClientError(error)) return error
-  const { reason } = error
-  const request = shownRequest(reason.request)
-  const fields = {
-    request,
-    ...(reason.cause !== undefined ? { cause: reason.cause } : {}),
-    ...(reason.description !== undefined ? { description: reason.description } : {})
-  }
-  return new HttpClientError.HttpClientError({ reason: scrubbedReason(reason, fields) }) as E
-}
-
-const scrubbedReason = (
-  reason: HttpClientError.HttpClientErrorReason,
-  fields: {
-    readonly request: HttpClientRequest.HttpClientRequest
-    readonly cause?: unknown
-    readonly description?: string
-  }
-): HttpClientError.HttpClientErrorReason => {
-  const { request } = fields
-  switch (reason._tag) {
-    case "TransportError":
-      return reason instanceof ConnectionFailure
-        ? new ConnectionFailure({ ...fields, description: reason.description, problem: reason.problem, code: reason.code })
-        : new HttpClientError.TransportError(fields)
-    case "EncodeError":
-      return new HttpClientError.EncodeError(fields)
-    case "InvalidUrlError":
-      return new HttpClientError.InvalidUrlError(fields)
-    case "StatusCodeError":
-      return new HttpClientError.StatusCodeError({ ...fields, response: shownResponse(reason.response, request) })
-    case "DecodeError":
-      return new HttpClientError.DecodeError({ ...fields, response: shownResponse(reason.response, request) })
-    case "EmptyBodyError":
-      return new HttpClientError.EmptyBodyError({ ...fields, response: shownResponse(reason.response, request) })
-  }
-}
 
 /** Sends a request and parses its JSON body. */
 export const sendJson = (spec: Spec): Effect.Effect<unknown, RequestError, KubeConfig | HttpClient.HttpClient> =>

@@ -20,10 +20,12 @@ import * as SchemaAST from "effect/SchemaAST"
 import * as SchemaIssue from "effect/SchemaIssue"
 import * as SchemaParser from "effect/SchemaParser"
 import * as Schema from "effect/Schema"
-import { type ServerWarning, ValidationError } from "../Errors.js"
+import { type LimitExceeded, type ServerWarning, ValidationError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
 import type * as Resource from "../Resource.js"
+import { defaults as policyDefaults, RequestPolicy } from "../RequestPolicy.js"
 import { isGeneratedStruct } from "../resources/internal/schema.js"
+import { exceeded } from "./limits.js"
 import { pathWithQuery, type Spec } from "./request/spec.js"
 import { isMetadataView } from "./request/view.js"
 import { checkName } from "./validate.js"
@@ -239,15 +241,16 @@ const identityCodec = <A, I>(schema: Schema.Codec<A, I>): Codec<A, I> => {
   // Only a value that fails `is` needs Effect's parser, to say what is wrong: it is built then
   // (building it walks the whole Schema: time of a cold process's first list of pods).
   let validate: ((u: unknown) => Result.Result<A, SchemaIssue.Issue>) | undefined
-  const check = (u: unknown, subject: string): Result.Result<A, ValidationError> => {
-    if (is(u)) return Result.succeed(u)
-    validate ??= SchemaParser.decodeUnknownResult(schema, firstError)
-    const result = validate(u)
-    // `is` and the parser disagree only if a check of the user's throws: the parser's word then
-    return Result.isSuccess(result)
-      ? Result.succeed(u as A)
-      : Result.fail(failure(subject, result.failure, matchText, u))
-  }
+  const check = (u: unknown, subject: string): Result.Result<A, ValidationError> =>
+    withinStack(subject, () => {
+      if (is(u)) return Result.succeed(u)
+      validate ??= SchemaParser.decodeUnknownResult(schema, firstError)
+      const result = validate(u)
+      // `is` and the parser disagree only if a check of the user's throws: the parser's word then
+      return Result.isSuccess(result)
+        ? Result.succeed(u as A)
+        : Result.fail(failure(subject, result.failure, matchText, u))
+    })
   return {
     decode: check,
     // decoded and encoded are the same here: A is I
@@ -263,19 +266,126 @@ const transformingCodec = <A, I>(schema: Schema.Codec<A, I>): Codec<A, I> => {
   const decode = SchemaParser.decodeUnknownResult(keeping, firstError)
   const encode = SchemaParser.encodeUnknownResult(keeping, firstError)
   return {
-    decode: (u, subject) => {
-      const result = decode(u)
-      return Result.isSuccess(result)
-        ? Result.succeed(result.success)
-        : Result.fail(failure(subject, result.failure, matchText, u))
-    },
-    encode: (a, subject) => {
-      const result = encode(a)
-      return Result.isSuccess(result)
-        ? Result.succeed(result.success)
-        : Result.fail(failure(subject, result.failure, "cannot be encoded", a))
+    decode: (u, subject) =>
+      withinStack(subject, () => {
+        const result = decode(u)
+        return Result.isSuccess(result)
+          ? Result.succeed(result.success)
+          : Result.fail(failure(subject, result.failure, matchText, u))
+      }),
+    encode: (a, subject) =>
+      withinStack(subject, () => {
+        const result = encode(a)
+        return Result.isSuccess(result)
+          ? Result.succeed(result.success)
+          : Result.fail(failure(subject, result.failure, "cannot be encoded", a))
+      })
+  }
+}
+
+/**
+ * Runs a check that recurses as deep as the value nests (a recursive Schema's): a value
+ * too deep for the stack fails it, rather than overflow into a defect. `objectDecoder`
+ * refuses such values before (`maxJsonDepth`); this is what is left for a limit raised past
+ * what the stack holds, and for the objects the user gives.
+ */
+const withinStack = <A>(
+  subject: string,
+  check: () => Result.Result<A, ValidationError>
+): Result.Result<A, ValidationError> => {
+  try {
+    return check()
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e
+    return Result.fail(new ValidationError({ subject, detail: "is nested too deeply to be checked (the stack ran out)" }))
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Nesting
+// ---------------------------------------------------------------------------------------------------------------------
+
+const recursion = new WeakMap<SchemaAST.AST, boolean>()
+
+/** The nodes an AST refers to, its encoding's included. */
+const childrenOf = (ast: SchemaAST.AST): ReadonlyArray<SchemaAST.AST> => {
+  const out: Array<SchemaAST.AST> = []
+  switch (ast._tag) {
+    case "Suspend":
+      out.push(ast.thunk())
+      break
+    case "Objects":
+      for (const ps of ast.propertySignatures) out.push(ps.type)
+      for (const is of ast.indexSignatures) out.push(is.parameter, is.type)
+      break
+    case "Arrays":
+      out.push(...ast.elements, ...ast.rest)
+      break
+    case "Union":
+      out.push(...ast.types)
+      break
+    case "Declaration":
+      out.push(...ast.typeParameters)
+      break
+  }
+  if (ast.encoding !== undefined) for (const link of ast.encoding) out.push(link.to)
+  return out
+}
+
+/**
+ * Whether a Schema refers to itself (a CRD's `JSONSchemaProps`, a user's `Schema.suspend`
+ * of itself): only then can checking a value recurse as deep as the value nests, so only
+ * then is its depth measured. A `Suspend` alone is not a cycle (the generated kinds use
+ * one for a definition written later). Found once per Schema, by a walk that meets a node
+ * again while it is still inside it.
+ */
+export const isRecursive = (ast: SchemaAST.AST): boolean => {
+  const known = recursion.get(ast)
+  if (known !== undefined) return known
+  const inside = new Set<SchemaAST.AST>()
+  const clear = new Set<SchemaAST.AST>()
+  const visit = (node: SchemaAST.AST): boolean => {
+    if (clear.has(node)) return false
+    if (inside.has(node)) return true
+    inside.add(node)
+    for (const child of childrenOf(node)) if (visit(child)) return true
+    inside.delete(node)
+    clear.add(node)
+    return false
+  }
+  const found = visit(ast)
+  recursion.set(ast, found)
+  return found
+}
+
+/** Whether a JSON value nests deeper than `max` levels of objects and arrays. Walked without recursion. */
+export const deeperThan = (root: unknown, max: number): boolean => {
+  if (typeof root !== "object" || root === null) return false
+  const values: Array<object> = [root]
+  const depths: Array<number> = [1]
+  while (values.length > 0) {
+    const value = values.pop()! as Record<string, unknown>
+    const depth = depths.pop()!
+    if (depth > max) return true
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i]
+        if (typeof item === "object" && item !== null) {
+          values.push(item)
+          depths.push(depth + 1)
+        }
+      }
+    } else {
+      for (const key in value) {
+        const item = value[key]
+        if (typeof item === "object" && item !== null) {
+          values.push(item)
+          depths.push(depth + 1)
+        }
+      }
     }
   }
+  return false
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -526,12 +636,15 @@ export interface Mismatch {
 export const objectDecoder = <A, I>(
   resource: Pick<Resource.Resource<A, I>, "kind" | "apiVersion" | "schema">,
   spec: Pick<Spec, "method" | "path" | "query">,
-  onMismatch?: ((mismatch: Mismatch) => void) | undefined
+  onMismatch?: ((mismatch: Mismatch) => void) | undefined,
+  maxJsonDepth: number = policyDefaults.maxJsonDepth
 ) => {
   const codec = codecFor(resource.schema)
+  // only a recursive Schema walks a value as deep as it nests
+  const maxDepth = isRecursive(resource.schema.ast) ? maxJsonDepth : Number.POSITIVE_INFINITY
   let tolerance: ((u: Record<string, unknown>) => boolean) | undefined | null = null
   let describeAll: ((u: unknown) => Result.Result<A, SchemaIssue.Issue>) | undefined
-  return (u: unknown): Result.Result<A, ValidationError> => {
+  return (u: unknown): Result.Result<A, ValidationError | LimitExceeded> => {
     if (!isObject(u)) return Result.fail(malformed(spec, `expected a ${resource.kind}, got ${describeJson(u)}`))
     const kind = u["kind"]
     if (kind === "Status") return Result.fail(malformed(spec, `expected a ${resource.kind}, got a Status`))
@@ -547,13 +660,23 @@ export const objectDecoder = <A, I>(
     const metadata = metadataOf(u)
     const name = metadata["name"] as string | undefined
     const subject = describe(resource, metadata["namespace"] as string | undefined, name)
+    if (maxDepth !== Number.POSITIVE_INFINITY && deeperThan(u, maxDepth)) {
+      return Result.fail(exceeded(spec.method, pathWithQuery(spec), { limit: "maxJsonDepth", value: maxDepth, subject }))
+    }
     const decoded = codec.decode(u, subject)
     if (Result.isSuccess(decoded)) return decoded
     if (tolerance === null) tolerance = toleranceFor(resource.schema.ast)
     if (tolerance === undefined || !tolerance(u)) return Result.fail(inAnswer(spec, decoded.failure))
     // sound at the top: every mismatch below is looked at (the first one only says what the parser met first)
     describeAll ??= SchemaParser.decodeUnknownResult(resource.schema, allErrors)
-    const all = describeAll(u)
+    let all: Result.Result<A, SchemaIssue.Issue>
+    try {
+      all = describeAll(u)
+    } catch {
+      // only a better description: a walk that runs out of stack (a maxJsonDepth raised past
+      // what the stack holds; Effect wraps the RangeError) keeps the first issue
+      return Result.fail(inAnswer(spec, decoded.failure))
+    }
     if (Result.isSuccess(all)) return Result.fail(inAnswer(spec, decoded.failure))
     const found: Array<Found> = []
     collect(all.failure, [], u, found)
@@ -574,19 +697,32 @@ export const reportMismatch = (
 ): Effect.Effect<void, ValidationError | ServerWarning> =>
   warnings.reportMismatch(spec.method, pathWithQuery(spec), mismatch.error)
 
+/**
+ * Runs `f` with the policy's `maxJsonDepth` when the Schema is recursive (the only case it
+ * matters), else at once: a kind that does not nest pays no read of the policy.
+ */
+const withDepth = <A, E, R>(
+  schema: Schema.Top,
+  f: (maxJsonDepth: number | undefined) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> =>
+  isRecursive(schema.ast) ? Effect.flatMap(RequestPolicy, (policy) => f(policy.maxJsonDepth)) : f(undefined)
+
 /** Decodes one object the server sent (see `objectDecoder`), reporting a tolerated mismatch. */
 export const decodeObject = <A, I>(
   resource: Pick<Resource.Resource<A, I>, "kind" | "apiVersion" | "schema">,
   u: unknown,
   spec: Pick<Spec, "method" | "path" | "query">
-): Effect.Effect<A, ValidationError | ServerWarning> => {
-  let found: Mismatch | undefined
-  const decoded = objectDecoder(resource, spec, (mismatch) => {
-    found = mismatch
-  })(u)
-  if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
-  return found === undefined ? Effect.succeed(decoded.success) : Effect.as(reportMismatch(spec, found), decoded.success)
-}
+): Effect.Effect<A, ValidationError | ServerWarning | LimitExceeded> =>
+  withDepth(resource.schema, (maxJsonDepth): Effect.Effect<A, ValidationError | ServerWarning | LimitExceeded> => {
+    let found: Mismatch | undefined
+    const decoded = objectDecoder(resource, spec, (mismatch) => {
+      found = mismatch
+    }, maxJsonDepth)(u)
+    if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
+    return found === undefined
+      ? Effect.succeed(decoded.success)
+      : Effect.as(reportMismatch(spec, found), decoded.success)
+  })
 
 /**
  * An object that did not fit its Schema, kept as the server sent it (`invalid: "raw"`
@@ -613,7 +749,16 @@ export const decodeList = <A, I>(
   json: unknown,
   spec: Pick<Spec, "method" | "path" | "query">,
   invalid: InvalidMode = "fail"
-): Effect.Effect<Kube.ListResult<A>, ValidationError | ServerWarning> => {
+): Effect.Effect<Kube.ListResult<A>, ValidationError | ServerWarning | LimitExceeded> =>
+  withDepth(resource.schema, (maxJsonDepth) => decodeListWith(resource, json, spec, invalid, maxJsonDepth))
+
+const decodeListWith = <A, I>(
+  resource: Pick<Resource.Resource<A, I>, "kind" | "apiVersion" | "schema">,
+  json: unknown,
+  spec: Pick<Spec, "method" | "path" | "query">,
+  invalid: InvalidMode,
+  maxJsonDepth: number | undefined
+): Effect.Effect<Kube.ListResult<A>, ValidationError | ServerWarning | LimitExceeded> => {
   if (!isObject(json) || !Array.isArray(json["items"])) {
     const got = isObject(json) ? `a ${String(json["kind"])}` : describeJson(json)
     return Effect.fail(malformed(spec, `expected a ${resource.kind}List, got ${got}`))
@@ -621,15 +766,16 @@ export const decodeList = <A, I>(
   let mismatches: Array<Mismatch> | undefined
   const decode = objectDecoder(resource, spec, (mismatch) => {
     ;(mismatches ??= []).push(mismatch)
-  })
+  }, maxJsonDepth)
   const rawItems = json["items"] as Array<unknown>
   const items: Array<A> = new Array(rawItems.length)
   for (let i = 0; i < rawItems.length; i++) {
     const raw = rawItems[i]
     const decoded = decode(raw)
     if (Result.isFailure(decoded)) {
-      if (invalid === "fail" || !isObject(raw)) return Effect.fail(decoded.failure)
-      items[i] = new InvalidObject(raw, decoded.failure) as A
+      const error = decoded.failure
+      if (invalid === "fail" || !isObject(raw) || error._tag === "LimitExceeded") return Effect.fail(error)
+      items[i] = new InvalidObject(raw, error) as A
       continue
     }
     items[i] = decoded.success

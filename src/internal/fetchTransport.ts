@@ -6,6 +6,9 @@
  * untouched. The material travels as `fetch` options (`RequestInit`), which each
  * runtime spells its own way: `tlsInit` makes them from the current client certificate.
  *
+ * The cluster's answers are read whole within `RequestPolicy`'s `maxResponseBytes`
+ * (`body.ts`'s `bounded`), through their stream, since `fetch`'s own `text()` has no bound.
+ *
  * A header sent once per value (`Impersonate-Group` with several groups) cannot go
  * through `fetch`, which joins the values with commas, and the API server would read
  * the joined text as one group: such a request fails instead of impersonating the
@@ -18,6 +21,8 @@ import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientError from "effect/http/HttpClientError"
 import type { Credentials, Service } from "../KubeConfig.js"
+import { type Policy, RequestPolicy } from "../RequestPolicy.js"
+import { bounded } from "./body.js"
 import { described, transportReason } from "./transportCause.js"
 
 /** `fetch` options for requests to the cluster, for the current client certificate. @internal */
@@ -58,6 +63,10 @@ export const make = (config: Service, tlsInit: TlsInit): Effect.Effect<HttpClien
               FetchHttpClient.RequestInit,
               tlsInit(credentials.clientCertificate)
             )
+          ),
+          // `fetch` reads a body whole without a bound: the cluster's answers are read within the policy's
+          Effect.flatMap((response) =>
+            Effect.map(RequestPolicy, (policy: Policy) => bounded(response, policy.maxResponseBytes))
           )
         )
       }),

@@ -44,17 +44,27 @@ const utf8: (bytes: Uint8Array) => string = NodeBuffer !== undefined
  * bytes, until a newline completes them (a newline byte is never inside a multi-byte
  * character), so only complete text is ever decoded, once, and without streaming state.
  * A byte-order mark at the very start is dropped, as `TextDecoder` does.
+ *
+ * A line longer than `maxLineBytes` (counted in bytes while it waits for its newline, in
+ * characters once it is decoded) sets `overflowed`: what was kept is let go and nothing
+ * more is decoded, so a server that never sends a newline cannot fill memory.
  */
 export class LineDecoder {
   /** The bytes after the last newline, not yet decoded. */
   private rest: Array<Uint8Array> = []
   private restLength = 0
   private started = false
+  /** A line passed `maxLineBytes`: the lines before it were handed out, nothing after it is. */
+  overflowed = false
 
-  constructor(private readonly stripCarriageReturn: boolean) {}
+  constructor(
+    private readonly stripCarriageReturn: boolean,
+    private readonly maxLineBytes: number = Number.POSITIVE_INFINITY
+  ) {}
 
   /** Appends the lines completed by `bytes` to `out`, without their line ending. */
   push(bytes: Uint8Array, out: Array<string>): void {
+    if (this.overflowed) return
     const last = bytes.lastIndexOf(10)
     if (last === -1) {
       this.keep(bytes)
@@ -77,13 +87,22 @@ export class LineDecoder {
     }
     if (last + 1 < bytes.length) this.keep(bytes.subarray(last + 1))
     text = this.unmarked(text)
+    const max = this.maxLineBytes
     let start = 0
     let newline: number
     while ((newline = text.indexOf("\n", start)) !== -1) {
+      if (newline - start > max) return this.overflow()
       this.emit(text.slice(start, newline), out)
       start = newline + 1
     }
+    if (text.length - start > max) return this.overflow()
     this.emit(start === 0 ? text : text.slice(start), out)
+  }
+
+  private overflow(): void {
+    this.overflowed = true
+    this.rest = []
+    this.restLength = 0
   }
 
   /** What is left after the last newline once the bytes have ended, if anything. */
@@ -104,8 +123,9 @@ export class LineDecoder {
 
   private keep(bytes: Uint8Array): void {
     if (bytes.length === 0) return
-    this.rest.push(bytes)
     this.restLength += bytes.length
+    if (this.restLength > this.maxLineBytes) return this.overflow()
+    this.rest.push(bytes)
   }
 
   private unmarked(text: string): string {
@@ -161,15 +181,20 @@ export const transformChunks = <In, Out, E2>(make: () => ChunkStep<In, Out, E2>)
 
 /**
  * The lines of a byte stream, without their newline (and without a `\r` before it when
- * `stripCarriageReturn`); a last line without a newline is emitted too.
+ * `stripCarriageReturn`); a last line without a newline is emitted too. A line longer
+ * than `maxLineBytes` ends the stream with `tooLong()`, after the lines before it.
  */
-export const splitLines = (stripCarriageReturn: boolean) =>
-  transformChunks<Uint8Array, string, never>(() => {
-    const decoder = new LineDecoder(stripCarriageReturn)
+export const splitLines = <E = never>(
+  stripCarriageReturn: boolean,
+  maxLineBytes: number = Number.POSITIVE_INFINITY,
+  tooLong?: () => E
+) =>
+  transformChunks<Uint8Array, string, E>(() => {
+    const decoder = new LineDecoder(stripCarriageReturn, maxLineBytes)
     return {
       onChunk: (input, out) => {
         for (const bytes of input) decoder.push(bytes, out)
-        return undefined
+        return decoder.overflowed ? tooLong?.() : undefined
       },
       onEnd: (out) => {
         const rest = decoder.end()
@@ -185,10 +210,12 @@ const batchCharacters = 64 * 1024
 /**
  * The lines of a body as a `BodyDecoder` (for `decodedBody`): the lines completed by the
  * bytes pushed, handed on all at once (about `batchCharacters` of them; a last line
- * without a newline is handed on at the end).
+ * without a newline is handed on at the end). A line longer than `maxLineBytes` ends the
+ * body with `tooLong()`, after the lines before it.
  */
-export const lineBatches = (stripCarriageReturn: boolean) => (): BodyDecoder<string, never> => {
-  const decoder = new LineDecoder(stripCarriageReturn)
+export const lineBatches = <E>(stripCarriageReturn: boolean, maxLineBytes: number, tooLong: () => E) =>
+(): BodyDecoder<string, E> => {
+  const decoder = new LineDecoder(stripCarriageReturn, maxLineBytes)
   let lines: Array<string> = []
   let pending = 0
   return {
@@ -196,13 +223,13 @@ export const lineBatches = (stripCarriageReturn: boolean) => (): BodyDecoder<str
       pending += bytes.length
       decoder.push(bytes, lines)
     },
-    ready: () => lines.length > 0,
-    full: () => pending >= batchCharacters,
+    ready: () => lines.length > 0 || decoder.overflowed,
+    full: () => pending >= batchCharacters || decoder.overflowed,
     take: (out) => {
       for (let i = 0; i < lines.length; i++) out.push(lines[i]!)
       lines = []
       pending = 0
-      return undefined
+      return decoder.overflowed ? tooLong() : undefined
     },
     end: (out) => {
       const rest = decoder.end()
@@ -210,4 +237,18 @@ export const lineBatches = (stripCarriageReturn: boolean) => (): BodyDecoder<str
       return undefined
     }
   }
+}
+
+/** The chunks as one array (the chunk itself when there is one). @internal */
+export const concatBytes = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => {
+  if (chunks.length === 1) return chunks[0]!
+  let size = 0
+  for (const chunk of chunks) size += chunk.length
+  const out = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    out.set(chunk, offset)
+    offset += chunk.length
+  }
+  return out
 }

@@ -9,7 +9,9 @@ import * as Stream from "effect/Stream"
 import { ApiError, ValidationError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
 import { bodyStream, decodedBody } from "./body.js"
+import { type Policy, RequestPolicy } from "../RequestPolicy.js"
 import * as client from "./client.js"
+import { lineTooLong } from "./limits.js"
 import { lineBatches } from "./lines.js"
 import * as request from "./request/operations.js"
 import type { Spec } from "./request/spec.js"
@@ -105,14 +107,14 @@ const followed = <A, I, B>(
   target: Target<A, I>,
   name: string,
   options: Kube.LogOptions,
-  toStream: (response: HttpClientResponse.HttpClientResponse) => Stream.Stream<B, Kube.Error>
+  toStream: (response: HttpClientResponse.HttpClientResponse, spec: Spec, policy: Policy) => Stream.Stream<B, Kube.Error>
 ): Stream.Stream<B, Kube.Error, Kube.Requirements> =>
   Stream.unwrap(
     Effect.map(logSpec(target, name, options, true), (spec) =>
       telemetry.scopedStreamInSpan(
         spec,
         client.sendScoped(spec).pipe(
-          Effect.map(toStream),
+          Effect.flatMap((response) => Effect.map(RequestPolicy, (policy) => toStream(response, spec, policy))),
           Effect.catchIf(isLogGone(name), () => Effect.succeed(Stream.empty))
         )
       ))
@@ -129,9 +131,13 @@ export const logStream = <A, I>(
   name: string,
   options: Kube.LogOptions
 ): Stream.Stream<string, Kube.Error, Kube.Requirements> =>
-  followed(target, name, options, (response) =>
-    // body failures carry the authorized request: scrubbed like every transport error
-    decodedBody(response, lineBatches(true), { onError: client.scrub }))
+  followed(target, name, options, (response, spec, policy) =>
+    decodedBody(
+      response,
+      lineBatches(true, policy.maxLineBytes, lineTooLong(spec, policy.maxLineBytes, "a log line")),
+      // body failures carry the authorized request: scrubbed like every transport error
+      { onError: client.scrub }
+    ))
 
 /** `logBytes` on a bound api: the bytes of a followed log as they arrive, lines not cut. */
 export const logBytes = <A, I>(

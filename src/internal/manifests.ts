@@ -10,7 +10,15 @@ import * as Base64 from "effect/encoding/Base64"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Discovery from "../Discovery.js"
-import { ApplyFailed, DeleteFailed, formatRef, type ObjectRef, type RefFailure, ValidationError } from "../Errors.js"
+import {
+  ApplyFailed,
+  DeleteFailed,
+  formatBytes,
+  formatRef,
+  type ObjectRef,
+  type RefFailure,
+  ValidationError
+} from "../Errors.js"
 import type * as Kube from "../Kube.js"
 import { KubeConfig } from "../KubeConfig.js"
 import type * as Manifests from "../Manifests.js"
@@ -67,7 +75,7 @@ const collect = (value: unknown, subject: string, into: Array<Manifests.Manifest
   return undefined
 }
 
-/** A number JSON.parse read as Infinity (`1e400`), which kubectl refuses. */
+/** A number JSON.parse read as Infinity (`1e400`), which kubectl refuses. Its values nest no deeper than `maxDepth`. */
 const hasInfinity = (value: unknown): boolean => {
   if (typeof value === "number") return !Number.isFinite(value)
   if (Array.isArray(value)) return value.some(hasInfinity)
@@ -75,13 +83,36 @@ const hasInfinity = (value: unknown): boolean => {
   return false
 }
 
+/** Whether JSON text nests brackets deeper than `max` (those in double-quoted strings do not count). */
+const nestsDeeperThan = (text: string, max: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true
+    } else if (c === 0x7d || c === 0x5d) depth--
+  }
+  return false
+}
+
+/** The default of `ParseOptions.maxBytes`. */
+const defaultMaxBytes = 16 * 1024 * 1024
+
 /**
  * The JSON values of a text that is JSON: one value, or objects one after another, as
  * kubectl reads a stream that starts with `{`. None when it is not JSON (then it is YAML).
  */
-const parseJson = (text: string): Option.Option<ReadonlyArray<unknown>> => {
+const parseJson = (text: string, maxDocuments: number, maxDepth: number): Option.Option<ReadonlyArray<unknown>> => {
   const trimmed = text.trimStart()
   if (!trimmed.startsWith("{") && !trimmed.startsWith("[")) return Option.none()
+  // JSON.parse of a few MB of `[` takes seconds and hundreds of MB before it fails: too deep
+  // a text is left to the YAML reader, which stops at maxDepth (and knows YAML's quotes)
+  if (nestsDeeperThan(trimmed, maxDepth)) return Option.none()
   try {
     return Option.some([JSON.parse(text) as unknown])
   } catch {
@@ -106,6 +137,8 @@ const parseJson = (text: string): Option.Option<ReadonlyArray<unknown>> => {
       depth--
       if (depth < 0) return Option.none()
       if (depth === 0) {
+        // one more than the limit is enough to refuse the stream
+        if (values.length > maxDocuments) break
         try {
           values.push(JSON.parse(trimmed.slice(start, i + 1)))
         } catch {
@@ -115,14 +148,17 @@ const parseJson = (text: string): Option.Option<ReadonlyArray<unknown>> => {
       }
     }
   }
-  return depth === 0 && trimmed.slice(start).trim() === "" ? Option.some(values) : Option.none()
+  return values.length > maxDocuments || (depth === 0 && trimmed.slice(start).trim() === "")
+    ? Option.some(values)
+    : Option.none()
 }
 
 const describeInput = (input: unknown): string =>
   input === null ? "null" : typeof input === "object" ? "an object" : `a ${typeof input}`
 
 export const parse = (
-  input: string | Uint8Array
+  input: string | Uint8Array,
+  options: Manifests.ParseOptions = {}
 ): Effect.Effect<ReadonlyArray<Manifests.Manifest>, ValidationError> =>
   Effect.suspend(() => {
     if (typeof input !== "string" && !(input instanceof Uint8Array)) {
@@ -130,6 +166,19 @@ export const parse = (
         new ValidationError({ subject: "manifests", detail: `expected text or bytes, got ${describeInput(input)}` })
       )
     }
+    const maxBytes = options.maxBytes ?? defaultMaxBytes
+    if (input.length > maxBytes) {
+      return Effect.fail(
+        new ValidationError({
+          subject: "manifests",
+          detail: `are ${input.length.toLocaleString("en-US")} ` +
+            `${typeof input === "string" ? "characters" : "bytes"}, ` +
+            `more than maxBytes (${formatBytes(maxBytes)})`
+        })
+      )
+    }
+    const maxDocuments = options.maxDocuments ?? yaml.defaultMaxDocuments
+    const maxDepth = options.maxDepth ?? yaml.defaultMaxDepth
     const text = yaml.decodeText(input)
     if (yaml.looksLikeMisreadUtf16(text)) {
       return Effect.fail(
@@ -142,11 +191,19 @@ export const parse = (
       )
     }
     const objects: Array<Manifests.Manifest> = []
-    const json = parseJson(text)
+    const json = parseJson(text, maxDocuments, maxDepth)
     if (Option.isSome(json)) {
       for (let i = 0; i < json.value.length; i++) {
         const value = json.value[i]
         const subject = `document[${i}]`
+        if (i >= maxDocuments) {
+          return Effect.fail(
+            new ValidationError({
+              subject,
+              detail: `is one document more than maxDocuments (${maxDocuments.toLocaleString("en-US")})`
+            })
+          )
+        }
         if (hasInfinity(value)) {
           return Effect.fail(new ValidationError({ subject, detail: "holds a number too large for JSON" }))
         }
@@ -155,7 +212,12 @@ export const parse = (
       }
       return Effect.succeed(objects)
     }
-    const documents = yaml.parseAll(text, { uniqueKeys: true })
+    const documents = yaml.parseAll(text, {
+      uniqueKeys: true,
+      maxDocuments,
+      maxDepth,
+      maxNodes: options.maxNodes
+    })
     for (let i = 0; i < documents.length; i++) {
       const document = documents[i]!
       const subject = `document[${i}]`

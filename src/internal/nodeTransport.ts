@@ -68,7 +68,18 @@ export interface Options {
    * (`Infinity`: no cap). Long-running requests are not counted. Default `defaultMaxConnections`.
    */
   readonly maxConnections?: number | undefined
+  /** The most bytes of an answer's head (undici's `maxHeaderSize`). Default `defaultMaxHeaderBytes`. */
+  readonly maxHeaderBytes?: number | undefined
 }
+
+/**
+ * The default bound on an answer's status line and headers: four times Node's own
+ * (`--max-http-header-size`, 16 KiB), for proxies that add cookies; a kube-apiserver
+ * answer's headers are well under 8 KiB (its warnings are cut at 4 KiB in all).
+ *
+ * @internal
+ */
+export const defaultMaxHeaderBytes = 64 * 1024
 
 /**
  * The default cap on connections for short requests. On loopback TLS (2 CPUs), 1,000
@@ -200,8 +211,14 @@ const viaEnvironment = (
  * SOCKS5 agent builds each origin's pool from its first request's options, so the cap on
  * connections travels with the requests too (`null`: no cap).
  */
-const socksOptions = (connections: number | null): Undici.Dispatcher.DispatcherComposeInterceptor => (dispatch) =>
-(options, handler) => dispatch({ ...options, bodyTimeout: 0, headersTimeout: 0, connections } as typeof options, handler)
+const socksOptions =
+  (connections: number | null, maxHeaderSize: number): Undici.Dispatcher.DispatcherComposeInterceptor =>
+  (dispatch) =>
+  (options, handler) =>
+    dispatch(
+      { ...options, bodyTimeout: 0, headersTimeout: 0, connections, maxHeaderSize } as typeof options,
+      handler
+    )
 
 /**
  * A dispatcher reaching the cluster through a proxy: a CONNECT tunnel through an http(s)
@@ -213,7 +230,8 @@ const proxyDispatcher = (
   proxy: ProxyOptions,
   connect: object,
   ca: string | undefined,
-  connections: number | null
+  connections: number | null,
+  maxHeaderSize: number
 ): Undici.Dispatcher => {
   const credentials = proxy.credentials === undefined ? undefined : Redacted.value(proxy.credentials)
   if (proxy.url.startsWith("socks5:")) {
@@ -221,7 +239,7 @@ const proxyDispatcher = (
       requestTls: { ...connect },
       ...(credentials !== undefined ? { username: credentials.username, password: credentials.password } : {})
     }
-    return new Undici.Socks5ProxyAgent(proxy.url, options).compose(socksOptions(connections))
+    return new Undici.Socks5ProxyAgent(proxy.url, options).compose(socksOptions(connections, maxHeaderSize))
   }
   return new Undici.ProxyAgent({
     uri: proxy.url,
@@ -232,6 +250,7 @@ const proxyDispatcher = (
       : {}),
     // Given to the agent inside, which gives it to each origin's pool.
     connections,
+    maxHeaderSize,
     bodyTimeout: 0,
     headersTimeout: 0
   })
@@ -245,6 +264,8 @@ export const make = (
   Effect.gen(function*() {
     const maxCertificateAgents = Math.max(1, options.maxCertificateAgents ?? 2)
     const maxConnections = options.maxConnections ?? defaultMaxConnections
+    const maxHeaderSize = options.maxHeaderBytes ?? defaultMaxHeaderBytes
+    const clientOptions: UndiciHttpClient.Options = { maxHeaderBytes: maxHeaderSize }
     // undici's `connections`: null is no cap
     const cap = Number.isFinite(maxConnections) ? Math.max(1, Math.floor(maxConnections)) : null
     type Connect = {
@@ -276,8 +297,8 @@ export const make = (
       : viaEnvironment(forServer(yield* readEnvironment, clusterUrl))
     const pool = (connect: Connect, connections: number | null): Undici.Dispatcher =>
       proxied.proxy === undefined
-        ? new Undici.Agent({ connect: { ...connect }, connections, bodyTimeout: 0, headersTimeout: 0 })
-        : proxyDispatcher(proxied.proxy, connect, config.tls.ca, connections)
+        ? new Undici.Agent({ connect: { ...connect }, connections, maxHeaderSize, bodyTimeout: 0, headersTimeout: 0 })
+        : proxyDispatcher(proxied.proxy, connect, config.tls.ca, connections, maxHeaderSize)
     // The server URL's own path, which `isLongRunning` does not look at.
     const prefix = clusterUrl === undefined ? 0 : clusterUrl.pathname.replace(/\/+$/, "").length
     const pools = (connect: Connect): Pick<Slot, "dispatcher" | "pools"> => {
@@ -329,7 +350,7 @@ export const make = (
           ? tlsOptions
           : { ...tlsOptions, cert: certificate.cert, key: Redacted.value(certificate.key) }
       )
-      const slot: Slot = { ...connection, client: UndiciHttpClient.make(connection.dispatcher), unusable }
+      const slot: Slot = { ...connection, client: UndiciHttpClient.make(connection.dispatcher, clientOptions), unusable }
       slots.set(key, slot)
       // The no-certificate agent is not counted: it is the one static setups use.
       const withCertificates = [...slots.keys()].filter((k) => k !== "")

@@ -7,7 +7,9 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { ValidationError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
+import { RequestPolicy } from "../RequestPolicy.js"
 import * as client from "./client.js"
+import { lineTooLong } from "./limits.js"
 import { splitLines } from "./lines.js"
 import { raw, type RawOptions } from "./request/raw.js"
 import * as telemetry from "./telemetry.js"
@@ -26,10 +28,11 @@ export const requestStream = (options: RawOptions): Stream.Stream<string, Kube.E
     if (spec instanceof ValidationError) return Stream.fail(spec)
     return telemetry.scopedStreamInSpan(
       spec,
-      Effect.map(
-        client.sendScoped(spec),
-        // body failures carry the authorized request: scrubbed like every transport error
-        (response) => Stream.mapError(splitLines(true)(response.stream), client.scrub)
-      )
+      Effect.flatMap(client.sendScoped(spec), (response) =>
+        Effect.map(RequestPolicy, (policy) =>
+          splitLines(true, policy.maxLineBytes, lineTooLong(spec, policy.maxLineBytes, "a line of the answer"))(
+            // body failures carry the authorized request: scrubbed like every transport error
+            Stream.mapError(response.stream, client.scrub)
+          )))
     )
   })

@@ -4,17 +4,38 @@
  * aside and swapped in at `InitDone`, so readers never see a half-listed state and
  * objects deleted while the watch was disconnected vanish with the swap. When the
  * stream fails, the store says so (`ready` before the first listing, `failure` and
- * `stopped` at any time), so a stale store is never taken for a live one.
+ * `stopped` at any time), so a stale store is never taken for a live one; while the
+ * watcher waits to retry, `stalled` says why and until when; when the stream ends in any
+ * other way (a defect, an interruption, its end), `ready` and `stopped` end with it.
  */
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { ValidationError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
 import { KubeConfig } from "../KubeConfig.js"
 import type * as Watcher from "../Watcher.js"
+
+/**
+ * Who hears of a watcher's waits: a watcher reads it from its context when it starts and
+ * tells it each backoff (the failure, and when the next attempt is due) and each return to
+ * work. `reflect` puts a store's here.
+ */
+export interface Observer {
+  readonly stalled: (error: Kube.Error, until: Date) => void
+  readonly resumed: () => void
+}
+
+/** The observer of the watchers started in this context, if any. */
+export const WatcherObserver: Context.Reference<Observer | undefined> = Context.Reference<Observer | undefined>(
+  "effect-kube/internal/WatcherObserver",
+  { defaultValue: () => undefined }
+)
 
 /** The `namespace/name` key of an object in a store. */
 export const keyOf = (object: unknown): string => {
@@ -33,6 +54,7 @@ export class StoreImpl<A, E> implements Watcher.WritableStore<A, E> {
   /** At least one listing has begun. */
   private started = false
   failedWith: Option.Option<E> = Option.none()
+  private stalledWith: Option.Option<Watcher.Stalled> = Option.none()
 
   constructor(
     private readonly defaultNamespace: string | undefined,
@@ -55,6 +77,18 @@ export class StoreImpl<A, E> implements Watcher.WritableStore<A, E> {
 
   get stopped(): Effect.Effect<never, E> {
     return Deferred.await(this.stoppedDeferred)
+  }
+
+  get stalled(): Effect.Effect<Option.Option<Watcher.Stalled>> {
+    return Effect.sync(() => this.stalledWith)
+  }
+
+  readonly stall = (error: Kube.Error, until: Date): void => {
+    this.stalledWith = Option.some({ error, until })
+  }
+
+  readonly resume = (): void => {
+    this.stalledWith = Option.none()
   }
 
   readonly apply = (event: Watcher.Event<A>): void => {
@@ -82,8 +116,22 @@ export class StoreImpl<A, E> implements Watcher.WritableStore<A, E> {
 
   readonly fail = (error: E): void => {
     if (Option.isNone(this.failedWith)) this.failedWith = Option.some(error)
+    this.stalledWith = Option.none()
     Deferred.doneUnsafe(this.readyDeferred, Exit.fail(error))
     Deferred.doneUnsafe(this.stoppedDeferred, Exit.fail(error))
+  }
+
+  /**
+   * The stream that writes the store ended: with a failure (as `fail`), or else a defect,
+   * an interruption or its end, which `ready` (if still waiting) and `stopped` end with.
+   */
+  readonly end = (cause: Cause.Cause<E>): void => {
+    const failure = Cause.findErrorOption(cause)
+    if (Option.isSome(failure)) return this.fail(failure.value)
+    this.stalledWith = Option.none()
+    const ended = cause.reasons.length === 0 ? Cause.die(new Error("the stream that wrote the store ended")) : cause
+    Deferred.doneUnsafe(this.readyDeferred, Exit.failCause(ended))
+    Deferred.doneUnsafe(this.stoppedDeferred, Exit.failCause(ended))
   }
 
   /**
@@ -114,18 +162,48 @@ export const makeStore = <A, E = never>(
     (ready, stopped) => new StoreImpl<A, E>(options?.namespace, ready, stopped)
   )
 
-/** The tap: every event is written into the store before it is passed on; a failure is recorded. */
+/**
+ * The tap: every event is written into the store before it is passed on; how the stream
+ * ends is recorded (a failure with `fail`, anything else with `end` when the store has
+ * it), and a watcher in the stream tells the store its waits (`stall`, `resume`).
+ */
 export const reflect = <A, E, R>(
   stream: Stream.Stream<Watcher.Event<A>, E, R>,
   store: Watcher.Writer<A, E>
-): Stream.Stream<Watcher.Event<A>, E, R> =>
-  stream.pipe(
+): Stream.Stream<Watcher.Event<A>, E, R> => {
+  const observed = store.stall !== undefined && store.resume !== undefined
+    ? Stream.provideService(stream, WatcherObserver, {
+      stalled: (error, until) => store.stall?.(error, until),
+      resumed: () => store.resume?.()
+    })
+    : stream
+  return observed.pipe(
     Stream.mapArray((events) => {
       for (const event of events) store.apply(event)
       return events
     }),
-    Stream.tapError((error) => Effect.sync(() => store.fail(error)))
+    Stream.onExit((exit) =>
+      Effect.sync(() => {
+        const cause = Exit.isSuccess(exit) ? Cause.empty : exit.cause
+        if (store.end !== undefined) return store.end(cause)
+        const failure = Cause.findErrorOption(cause)
+        if (Option.isSome(failure)) store.fail(failure.value)
+      })
+    )
   )
+}
+
+/**
+ * A defect of a watcher (a bug: no answer of a server should cause one) as the failure a
+ * store and its readers can see, instead of a fiber that died without a word. Its message
+ * names the defect's class only; the defect is its cause.
+ */
+export const defectAsFailure = (kind: string) => (defect: unknown): ValidationError =>
+  new ValidationError({
+    subject: `watcher of ${kind}`,
+    detail: `stopped on a defect (${defect instanceof Error ? defect.name : typeof defect}); it is the cause`,
+    cause: defect
+  })
 
 /** A store kept up to date by a watcher running in the background of the scope. */
 export const reflector = <A>(
@@ -142,6 +220,7 @@ export const reflector = <A>(
     // a store holds objects of the kind: one that does not fit is left out and reported, never stored raw
     const watcherOptions = options.invalid === "raw" ? { ...options, invalid: "skip" as const } : options
     yield* api.watcher(watcherOptions).pipe(
+      Stream.catchDefect((defect) => Stream.fail(defectAsFailure(api.resource.kind)(defect))),
       (stream) => reflect(stream, store),
       Stream.runDrain,
       Effect.forkScoped

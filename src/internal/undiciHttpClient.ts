@@ -16,6 +16,12 @@
  * marked experimental (it prints a process warning when built) and passes error answers
  * through undecoded by default.
  *
+ * No body is read whole past `RequestPolicy`'s `maxResponseBytes` (read from the fiber
+ * that sends the request, the application's own requests included): the bytes are counted
+ * as they arrive, before and after gunzip, and the body (with its connection) is destroyed
+ * at the first chunk past the limit, which fails the read with `LimitReached`. Headers past
+ * `maxHeaderBytes` (undici's `maxHeaderSize`, set on the dispatcher) fail the same way.
+ *
  * A request the Kubernetes client sends (`client.ts` sets `currentCredentials` for it) runs
  * in the client's own `kube.<verb>` span, which carries the HTTP attributes and whose trace
  * context (`traceparent`, `b3`) `client.ts` puts on the request: it is sent without
@@ -54,7 +60,9 @@ import * as Zlib from "node:zlib"
 // Installs the request API on undici's dispatchers (see undici.ts).
 import "./undici.js"
 import type * as Undici from "./undici.js"
+import { RequestPolicy } from "../RequestPolicy.js"
 import { abortRequest, currentCredentials, currentDeadline } from "./credentials.js"
+import { isHeadersOverflow, LimitReached, readTextWithin } from "./limits.js"
 import { transportReason } from "./transportCause.js"
 
 type Body = Exclude<Undici.Dispatcher.RequestOptions["body"], undefined>
@@ -90,9 +98,24 @@ const send = (
     body
   })
 
-// the message names the cause (`connect ECONNREFUSED ...`), not only `cause` (see transportCause.ts)
-const transportError = (request: HttpClientRequest.HttpClientRequest) => (cause: unknown) =>
-  new HttpClientError.HttpClientError({ reason: transportReason(request, cause) })
+/** Options of `make`. */
+export interface Options {
+  /** The `maxHeaderSize` the dispatcher was built with, which a `LimitReached` names. */
+  readonly maxHeaderBytes?: number | undefined
+}
+
+// the message names the cause (`connect ECONNREFUSED ...`), not only `cause` (see transportCause.ts); headers
+// past maxHeaderSize are a limit crossed, which the request path turns into a LimitExceeded
+const transportError = (request: HttpClientRequest.HttpClientRequest, maxHeaderBytes: number | undefined) =>
+(cause: unknown) =>
+  new HttpClientError.HttpClientError({
+    reason: maxHeaderBytes !== undefined && isHeadersOverflow(cause)
+      ? new HttpClientError.TransportError({
+        request,
+        cause: new LimitReached("maxHeaderBytes", maxHeaderBytes, "the head of the answer (its status line and headers)")
+      })
+      : transportReason(request, cause)
+  })
 
 /**
  * What undici needs of an abort signal (`aborted`, one `abort` listener): an AbortController
@@ -134,7 +157,8 @@ const abortWith = (controller: Abort) => () => controller.abort()
 const sendDirect = <A, E>(
   dispatcher: Undici.Dispatcher,
   request: HttpClientRequest.HttpClientRequest,
-  fiber: Fiber.Fiber<A, E>
+  fiber: Fiber.Fiber<A, E>,
+  maxHeaderBytes: number | undefined
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> => {
   const urlResult = Url.make(request.url, request.urlParams, Option.getOrUndefined(request.hash))
   if (Result.isFailure(urlResult)) {
@@ -147,8 +171,9 @@ const sendDirect = <A, E>(
   const url = urlResult.success
   const deadline = fiber.getRef(currentDeadline)
   if (deadline !== undefined && deadline.expired) {
-    return Effect.fail(transportError(request)(new Error("the request timed out before it was sent")))
+    return Effect.fail(transportError(request, undefined)(new Error("the request timed out before it was sent")))
   }
+  const maxBytes = fiber.getRef(RequestPolicy).maxResponseBytes
   // the request path (client.ts) has put the trace context on the request already
   const headers = request.headers
   const start = (body: Body) =>
@@ -158,8 +183,12 @@ const sendDirect = <A, E>(
       if (deadline !== undefined) deadline.abort = abortWith(controller)
       send(dispatcher, request, url, headers, controller as unknown as AbortSignal, body).then(
         (response) =>
-          resume(Effect.succeed(new ClientResponseImpl(request, url, decoded(request.method, response), controller))),
-        (cause) => resume(Effect.fail(transportError(request)(cause)))
+          resume(
+            Effect.succeed(
+              new ClientResponseImpl(request, url, decoded(request.method, response), controller, maxBytes)
+            )
+          ),
+        (cause) => resume(Effect.fail(transportError(request, maxHeaderBytes)(cause)))
       )
       return Effect.sync(() => controller.abort())
     })
@@ -173,23 +202,27 @@ const sendDirect = <A, E>(
 }
 
 /** @internal */
-export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient => {
+export const make = (dispatcher: Undici.Dispatcher, options: Options = {}): HttpClient.HttpClient => {
+  const maxHeaderBytes = options.maxHeaderBytes
   const traced = HttpClient.make((request, url, signal) =>
     Effect.flatMap(convertBody(request.body), (body) =>
-      Effect.map(
-        Effect.tryPromise({
-          try: () => send(dispatcher, request, url, request.headers, signal, body),
-          catch: transportError(request)
-        }),
-        (response): HttpClientResponse.HttpClientResponse =>
-          new ClientResponseImpl(request, url, decoded(request.method, response), undefined)
-      ))
+      Effect.withFiber((fiber) => {
+        const maxBytes = fiber.getRef(RequestPolicy).maxResponseBytes
+        return Effect.map(
+          Effect.tryPromise({
+            try: () => send(dispatcher, request, url, request.headers, signal, body),
+            catch: transportError(request, maxHeaderBytes)
+          }),
+          (response): HttpClientResponse.HttpClientResponse =>
+            new ClientResponseImpl(request, url, decoded(request.method, response), undefined, maxBytes)
+        )
+      }))
   )
   return fromExecute((request) =>
     Effect.withFiber((fiber) =>
       fiber.getRef(currentCredentials) === undefined
         ? traced.execute(request)
-        : sendDirect(dispatcher, request, fiber)
+        : sendDirect(dispatcher, request, fiber, maxHeaderBytes)
     )
   )
 }
@@ -222,8 +255,8 @@ interface Source {
   readonly statusCode: number
   readonly headers: Undici.Dispatcher.ResponseData["headers"]
   readonly body: NodeStreams.Readable
-  /** Undici's body, when it is the body as sent (it reads itself as text faster). */
-  readonly raw: Undici.Dispatcher.ResponseData["body"] | undefined
+  /** Undici's body, the bytes as sent, when `body` is their gunzipped form (what `maxResponseBytes` counts too). */
+  readonly sent: NodeStreams.Readable | undefined
 }
 
 /** Whether an answer is gzip-encoded with a body to decode. Other encodings are left as they are. */
@@ -247,13 +280,13 @@ const gunzipOptions: Zlib.ZlibOptions = { chunkSize: 128 * 1024 }
 
 const decoded = (method: string, response: Undici.Dispatcher.ResponseData): Source => {
   if (!isGzip(method, response)) {
-    return { statusCode: response.statusCode, headers: response.headers, body: response.body, raw: response.body }
+    return { statusCode: response.statusCode, headers: response.headers, body: response.body, sent: undefined }
   }
   const { "content-encoding": _encoding, "content-length": _length, ...headers } = response.headers
   // pipeline: a failure of either side destroys both, and destroying the decoder (a consumer
   // that stops reading) destroys undici's body, which releases its connection.
   const body = NodeStreams.pipeline(response.body, Zlib.createGunzip(gunzipOptions), noopErrorHandler)
-  return { statusCode: response.statusCode, headers, body, raw: undefined }
+  return { statusCode: response.statusCode, headers, body, sent: response.body }
 }
 
 /** The announced length of a body, when there is one to take as a size hint (not for HEAD, 204, 304). */
@@ -267,6 +300,8 @@ const contentLength = (method: string, source: Source): number | undefined => {
 /** Above this, an announced length is not allocated up front (a server may announce more than it sends). */
 const preallocateAtMost = 64 * 1024 * 1024
 
+const tooLarge = (maxBytes: number) => new LimitReached("maxResponseBytes", maxBytes, "the answer")
+
 /**
  * Every byte of a Readable, read in flowing mode, handed to `done` (not through a promise:
  * see `text`). With a `content-length` the chunks are copied as they arrive into one
@@ -275,20 +310,39 @@ const preallocateAtMost = 64 * 1024 * 1024
  * when the body ends or fails, and the reader lets go of the bytes before it hands them
  * on: undici's body outlives the answer, and undici's own `text()` leaves its listeners
  * on it, and through them its promise and the text.
+ *
+ * More than `maxBytes` (announced, or counted as they come; for a gunzipped body, those
+ * `sent` too) destroys the body, which closes its connection, and fails with `LimitReached`.
  */
 const readBody = (
   readable: NodeStreams.Readable,
   length: number | undefined,
+  maxBytes: number,
+  sent: NodeStreams.Readable | undefined,
   done: (error: unknown, bytes: Buffer | undefined) => void
 ): void => {
   if (readable.errored !== null) return done(readable.errored, undefined)
   if (readable.readableEnded || readable.destroyed) {
     return done(new Error("the body was already read or closed"), undefined)
   }
+  if (length !== undefined && length > maxBytes) {
+    readable.destroy()
+    return done(tooLarge(maxBytes), undefined)
+  }
   let buffer = length !== undefined && length <= preallocateAtMost ? Buffer.allocUnsafe(length) : undefined
   let offset = 0
+  let sentBytes = 0
   let chunks: Array<Buffer> | undefined
+  const overLimit = () => {
+    onError(tooLarge(maxBytes))
+    readable.destroy()
+  }
+  const onSent = (chunk: Buffer) => {
+    sentBytes += chunk.length
+    if (sentBytes > maxBytes) overLimit()
+  }
   const onData = (chunk: Buffer) => {
+    if (offset + chunk.length > maxBytes) return overLimit()
     if (buffer !== undefined) {
       if (offset + chunk.length <= buffer.length) {
         offset += chunk.copy(buffer, offset)
@@ -306,6 +360,7 @@ const readBody = (
     readable.off("end", onEnd)
     readable.off("error", onError)
     readable.off("close", onClose)
+    sent?.off("data", onSent)
   }
   const onEnd = () => {
     stop()
@@ -329,16 +384,23 @@ const readBody = (
   const onClose = () => {
     if (!readable.readableEnded) onError(new Error("the body closed before it ended"))
   }
+  sent?.on("data", onSent)
   readable.on("data", onData)
   readable.on("end", onEnd)
   readable.on("error", onError)
   readable.on("close", onClose)
 }
 
-/** Every byte of a Readable, as a promise (the bodies read as FormData or ArrayBuffer). */
-const readAll = (readable: NodeStreams.Readable): Promise<Buffer> =>
+/** Every byte of a body within `maxBytes`, as a promise (the bodies read as FormData or ArrayBuffer). */
+const readAll = (source: Source, length: number | undefined, maxBytes: number): Promise<Buffer> =>
   new Promise((resolve, reject) =>
-    readBody(readable, undefined, (error, bytes) => (bytes !== undefined ? resolve(bytes) : reject(error)))
+    readBody(
+      source.body,
+      length,
+      maxBytes,
+      source.sent,
+      (error, bytes) => (bytes !== undefined ? resolve(bytes) : reject(error))
+    )
   )
 
 /** UTF-8 text, without a byte order mark (as `Response.text()` and undici's `text()` decode it). */
@@ -357,7 +419,9 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
     private readonly sentTo: URL,
     readonly source: Source,
     /** Aborts the request: set when this response, not `HttpClient.make`, answers for interruption. */
-    private readonly controller: { readonly abort: () => void } | undefined
+    private readonly controller: { readonly abort: () => void } | undefined,
+    /** The most bytes a whole body may have (`RequestPolicy`'s `maxResponseBytes` when the request was sent). */
+    private readonly maxBytes: number
   ) {
     super()
     this[HttpIncomingMessage.TypeId] = HttpIncomingMessage.TypeId
@@ -443,11 +507,17 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
    * the last byte has come and handed straight to the fiber, kept by nothing made before.
    */
   get text(): Effect.Effect<string, HttpClientError.HttpClientError> {
+    return this[readTextWithin](this.maxBytes)
+  }
+
+  /** The body as text (see `text`), within `maxBytes`: the request path reads an error answer within less. */
+  [readTextWithin](maxBytes: number): Effect.Effect<string, HttpClientError.HttpClientError> {
     const controller = this.controller
     return Effect.callback<string, HttpClientError.HttpClientError>((resume) => {
       if (this.bodyRead) return resume(Effect.fail(this.decodeError(new Error("the body has already been read"))))
       this.bodyRead = true
-      readBody(this.source.body, contentLength(this.request.method, this.source), (error, bytes) => {
+      const { source } = this
+      readBody(source.body, contentLength(this.request.method, source), maxBytes, source.sent, (error, bytes) => {
         if (bytes === undefined) return resume(Effect.fail(this.decodeError(error)))
         let text: string
         try {
@@ -471,30 +541,28 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
       }))
   }
 
+  private bytes(): Promise<Buffer> {
+    return readAll(this.source, contentLength(this.request.method, this.source), this.maxBytes)
+  }
+
   private formDataBody?: Effect.Effect<FormData, HttpClientError.HttpClientError>
   get formData(): Effect.Effect<FormData, HttpClientError.HttpClientError> {
-    const raw = this.source.raw
     return this.interruptible(this.formDataBody ??= Effect.tryPromise({
       try: () =>
-        raw !== undefined
-          ? raw.formData() as Promise<FormData>
-          : readAll(this.source.body).then((bytes) =>
-            new Response(new Uint8Array(bytes), { headers: this.headers as Record<string, string> }).formData()
-          ),
+        this.bytes().then((bytes) =>
+          new Response(new Uint8Array(bytes), { headers: this.headers as Record<string, string> }).formData()
+        ),
       catch: (cause) => this.decodeError(cause)
     }).pipe(Effect.cached, Effect.runSync))
   }
 
   private arrayBufferBody?: Effect.Effect<ArrayBuffer, HttpClientError.HttpClientError>
   get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.HttpClientError> {
-    const raw = this.source.raw
     return this.interruptible(this.arrayBufferBody ??= Effect.tryPromise({
       try: () =>
-        raw !== undefined
-          ? raw.arrayBuffer()
-          : readAll(this.source.body).then((bytes) =>
-            bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
-          ),
+        this.bytes().then((bytes) =>
+          bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
+        ),
       catch: (cause) => this.decodeError(cause)
     }).pipe(Effect.cached, Effect.runSync))
   }

@@ -10,9 +10,10 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
-import { type Status, ValidationError } from "../Errors.js"
+import { ValidationError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
 import type * as Resource from "../Resource.js"
+import { type Policy, RequestPolicy } from "../RequestPolicy.js"
 import { type BodyDecoder, decodedBody } from "./body.js"
 import * as client from "./client.js"
 import {
@@ -27,6 +28,7 @@ import {
   resourceVersionOf
 } from "./codec.js"
 import { skipInvalidEvents } from "./invalid.js"
+import { lineTooLong } from "./limits.js"
 import { LineDecoder } from "./lines.js"
 import { listIn } from "./operations.js"
 import * as request from "./request/operations.js"
@@ -84,14 +86,16 @@ const eventDecoder = <A, I>(
   spec: Spec,
   response: HttpClientResponse.HttpClientResponse,
   hooks: WatchHooks,
+  policy: Policy,
   onMismatch: (mismatch: Mismatch) => void
 ) =>
 (): BodyDecoder<Kube.WatchEvent<A>, Kube.Error> => {
-  const decodeObject = objectDecoder(resource, spec, onMismatch)
+  const decodeObject = objectDecoder(resource, spec, onMismatch, policy.maxJsonDepth)
   const onResourceVersion = hooks.onResourceVersion
   const onData = hooks.onData
   const tolerant = hooks.invalid !== undefined && hooks.invalid !== "fail"
-  const decoder = new LineDecoder(false)
+  const decoder = new LineDecoder(false, policy.maxLineBytes)
+  const tooLong = lineTooLong(spec, policy.maxLineBytes, "a watch line")
   const lines: Array<string> = []
   let next = 0
   // characters pushed and not yet taken (about: the last line may still be incomplete)
@@ -114,13 +118,18 @@ const eventDecoder = <A, I>(
       case "MODIFIED":
       case "DELETED": {
         const decoded = decodeObject(object)
-        if (Result.isFailure(decoded) && !tolerant) return decoded.failure
+        let kept: A
+        if (Result.isSuccess(decoded)) kept = decoded.success
+        else {
+          const error = decoded.failure
+          if (!tolerant || error._tag === "LimitExceeded") return error
+          // an object that does not fit is kept as it came (raw), or dropped after a report (skip)
+          kept = new InvalidObject(object, error) as A
+        }
         if (onResourceVersion !== undefined) {
           const rv = resourceVersionOf(object)
           if (rv !== undefined) onResourceVersion(rv)
         }
-        // an object that does not fit is kept as it came (raw), or dropped after a report (skip)
-        const kept = Result.isFailure(decoded) ? new InvalidObject(object, decoded.failure) as A : decoded.success
         out.push({ type, object: kept })
         return undefined
       }
@@ -139,7 +148,7 @@ const eventDecoder = <A, I>(
         return undefined
       }
       case "ERROR":
-        return client.apiErrorFromStatus(spec, object as Status)
+        return client.apiErrorFromStatus(spec, object)
       default:
         return malformed(spec, `sent an event of unknown type ${JSON.stringify(type)}`)
     }
@@ -153,8 +162,8 @@ const eventDecoder = <A, I>(
       pending += bytes.length
       decoder.push(bytes, lines)
     },
-    ready: () => next < lines.length,
-    full: () => pending >= batchCharacters,
+    ready: () => next < lines.length || decoder.overflowed,
+    full: () => pending >= batchCharacters || decoder.overflowed,
     take: (out) => {
       let characters = 0
       while (next < lines.length && characters < batchCharacters) {
@@ -174,6 +183,8 @@ const eventDecoder = <A, I>(
         lines.length = 0
         next = 0
         pending = 0
+        // the events before the line that was too long are handed on first
+        if (decoder.overflowed) return tooLong()
       }
       return undefined
     },
@@ -196,7 +207,8 @@ export const watchSpecStream = <A, I>(
 ): Stream.Stream<Kube.WatchEvent<A>, Kube.Error, Kube.Requirements> =>
   telemetry.scopedStreamInSpan(
     spec,
-    Effect.map(connect(spec, hooks.idleTimeout), Option.match({
+    Effect.zipWith(connect(spec, hooks.idleTimeout), RequestPolicy, (answer, policy: Policy) =>
+      Option.match(answer, {
       // no answer at all within the idle timeout: the watch ends, as a silent one does
       onNone: () => Stream.empty,
       onSome: (response) => {
@@ -206,7 +218,7 @@ export const watchSpecStream = <A, I>(
         const onMismatch = (mismatch: Mismatch) => {
           mismatches.push(mismatch)
         }
-        const decoder = eventDecoder(resource, spec, response, hooks, onMismatch)
+        const decoder = eventDecoder(resource, spec, response, hooks, policy, onMismatch)
         const events = decodedBody<Kube.WatchEvent<A>, Kube.Error, Kube.Error>(response, decoder, {
           idleTimeout: hooks.idleTimeout,
           // body failures carry the authorized request: scrubbed like every transport error

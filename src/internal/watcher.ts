@@ -9,7 +9,15 @@
  * - `Watching`: watch from a resourceVersion; when the watch ends, watch again from the
  *   last one seen (events and bookmarks advance it); on 410 Gone list again;
  * - `Backoff`: after a retryable failure, wait (the backoff schedule, and at least what
- *   Retry-After asked for), then go on where the failure happened.
+ *   Retry-After asked for, at most `RequestPolicy`'s `maxRetryAfter`), then go on where
+ *   the failure happened.
+ *
+ * As client-go's reflector, it never hammers the API server: a list is costly, so a
+ * re-list after 410 goes at once only when nothing went wrong in the last two minutes, and
+ * otherwise waits on the backoff; so does a watch that ended within a second without a
+ * change (a bookmark alone, or nothing at all: a watch that ends without a byte always
+ * waits). Every wait is told to the `WatcherObserver` in context (a reflector's store,
+ * which says it is `stalled`, why, and until when).
  *
  * A failure the options call fatal ends the stream with that failure.
  */
@@ -24,7 +32,9 @@ import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { ApiError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
+import { type Policy, RequestPolicy } from "../RequestPolicy.js"
 import type * as Watcher from "../Watcher.js"
+import { WatcherObserver } from "./reflector.js"
 import * as request from "./request/operations.js"
 import { checkPositive, resolveNamespace, type Target } from "./validate.js"
 import { defaultIdleTimeout, listPage, watchSpecStream } from "./watch.js"
@@ -37,16 +47,26 @@ export const defaultBackoff: Schedule.Schedule<unknown, unknown> = Schedule.jitt
 /** After this long without a failure, the backoff starts again from its first delay (as kube-rs and client-go do). */
 const backoffResetAfter = Duration.toMillis(Duration.minutes(2))
 
+/** A watch that ends sooner than this without a change did not work (client-go's reflector: a "very short watch"). */
+const shortWatchMillis = 1000
+
+/** The longest a server's Retry-After (or an ERROR event's `retryAfterSeconds`) makes the watcher wait. */
+const retryAfterMillis = (error: Kube.Error, policy: Policy): number =>
+  error._tag === "ApiError" && error.retryAfter !== undefined
+    ? Math.min(error.retryAfter * 1000, Duration.toMillis(policy.maxRetryAfter))
+    : 0
+
 /**
  * Failures that retrying cannot fix: bad input, a response that does not fit its
- * Schema, credentials that cannot be obtained, and client errors (4xx) other than
- * 408, 410 and 429 (401, 403 and 404 of the collection among them).
+ * Schema or passes a limit, credentials that cannot be obtained, and client errors (4xx)
+ * other than 408, 410 and 429 (401, 403 and 404 of the collection among them).
  */
 export const defaultFailOn = (error: Kube.Error): boolean => {
   switch (error._tag) {
     case "ValidationError":
     case "KubeConfigError":
     case "ServerWarning":
+    case "LimitExceeded":
       return true
     case "ApiError":
       return error.code >= 400 && error.code < 500 && error.code !== 408 && error.code !== 410 && error.code !== 429
@@ -83,6 +103,9 @@ export const make = <A, I>(
 ): Stream.Stream<Watcher.Event<A>, Kube.Error, Kube.Requirements> =>
   Stream.unwrap(Effect.gen(function*() {
     const { resource } = target
+    const policy = yield* RequestPolicy
+    const observer = yield* WatcherObserver
+    const clock = yield* Clock.Clock
     const schedule = options.backoff ?? defaultBackoff
     let step = yield* Schedule.toStep(schedule)
     const failOn = options.failOn ?? defaultFailOn
@@ -92,12 +115,36 @@ export const make = <A, I>(
       : Duration.fromInputUnsafe(options.idleTimeout)
     const pageSize = options.pageSize ?? 500
     let state: State = start === undefined ? Empty : { _tag: "Watching", resourceVersion: start.resourceVersion }
-    let lastBackoffAt = Number.NEGATIVE_INFINITY
+    // the last backoff, or re-list or re-watch that went at once: trouble within two minutes of it waits
+    let lastTroubleAt = Number.NEGATIVE_INFINITY
+    let stalled = false
+
+    /** A request worked: a store that said it was stalled is up to date again. */
+    const resumed = () => {
+      if (stalled) {
+        stalled = false
+        observer?.resumed()
+      }
+    }
+
+    /**
+     * A re-list (410) or a re-watch (a short watch) that costs the server: at once when it
+     * is the first trouble in two minutes, else after the backoff.
+     */
+    const trouble = (error: Kube.Error, then: State) => {
+      const now = clock.currentTimeMillisUnsafe()
+      if (now - lastTroubleAt > backoffResetAfter) {
+        lastTroubleAt = now
+        state = then
+      } else {
+        state = { _tag: "Backoff", error, then }
+      }
+    }
 
     /** Decides what comes after a failure in `current`. */
     const onFailure = (current: State, error: Kube.Error): Stream.Stream<Watcher.Event<A>, Kube.Error> => {
       if (ApiError.isGone(error)) {
-        state = Empty
+        trouble(error, Empty)
         return Stream.empty
       }
       if (failOn(error)) return Stream.fail(error)
@@ -114,6 +161,7 @@ export const make = <A, I>(
           invalid: options.invalid
         }, current._tag === "Listing" ? current.continue : undefined),
         (page) => {
+          resumed()
           const out: Array<Watcher.Event<A>> = []
           if (current._tag === "Empty") out.push(Init)
           for (const object of page.items) out.push({ _tag: "InitApply", object })
@@ -133,6 +181,8 @@ export const make = <A, I>(
       Stream.suspend(() => {
         let resourceVersion = current.resourceVersion
         let sawData = false
+        let changes = 0
+        const startedAt = clock.currentTimeMillisUnsafe()
         const spec = request.watch(resource, namespace, {
           labelSelector: options.labelSelector,
           fieldSelector: options.fieldSelector,
@@ -145,6 +195,7 @@ export const make = <A, I>(
           invalid: options.invalid,
           onData: () => {
             sawData = true
+            resumed()
           },
           onResourceVersion: (rv) => {
             resourceVersion = rv
@@ -158,13 +209,17 @@ export const make = <A, I>(
                 ? { _tag: "Delete", object: event.object }
                 : { _tag: "Apply", object: event.object })
             }
+            changes += out.length
             return out
           }),
           Stream.concat(Stream.suspend(() => {
             const next: State = { _tag: "Watching", resourceVersion }
             // A watch that ends at once without a byte is a misbehaving server or proxy,
             // not a quiet one (bookmarks arrive about every minute): back off, as client-go does.
-            state = sawData ? next : { _tag: "Backoff", error: emptyWatch(spec.path), then: next }
+            if (!sawData) state = { _tag: "Backoff", error: emptyWatch(spec.path), then: next }
+            else if (changes === 0 && clock.currentTimeMillisUnsafe() - startedAt < shortWatchMillis) {
+              trouble(shortWatch(spec.path), next)
+            } else state = next
             return Stream.empty
           })),
           Stream.catch((error) => onFailure({ _tag: "Watching", resourceVersion }, error))
@@ -175,17 +230,17 @@ export const make = <A, I>(
       Stream.fromEffectDrain(Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         // a fresh step is the schedule from its first delay
-        if (now - lastBackoffAt > backoffResetAfter) step = yield* Schedule.toStep(schedule)
-        const retryAfter = current.error._tag === "ApiError" && current.error.retryAfter !== undefined
-          ? current.error.retryAfter * 1000
-          : 0
+        if (now - lastTroubleAt > backoffResetAfter) step = yield* Schedule.toStep(schedule)
+        const retryAfter = retryAfterMillis(current.error, policy)
         const decision = yield* Pull.catchDone(step(now, current.error), () => Effect.undefined)
         if (decision === undefined) return yield* Effect.fail(current.error)
         const delay = Duration.toMillis(decision[1])
+        stalled = true
+        observer?.stalled(current.error, new Date(now + Math.max(delay, retryAfter)))
         if (delay > 0) yield* Effect.sleep(Duration.millis(delay))
         const waited = (yield* Clock.currentTimeMillis) - now
         if (retryAfter > waited) yield* Effect.sleep(Duration.millis(retryAfter - waited))
-        lastBackoffAt = yield* Clock.currentTimeMillis
+        lastTroubleAt = yield* Clock.currentTimeMillis
         state = current.then
       }))
 
@@ -223,6 +278,15 @@ const emptyWatch = (path: string) =>
     code: 503,
     reason: "ServiceUnavailable",
     statusMessage: "the watch ended at once without sending anything"
+  })
+
+const shortWatch = (path: string) =>
+  new ApiError({
+    method: "GET",
+    path,
+    code: 503,
+    reason: "ServiceUnavailable",
+    statusMessage: "the watch ended within a second without a change"
   })
 
 /** Checks the options of a watcher before any request. */

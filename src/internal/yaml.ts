@@ -24,6 +24,16 @@
  * Integers above 2^53 lose precision (JavaScript numbers), where kubectl keeps an int64.
  * Errors give a line and column, never the text, which may be Secret data.
  *
+ * A stream is read a document at a time, and reading stops at the first document that is
+ * wrong: the `yaml` parser's time and memory grow with every error and every document
+ * (5 MB of `---` lines ran a 1 GB heap out; a run of `{` or `[` a few thousand deep made it
+ * run out of stack, which V8 can take down the process for), so a stream may hold at most
+ * `maxDocuments` documents, nest at most `maxDepth` collections and hold at most
+ * `maxNodes` scalars, list items and collections, checked as the parser goes (a compare
+ * per token), before anything deeper or more is built: the parser's nodes cost about
+ * 150 bytes and 20 µs each, so a million of them (a few MB of `k: v` lines) is ~300 MB and
+ * 10 s of CPU.
+ *
  * @internal
  */
 import * as Base64 from "effect/encoding/Base64"
@@ -372,17 +382,73 @@ export interface Options {
    * (go-yaml itself keeps the last value, as client-go does for a kubeconfig).
    */
   readonly uniqueKeys?: boolean | undefined
+  /** The most documents read; one more is a failure (default `defaultMaxDocuments`). */
+  readonly maxDocuments?: number | undefined
+  /** The deepest nesting of collections (aliases expanded); deeper is a failure (default `defaultMaxDepth`). */
+  readonly maxDepth?: number | undefined
+  /** The most scalars, list items and collections in the stream; more is a failure (default `defaultMaxNodes`). */
+  readonly maxNodes?: number | undefined
 }
+
+/**
+ * The default `maxNodes`: a 16 MB `kubectl get -o yaml` dump holds about 600,000, a 10 MB
+ * bundle of CRDs about 200,000.
+ *
+ * @internal
+ */
+export const defaultMaxNodes = 1_000_000
+
+/**
+ * Whether a lexeme of the `yaml` lexer starts a node: a scalar (plain ones come after the
+ * `\x1f` marker, quoted ones are one lexeme), a flow collection, a list item or an alias.
+ */
+const startsNode = (lexeme: string): boolean => {
+  switch (lexeme.charCodeAt(0)) {
+    case 0x1f: // the scalar marker
+    case 0x22: // "
+    case 0x27: // '
+    case 0x7b: // {
+    case 0x5b: // [
+    case 0x2a: // * (an alias)
+      return true
+    case 0x2d: // -
+      return lexeme.length === 1
+    default:
+      return false
+  }
+}
+
+/**
+ * The default `maxDocuments`: a rendered chart or kustomization holds hundreds of
+ * documents; a stream of more is not written by hand, and costs the parser seconds.
+ *
+ * @internal
+ */
+export const defaultMaxDocuments = 10_000
+
+/**
+ * The default `maxDepth`: real manifests and kubeconfigs nest a few dozen levels (a CRD's
+ * schema the most); the `yaml` parser's recursion runs out of stack at 500 to 1,500 levels
+ * depending on the construct.
+ *
+ * @internal
+ */
+export const defaultMaxDepth = 256
 
 /** `\/` in a double-quoted scalar: a YAML 1.2 (and JSON) escape that go-yaml v2 refuses. */
 const slashEscape = /(?:^|[^\\])(?:\\\\)*\\\//
 
-const convertDocument = (root: Yaml.Node | null, text: string, options: Options): unknown => {
+const convertDocument = (root: Yaml.Node | null, text: string, options: Options, maxDepth: number): unknown => {
   const aliases = bindAliases(root)
   const expanding = new Set<Yaml.Alias>()
   let decodeCount = 0
   let aliasCount = 0
   let aliasDepth = 0
+  // the nesting of the value being built: an alias can nest its anchor's value deeper than the text does
+  let depth = 0
+  const enter = (node: Yaml.Node) => {
+    if (++depth > maxDepth) throw new Failure(`nests collections more than ${maxDepth} deep (maxDepth)`, node)
+  }
 
   const follow = (alias: Yaml.Alias): Yaml.Node => {
     const target = aliases.get(alias)
@@ -444,7 +510,12 @@ const convertDocument = (root: Yaml.Node | null, text: string, options: Options)
       }
       return scalarValue(resolved)
     }
-    if (Yaml.isSeq(node)) return node.items.map((item) => value(item))
+    if (Yaml.isSeq(node)) {
+      enter(node)
+      const items = node.items.map((item) => value(item))
+      depth--
+      return items
+    }
     if (Yaml.isPair(node)) {
       // `[a: b]`: a single-pair map inside a flow list.
       const object: Record<string, unknown> = {}
@@ -460,7 +531,9 @@ const convertDocument = (root: Yaml.Node | null, text: string, options: Options)
         if (glued !== undefined) return scalarValue(resolvePlain(glued))
       }
       const object: Record<string, unknown> = {}
+      enter(node)
       into(node, object)
+      depth--
       return object
     }
     throw new Failure("holds a node that is not a scalar, list or map", undefined)
@@ -479,7 +552,8 @@ const convertDocument = (root: Yaml.Node | null, text: string, options: Options)
       const key = glued !== undefined ? keyText(resolvePlain(glued), pair.key as Yaml.Node) : keyOf(pair.key)
       if (written !== undefined) {
         if (written.has(key)) {
-          throw new Failure(`has the key ${JSON.stringify(key)} twice in one map`, pair.key as Yaml.Node)
+          // the key is not quoted: in a mangled file it may be a piece of a secret value
+          throw new Failure("has a key twice in one map", pair.key as Yaml.Node)
         }
         written.add(key)
       }
@@ -533,43 +607,121 @@ const position = (text: string, offset: number | undefined): Pick<Problem, "line
 }
 
 /**
- * Parses every document of a YAML stream as kubectl does. An empty document, one of
- * comments only, and `null` give `undefined`.
- *
- * @internal
+ * What the `yaml` parser says is wrong, without the text it quotes (`: "..."`), which may
+ * be a piece of a secret value.
  */
-export const parseAll = (text: string, options: Options = {}): ReadonlyArray<Document> => {
-  // prettyErrors off: the pretty form quotes the offending source line, which may be Secret data.
-  const documents = Yaml.parseAllDocuments(text, {
-    schema: "failsafe",
-    version: "1.1",
-    uniqueKeys: false,
-    prettyErrors: false,
-    strict: false
-  })
-  const list = Array.isArray(documents) ? documents : []
-  return list.map((document): Document => {
+const parserProblem = (error: Yaml.YAMLError, text: string): Problem => {
+  const message = error.message.split("\n")[0]!.split(" at line")[0]!
+  const quote = message.indexOf(': "')
+  return {
+    detail: `is not valid YAML: ${quote === -1 ? message : message.slice(0, quote)} (${error.code})`,
+    ...position(text, error.pos[0])
+  }
+}
+
+const composeOptions = {
+  schema: "failsafe",
+  version: "1.1",
+  uniqueKeys: false,
+  // off: the pretty form quotes the offending source line, which may be Secret data
+  prettyErrors: false,
+  strict: false
+} as const
+
+/**
+ * Parses the documents of a YAML stream as kubectl does, up to and with the first that is
+ * wrong (a later one is not read: callers stop at the first failure), or only the first
+ * with `first`. An empty document, one of comments only, and `null` give `undefined`.
+ * The parser is driven a token at a time, so that a stream nested past `maxDepth` or
+ * longer than `maxDocuments` stops there, and a document is converted as soon as it is
+ * composed (its `yaml` nodes are then let go).
+ */
+const parseDocuments = (text: string, options: Options, first: boolean): ReadonlyArray<Document> => {
+  const maxDocuments = options.maxDocuments ?? defaultMaxDocuments
+  const maxDepth = options.maxDepth ?? defaultMaxDepth
+  const maxNodes = options.maxNodes ?? defaultMaxNodes
+  let nodes = 0
+  const out: Array<Document> = []
+  let done = false
+  const take = (document: Yaml.Document.Parsed) => {
+    if (done) return
+    if (out.length >= maxDocuments) {
+      out.push(Result.fail({
+        detail: `is one document more than maxDocuments (${maxDocuments.toLocaleString("en-US")})`,
+        ...position(text, document.range[0])
+      }))
+      done = true
+      return
+    }
     const error = document.errors[0]
     if (error !== undefined) {
-      return Result.fail({
-        detail: `is not valid YAML: ${error.message.split("\n")[0]!.split(" at line")[0]} (${error.code})`,
-        ...position(text, error.pos[0])
-      })
+      out.push(Result.fail(parserProblem(error, text)))
+      done = true
+      return
     }
     try {
-      const value = convertDocument(document.contents, text, options)
-      return Result.succeed(value === null ? undefined : value)
+      const value = convertDocument(document.contents, text, options, maxDepth)
+      out.push(Result.succeed(value === null ? undefined : value))
+      if (first) done = true
     } catch (e) {
       if (!(e instanceof Failure)) throw e
       const offset = e.node?.range?.[0]
-      return Result.fail({ detail: e.detail, ...position(text, offset) })
+      out.push(Result.fail({ detail: e.detail, ...position(text, offset) }))
+      done = true
     }
-  })
+  }
+  const parser = new Yaml.Parser()
+  const composer = new Yaml.Composer(composeOptions)
+  const compose = (token: Yaml.CST.Token) => {
+    for (const document of composer.next(token)) take(document)
+    // an error outside any document's content (text after a flow collection, `{}{}`): the
+    // document it ends carries it, and nothing after it is read
+    if (token.type === "error" && !done) for (const document of composer.end()) take(document)
+    if (token.type === "error") done = true
+  }
+  for (const lexeme of new Yaml.Lexer().lex(text)) {
+    if (startsNode(lexeme) && ++nodes > maxNodes) {
+      const at = position(text, parser.offset)
+      out.push(Result.fail({ detail: `holds more than maxNodes (${maxNodes.toLocaleString("en-US")}) values`, ...at }))
+      return out
+    }
+    for (const token of parser.next(lexeme)) {
+      compose(token)
+      if (done) return out
+    }
+    // the tokens being built: the document and each collection open around this point
+    if (parser.stack.length - 1 > maxDepth) {
+      const at = position(text, parser.offset)
+      out.push(Result.fail({ detail: `nests collections more than ${maxDepth} deep (maxDepth)`, ...at }))
+      return out
+    }
+  }
+  for (const token of parser.end()) {
+    compose(token)
+    if (done) return out
+  }
+  for (const document of composer.end()) take(document)
+  return out
 }
 
-/** The first document only, as client-go reads a kubeconfig (`undefined` when empty). @internal */
+/**
+ * Parses every document of a YAML stream as kubectl does, up to the first that is wrong
+ * (the last one given then). An empty document, one of comments only, and `null` give
+ * `undefined`.
+ *
+ * @internal
+ */
+export const parseAll = (text: string, options: Options = {}): ReadonlyArray<Document> =>
+  parseDocuments(text, options, false)
+
+/**
+ * The first document only, as client-go reads a kubeconfig (`undefined` when empty); the
+ * rest is not read.
+ *
+ * @internal
+ */
 export const parseFirst = (text: string, options: Options = {}): Document =>
-  parseAll(text, options)[0] ?? Result.succeed(undefined)
+  parseDocuments(text, options, true)[0] ?? Result.succeed(undefined)
 
 /** `line 3, column 5`, or nothing when the position is unknown. @internal */
 export const formatPosition = (problem: Problem): string =>

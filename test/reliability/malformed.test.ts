@@ -264,7 +264,10 @@ describe("odd failure answers are ApiErrors", () => {
           const e = html.error as ApiError
           assert.strictEqual(e.code, 500)
           assert.strictEqual(e.reason, "InternalError")
-          assert.include(e.message, "Internal Server Error")
+          // the body is named by its type and length, never quoted (a proxy may echo the token); it is kept unprinted
+          assert.include(e.message, "server error (a text/html body of 43 bytes)")
+          assert.notInclude(e.message, "Internal Server Error")
+          assert.include(e.body, "Internal Server Error")
           assert.strictEqual(e.status, undefined)
         }
 

@@ -20,7 +20,7 @@ import * as Take from "effect/Take"
 import type * as Kube from "../../Kube.js"
 import { KubeConfig } from "../../KubeConfig.js"
 import type * as Watcher from "../../Watcher.js"
-import { keyOf, type StoreImpl, makeStoreUnsafe } from "../reflector.js"
+import { defectAsFailure, keyOf, makeStoreUnsafe, type StoreImpl, WatcherObserver } from "../reflector.js"
 
 /** The namespace/name key of an object. @internal */
 export { keyOf }
@@ -97,9 +97,14 @@ export const make = (
           entries.set(key, created as Shared<unknown>)
           shared = created
           created.subscribers.add(queue)
+          const { store } = created
           created.fiber = yield* api.watcher({ ...options, allNamespaces: options.allNamespaces }).pipe(
+            // a defect would leave every subscriber waiting: it is a failure they see
+            Stream.catchDefect((defect) => Stream.fail(defectAsFailure(api.resource.kind)(defect))),
             Stream.runForEachArray((events) => Effect.sync(() => created.apply(events))),
             Effect.catch((error) => Effect.sync(() => created.fail(error))),
+            // the watcher tells the store its backoffs (`stalled`)
+            Effect.provideService(WatcherObserver, { stalled: store.stall, resumed: store.resume }),
             Effect.provide(context),
             // forked from an uninterruptible acquire: the watch itself must stay interruptible
             Effect.interruptible,

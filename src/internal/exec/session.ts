@@ -28,6 +28,7 @@ import { KubeConfigError, type Status, ValidationError } from "../../Errors.js"
 import type * as Exec from "../../Exec.js"
 import type * as Kube from "../../Kube.js"
 import { type Credentials, KubeConfig, type Service as KubeConfigService } from "../../KubeConfig.js"
+import { concatBytes } from "../lines.js"
 import { apiErrorFrom, apiErrorFromStatus, authorizationHeader } from "../client.js"
 import * as Impersonate from "../kubeconfig/impersonate.js"
 import { environmentNames, forServer, type ProxyEnvironment } from "../proxyEnvironment.js"
@@ -424,18 +425,6 @@ export const execStream = (
 export const attach = (target: Exec.Target, name: string, options: Exec.StreamOptions = {}) =>
   session(target, name, "attach", undefined, options)
 
-const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => {
-  let size = 0
-  for (const c of chunks) size += c.length
-  const out = new Uint8Array(size)
-  let offset = 0
-  for (const c of chunks) {
-    out.set(c, offset)
-    offset += c.length
-  }
-  return out
-}
-
 const stdinStream = (stdin: NonNullable<Exec.ExecOptions["stdin"]>): Stream.Stream<Uint8Array> =>
   typeof stdin === "string" || stdin instanceof Uint8Array ? Stream.make(bytesOf(stdin)) : stdin
 
@@ -462,8 +451,8 @@ export const exec = (
         [Stream.runCollect(stream.stdout), Stream.runCollect(stream.stderr), stream.exit, feed],
         { concurrency: "unbounded" }
       )
-      const stdoutBytes = concat(out)
-      const stderrBytes = concat(err)
+      const stdoutBytes = concatBytes(out)
+      const stderrBytes = concatBytes(err)
       return {
         exitCode,
         stdout: decoder.decode(stdoutBytes),

@@ -14,9 +14,10 @@ import * as Redacted from "effect/Redacted"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import { KubeConfigError } from "../../Errors.js"
+import { concatBytes } from "../lines.js"
 import type { AuthProvider, Credentials } from "../../KubeConfig.js"
 import type { Mapping, Where } from "./fields.js"
-import { errnoCode, fail, isMapping, isNotFound, platformCode } from "./fields.js"
+import { errnoCode, fail, isMapping, isNotFound, platformCode, readBounded, tooLarge } from "./fields.js"
 
 /** Credentials that never change: `invalidate` says a retry would not help. @internal */
 export const fixed = (kind: string, credentials: Credentials): AuthProvider => ({
@@ -84,11 +85,12 @@ export const tokenFile = (
         cached = { ...cached, checkedAt: now }
         return cached.credentials
       }
-      const text = yield* Effect.mapError(
-        fs.readFileString(path),
+      const bytes = yield* Effect.mapError(
+        readBounded(fs, path),
         (cause) => failWith(`cannot read the token file ${path}: ${platformCode(cause)}`, cause)
       )
-      const token = text.trim()
+      if (bytes === undefined) return yield* Effect.fail(failWith(`the token file ${path} ${tooLarge}`))
+      const token = new TextDecoder().decode(bytes).trim()
       if (token === "") return yield* Effect.fail(failWith(`the token file ${path} is empty`))
       cached = { stamp, credentials: { token: Redacted.make(token) }, checkedAt: now }
       return cached.credentials
@@ -172,7 +174,7 @@ const run = (
       )
     )
     const chunks: Array<Uint8Array> = []
-    const size = yield* child.stdout.pipe(
+    yield* child.stdout.pipe(
       Stream.mapError((cause) =>
         failWith(`cannot read the output of the exec plugin ${spec.commandName}: ${platformCode(cause)}`)
       ),
@@ -192,19 +194,55 @@ const run = (
       () => failWith(`the exec plugin ${spec.commandName} was killed by a signal`)
     )
     if (code !== 0) return yield* Effect.fail(failWith(`the exec plugin ${spec.commandName} exited with code ${code}`))
-    const bytes = new Uint8Array(size)
-    let offset = 0
-    for (const chunk of chunks) {
-      bytes.set(chunk, offset)
-      offset += chunk.length
-    }
-    return new TextDecoder().decode(bytes)
+    return new TextDecoder().decode(concatBytes(chunks))
   }))
 
 interface Issued {
   readonly credentials: Credentials
   /** Epoch milliseconds after which the credentials must not be used, if they expire. */
   readonly expiresAt?: number | undefined
+}
+
+const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:Z|([+-])(\d{2}):(\d{2}))$/
+
+/**
+ * A time as Go's `time.Parse(time.RFC3339, ...)` reads it (client-go reads
+ * `expirationTimestamp` so): `2006-01-02T15:04:05Z`, with an optional fraction and `Z` or
+ * an offset `±hh:mm`, every field in range (a 31st of April, a 24th hour, a 60th second are
+ * refused). Epoch milliseconds, or `undefined`. `Date.parse` takes far more (`1` is the
+ * year 2001, `Tue, 1 Jan 3333` and a year of six digits are dates), so an exec plugin could
+ * make the credentials expire at once, and the plugin run on every request.
+ *
+ * @internal
+ */
+export const parseRfc3339 = (text: string): number | undefined => {
+  const match = rfc3339.exec(text)
+  if (match === null) return undefined
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number
+  ]
+  const fraction = match[7] === undefined ? 0 : Number(`0.${match[7]}`) * 1000
+  const offsetHours = match[9] === undefined ? 0 : Number(match[9])
+  const offsetMinutes = match[10] === undefined ? 0 : Number(match[10])
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
+  const daysInMonth = month === 2
+    ? (leap ? 29 : 28)
+    : month === 4 || month === 6 || month === 9 || month === 11
+    ? 30
+    : 31
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return undefined
+  if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction)
+  // Date.UTC reads years 0-99 as 1900-1999: set the year itself
+  const date = new Date(utc)
+  date.setUTCFullYear(year)
+  const offset = (offsetHours * 60 + offsetMinutes) * 60_000 * (match[8] === "-" ? -1 : 1)
+  return date.getTime() - offset
 }
 
 /** Reads an `ExecCredential`. Messages never quote the output: it holds the credential. @internal */
@@ -235,8 +273,8 @@ export const parseExecCredential = (spec: ExecSpec, output: string): Effect.Effe
     let expiresAt: number | undefined
     const expiration = status["expirationTimestamp"]
     if (expiration !== undefined && expiration !== null && expiration !== "") {
-      expiresAt = typeof expiration === "string" ? Date.parse(expiration) : Number.NaN
-      if (Number.isNaN(expiresAt)) return bad("printed a status.expirationTimestamp that is not a RFC 3339 time")
+      expiresAt = typeof expiration === "string" ? parseRfc3339(expiration) : undefined
+      if (expiresAt === undefined) return bad("printed a status.expirationTimestamp that is not a RFC 3339 time")
     }
     const credentials: Credentials = {
       ...(hasToken ? { token: Redacted.make(token as string) } : {}),

@@ -11,7 +11,9 @@ import * as FileSystem from "effect/FileSystem"
 import * as Path from "effect/Path"
 import type * as PlatformError from "effect/PlatformError"
 import * as Result from "effect/Result"
+import * as Stream from "effect/Stream"
 import { KubeConfigError } from "../../Errors.js"
+import { concatBytes } from "../lines.js"
 
 /** @internal */
 export interface Where {
@@ -129,21 +131,63 @@ export const resolvePath = (dir: string, path: string): Effect.Effect<string, ne
 /** The separator of a path list such as `$KUBECONFIG`: `;` on Windows, `:` elsewhere. @internal */
 export const pathListDelimiter = (paths: Path.Path): string => (paths.sep === "\\" ? ";" : ":")
 
-/** Reads a file named by a kubeconfig field. The cause is the fs error, which holds the path only. @internal */
+/**
+ * The most bytes read of a kubeconfig or of a file it names (a CA bundle, a client
+ * certificate or key, a token file): a real one is a few KB (the whole Mozilla CA bundle is
+ * 220 KB). A larger file, or one without end (`/dev/zero`, a FIFO), fails without being
+ * read further.
+ *
+ * @internal
+ */
+export const maxFileBytes = 16 * 1024 * 1024
+
+/** What `readBounded` gives for a file holding more than `maxFileBytes`. @internal */
+export const tooLarge = `holds more than ${maxFileBytes / 1024 / 1024} MiB`
+
+/**
+ * The bytes of a file, read up to one past `maxFileBytes` so that a file without end stops
+ * there: `undefined` when there were more.
+ *
+ * @internal
+ */
+export const readBounded = (
+  fs: FileSystem.FileSystem,
+  path: string
+): Effect.Effect<Uint8Array | undefined, PlatformError.PlatformError> =>
+  Effect.map(Stream.runCollect(fs.stream(path, { bytesToRead: maxFileBytes + 1 })), (chunks) => {
+    let size = 0
+    for (const chunk of chunks) size += chunk.length
+    return size > maxFileBytes ? undefined : concatBytes(chunks)
+  })
+
+const utf8 = new TextDecoder("utf-8")
+
+/**
+ * The text of a file named by a kubeconfig field (or a token file), within `maxFileBytes`.
+ * The cause is the fs error, which holds the path only.
+ *
+ * @internal
+ */
 export const readFileText = (
   where: Where,
   path: string,
   field: string
 ): Effect.Effect<string, KubeConfigError, FileSystem.FileSystem> =>
   Effect.flatMap(FileSystem.FileSystem, (fs) =>
-    Effect.mapError(fs.readFileString(path), (cause) =>
-      new KubeConfigError({
-        source: where.source,
-        context: where.context,
-        field,
-        detail: `cannot read ${path}: ${platformCode(cause)}`,
-        cause
-      })))
+    Effect.flatMap(
+      Effect.mapError(readBounded(fs, path), (cause) =>
+        new KubeConfigError({
+          source: where.source,
+          context: where.context,
+          field,
+          detail: `cannot read ${path}: ${platformCode(cause)}`,
+          cause
+        })),
+      (bytes) =>
+        bytes === undefined
+          ? Effect.fail(fail(where, field, `cannot read ${path}: it ${tooLarge}`))
+          : Effect.succeed(utf8.decode(bytes))
+    ))
 
 /** @internal */
 export const errnoCode = (cause: unknown): string =>

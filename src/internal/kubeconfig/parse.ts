@@ -13,7 +13,7 @@ import * as Path from "effect/Path"
 import * as Result from "effect/Result"
 import { KubeConfigError } from "../../Errors.js"
 import type { Mapping, Where } from "./fields.js"
-import { fail, isMapping, isNotFound, pathListDelimiter, platformCode } from "./fields.js"
+import { fail, isMapping, isNotFound, pathListDelimiter, platformCode, readBounded, tooLarge } from "./fields.js"
 import * as Yaml from "../yaml.js"
 
 /** One named cluster, user or context, with the file it came from. @internal */
@@ -145,8 +145,8 @@ export const readFile = (
     const fs = yield* FileSystem.FileSystem
     const paths = yield* Path.Path
     // Bytes, not text: a kubeconfig may be UTF-16 (PowerShell's `>`), decoded by `parse`.
-    const text = yield* fs.readFile(path).pipe(
-      Effect.map((bytes): Uint8Array | undefined => bytes),
+    const text = yield* readBounded(fs, path).pipe(
+      Effect.map((bytes): Uint8Array | null | undefined => bytes ?? null),
       Effect.catch((cause) =>
         options.ignoreMissing && isNotFound(cause)
           ? Effect.succeed(undefined)
@@ -155,6 +155,7 @@ export const readFile = (
           )
       )
     )
+    if (text === null) return yield* Effect.fail(new KubeConfigError({ source: path, detail: `the file ${tooLarge}` }))
     return text === undefined ? undefined : yield* parse(text, path, paths.dirname(paths.resolve(path)))
   })
 

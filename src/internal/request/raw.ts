@@ -46,15 +46,20 @@ export const raw = (options: RawOptions): Spec | ValidationError => {
   if (path.includes("?") || path.includes("#") || /[\s\x00-\x1f\x7f]/.test(path) || path.split("/").includes("..")) {
     return new ValidationError({
       subject: "path",
+      // what follows `?` or `#` is not shown: a query may hold a token
       detail: `must be a plain path without a query, fragment, spaces or ".." (give the query as \`query\`; got ${
-        JSON.stringify(path)
-      })`
+        JSON.stringify(path.split(/[?#]/)[0])
+      }${/[?#]/.test(path) ? " and more" : ""})`
     })
   }
   const headers: Record<string, string> = {}
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     if (!headerName.test(name)) {
-      return new ValidationError({ subject: `header ${JSON.stringify(name)}`, detail: "is not a valid header name" })
+      // the name is not shown: a name that is not one may be a value, a credential, put in the wrong place
+      return new ValidationError({
+        subject: "headers",
+        detail: `hold a name of ${name.length} characters that is not a valid header name`
+      })
     }
     if (reserved.has(name.toLowerCase())) {
       return new ValidationError({

@@ -5,6 +5,7 @@
  * (`client.ts`) adds the server's credentials and sends it.
  */
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import { shownQuery } from "../scrub.js"
 import { userAgent } from "../version.js"
 
 /** Query values; `undefined` ones are left out. */
@@ -82,8 +83,12 @@ export const queryString = (query: Query | undefined): string => {
   return text === "" ? "" : `?${text}`
 }
 
-/** The path with its query, as it appears in errors. */
-export const pathWithQuery = (spec: Pick<Spec, "path" | "query">): string => `${spec.path}${queryString(spec.query)}`
+/**
+ * The path with its query, as it appears in errors: the values of parameters the API does
+ * not define are `<redacted>` (`shownQuery`).
+ */
+export const pathWithQuery = (spec: Pick<Spec, "path" | "query">): string =>
+  spec.query === undefined ? spec.path : `${spec.path}${shownQuery(spec.query)}`
 
 /** A JSON body. */
 export const jsonBody = (value: unknown, contentType = "application/json"): Spec["body"] => ({
