@@ -5,6 +5,12 @@
  * response or a 5xx on their own, since the server may have acted; they do retry a 429
  * or a 503 with Retry-After, which say the server did not.
  *
+ * A client-side rate limit (a token bucket: `qps` requests a second on average, bursts of
+ * up to `burst`, as client-go's `QPS`/`Burst`) is off by default; `rateLimit:
+ * RequestPolicy.clientGo` turns on client-go's 5/10, `RequestPolicy.kubectl` kubectl's
+ * 50/300. Every request takes a token before it is sent (each retry too), including the
+ * request that opens a watch or a log follow; a stream already open takes none.
+ *
  * The defaults apply without any layer; provide `RequestPolicy.layer(...)` to change them.
  *
  * @example
@@ -17,7 +23,8 @@
  * const policy = RequestPolicy.layer({
  *   timeout: "5 seconds",
  *   throttleRetries: 5,
- *   readRetries: Schedule.max([Schedule.exponential("200 millis"), Schedule.recurs(3)])
+ *   readRetries: Schedule.max([Schedule.exponential("200 millis"), Schedule.recurs(3)]),
+ *   rateLimit: RequestPolicy.clientGo
  * })
  *
  * // call main() to run it against the cluster your kubeconfig names
@@ -27,8 +34,56 @@
  */
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
+import { TokenBucket } from "./internal/tokenBucket.js"
+
+/**
+ * A client-side rate limit: a token bucket holding up to `burst` tokens (full at first),
+ * refilled at `qps` tokens a second. A request takes one token, waiting (on the Effect
+ * Clock) until one is there when the bucket is empty; waiting requests are served in the
+ * order they came.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RateLimit {
+  /** Tokens added a second: the sustained rate of requests. A positive number. */
+  readonly qps: number
+  /** The most tokens the bucket holds: how many requests may go at once after a quiet spell. A positive integer. */
+  readonly burst: number
+}
+
+/**
+ * A rate limit in force: its numbers, and the bucket requests take their tokens from
+ * (shared by every request under the same policy).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RateLimiter extends RateLimit {
+  /** Takes one token, waiting until there is one; the milliseconds it waited. */
+  readonly take: Effect.Effect<number>
+}
+
+/**
+ * client-go's defaults (`rest.Config` with `QPS` and `Burst` left at zero): 5 requests a
+ * second, bursts of 10.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const clientGo: RateLimit = { qps: 5, burst: 10 }
+
+/**
+ * What kubectl runs with: 50 requests a second, bursts of 300 (its discovery of every
+ * group at start-up is bursty).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const kubectl: RateLimit = { qps: 50, burst: 300 }
 
 /**
  * The policy in force.
@@ -45,11 +100,13 @@ export interface Policy {
   readonly maxRetryAfter: Duration.Duration
   /** The delays between retries of idempotent reads after a transport failure or a 5xx; it also bounds how many. */
   readonly readRetries: Schedule.Schedule<unknown, unknown>
+  /** The client-side rate limit; `undefined` (the default) sends as fast as asked. */
+  readonly rateLimiter?: RateLimiter | undefined
 }
 
 /**
- * The defaults: a 30 s timeout, 3 throttle retries (Retry-After capped at 60 s) and 3 read
- * retries after 200 ms, 400 ms and 800 ms (jittered).
+ * The defaults: a 30 s timeout, 3 throttle retries (Retry-After capped at 60 s), 3 read
+ * retries after 200 ms, 400 ms and 800 ms (jittered), and no client-side rate limit.
  *
  * @since 0.1.0
  * @category constructors
@@ -85,15 +142,31 @@ export interface Options {
   readonly throttleRetries?: number | undefined
   readonly maxRetryAfter?: Duration.Input | undefined
   readonly readRetries?: Schedule.Schedule<unknown, unknown> | undefined
+  /** A client-side rate limit (`clientGo`, `kubectl` or your own numbers); `null` or left out: none. */
+  readonly rateLimit?: RateLimit | null | undefined
 }
 
 /**
- * Builds a policy from options over the defaults.
+ * Builds a policy from options over the defaults. A rate limit gets a bucket of its own
+ * here: every request under this policy (or the layer built from it) shares it. Numbers
+ * that make no bucket (a `qps` that is not a positive number, a `burst` that is not a
+ * positive integer) throw, as a duration that cannot be read does.
  *
+ * @example
+ * ```ts
+ * import { RequestPolicy } from "effect-kube"
+ *
+ * // client-go's 5 requests a second, bursts of 10
+ * const policy = RequestPolicy.make({ rateLimit: RequestPolicy.clientGo })
+ * console.log(policy.rateLimiter?.qps) // 5
+ * ```
  * @since 0.1.0
  * @category constructors
  */
 export const make = (options: Options): Policy => ({
+  ...(options.rateLimit === undefined || options.rateLimit === null
+    ? {}
+    : { rateLimiter: new TokenBucket(options.rateLimit.qps, options.rateLimit.burst) }),
   timeout: options.timeout === null
     ? undefined
     : options.timeout === undefined
@@ -106,7 +179,8 @@ export const make = (options: Options): Policy => ({
 
 /**
  * A layer that sets the policy for every operation it is provided to. (A Reference is
- * never required, so the layer provides nothing the types track.)
+ * never required, so the layer provides nothing the types track.) Its rate limit's bucket
+ * is made once, with the layer value: every program it is provided to shares it.
  *
  * @since 0.1.0
  * @category layers

@@ -131,7 +131,8 @@ export const apiErrorFrom = (
   code: number,
   bodyText: string,
   retryAfterHeader?: string | undefined,
-  now = 0
+  now = 0,
+  flowControl: FlowControl = {}
 ): ApiError => {
   let parsed: unknown = undefined
   try {
@@ -150,8 +151,37 @@ export const apiErrorFrom = (
     statusMessage,
     status,
     body,
-    retryAfter: parseRetryAfter(retryAfterHeader, status, now)
+    retryAfter: parseRetryAfter(retryAfterHeader, status, now),
+    ...flowControl
   })
+}
+
+/** What API Priority and Fairness said of a request: the UIDs of its FlowSchema and PriorityLevelConfiguration. */
+interface FlowControl {
+  readonly flowSchemaUid?: string
+  readonly priorityLevelUid?: string
+}
+
+/**
+ * The APF headers of an answer, as ApiError fields and on the span (`kube.apf.flow_schema_uid`,
+ * `kube.apf.priority_level_uid`). Read for error answers only: reading a header of every
+ * answer would cost each request its headers' conversion (undici's answer is converted lazily).
+ */
+const flowControlOf = (headers: Headers.Headers): Effect.Effect<FlowControl> => {
+  const flowSchemaUid = headers["x-kubernetes-pf-flowschema-uid"]
+  const priorityLevelUid = headers["x-kubernetes-pf-prioritylevel-uid"]
+  if (flowSchemaUid === undefined && priorityLevelUid === undefined) return Effect.succeed({})
+  const fields: FlowControl = {
+    ...(flowSchemaUid !== undefined ? { flowSchemaUid } : {}),
+    ...(priorityLevelUid !== undefined ? { priorityLevelUid } : {})
+  }
+  return Effect.as(
+    telemetry.annotate({
+      ...(flowSchemaUid !== undefined ? { "kube.apf.flow_schema_uid": flowSchemaUid } : {}),
+      ...(priorityLevelUid !== undefined ? { "kube.apf.priority_level_uid": priorityLevelUid } : {})
+    }),
+    fields
+  )
 }
 
 /** An ApiError from a Status that arrived inside a 2xx answer (a watch's ERROR event). */
@@ -240,11 +270,12 @@ const failFor = (spec: Spec, response: HttpClientResponse.HttpClientResponse): E
   Effect.flatMap(
     Effect.result(response.text),
     (text) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      Effect.flatMap(Effect.zip(Clock.currentTimeMillis, flowControlOf(response.headers)), ([now, flowControl]) => {
+        const retryAfter = response.headers["retry-after"]
         if (text._tag === "Success") {
-          return Effect.fail(apiErrorFrom(spec, response.status, text.success, response.headers["retry-after"], now))
+          return Effect.fail(apiErrorFrom(spec, response.status, text.success, retryAfter, now, flowControl))
         }
-        const error = apiErrorFrom(spec, response.status, "", response.headers["retry-after"], now)
+        const error = apiErrorFrom(spec, response.status, "", retryAfter, now, flowControl)
         const why = text.failure.reason.description ?? reasonWord(text.failure.reason)
         return Effect.fail(
           new ApiError({ ...error, statusMessage: `${error.statusMessage} (the body could not be read: ${why})` })
@@ -355,9 +386,23 @@ const exchangeWith = <A>(
       client,
       config
     )
-    const throttled = retryThrottled(timed, policy)
+    const throttled = retryThrottled(rateLimited(timed, policy), policy)
     return yield* (spec.method === "GET" ? retryTransient(throttled, policy) : throttled).pipe(Effect.mapError(scrub))
   }).pipe(telemetry.withSpan(spec, config.server))
+
+/**
+ * Waits for the client-side rate limit (`RequestPolicy`'s token bucket) before each attempt,
+ * retries included, as client-go's `tryThrottle` does. The wait comes before the request's
+ * timeout starts: the timeout bounds the exchange with the server, not the queue in front of
+ * it. A wait is put on the span (`kube.client_throttle_ms`).
+ */
+const rateLimited = <A, E, R>(effect: Effect.Effect<A, E, R>, policy: Policy): Effect.Effect<A, E, R> => {
+  const limiter = policy.rateLimiter
+  return limiter === undefined ? effect : Effect.flatMap(
+    limiter.take,
+    (waited) => waited > 0 ? Effect.andThen(telemetry.annotate({ "kube.client_throttle_ms": waited }), effect) : effect
+  )
+}
 
 /** The Clock every program has unless it provides another (a TestClock, say): the Reference's default. */
 const liveClock = Context.get(Context.empty(), Clock.Clock)
@@ -528,7 +573,7 @@ export const sendScoped = (
     const config = yield* KubeConfig
     const client = HttpClient.withScope(yield* HttpClient.HttpClient)
     const response = yield* Effect.mapError(
-      measured(spec, sendWith(client, config, spec, toHttpRequest(config.server, spec))),
+      rateLimited(measured(spec, sendWith(client, config, spec, toHttpRequest(config.server, spec))), yield* RequestPolicy),
       scrub
     )
     const abort = (response as { readonly [abortRequest]?: () => void })[abortRequest]
