@@ -64,7 +64,7 @@ const completes = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 describe("connections for short requests", () => {
   it.live("200 concurrent GETs use at most the default cap of connections, and all succeed", () =>
     Effect.gen(function*() {
-      const served = yield* serveTls()
+      const served = yield* serveTls({ http2: false })
       served.control.seed(Array.from({ length: 20 }, (_, i) => configMap(`cm-${i}`)))
       yield* burst(200).pipe(Effect.provide(layerWith(served)))
       const gets = served.control.requests().filter((r) => r.method === "GET").length
@@ -75,7 +75,7 @@ describe("connections for short requests", () => {
 
   it.live("with maxConnections: 4, 200 concurrent GETs open at most 4 connections, reused by a second burst", () =>
     Effect.gen(function*() {
-      const served = yield* serveTls()
+      const served = yield* serveTls({ http2: false })
       served.control.seed(Array.from({ length: 20 }, (_, i) => configMap(`cm-${i}`)))
       yield* Effect.gen(function*() {
         yield* burst(200)
@@ -89,7 +89,7 @@ describe("connections for short requests", () => {
 
   it.live("maxConnections: Infinity lifts the cap", () =>
     Effect.gen(function*() {
-      const served = yield* serveTls()
+      const served = yield* serveTls({ http2: false })
       served.control.seed(Array.from({ length: 20 }, (_, i) => configMap(`cm-${i}`)))
       yield* burst(200).pipe(Effect.provide(layerWith(served, { maxConnections: Infinity })))
       assert.isAbove(served.connectionsOpened(), 4, "more connections than a small cap would allow")
@@ -97,7 +97,7 @@ describe("connections for short requests", () => {
 
   it.live("an invalid maxConnections fails the layer with a ValidationError, before any request", () =>
     Effect.gen(function*() {
-      const served = yield* serveTls()
+      const served = yield* serveTls({ http2: false })
       for (const maxConnections of [0, -1, 1.5, Number.NaN]) {
         const exit = yield* Effect.exit(cms.list().pipe(Effect.provide(layerWith(served, { maxConnections }))))
         assert.isTrue(Exit.isFailure(exit))
@@ -113,7 +113,7 @@ describe("connections for short requests", () => {
 describe("streams on their own pool", () => {
   it.live("with more open watches and log follows than the cap, GETs still complete", () =>
     Effect.gen(function*() {
-      const served = yield* serveTls()
+      const served = yield* serveTls({ http2: false })
       const control = served.control
       control.seed(Array.from({ length: 20 }, (_, i) => configMap(`cm-${i}`)))
       control.seed([pod("busy")])
@@ -151,7 +151,7 @@ describe("streams on their own pool", () => {
 
   it.live("a watch on a capped pool is interruptible and closes its connection", () =>
     Effect.gen(function*() {
-      const served = yield* serveTls()
+      const served = yield* serveTls({ http2: false })
       yield* Effect.gen(function*() {
         const fiber = yield* cms.watch().pipe(Stream.runDrain, Effect.forkChild)
         assert.isTrue(yield* eventually(() => served.control.openWatches() === 1), "watch open")
