@@ -9,6 +9,8 @@
  * @since 0.1.0
  */
 import * as Data from "effect/Data"
+import * as HttpClientError from "effect/http/HttpClientError"
+import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Predicate from "effect/Predicate"
 
 /**
@@ -494,4 +496,116 @@ export class NotReady extends Data.TaggedError("NotReady")<{
     const objects = this.objects.map((o) => `${formatRef(o.ref)} is ${o.status}: ${o.message}`).join("; ")
     return `${why}: ${objects}`
   }
+}
+
+/**
+ * Why a connection to the server failed, as `ConnectionFailure.problem` says:
+ * - `ConnectionRefused`: nothing listens there (`connect ECONNREFUSED 127.0.0.1:6443`);
+ * - `HostNotFound`: the name does not resolve (`getaddrinfo ENOTFOUND`, `EAI_AGAIN`);
+ * - `HostUnreachable`: no route to the host or its network;
+ * - `ConnectTimeout`: the connection was not made in time;
+ * - `ConnectionReset`: the server closed or reset the connection before answering (`socket hang up`);
+ * - `CertificateUntrusted`: the server's certificate is not signed by a CA this client trusts
+ *   (`unable to verify the first certificate`, `self-signed certificate`): the kubeconfig's
+ *   `certificate-authority` is not the one that signed it;
+ * - `CertificateExpired` / `CertificateNotYetValid`: outside its validity (`certificate has expired`);
+ * - `CertificateNameMismatch`: the certificate is for another name
+ *   (`Hostname/IP does not match certificate's altnames`; `tls-server-name` sets the name checked);
+ * - `TlsHandshakeFailed`: another TLS failure (a protocol or cipher the two sides do not share).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ConnectionProblem =
+  | "ConnectionRefused"
+  | "HostNotFound"
+  | "HostUnreachable"
+  | "ConnectTimeout"
+  | "ConnectionReset"
+  | "CertificateUntrusted"
+  | "CertificateExpired"
+  | "CertificateNotYetValid"
+  | "CertificateNameMismatch"
+  | "TlsHandshakeFailed"
+
+/**
+ * The transport failure of a request that could not reach the server: an `effect/http`
+ * `TransportError` (its `_tag`, so `reason._tag === "TransportError"` still holds) whose
+ * message names the cause (`Transport: connect ECONNREFUSED 127.0.0.1:1 (GET https://...)`),
+ * with `problem` to branch on and the system's `code` (`ECONNREFUSED`, `CERT_HAS_EXPIRED`).
+ * The message holds the system's error text and never a header, a body or a credential.
+ *
+ * @example
+ * ```ts
+ * import { Console, Effect } from "effect"
+ * import { ConfigMaps, ConnectionFailure, Kube } from "effect-kube"
+ *
+ * const program = Kube.api(ConfigMaps).list().pipe(
+ *   Effect.catchTag("HttpClientError", (e) =>
+ *     e.reason instanceof ConnectionFailure && e.reason.problem === "CertificateUntrusted"
+ *       ? Console.error("the kubeconfig's certificate-authority did not sign the server's certificate")
+ *       : Effect.fail(e))
+ * )
+ * ```
+ * @since 0.2.0
+ * @category errors
+ */
+export class ConnectionFailure extends HttpClientError.TransportError {
+  /**
+   * The system's text and what it means (`connect ECONNREFUSED 127.0.0.1:1`).
+   *
+   * @since 0.2.0
+   */
+  declare readonly description: string
+  /**
+   * Why the connection failed.
+   *
+   * @since 0.2.0
+   */
+  readonly problem: ConnectionProblem
+  /**
+   * The system's error code (`ECONNREFUSED`, `ENOTFOUND`, `CERT_HAS_EXPIRED`, ...), when it gave one.
+   *
+   * @since 0.2.0
+   */
+  readonly code: string | undefined
+
+  constructor(props: {
+    readonly request: HttpClientRequest.HttpClientRequest
+    readonly cause?: unknown
+    readonly description: string
+    readonly problem: ConnectionProblem
+    readonly code: string | undefined
+  }) {
+    super({ request: props.request, cause: props.cause, description: props.description })
+    this.problem = props.problem
+    this.code = props.code
+  }
+
+  /** @since 0.2.0 */
+  static is(u: unknown): u is ConnectionFailure {
+    return u instanceof ConnectionFailure
+  }
+}
+
+/**
+ * Why a request could not reach the server, from an `HttpClientError` (or its `reason`):
+ * `undefined` for every other failure.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ConfigMaps, connectionProblem, Kube } from "effect-kube"
+ *
+ * // retry a refused connection (an API server restarting), fail on everything else
+ * const program = Kube.api(ConfigMaps).list().pipe(
+ *   Effect.retry({ while: (e) => connectionProblem(e) === "ConnectionRefused", times: 5 })
+ * )
+ * ```
+ * @since 0.2.0
+ * @category guards
+ */
+export const connectionProblem = (error: unknown): ConnectionProblem | undefined => {
+  const reason = HttpClientError.isHttpClientError(error) ? error.reason : error
+  return reason instanceof ConnectionFailure ? reason.problem : undefined
 }

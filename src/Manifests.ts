@@ -75,6 +75,32 @@ export interface Manifest {
 }
 
 /**
+ * An object `apply` takes (and `get` and `delete`, as given to `apply`): a parsed
+ * `Manifest`, or a typed apply configuration of any kind (`DeploymentApply`,
+ * `ConfigMapApply`, `Resource.PartialObject` of a custom resource), which names its
+ * apiVersion, kind and `metadata.name`. Each is checked at run time as a parsed one is.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { type ConfigMapApply, type DeploymentApply, Manifests } from "effect-kube"
+ *
+ * const settings: ConfigMapApply = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings" }, data: { mode: "fast" } }
+ * const replicas: DeploymentApply = { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, spec: { replicas: 3 } }
+ * const program = Manifests.apply([settings, replicas], { namespace: "default", fieldManager: "deployer" })
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export type Applicable =
+  | Manifest
+  | {
+    readonly apiVersion: string
+    readonly kind: string
+    readonly metadata: { readonly name: string }
+  }
+
+/**
  * Where a set acts. `namespace` defaults to the KubeConfig's; every namespaced object
  * of the set must be in it (or name no namespace, and is put in it). Cluster-scoped
  * kinds (Namespace, ClusterRole, CRDs...) are refused unless `clusterScoped` is `true`,
@@ -289,14 +315,14 @@ export const parse: (input: string | Uint8Array) => Effect.Effect<ReadonlyArray<
  */
 export const apply: {
   (
-    objects: Iterable<Manifest>,
+    objects: Iterable<Applicable>,
     options: ApplySetOptions
   ): Effect.Effect<ApplySetResult, ApplyFailed | PruneFailed | ApplySetError | Kube.Error, Kube.Requirements>
   (
-    objects: Iterable<Manifest>,
+    objects: Iterable<Applicable>,
     options?: ApplyOptions
   ): Effect.Effect<ReadonlyArray<ObjectRef>, ApplyFailed | Kube.Error, Kube.Requirements>
-} = ((objects: Iterable<Manifest>, options?: ApplyOptions | ApplySetOptions) =>
+} = ((objects: Iterable<Applicable>, options?: ApplyOptions | ApplySetOptions) =>
   options?.applySet !== undefined
     ? applySet.apply(objects, options as ApplySetOptions)
     : internal.apply(objects, options as ApplyOptions | undefined)) as typeof apply
@@ -385,7 +411,7 @@ export interface ObjectDiff {
  * @category operations
  */
 export const diff: (
-  objects: Iterable<Manifest>,
+  objects: Iterable<Applicable>,
   options?: DiffOptions
 ) => Effect.Effect<ReadonlyArray<ObjectDiff>, ApplySetError | Kube.Error, Kube.Requirements> = diffing.diff
 
@@ -439,7 +465,7 @@ export const statusOf: (object: Manifest) => Omit<ObjectReadiness, "ref"> = read
  * @category readiness
  */
 export const status: (
-  refs: Iterable<ObjectRef | Manifest>,
+  refs: Iterable<ObjectRef | Applicable>,
   options?: Options
 ) => Effect.Effect<ReadonlyArray<ObjectReadiness>, Kube.Error, Kube.Requirements> = readiness.status
 
@@ -464,7 +490,7 @@ export const status: (
  * @category readiness
  */
 export const statusChanges: (
-  refs: Iterable<ObjectRef | Manifest>,
+  refs: Iterable<ObjectRef | Applicable>,
   options?: WaitOptions
 ) => Stream.Stream<ObjectReadiness, NotReady | Kube.Error, Kube.Requirements> = readiness.statusChanges
 
@@ -479,7 +505,7 @@ export const statusChanges: (
  * @category readiness
  */
 export const waitReady: (
-  refs: Iterable<ObjectRef | Manifest>,
+  refs: Iterable<ObjectRef | Applicable>,
   options?: WaitOptions
 ) => Effect.Effect<ReadonlyArray<ObjectReadiness>, NotReady | Kube.Error, Kube.Requirements> = readiness.waitReady
 
@@ -494,12 +520,12 @@ export const waitReady: (
  * @category operations
  */
 export const get: (
-  refs: Iterable<ObjectRef | Manifest>,
+  refs: Iterable<ObjectRef | Applicable>,
   options?: Options
 ) => Effect.Effect<ReadonlyArray<Manifest>, Kube.Error, Kube.Requirements> = internal.get
 
 const del: (
-  refs: Iterable<ObjectRef | Manifest>,
+  refs: Iterable<ObjectRef | Applicable>,
   options?: DeleteOptions
 ) => Effect.Effect<ReadonlyArray<ObjectRef>, DeleteFailed | Kube.Error, Kube.Requirements> = internal.del
 

@@ -83,6 +83,12 @@ export {
   ApplyFailed,
   /** @since 0.2.0 */
   ApplySetError,
+  /** @since 0.2.0 */
+  ConnectionFailure,
+  /** @since 0.2.0 */
+  type ConnectionProblem,
+  /** @since 0.2.0 */
+  connectionProblem,
   /** @since 0.1.0 */
   DeleteFailed,
   /** @since 0.1.0 */

@@ -124,7 +124,12 @@ describe("Kube.api against the fake cluster", () => {
     it.effect("server-side applies a whole object, creating then updating it", () =>
       Effect.gen(function*() {
         const services = Kube.api(Services)
-        const svc = { metadata: { name: "api" }, spec: { selector: { app: "api" }, ports: [{ port: 80, targetPort: 8080 }] } }
+        const svc = {
+          apiVersion: "v1",
+          kind: "Service",
+          metadata: { name: "api" },
+          spec: { selector: { app: "api" }, ports: [{ port: 80, targetPort: 8080 }] }
+        } as const
         const created = yield* services.apply(svc, { fieldManager: "effect-kube-test" })
         assert.strictEqual(created.metadata?.name, "api")
         const updated = yield* services.apply(

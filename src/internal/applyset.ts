@@ -526,7 +526,7 @@ const memberNamespaces = (prepared: manifests.PreparedApply): ReadonlySet<string
   new Set(prepared.resolved.flatMap((item) => item.ref.namespace !== undefined ? [item.ref.namespace] : []))
 
 export const plan = (
-  objects: Iterable<Manifests.Manifest>,
+  objects: Iterable<Manifests.Applicable>,
   options: Manifests.ApplySetOptions
 ): Effect.Effect<Plan, Kube.Error | ApplySetError, Kube.Requirements> =>
   Effect.gen(function*() {
@@ -575,7 +575,7 @@ const latestNamespaces = (prepared: manifests.PreparedApply, parent: Parent) =>
   new Set([...memberNamespaces(prepared), ...(parent.ref.namespace !== undefined ? [parent.ref.namespace] : [])])
 
 export const apply = (
-  objects: Iterable<Manifests.Manifest>,
+  objects: Iterable<Manifests.Applicable>,
   options: Manifests.ApplySetOptions
 ): Effect.Effect<
   Manifests.ApplySetResult,

@@ -30,6 +30,7 @@ import type * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import {
   ApiError,
+  ConnectionFailure,
   KubeConfigError,
   reasonFor,
   RequestTimeout,
@@ -634,7 +635,9 @@ const scrubbedReason = (
   const { request } = fields
   switch (reason._tag) {
     case "TransportError":
-      return new HttpClientError.TransportError(fields)
+      return reason instanceof ConnectionFailure
+        ? new ConnectionFailure({ ...fields, description: reason.description, problem: reason.problem, code: reason.code })
+        : new HttpClientError.TransportError(fields)
     case "EncodeError":
       return new HttpClientError.EncodeError(fields)
     case "InvalidUrlError":

@@ -148,7 +148,7 @@ const entry = (
 }
 
 export const diff = (
-  objects: Iterable<Manifests.Manifest>,
+  objects: Iterable<Manifests.Applicable>,
   options: Manifests.DiffOptions = {}
 ): Effect.Effect<ReadonlyArray<Manifests.ObjectDiff>, ApplySetError | Kube.Error, Kube.Requirements> =>
   Effect.gen(function*() {

@@ -352,7 +352,7 @@ const toArray = <A>(items: Iterable<A>, subject: string): Effect.Effect<Readonly
 
 /** Locates and resolves every reference of a get or delete, before any of them is sent. */
 export const prepareRefs = (
-  refs: Iterable<ObjectRef | Manifests.Manifest>,
+  refs: Iterable<ObjectRef | Manifests.Applicable>,
   options: Manifests.Options
 ) =>
   Effect.gen(function*() {
@@ -422,7 +422,7 @@ export interface PreparedApply {
 
 /** Every check of an apply, and discovery of every kind, before anything is sent that changes anything. */
 export const prepareApply = (
-  objects: Iterable<Manifests.Manifest>,
+  objects: Iterable<Manifests.Applicable>,
   options: Manifests.ApplyOptions | Manifests.ApplySetOptions
 ): Effect.Effect<PreparedApply, Kube.Error, Kube.Requirements> =>
   Effect.gen(function*() {
@@ -476,7 +476,7 @@ export const appliedRef = (item: Resolved, object: unknown): ObjectRef => {
 }
 
 export const apply = (
-  objects: Iterable<Manifests.Manifest>,
+  objects: Iterable<Manifests.Applicable>,
   options: Manifests.ApplyOptions = {}
 ): Effect.Effect<ReadonlyArray<ObjectRef>, ApplyFailed | Kube.Error, Kube.Requirements> =>
   Effect.gen(function*() {
@@ -502,7 +502,7 @@ export const apply = (
 // ---------------------------------------------------------------------------------------------------------------------
 
 export const get = (
-  refs: Iterable<ObjectRef | Manifests.Manifest>,
+  refs: Iterable<ObjectRef | Manifests.Applicable>,
   options: Manifests.Options = {}
 ): Effect.Effect<ReadonlyArray<Manifests.Manifest>, Kube.Error, Kube.Requirements> =>
   Effect.gen(function*() {
@@ -533,7 +533,7 @@ export const checkPropagationPolicy = (
 }
 
 export const del = (
-  refs: Iterable<ObjectRef | Manifests.Manifest>,
+  refs: Iterable<ObjectRef | Manifests.Applicable>,
   options: Manifests.DeleteOptions = {}
 ): Effect.Effect<ReadonlyArray<ObjectRef>, DeleteFailed | Kube.Error, Kube.Requirements> =>
   Effect.gen(function*() {

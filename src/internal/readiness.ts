@@ -40,7 +40,7 @@ const readAll = (resolved: ReadonlyArray<manifests.Resolved>) =>
     ))
 
 export const status = (
-  refs: Iterable<ObjectRef | Manifests.Manifest>,
+  refs: Iterable<ObjectRef | Manifests.Applicable>,
   options: Manifests.Options = {}
 ): Effect.Effect<ReadonlyArray<ObjectReadiness>, Kube.Error, Kube.Requirements> =>
   Effect.flatMap(manifests.prepareRefs(refs, options), readAll)
@@ -65,7 +65,7 @@ type Step =
 const keyOf = (ref: ObjectRef) => `${ref.apiVersion}/${ref.kind}/${ref.namespace ?? ""}/${ref.name}`
 
 export const statusChanges = (
-  refs: Iterable<ObjectRef | Manifests.Manifest>,
+  refs: Iterable<ObjectRef | Manifests.Applicable>,
   options: Manifests.WaitOptions = {}
 ): Stream.Stream<ObjectReadiness, NotReady | Kube.Error, Kube.Requirements> =>
   Stream.unwrap(Effect.gen(function*() {
@@ -120,7 +120,7 @@ export const statusChanges = (
   }))
 
 export const waitReady = (
-  refs: Iterable<ObjectRef | Manifests.Manifest>,
+  refs: Iterable<ObjectRef | Manifests.Applicable>,
   options: Manifests.WaitOptions = {}
 ): Effect.Effect<ReadonlyArray<ObjectReadiness>, NotReady | Kube.Error, Kube.Requirements> =>
   Effect.gen(function*() {
