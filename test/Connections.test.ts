@@ -23,6 +23,7 @@ import * as KubeConfig from "../src/KubeConfig.js"
 import * as NodeKube from "../src/NodeKube.js"
 import { ConfigMaps, Pods } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
+import { burst } from "./util/bursts.js"
 import { pki } from "./util/pki.js"
 import { connectProxy, socks5Proxy } from "./util/proxy.js"
 import { eventually, serveTls } from "./util/reliability.js"
@@ -45,17 +46,6 @@ const layerWith = (served: FakeCluster.Served, options?: NodeKube.Options) => {
     ? NodeKube.layerFromKubeConfig(kubeConfig)
     : NodeKube.layerFromKubeConfig(kubeConfig, options)).pipe(Layer.orDie)
 }
-
-/** `count` GETs at once, each checked. */
-const burst = (count: number) =>
-  Effect.forEach(
-    Array.from({ length: count }, (_, i) => i),
-    (i) =>
-      Effect.map(cms.get(`cm-${i % 20}`), (found) => {
-        assert.strictEqual(Option.getOrThrow(found).data?.["name"], `cm-${i % 20}`)
-      }),
-    { concurrency: "unbounded", discard: true }
-  )
 
 /** A bound on how long a request that must complete may take, so that a starved one fails rather than hangs. */
 const completes = <A, E, R>(effect: Effect.Effect<A, E, R>) =>

@@ -12,7 +12,6 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import * as Fs from "node:fs"
@@ -24,6 +23,7 @@ import * as KubeConfig from "../src/KubeConfig.js"
 import * as NodeKube from "../src/NodeKube.js"
 import { ConfigMaps } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
+import { burst } from "./util/bursts.js"
 import { pki } from "./util/pki.js"
 import { eventually } from "./util/reliability.js"
 
@@ -57,17 +57,6 @@ const layerWithHealth = (kubeconfigPath: string, health: Http2.Health) =>
     ),
     Layer.provide(KubeConfig.layerFromFile({ path: kubeconfigPath }), NodeKube.layerPlatform)
   ).pipe(Layer.orDie)
-
-/** `count` GETs at once, each checked. */
-const burst = (count: number) =>
-  Effect.forEach(
-    Array.from({ length: count }, (_, i) => i),
-    (i) =>
-      Effect.map(cms.get(`cm-${i % 20}`), (found) => {
-        assert.strictEqual(Option.getOrThrow(found).data?.["name"], `cm-${i % 20}`)
-      }),
-    { concurrency: "unbounded", discard: true }
-  )
 
 const openWatches = (count: number) =>
   Effect.forEach(Array.from({ length: count }), () => cms.watch().pipe(Stream.runDrain, Effect.forkChild))

@@ -18,6 +18,7 @@ import * as NodeKube from "../src/NodeKube.js"
 import * as RequestPolicy from "../src/RequestPolicy.js"
 import { ConfigMaps } from "../src/resources/ConfigMap.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
+import { recordingTracer } from "./util/tracing.js"
 
 const configMaps = Kube.api(ConfigMaps, { namespace: "default" })
 const configMap = (name: string) => ({ metadata: { name }, data: { a: "1" } })
@@ -160,18 +161,6 @@ describe("RequestPolicy rate limit", () => {
       assert.strictEqual(watches, 1)
     }).pipe(Effect.scoped))
 })
-
-/** A tracer that records every span it makes (over Effect's own). */
-const recordingTracer = (spans: Array<Tracer.Span>) =>
-  Effect.map(Effect.tracer, (native) =>
-    Tracer.make({
-      span: (options) => {
-        const span = native.span(options)
-        spans.push(span)
-        return span
-      },
-      context: native.context
-    }))
 
 describe("API Priority and Fairness", () => {
   it.effect("a 429 keeps the FlowSchema and priority level UIDs on the ApiError and the span", () =>
