@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import * as Columns from "./columns.js"
 import { isTrue, json, jsonHeaders, type RawResponse } from "./http.js"
 import { type JsonObject, stringAt } from "./json.js"
 import { apiVersionOf, type KindInfo } from "./kinds.js"
@@ -75,7 +76,9 @@ export const matchers = (route: Route, query: Record<string, string>): Matcher =
 /** GET of one object (or its Table row). @internal */
 export const get = (state: FakeState, route: Route, accept: string | undefined): RawResponse => {
   const entry = state.entryOf(route)
-  if (wantsTable(accept)) return json(200, table(route.kind, [entry], String(state.store.resourceVersion)))
+  if (wantsTable(accept)) {
+    return json(200, table(route.kind, [entry], String(state.store.resourceVersion), undefined, Columns.of(state, route)))
+  }
   return json(200, state.jsonIn(entry, route.version))
 }
 
@@ -123,29 +126,45 @@ export const list = (
     metadata.continue = encodeContinue(listRv, selected[selected.length - 1]!.key)
     if (!filtered) metadata.remainingItemCount = end - i
   }
-  if (wantsTable(accept)) return json(200, table(route.kind, selected, String(listRv), metadata))
+  if (wantsTable(accept)) return json(200, table(route.kind, selected, String(listRv), metadata, Columns.of(state, route)))
   const apiVersion = apiVersionOf(route.kind.group, route.version)
   const items = selected.map((e) => state.jsonIn(e, route.version)).join(",")
   return json(200, listJson(route.kind, apiVersion, metadata, items))
 }
 
-const table = (kind: KindInfo, entries: ReadonlyArray<Entry>, rv: string, metadata?: JsonObject): JsonObject => {
+/**
+ * The Table form of some objects: name and age (and a pod's phase), or, for a custom resource whose CRD
+ * names printer columns, name and those columns, as the API server answers `kubectl get`.
+ */
+const table = (
+  kind: KindInfo,
+  entries: ReadonlyArray<Entry>,
+  rv: string,
+  metadata?: JsonObject,
+  columns?: ReadonlyArray<Columns.Column>
+): JsonObject => {
+  const isPod = kind.kind === "Pod"
   return {
     kind: "Table",
     apiVersion: "meta.k8s.io/v1",
     metadata: metadata ?? { resourceVersion: rv },
     columnDefinitions: [
       column("Name", "name", "Name must be unique within a namespace."),
-      ...(kind.kind === "Pod" ? [column("Status", "", "The phase of the pod.")] : []),
-      column("Age", "", "CreationTimestamp of the object.")
+      ...(columns !== undefined
+        ? columns.map(({ description, format, name, priority, type }) => ({ name, type, format, description, priority }))
+        : [
+          ...(isPod ? [column("Status", "", "The phase of the pod.")] : []),
+          column("Age", "", "CreationTimestamp of the object.")
+        ])
     ],
     rows: entries.map((e) => {
       const meta = e.obj.metadata as JsonObject
       return {
         cells: [
           meta.name,
-          ...(kind.kind === "Pod" ? [stringAt(e.obj, "status", "phase") ?? "Unknown"] : []),
-          age(meta.creationTimestamp)
+          ...(columns !== undefined
+            ? columns.map((c) => Columns.cell(e.obj, c))
+            : [...(isPod ? [stringAt(e.obj, "status", "phase") ?? "Unknown"] : []), age(meta.creationTimestamp)])
         ],
         object: { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: meta }
       }

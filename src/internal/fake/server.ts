@@ -15,6 +15,8 @@
  *
  * @internal
  */
+import * as CrdRules from "../cel/crdRules.js"
+import * as Policies from "../cel/policies.js"
 import * as Controls from "./controls.js"
 import * as Crds from "./crds.js"
 import * as Exec from "./exec.js"
@@ -35,6 +37,8 @@ export class FakeServer {
   constructor(readonly options: Options = {}) {
     const state = this.state = new FakeState(options)
     Crds.install(state)
+    CrdRules.install(state)
+    Policies.install(state)
     Simulation.install(state)
     Subresources.install(state)
     for (const r of options.resources ?? []) state.registry.add(customKind(r))

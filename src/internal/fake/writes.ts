@@ -221,20 +221,32 @@ export const commit = (
   managers: ReadonlyArray<Managed.ManagerEntry>,
   dryRun: boolean,
   mainResource = true
-): { readonly status: number; readonly entry: Entry | undefined; readonly json: string } => {
+): {
+  readonly status: number
+  readonly entry: Entry | undefined
+  readonly json: string
+  readonly warnings: ReadonlyArray<string>
+} => {
   const kind = route.kind
   const namespace = route.namespace ?? ""
   const name = route.name ?? (candidate.metadata as JsonObject).name as string
   const obj = finish(kind, candidate, prev?.obj, undefined, mainResource)
+  const warnings = state.admit({
+    route: { ...route, name },
+    operation: prev === undefined ? "CREATE" : "UPDATE",
+    object: obj,
+    oldObject: prev?.obj,
+    dryRun
+  })
   if (prev !== undefined) {
     const unchanged = deepEqual(stripForCompare(obj), stripForCompare(prev.obj)) &&
       managersEqual(managers, prev.managers)
-    if (unchanged) return { status: 200, entry: prev, json: state.jsonIn(prev, route.version) }
+    if (unchanged) return { status: 200, entry: prev, json: state.jsonIn(prev, route.version), warnings }
   }
   if (dryRun) {
     withManagedFields(obj, managers)
     if (prev !== undefined) (obj.metadata as JsonObject).resourceVersion = String(prev.rv)
-    return { status: prev === undefined ? 201 : 200, entry: undefined, json: JSON.stringify(obj) }
+    return { status: prev === undefined ? 201 : 200, entry: undefined, json: JSON.stringify(obj), warnings }
   }
   if (kind.namespaced) state.ensureNamespace(namespace)
   const entry = state.store.write(state.collectionOf(kind), namespace, name, (rv) => {
@@ -245,9 +257,9 @@ export const commit = (
   const metadata = entry.obj.metadata as JsonObject
   if (metadata.deletionTimestamp !== undefined && !hasFinalizers(entry.obj)) {
     const gone = state.removeEntry(kind, entry)
-    return { status: 200, entry: gone, json: state.jsonIn(gone, route.version) }
+    return { status: 200, entry: gone, json: state.jsonIn(gone, route.version), warnings }
   }
-  return { status: prev === undefined ? 201 : 200, entry, json: state.jsonIn(entry, route.version) }
+  return { status: prev === undefined ? 201 : 200, entry, json: state.jsonIn(entry, route.version), warnings }
 }
 
 /**
@@ -337,7 +349,7 @@ export const create = async (
   finish(route.kind, obj, undefined, undefined, true)
   const managers = Managed.recordUpdate([], fieldManagerOf(query, request), routeApiVersion(route), undefined, obj)
   const result = commit(state, { ...route, name }, undefined, obj, managers, dryRun)
-  return FieldValidation.withWarnings(json(result.status, result.json), warnings)
+  return FieldValidation.withWarnings(json(result.status, result.json), [...warnings, ...result.warnings])
 }
 
 /** PUT of an object or its status: resourceVersion and uid preconditions. @internal */
@@ -387,13 +399,13 @@ const commitUpdate = (
   if (route.subresource !== undefined) {
     const next = subresourceWrite(route, prev, obj)
     const result = commit(state, route, prev, next, prev.managers, query.dryRun === "All", false)
-    return json(result.status, result.json)
+    return FieldValidation.withWarnings(json(result.status, result.json), result.warnings)
   }
   finish(route.kind, obj, prev.obj, undefined, true)
   const manager = fieldManagerOf(query, request)
   const managers = Managed.recordUpdate(prev.managers, manager, routeApiVersion(route), prev.obj, obj)
   const result = commit(state, route, prev, obj, managers, query.dryRun === "All")
-  return FieldValidation.withWarnings(json(200, result.json), warnings)
+  return FieldValidation.withWarnings(json(200, result.json), [...warnings, ...result.warnings])
 }
 
 /** PATCH: JSON patch, merge patch, strategic merge patch, or apply. @internal */
@@ -538,11 +550,11 @@ export const apply = async (
   if (route.subresource === "status") {
     const next = { ...prev!.copy(), status: result.object.status }
     const committed = commit(state, route, prev, next, entries, query.dryRun === "All", false)
-    return json(committed.status, committed.json)
+    return FieldValidation.withWarnings(json(committed.status, committed.json), committed.warnings)
   }
   const obj = finish(route.kind, result.object, prev?.obj, undefined, true)
   const committed = commit(state, route, prev, obj, entries, query.dryRun === "All")
-  return FieldValidation.withWarnings(json(committed.status, committed.json), warnings)
+  return FieldValidation.withWarnings(json(committed.status, committed.json), [...warnings, ...committed.warnings])
 }
 
 const isStatusPath = (path: string): boolean => path === "f:status" || path.startsWith("f:status\n")
