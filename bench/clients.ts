@@ -8,13 +8,11 @@
  *
  * Every client does the same work per measurement: a list keeps every decoded item, a
  * watch hands every event to the caller, a log follow hands every line (without its
- * newline) to the caller. A watch goes one of two ways (`via`), which only effect-kube tells
- * apart: `stream` consumes the stream with `Stream.runForEach`, `streams` with
- * `Streams.runForEach`. A follow goes one of three ways, which only effect-kube tells apart:
- * `lines` takes its lines from `logStream` with `Stream.runForEach`, `lines-streams` with
- * `Streams.runForEach`, `bytes` takes the byte chunks of `logBytes` (with
- * `Streams.runForEachWhile`) and cuts them itself, as the floor and client-node's `Log` (a
- * Writable) always do.
+ * newline) to the caller. effect-kube is consumed as its users write it: a watch with
+ * `Stream.runForEach`. A follow goes one of two ways (`via`), which only effect-kube tells
+ * apart: `lines` takes its lines from `logStream` with `Stream.runForEach`, `bytes` takes the
+ * byte chunks of `logBytes` (with `Stream.runForEachWhile`) and cuts them itself, as the
+ * floor and client-node's `Log` (a Writable) always do.
  */
 import * as k8s from "@kubernetes/client-node"
 import * as Effect from "effect/Effect"
@@ -29,7 +27,6 @@ import * as Kube from "../src/Kube.js"
 import * as KubeConfig from "../src/KubeConfig.js"
 import * as NodeKube from "../src/NodeKube.js"
 import { Pods } from "../src/resources/Pod.js"
-import * as Streams from "../src/Streams.js"
 
 /** Where the server is and how to reach it (the kubeconfig says the same). */
 export interface Target {
@@ -37,7 +34,7 @@ export interface Target {
   readonly server: string
   readonly ca: string
   readonly token: string
-  /** The floor asks for gzip (`Accept-Encoding: gzip`) and gunzips what comes gzipped (`list-slow` only). */
+  /** The floor asks for gzip (`Accept-Encoding: gzip`) and gunzips what comes gzipped (`list-gzip`, `list-slow`). */
   readonly floorGzip?: boolean | undefined
 }
 
@@ -58,7 +55,6 @@ export interface Client {
     namespace: string,
     resourceVersion: string,
     count: number,
-    via: "stream" | "streams",
     onEvent: (type: string, object: unknown) => void
   ) => Promise<void>
   /** Follows container `app` of a pod's log, calling `onLine` with each line until `count` lines. */
@@ -66,7 +62,7 @@ export interface Client {
     namespace: string,
     name: string,
     count: number,
-    via: "lines" | "lines-streams" | "bytes",
+    via: "lines" | "bytes",
     onLine: (line: string) => void
   ) => Promise<void>
   readonly close: () => Promise<void>
@@ -139,7 +135,7 @@ const floor = (target: Target): Client => {
       return items
     },
     get: (namespace, name) => json(`/api/v1/namespaces/${namespace}/pods/${name}`),
-    watch: (namespace, resourceVersion, count, _via, onEvent) => {
+    watch: (namespace, resourceVersion, count, onEvent) => {
       let seen = 0
       return lines(
         `/api/v1/namespaces/${namespace}/pods?watch=true&resourceVersion=${resourceVersion}`,
@@ -204,28 +200,28 @@ const effectKube = (target: Target): Client => {
         return items
       })),
     get: (namespace, name) => runtime.runPromise(Effect.map(api(namespace).get(name), Option.getOrThrow)),
-    watch: (namespace, resourceVersion, count, via, onEvent) =>
+    watch: (namespace, resourceVersion, count, onEvent) =>
       runtime.runPromise(
         api(namespace).watch({ resourceVersion }).pipe(
           Stream.take(count),
-          (via === "stream" ? Stream.runForEach : Streams.runForEach)((event) =>
+          Stream.runForEach((event) =>
             Effect.sync(() => onEvent(event.type, event.type === "BOOKMARK" ? undefined : event.object))
           )
         )
       ),
     follow: (namespace, name, count, via, onLine) =>
       runtime.runPromise(
-        via !== "bytes"
+        via === "lines"
           ? api(namespace).logStream(name, { container: "app" }).pipe(
             Stream.take(count),
-            (via === "lines" ? Stream.runForEach : Streams.runForEach)((line) => Effect.sync(() => onLine(line)))
+            Stream.runForEach((line) => Effect.sync(() => onLine(line)))
           )
           : Effect.suspend(() => {
             let seen = 0
             let pending = ""
             const decoder = new StringDecoder("utf8")
             return api(namespace).logBytes(name, { container: "app" }).pipe(
-              Streams.runForEachWhile((bytes) =>
+              Stream.runForEachWhile((bytes) =>
                 Effect.sync(() => {
                   const text = pending + decoder.write(bytes as Buffer)
                   let start = 0
@@ -272,7 +268,7 @@ const clientNode = (target: Target): Client => {
       return items
     },
     get: (namespace, name) => core.readNamespacedPod({ namespace, name }),
-    watch: (namespace, resourceVersion, count, _via, onEvent) =>
+    watch: (namespace, resourceVersion, count, onEvent) =>
       new Promise<void>((resolve, reject) => {
         let seen = 0
         let controller: AbortController | undefined

@@ -3,9 +3,10 @@
  * script, a kubectl plugin or a CI step feels it. Each run is a new `node` process that
  * imports the client, reads a kubeconfig and lists the 10 pods of a namespace over
  * loopback HTTPS with a bearer token (`bench/coldstart/*.mjs`); effect-kube is run from
- * its build (`dist/esm`), as users get it. Clients take turns, 7 runs each by default;
- * medians are reported: wall time from spawn to exit, the time to the first answer
- * inside the process, the import time, peak RSS and the CPU time up to the answer.
+ * its build (`dist/esm`, built again when `src` is newer), as users get it. Clients take
+ * turns, 7 runs each by default; medians are reported: wall time from spawn to exit, the
+ * time to the first answer inside the process, the import time, peak RSS and the CPU time
+ * up to the answer.
  *
  * `tsx bench/coldstart.ts [--reps N]` (also part of `npm run bench`).
  */
@@ -14,7 +15,9 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { pki } from "../test/util/pki.js"
-import type { ServerConfig, ServerReady } from "./server.js"
+import { ensureBuild } from "./build.js"
+import { serverReady, spawnServer } from "./serve.js"
+import type { ServerConfig } from "./server.js"
 
 const here = Path.dirname(fileURLToPath(import.meta.url))
 const root = Path.join(here, "..")
@@ -98,9 +101,7 @@ export const measureColdStart = async (
   reps: number,
   clients: ReadonlyArray<ColdClient> = ["floor", "effect-kube", "client-node"]
 ): Promise<Partial<Record<ColdClient, ColdResult>>> => {
-  if (!Fs.existsSync(Path.join(root, "dist", "esm", "index.js"))) {
-    execFileSync("npm", ["run", "build"], { cwd: root, stdio: "inherit" })
-  }
+  ensureBuild()
   const certs = pki()
   const namespace = "cold"
   const config: ServerConfig = {
@@ -108,19 +109,9 @@ export const measureColdStart = async (
     token: `cold-${Math.random().toString(36).slice(2)}`,
     seed: [{ namespace, pods: 10 }]
   }
-  const server = spawn(process.execPath, ["--import", "tsx", Path.join(here, "server.ts"), JSON.stringify(config)], {
-    stdio: ["ignore", "pipe", "inherit"]
-  })
+  const server = spawnServer(config)
   try {
-    const ready = await new Promise<ServerReady>((resolve, reject) => {
-      let out = ""
-      server.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-        out += chunk
-        const newline = out.indexOf("\n")
-        if (newline !== -1) resolve(JSON.parse(out.slice(0, newline)) as ServerReady)
-      })
-      server.on("exit", (code) => reject(new Error(`server exited with ${code}`)))
-    })
+    const ready = await serverReady(server)
     const runs: Record<ColdClient, Array<ColdResult>> = { floor: [], "effect-kube": [], "client-node": [] }
     // One unmeasured run each, so that the disk cache is warm for everyone alike.
     for (const client of clients) await runOnce(client, ready.kubeconfigPath, namespace)

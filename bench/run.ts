@@ -6,28 +6,39 @@
  * Every measurement of every client runs in a fresh child process (`bench/worker.ts`),
  * the server in another (`bench/server.ts`), clients taking turns so that drift on a
  * busy machine spreads over all of them. The median of the repetitions is reported,
- * with its ratio to the floor and to client-node; `bench/results.json` gets the same.
+ * with its ratio to the floor and to client-node, and checked against the targets of
+ * issue 21 (the last table); `bench/results.json` gets the same.
+ *
+ * `list-gzip` lists the same 10k pods from the same fake served with gzip over 128 KiB (as
+ * kube-apiserver does, for clients that ask): the floor asks for gzip and inflates with
+ * `zlib.createGunzip()`, effect-kube and client-node ask as they do by default.
  *
  * `list-slow` lists the same 10k pods through a simulated link of 100 Mbit/s with 1 ms
  * latency each way (`bench/link.ts`, a pacing TCP proxy in this process), once from the
- * server uncompressed and once from the same fake served with gzip over 128 KiB (for
- * clients that ask, as kube-apiserver does); the floor runs there both without and with
- * `Accept-Encoding: gzip`. Wall and client CPU time, bytes through the link, and how many
- * answers each client got gzipped (whether it asked).
- *
- * `cold` (`bench/coldstart.ts`) runs fresh processes that import the client, read a
- * kubeconfig and list 10 pods: wall time, time to the answer, import time, peak RSS, CPU.
+ * server uncompressed and once from the compressing one; the floor runs there both without
+ * and with `Accept-Encoding: gzip`. Wall and client CPU time, bytes through the link, and
+ * how many answers each client got gzipped (whether it asked).
  *
  * `load`: 1,000 GETs of one pod sent at once, alone and then (in a fresh worker) with 50
  * watches held open and receiving events: wall time, and how many connections the server
  * accepted during the burst. One repetition by default (`--reps` sets more): the floor and
  * client-node open a connection per GET, which alone takes most of the measure's time.
  *
- * Options: `--quick` (one repetition each),
- * `--only list,get,watch,watch-streams,logs,logs-streams,logs-bytes,load,list-slow,cold`,
- * `--reps N` (every measurement N times), `--clients floor,effect-kube`,
- * `--profile effect-kube` (that client's workers CPU-profile the measured part into
- * `.tmp/bench-profiles/`; `tsx bench/profile.ts <file>` lists where the time went).
+ * `cold` (`bench/coldstart.ts`) runs fresh processes that import the client, read a
+ * kubeconfig and list 10 pods: wall time, time to the answer, import time, peak RSS, CPU.
+ * `bundle` (`bench/bundle.ts`) bundles a list-pods program with esbuild for effect-kube and
+ * client-node: minified and gzip bytes, and the largest packages. `fake-round`
+ * (`bench/fake-round.ts`) is the CPU of one create/get/list/watch round on
+ * `FakeCluster.layer()`, effect-kube alone. `exec` (`bench/exec.ts`) pushes 64 MB through
+ * `cat` in an exec session.
+ *
+ * Options: `--quick` (one repetition each), `--only <measures>` (comma-separated, of
+ * list,list-gzip,get,watch,logs,logs-bytes,load,list-slow,exec,cold,bundle,fake-round),
+ * `--reps N` (every measurement N times), `--clients floor,effect-kube` (a subset of
+ * floor,effect-kube,client-node), `--profile effect-kube` (that client's workers CPU-profile
+ * the measured part into `.tmp/bench-profiles/`; `tsx bench/profile.ts <file>` lists where
+ * the time went). Only a full run (no option but none) writes `bench/results.json` and puts its tables in
+ * README.md's "Benchmarks" section, between the `bench:begin` and `bench:end` comment lines.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
@@ -36,8 +47,10 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { pki } from "../test/util/pki.js"
 import type { ClientName, Target } from "./clients.js"
-import { coldStartTable, measureColdStart } from "./coldstart.js"
+import { type BundleResult, bundleTable, measureBundles } from "./bundle.js"
+import { type ColdResult, coldStartTable, measureColdStart } from "./coldstart.js"
 import { runExecBench } from "./exec.js"
+import { fakeRoundTable, type FakeRoundResult } from "./fake-round.js"
 import { startLink } from "./link.js"
 import { undiciRedirected } from "./undici-compat.js"
 import type { ServerConfig, ServerReady } from "./server.js"
@@ -51,11 +64,26 @@ const flag = (name: string): string | undefined => {
   return i === -1 ? undefined : args[i + 1]
 }
 const quick = args.includes("--quick")
-const everyMeasure = "list,get,watch,watch-streams,logs,logs-streams,logs-bytes,load,list-slow,cold"
-const only = new Set((flag("--only") ?? everyMeasure).split(",") as Array<Measure | "cold">)
-// exec throughput (bench/exec.ts): with the default set, or when `--only` names `exec`
-const withExec = flag("--only") === undefined || flag("--only")!.split(",").includes("exec")
-only.delete("exec" as Measure)
+/** The measures a worker runs, client by client. */
+const workerMeasures: ReadonlyArray<Measure> = [
+  "list",
+  "list-gzip",
+  "get",
+  "watch",
+  "logs",
+  "logs-bytes",
+  "load",
+  "list-slow"
+]
+/** The measures with a harness of their own. */
+const otherMeasures = ["exec", "cold", "bundle", "fake-round"] as const
+type OtherMeasure = (typeof otherMeasures)[number]
+const everyMeasure: ReadonlyArray<Measure | OtherMeasure> = [...workerMeasures, ...otherMeasures]
+const onlyFlag = flag("--only")
+const only = new Set(onlyFlag === undefined ? everyMeasure : onlyFlag.split(",") as Array<Measure | OtherMeasure>)
+for (const name of only) {
+  if (!everyMeasure.includes(name)) throw new Error(`--only: no measure ${name} (measures: ${everyMeasure.join(",")})`)
+}
 const repsFlag = flag("--reps")
 const profiled = flag("--profile")
 const profileDir = Path.join(here, "..", ".tmp", "bench-profiles")
@@ -81,22 +109,30 @@ const sizes = {
   loadTouchEveryMs: 100
 }
 
-const reps: Record<Measure, number> = repsFlag !== undefined
-  ? {
-    list: Number(repsFlag),
-    get: Number(repsFlag),
-    watch: Number(repsFlag),
-    "watch-streams": Number(repsFlag),
-    logs: Number(repsFlag),
-    "logs-streams": Number(repsFlag),
-    "logs-bytes": Number(repsFlag),
-    load: Number(repsFlag),
-    "list-slow": Number(repsFlag)
-  }
-  : quick
-  ? { list: 1, get: 1, watch: 1, "watch-streams": 1, logs: 1, "logs-streams": 1, "logs-bytes": 1, load: 1, "list-slow": 1 }
-  : // one `load` run each: its six bursts (1,000 TLS handshakes for the floor and client-node) take ~40 s
-    { list: 5, get: 3, watch: 3, "watch-streams": 3, logs: 3, "logs-streams": 3, "logs-bytes": 3, load: 1, "list-slow": 3 }
+const defaultReps: Record<Measure | OtherMeasure, number> = {
+  list: 5,
+  "list-gzip": 5,
+  get: 3,
+  watch: 3,
+  logs: 3,
+  "logs-bytes": 3,
+  // one `load` run each: its six bursts (1,000 TLS handshakes for the floor and client-node) take ~40 s
+  load: 1,
+  "list-slow": 3,
+  exec: 3,
+  cold: 7,
+  // sizes do not change from one build to the next
+  bundle: 1,
+  "fake-round": 3
+}
+const reps = Object.fromEntries(
+  Object.entries(defaultReps).map((
+    [measure, n]
+  ) => [measure, repsFlag !== undefined ? Number(repsFlag) : quick ? 1 : n])
+) as Record<Measure | OtherMeasure, number>
+
+/** Rounds of `fake-round` per repetition. */
+const fakeRounds = quick ? 1000 : 3000
 
 /** The simulated link of `list-slow`. */
 const slowLink = { bitsPerSecond: 100_000_000, latencyMs: 1 }
@@ -141,10 +177,11 @@ const median = (values: ReadonlyArray<number>): number => {
 type Figure =
   | "listWallMs"
   | "listPeakRssMB"
+  | "listGzipWallMs"
+  | "listGzipPeakRssMB"
+  | "listGzipAnswersGzipped"
   | "watchEventsPerSec"
-  | "watchStreamsEventsPerSec"
   | "logLinesPerSec"
-  | "logStreamsLinesPerSec"
   | "logBytesLinesPerSec"
   | "getP50Ms"
   | "getP99Ms"
@@ -153,6 +190,13 @@ type Figure =
   | "loadWatchedWallMs"
   | "loadWatchedConnections"
 
+/** What effect-kube must reach (issue 21's targets): a ratio to the floor, being ahead of client-node, or both. */
+interface Goal {
+  /** effect-kube's ratio to the floor: at most this (lower is better), or at least (higher is better). */
+  readonly vsFloor?: number | undefined
+  readonly aheadOfClientNode?: boolean | undefined
+}
+
 interface FigureInfo {
   readonly label: string
   readonly unit: string
@@ -160,73 +204,86 @@ interface FigureInfo {
   readonly from: (r: Result) => number
   /** Lower is better (times, memory) or higher (throughput). */
   readonly lowerIsBetter: boolean
-  /**
-   * The ratio to the floor effect-kube must stay within (at most for lower-is-better, at least
-   * otherwise); none for a figure reported without a target.
-   */
-  readonly target: number | undefined
+  /** None for a figure reported without a target. */
+  readonly goal: Goal | undefined
 }
 
 /** The `load` figures: one value of the runs with (or without) watches open, NaN for the others. */
 const loadFigure = (watched: boolean, from: (r: Extract<Result, { measure: "load" }>) => number) => (r: Result) =>
   r.measure === "load" && (r.watches > 0) === watched ? from(r) : NaN
 
+const listWall = (measure: "list" | "list-gzip") => (r: Result) => r.measure === measure ? r.wallMs : NaN
+const listRss = (measure: "list" | "list-gzip") => (r: Result) =>
+  r.measure === measure ? r.peakRssBytes / 2 ** 20 : NaN
+
+/** The pages a list worker fetches: a cold list, three of the warm namespace, the measured one. */
+const listPages = 2 * Math.ceil(sizes.listCount / sizes.pageSize) + 3 * Math.ceil(sizes.warmListCount / sizes.pageSize)
+
 const figures: Record<Figure, FigureInfo> = {
   listWallMs: {
     label: "list 10k pods (pages of 500): wall",
     unit: "ms",
     measure: "list",
-    from: (r) => (r.measure === "list" ? r.wallMs : NaN),
+    from: listWall("list"),
     lowerIsBetter: true,
-    target: 1.25
+    goal: { vsFloor: 1.25 }
   },
   listPeakRssMB: {
     label: "list 10k pods: peak RSS over baseline",
     unit: "MB",
     measure: "list",
-    from: (r) => (r.measure === "list" ? r.peakRssBytes / 2 ** 20 : NaN),
+    from: listRss("list"),
     lowerIsBetter: true,
-    target: 1.3
+    goal: { vsFloor: 1.2 }
+  },
+  listGzipWallMs: {
+    label: "list 10k pods, server gzips over 128 KiB: wall",
+    unit: "ms",
+    measure: "list-gzip",
+    from: listWall("list-gzip"),
+    lowerIsBetter: true,
+    goal: { vsFloor: 1.25 }
+  },
+  listGzipPeakRssMB: {
+    label: "list 10k pods, server gzips: peak RSS over baseline",
+    unit: "MB",
+    measure: "list-gzip",
+    from: listRss("list-gzip"),
+    lowerIsBetter: true,
+    goal: { vsFloor: 1.2 }
+  },
+  listGzipAnswersGzipped: {
+    label: `list 10k pods, server gzips: answers gzipped (of ${listPages})`,
+    unit: "answers",
+    measure: "list-gzip",
+    from: (r) => (r.measure === "list-gzip" ? gzippedAnswers.get(r) ?? NaN : NaN),
+    lowerIsBetter: false,
+    goal: undefined
   },
   watchEventsPerSec: {
-    label: "watch 50k MODIFIED events",
+    label: "watch 50k MODIFIED events (`Stream.runForEach`)",
     unit: "events/s",
     measure: "watch",
     from: (r) => (r.measure === "watch" ? r.eventsPerSec : NaN),
     lowerIsBetter: false,
-    target: 0.9
-  },
-  watchStreamsEventsPerSec: {
-    label: "watch 50k MODIFIED events, effect-kube consuming with `Streams.runForEach`",
-    unit: "events/s",
-    measure: "watch-streams",
-    from: (r) => (r.measure === "watch-streams" ? r.eventsPerSec : NaN),
-    lowerIsBetter: false,
-    target: 0.9
+    goal: { vsFloor: 0.9, aheadOfClientNode: true }
   },
   logLinesPerSec: {
-    label: "follow a log of 200k lines",
+    label: "follow a log of 200k lines (`logStream` + `Stream.runForEach`)",
     unit: "lines/s",
     measure: "logs",
     from: (r) => (r.measure === "logs" ? r.linesPerSec : NaN),
     lowerIsBetter: false,
-    target: 0.9
-  },
-  logStreamsLinesPerSec: {
-    label: "follow a log of 200k lines, effect-kube consuming `logStream` with `Streams.runForEach`",
-    unit: "lines/s",
-    measure: "logs-streams",
-    from: (r) => (r.measure === "logs-streams" ? r.linesPerSec : NaN),
-    lowerIsBetter: false,
-    target: 0.9
+    goal: { aheadOfClientNode: true }
   },
   logBytesLinesPerSec: {
-    label: "follow a log of 200k lines, the caller cutting byte chunks (effect-kube: `logBytes`, `Streams.runForEachWhile`)",
+    label:
+      "follow a log of 200k lines, the caller cutting byte chunks (effect-kube: `logBytes` + `Stream.runForEachWhile`)",
     unit: "lines/s",
     measure: "logs-bytes",
     from: (r) => (r.measure === "logs-bytes" ? r.linesPerSec : NaN),
     lowerIsBetter: false,
-    target: 0.9
+    goal: undefined
   },
   getP50Ms: {
     label: "1,000 sequential GETs: p50",
@@ -234,7 +291,7 @@ const figures: Record<Figure, FigureInfo> = {
     measure: "get",
     from: (r) => (r.measure === "get" ? r.p50Ms : NaN),
     lowerIsBetter: true,
-    target: 1.5
+    goal: { vsFloor: 1.3 }
   },
   getP99Ms: {
     label: "1,000 sequential GETs: p99",
@@ -242,7 +299,7 @@ const figures: Record<Figure, FigureInfo> = {
     measure: "get",
     from: (r) => (r.measure === "get" ? r.p99Ms : NaN),
     lowerIsBetter: true,
-    target: 2
+    goal: { vsFloor: 1.5 }
   },
   loadWallMs: {
     label: "1,000 concurrent GETs: wall",
@@ -250,7 +307,7 @@ const figures: Record<Figure, FigureInfo> = {
     measure: "load",
     from: loadFigure(false, (r) => r.wallMs),
     lowerIsBetter: true,
-    target: undefined
+    goal: undefined
   },
   loadConnections: {
     label: "1,000 concurrent GETs: connections opened",
@@ -258,7 +315,7 @@ const figures: Record<Figure, FigureInfo> = {
     measure: "load",
     from: loadFigure(false, (r) => r.connections),
     lowerIsBetter: true,
-    target: undefined
+    goal: undefined
   },
   loadWatchedWallMs: {
     label: "1,000 concurrent GETs beside 50 open watches: wall",
@@ -266,7 +323,7 @@ const figures: Record<Figure, FigureInfo> = {
     measure: "load",
     from: loadFigure(true, (r) => r.wallMs),
     lowerIsBetter: true,
-    target: undefined
+    goal: undefined
   },
   loadWatchedConnections: {
     label: "1,000 concurrent GETs beside 50 open watches: connections opened",
@@ -274,8 +331,32 @@ const figures: Record<Figure, FigureInfo> = {
     measure: "load",
     from: loadFigure(true, (r) => r.connections),
     lowerIsBetter: true,
-    target: undefined
+    goal: undefined
   }
+}
+
+/** How many answers of a `list-gzip` run the server sent gzipped (counted by the server, kept beside the result). */
+const gzippedAnswers = new WeakMap<Result, number>()
+
+/** What a goal asks, in words: `≤ 1.25x the floor`, `ahead of client-node`, or both. */
+const goalText = (goal: Goal, lowerIsBetter: boolean): string =>
+  [
+    ...(goal.vsFloor === undefined ? [] : [`${lowerIsBetter ? "≤" : "≥"} ${goal.vsFloor}x the floor`]),
+    ...(goal.aheadOfClientNode === true ? ["ahead of client-node"] : [])
+  ].join(", ")
+
+/** Whether effect-kube's figure meets a goal, and the table's cell that says so. */
+const judge = (goal: Goal, lowerIsBetter: boolean, ours: number, floor: number, theirs: number) => {
+  const vsFloor = ours / floor
+  const meetsFloor = goal.vsFloor === undefined ||
+    (lowerIsBetter ? vsFloor <= goal.vsFloor : vsFloor >= goal.vsFloor)
+  const ahead = lowerIsBetter ? ours < theirs : ours > theirs
+  const meetsClientNode = goal.aheadOfClientNode !== true || ahead
+  const cell = [
+    ...(goal.vsFloor === undefined ? [] : [`${lowerIsBetter ? "≤" : "≥"} ${goal.vsFloor}x ${meetsFloor ? "met" : "MISSED"}`]),
+    ...(goal.aheadOfClientNode === true ? [`${ahead ? "ahead of" : "BEHIND"} client-node`] : [])
+  ].join("; ")
+  return { met: meetsFloor && meetsClientNode, cell }
 }
 
 const machine = () => {
@@ -409,38 +490,59 @@ const slowTable = (samples: ReadonlyArray<SlowSample>) => {
   return { table: rows.join("\n"), figures }
 }
 
+/** Runs `bench/fake-round.ts` in a process of its own, `reps` times, and returns the median of each figure. */
+const runFakeRound = async (): Promise<FakeRoundResult> => {
+  const runs: Array<FakeRoundResult> = []
+  for (let rep = 0; rep < reps["fake-round"]; rep++) {
+    const child = spawn(process.execPath, ["--import", "tsx", Path.join(here, "fake-round.ts"), String(fakeRounds), "--json"], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    const result = JSON.parse(await firstLine(child)) as FakeRoundResult
+    runs.push(result)
+    process.stderr.write(`fake-round #${rep + 1}: ${JSON.stringify(result)}\n`)
+  }
+  const m = (f: (r: FakeRoundResult) => number) => median(runs.map(f))
+  return {
+    rounds: fakeRounds,
+    roundCpuUs: m((r) => r.roundCpuUs),
+    opCpuUs: {
+      create: m((r) => r.opCpuUs.create),
+      get: m((r) => r.opCpuUs.get),
+      list: m((r) => r.opCpuUs.list),
+      watch: m((r) => r.opCpuUs.watch)
+    },
+    roundWallUs: m((r) => r.roundWallUs)
+  }
+}
+
+/** One line of the targets table: what issue 21 asks, effect-kube's figure, and whether it is met. */
+interface Verdict {
+  readonly target: string
+  readonly figure: string
+  readonly met: boolean
+}
+
 const main = async () => {
   const certs = pki()
 
-  const samples: Record<Measure, Record<ClientName, Array<Result>>> = {
-    list: { floor: [], "effect-kube": [], "client-node": [] },
-    get: { floor: [], "effect-kube": [], "client-node": [] },
-    watch: { floor: [], "effect-kube": [], "client-node": [] },
-    "watch-streams": { floor: [], "effect-kube": [], "client-node": [] },
-    logs: { floor: [], "effect-kube": [], "client-node": [] },
-    "logs-streams": { floor: [], "effect-kube": [], "client-node": [] },
-    "logs-bytes": { floor: [], "effect-kube": [], "client-node": [] },
-    load: { floor: [], "effect-kube": [], "client-node": [] },
-    "list-slow": { floor: [], "effect-kube": [], "client-node": [] }
-  }
+  const samples = Object.fromEntries(
+    workerMeasures.map((m) => [m, { floor: [], "effect-kube": [], "client-node": [] }])
+  ) as unknown as Record<Measure, Record<ClientName, Array<Result>>>
   const slow: Array<SlowSample> = []
 
   const groups: ReadonlyArray<{ readonly measures: ReadonlyArray<Measure>; readonly seed: ServerConfig["seed"] }> = [
     {
-      measures: ["list", "get", "load", "list-slow"],
+      measures: ["list", "list-gzip", "get", "load", "list-slow"],
       seed: [
         { namespace: "bench", pods: sizes.listCount },
         { namespace: "warm", pods: sizes.warmListCount },
         { namespace: "loadwatch", pods: 10 }
       ]
     },
-    { measures: ["watch", "watch-streams"], seed: [{ namespace: "watch", pods: sizes.watchPods }] },
+    { measures: ["watch"], seed: [{ namespace: "watch", pods: sizes.watchPods }] },
     {
-      measures: ["logs", "logs-streams", "logs-bytes"],
-      seed: [{
-        namespace: "logs",
-        pods: 2 * (reps.logs + reps["logs-streams"] + reps["logs-bytes"]) * clientNames.length
-      }]
+      measures: ["logs", "logs-bytes"],
+      seed: [{ namespace: "logs", pods: 2 * (reps.logs + reps["logs-bytes"]) * clientNames.length }]
     }
   ]
 
@@ -452,8 +554,16 @@ const main = async () => {
       token,
       seed: group.seed
     })
+    const gzipped = async () => Number(await (await fetch(`${server.control}/gzipped`, { method: "POST" })).text())
     try {
-      const target: Target = { kubeconfig: server.kubeconfigPath, server: server.url, ca: certs.ca.cert, token }
+      const plain: Target = { kubeconfig: server.kubeconfigPath, server: server.url, ca: certs.ca.cert, token }
+      const compressing: Target = {
+        kubeconfig: server.gzipKubeconfigPath,
+        server: server.gzipUrl,
+        ca: certs.ca.cert,
+        token,
+        floorGzip: true
+      }
       let logPod = 0
       for (const measure of measures) {
         if (measure === "list-slow") {
@@ -464,11 +574,11 @@ const main = async () => {
         const variants = measure === "load" ? [0, sizes.loadWatches] : [0]
         for (let rep = 0; rep < reps[measure]; rep++) {
           for (const watches of variants) for (const client of clientNames) {
-            const isLogs = measure === "logs" || measure === "logs-streams" || measure === "logs-bytes"
+            const isLogs = measure === "logs" || measure === "logs-bytes"
             const job: Job = {
               measure,
               client,
-              target,
+              target: measure === "list-gzip" ? compressing : plain,
               control: server.control,
               profileDir: client === profiled ? profileDir : undefined,
               list: { namespace: "bench", warmNamespace: "warm", pageSize: sizes.pageSize, count: sizes.listCount },
@@ -496,9 +606,12 @@ const main = async () => {
                 touchEveryMs: sizes.loadTouchEveryMs
               }
             }
+            const before = measure === "list-gzip" ? await gzipped() : 0
             const result = await runWorker(job)
+            if (measure === "list-gzip") gzippedAnswers.set(result, (await gzipped()) - before)
             samples[measure][client].push(result)
-            process.stderr.write(`${measure} ${client} #${rep + 1}: ${JSON.stringify(result)}\n`)
+            const answers = gzippedAnswers.has(result) ? ` (${gzippedAnswers.get(result)} answers gzipped)` : ""
+            process.stderr.write(`${measure} ${client} #${rep + 1}: ${JSON.stringify(result)}${answers}\n`)
           }
         }
       }
@@ -508,7 +621,7 @@ const main = async () => {
   }
 
   let exec: Awaited<ReturnType<typeof runExecBench>> | undefined
-  if (withExec) {
+  if (only.has("exec")) {
     const server = await startServer({
       tls: { cert: certs.server.cert, key: certs.server.key, ca: certs.ca.cert },
       token,
@@ -519,7 +632,7 @@ const main = async () => {
         kubeconfig: server.kubeconfigPath,
         namespace: "exec",
         pod: server.podNames["exec"]![0]!,
-        reps: quick ? 1 : repsFlag !== undefined ? Number(repsFlag) : 3,
+        reps: reps.exec,
         mb: 64
       })
     } finally {
@@ -533,51 +646,40 @@ const main = async () => {
     "effect-kube / client-node | target (vs floor) |",
     "|---|---:|---:|---:|---:|---:|---:|---|"
   ]
-  const verdicts: Array<string> = []
+  const verdicts: Array<Verdict> = []
   for (const [name, info] of Object.entries(figures) as Array<[Figure, FigureInfo]>) {
     if (!only.has(info.measure)) continue
-    const value = (client: ClientName) =>
-      median(samples[info.measure][client].map(info.from).filter((v) => !Number.isNaN(v)))
-    const floor = value("floor")
-    const ours = value("effect-kube")
-    const theirs = value("client-node")
-    const vsFloor = ours / floor
-    const target = info.target
-    const figures = {
+    const samplesOf = (c: ClientName) => samples[info.measure][c].map(info.from).filter((v) => !Number.isNaN(v))
+    const floor = median(samplesOf("floor"))
+    const ours = median(samplesOf("effect-kube"))
+    const theirs = median(samplesOf("client-node"))
+    const figure = {
       unit: info.unit,
       floor,
       effectKube: ours,
       clientNode: theirs,
-      effectKubeVsFloor: vsFloor,
+      effectKubeVsFloor: ours / floor,
       clientNodeVsFloor: theirs / floor,
-      effectKubeVsClientNode: ours / theirs
+      effectKubeVsClientNode: ours / theirs,
+      samples: Object.fromEntries(clientNames.map((c) => [c, samplesOf(c)]))
     }
-    const samplesOf = (c: ClientName) => samples[info.measure][c].map(info.from).filter((v) => !Number.isNaN(v))
     const cells = `| ${info.label} (${info.unit}) | ${format(floor, info.unit)} | ${format(ours, info.unit)} | ${
       format(theirs, info.unit)
     } | ${ratio(ours, floor)} | ${ratio(theirs, floor)} | ${ratio(ours, theirs)} |`
-    if (target === undefined) {
-      // Reported next to the others, without a target (the `load` figures).
-      results[name] = { ...figures, samples: Object.fromEntries(clientNames.map((c) => [c, samplesOf(c)])) }
+    if (info.goal === undefined) {
+      results[name] = figure
       rows.push(`${cells} - |`)
       continue
     }
-    const meetsFloor = info.lowerIsBetter ? vsFloor <= target : vsFloor >= target
-    const aheadOfClientNode = info.lowerIsBetter ? ours < theirs : ours > theirs
-    results[name] = {
-      ...figures,
-      target: `${info.lowerIsBetter ? "<=" : ">="} ${target}x floor, ${
-        info.lowerIsBetter ? "below" : "above"
-      } client-node`,
-      met: meetsFloor && aheadOfClientNode,
-      samples: Object.fromEntries(clientNames.map((c) => [c, samplesOf(c)]))
-    }
-    rows.push(
-      `${cells} ${info.lowerIsBetter ? "≤" : "≥"} ${target}x ${meetsFloor ? "met" : "MISSED"}; ${
-        aheadOfClientNode ? "ahead of" : "BEHIND"
-      } client-node |`
-    )
-    if (!meetsFloor || !aheadOfClientNode) verdicts.push(name)
+    const { cell, met } = judge(info.goal, info.lowerIsBetter, ours, floor, theirs)
+    const target = goalText(info.goal, info.lowerIsBetter)
+    results[name] = { ...figure, target, met }
+    rows.push(`${cells} ${cell} |`)
+    verdicts.push({
+      target: `${info.label}: ${target}`,
+      figure: `${ratio(ours, floor)} the floor, ${ratio(ours, theirs)} client-node`,
+      met
+    })
   }
 
   // GETs of the load bursts that failed (a client opening a connection per request may be refused some).
@@ -598,18 +700,16 @@ const main = async () => {
     "|---|---:|---:|---:|---:|---:|"
   ]
   const cpu: Record<string, unknown> = {}
-  const cpuLabels: Record<Measure, string> = {
-    "list-slow": "list 10k pods through 100 Mbit/s (ms)",
+  const cpuLabels: Record<Exclude<Measure, "list-slow">, string> = {
     list: "list 10k pods (ms)",
+    "list-gzip": "list 10k pods, server gzips (ms)",
     watch: "watch 50k events (ms)",
-    "watch-streams": "watch 50k events, `Streams.runForEach` (ms)",
-    logs: "follow 200k log lines (ms)",
-    "logs-streams": "follow 200k log lines, `Streams.runForEach` (ms)",
-    "logs-bytes": "follow 200k log lines, byte chunks (ms)",
+    logs: "follow 200k log lines, `logStream` (ms)",
+    "logs-bytes": "follow 200k log lines, `logBytes` (ms)",
     get: "1,000 GETs (ms)",
     load: "1,000 concurrent GETs, no watches (ms)"
   }
-  for (const measure of ["list", "watch", "watch-streams", "logs", "logs-streams", "logs-bytes", "get", "load"] as const) {
+  for (const measure of Object.keys(cpuLabels) as Array<keyof typeof cpuLabels>) {
     if (!only.has(measure)) continue
     const value = (client: ClientName) =>
       median(
@@ -630,51 +730,107 @@ const main = async () => {
     rows.push(row)
   }
 
-  // Cold start: fresh processes, 7 runs each (one with --quick), clients taking turns.
-  const cold = only.has("cold")
-    ? await measureColdStart(repsFlag !== undefined ? Number(repsFlag) : quick ? 1 : 7, clientNames)
-    : undefined
-  const coldTable = cold === undefined ? undefined : coldStartTable(cold)
+  // Cold start: fresh processes, clients taking turns.
+  let cold: Partial<Record<ClientName, ColdResult>> | undefined
+  if (only.has("cold")) {
+    cold = await measureColdStart(reps.cold, clientNames)
+    const ours = cold["effect-kube"]?.answerMs
+    const theirs = cold["client-node"]?.answerMs
+    if (ours !== undefined && theirs !== undefined) {
+      verdicts.push({
+        target: "cold start to the first answer ≤ 0.85x client-node's",
+        figure: `${ratio(ours, theirs)} client-node (${ours.toFixed(0)} against ${theirs.toFixed(0)} ms)`,
+        met: ours / theirs <= 0.85
+      })
+    }
+  }
+
+  let bundles: Record<"effect-kube" | "client-node", BundleResult> | undefined
+  if (only.has("bundle")) {
+    bundles = await measureBundles()
+    const ours = bundles["effect-kube"].gzipBytes
+    const theirs = bundles["client-node"].gzipBytes
+    verdicts.push({
+      target: "the esbuild-minified list-pods program, gzipped, ≤ client-node's",
+      figure: `${ratio(ours, theirs)} client-node (${(ours / 1000).toFixed(1)} against ${(theirs / 1000).toFixed(1)} KB)`,
+      met: ours <= theirs
+    })
+  }
+
+  const fakeRound = only.has("fake-round") ? await runFakeRound() : undefined
+
+  const targetRows = [
+    "| target (issue 21) | effect-kube | |",
+    "|---|---|---|",
+    ...verdicts.map((v) => `| ${v.target} | ${v.figure} | ${v.met ? "met" : "MISSED"} |`)
+  ]
 
   const description = machine()
   const table = rows.join("\n")
   const cpuTable = cpuRows.join("\n")
+  const coldTable = cold === undefined ? undefined : coldStartTable(cold)
+  const listSlowTable = slow.length > 0 ? slowTable(slow).table : undefined
   const output = {
     date: new Date().toISOString(),
     machine: description,
     sizes,
-    repetitions: reps,
+    repetitions: Object.fromEntries([...only].map((m) => [m, reps[m]])),
     clientNodeVersion: (JSON.parse(
       Fs.readFileSync(Path.join(here, "..", "node_modules", "@kubernetes", "client-node", "package.json"), "utf8")
     ) as { version: string }).version,
     clientNodeUndici: undiciRedirected ? "undici 7 (client-node's undici 8 needs Node >= 22.19)" : "as shipped",
     figures: results,
     cpuMs: cpu,
-    missed: verdicts,
+    targets: verdicts,
+    missed: verdicts.filter((v) => !v.met).map((v) => v.target),
     table,
     listSlow: slow.length > 0 ? { link: slowLink, ...slowTable(slow).figures } : undefined,
+    listSlowTable,
     cpuTable,
     coldStart: cold,
-    coldTable
+    coldTable,
+    bundle: bundles,
+    bundleTable: bundles === undefined ? undefined : bundleTable(bundles),
+    fakeRound,
+    fakeRoundTable: fakeRound === undefined ? undefined : fakeRoundTable(fakeRound),
+    targetTable: verdicts.length > 0 ? targetRows.join("\n") : undefined
   }
-  const complete = only.size === everyMeasure.split(",").length && clientNames.length === 3
+  const tables = [
+    rows.length > 2 ? table : undefined,
+    cpuRows.length > 2 ? cpuTable : undefined,
+    listSlowTable,
+    coldTable,
+    output.bundleTable,
+    output.fakeRoundTable,
+    output.targetTable
+  ].filter((t) => t !== undefined).join("\n\n")
+  const summary = `Median of ${JSON.stringify(output.repetitions)} runs; Node ${description.node}, ` +
+    `${description.nproc} CPUs (${description.cpu}), ${description.memoryGB} GB, ${description.os}.`
+  const complete = only.size === everyMeasure.length && clientNames.length === allClients.length
   if (!quick && complete && repsFlag === undefined && profiled === undefined) {
     Fs.writeFileSync(Path.join(here, "results.json"), `${JSON.stringify(output, null, 2)}\n`)
+    fillReadme(`Full run of ${output.date.slice(0, 10)}. ${summary}\n\n${tables}`)
   }
-  process.stdout.write(
-    `\n${
-      [
-        rows.length > 2 ? table : "",
-        cpuRows.length > 2 ? cpuTable : "",
-        slow.length > 0 ? slowTable(slow).table : "",
-        coldTable ?? ""
-      ].filter((t) => t !== "")
-      .join("\n\n")}\n\nMedian of ${JSON.stringify(reps)} runs; Node ${description.node}, ` +
-      `${description.nproc} CPUs (${description.cpu}), ${description.memoryGB} GB, ${description.os}.\n`
-  )
-  if (verdicts.length > 0) process.stdout.write(`Targets missed: ${verdicts.join(", ")}\n`)
+  process.stdout.write(`\n${tables}\n\n${summary}\n`)
+  if (output.missed.length > 0) process.stdout.write(`Targets missed: ${output.missed.join("; ")}\n`)
   if (loadFailures !== "") process.stdout.write(`${loadFailures}\n`)
   Fs.rmSync(certs.dir, { recursive: true, force: true })
+}
+
+/** Where a full run puts its tables in README.md ("Benchmarks"): between these two lines, replacing what was there. */
+const readmeBegin = "<!-- bench:begin: written by a full `npm run bench` (bench/run.ts) -->"
+const readmeEnd = "<!-- bench:end -->"
+
+const fillReadme = (block: string): void => {
+  const file = Path.join(here, "..", "README.md")
+  const text = Fs.readFileSync(file, "utf8")
+  const begin = text.indexOf(readmeBegin)
+  const end = text.indexOf(readmeEnd, begin)
+  if (begin === -1 || end === -1) {
+    process.stderr.write(`README.md has no ${readmeBegin} ... ${readmeEnd} block: the tables are in bench/results.json\n`)
+    return
+  }
+  Fs.writeFileSync(file, `${text.slice(0, begin + readmeBegin.length)}\n${block}\n${text.slice(end)}`)
 }
 
 main().catch((error: unknown) => {

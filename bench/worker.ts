@@ -20,7 +20,7 @@ import { performance } from "node:perf_hooks"
 import type * as Clients from "./clients.js"
 import { undiciRedirected } from "./undici-compat.js"
 
-export type Measure = "list" | "get" | "watch" | "watch-streams" | "logs" | "logs-streams" | "logs-bytes" | "load" | "list-slow"
+export type Measure = "list" | "list-gzip" | "get" | "watch" | "logs" | "logs-bytes" | "load" | "list-slow"
 
 export interface Job {
   readonly measure: Measure
@@ -66,7 +66,7 @@ export interface Job {
  */
 export type Result =
   | {
-    readonly measure: "list"
+    readonly measure: "list" | "list-gzip"
     readonly wallMs: number
     /** The peak RSS of the process during a cold list, less the RSS before it. */
     readonly peakRssBytes: number
@@ -82,13 +82,13 @@ export type Result =
     readonly cpuMs: number
   }
   | {
-    readonly measure: "watch" | "watch-streams"
+    readonly measure: "watch"
     readonly eventsPerSec: number
     readonly events: number
     readonly cpuMs: number
   }
   | {
-    readonly measure: "logs" | "logs-streams" | "logs-bytes"
+    readonly measure: "logs" | "logs-bytes"
     readonly linesPerSec: number
     readonly lines: number
     readonly cpuMs: number
@@ -177,7 +177,8 @@ const quantile = (sorted: ReadonlyArray<number>, q: number): number =>
  * Peak RSS comes from a first, cold list measured from a baseline taken after start-up and
  * before any request: a baseline taken after warm-up lists would depend on how much freed
  * heap each client happens to keep. Wall and CPU time come from a later list, after
- * warm-up lists of a smaller namespace.
+ * warm-up lists of a smaller namespace. `list-gzip` is the same against the compressing
+ * listener (the job's target says so), every page gzipped.
  */
 const list = async (job: Job, client: Clients.Client): Promise<Result> => {
   const { count, namespace, pageSize, warmNamespace } = job.list
@@ -198,7 +199,7 @@ const list = async (job: Job, client: Clients.Client): Promise<Result> => {
   await profileStop(job)
   if (items.length !== count) throw new Error(`${job.client}: listed ${items.length} pods, expected ${count}`)
   return {
-    measure: "list",
+    measure: job.measure === "list-gzip" ? "list-gzip" : "list",
     wallMs,
     peakRssBytes: peak - baseline,
     baselineRssBytes: baseline,
@@ -268,8 +269,7 @@ const watchRun = async (
   let seen = 0
   let start = 0
   let cpu = process.cpuUsage()
-  const via = job.measure === "watch-streams" ? "streams" : "stream"
-  const done = client.watch(namespace, resourceVersion, count + 1, via, (type, object) => {
+  const done = client.watch(namespace, resourceVersion, count + 1, (type, object) => {
     if (type !== "MODIFIED" || typeof nameOf(object) !== "string") {
       throw new Error(`${job.client}: unexpected event ${type}`)
     }
@@ -293,7 +293,7 @@ const watch = async (job: Job, client: Clients.Client): Promise<Result> => {
   const { cpuMs, perSec } = await watchRun(job, client, job.watch.count)
   await profileStop(job)
   return {
-    measure: job.measure === "watch-streams" ? "watch-streams" : "watch",
+    measure: "watch",
     eventsPerSec: perSec,
     events: job.watch.count,
     cpuMs
@@ -310,7 +310,7 @@ const logsRun = async (
   let seen = 0
   let start = 0
   let cpu = process.cpuUsage()
-  const via = job.measure === "logs-bytes" ? "bytes" : job.measure === "logs-streams" ? "lines-streams" : "lines"
+  const via = job.measure === "logs-bytes" ? "bytes" : "lines"
   const done = client.follow(namespace, pod, count + 1, via, (line) => {
     if (seen++ === 0) {
       controlBlocking(job, `/log?namespace=${namespace}&pod=${pod}&count=${count}`)
@@ -331,7 +331,7 @@ const logs = async (job: Job, client: Clients.Client): Promise<Result> => {
   await profileStart(job)
   const { cpuMs, perSec } = await logsRun(job, client, job.logs.pod, job.logs.count)
   await profileStop(job)
-  const measure = job.measure === "logs-bytes" || job.measure === "logs-streams" ? job.measure : "logs"
+  const measure = job.measure === "logs-bytes" ? job.measure : "logs"
   return { measure, linesPerSec: perSec, lines: job.logs.count, cpuMs }
 }
 
@@ -348,7 +348,7 @@ const load = async (job: Job, client: Clients.Client): Promise<Result> => {
   if (watches > 0) {
     const resourceVersion = await control(job, `/rv?namespace=${watchNamespace}`)
     for (let w = 0; w < watches; w++) {
-      client.watch(watchNamespace, resourceVersion, Number.MAX_SAFE_INTEGER, "stream", () => {
+      client.watch(watchNamespace, resourceVersion, Number.MAX_SAFE_INTEGER, () => {
         connected.add(w)
         events++
       }).catch((error: unknown) => {
@@ -407,9 +407,7 @@ const main = async () => {
   void undiciRedirected
   const client = Clients.make(job.client, job.target)
   await client.init()
-  const run = { list, get, watch, "watch-streams": watch, logs, "logs-streams": logs, "logs-bytes": logs, load, "list-slow": listSlow }[
-    job.measure
-  ]
+  const run = { list, "list-gzip": list, get, watch, logs, "logs-bytes": logs, load, "list-slow": listSlow }[job.measure]
   const result = await run(job, client)
   process.stdout.write(`${JSON.stringify(result)}\n`)
   closing = true

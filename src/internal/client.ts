@@ -70,38 +70,30 @@ export const authorizationHeader = (
   credentials: Credentials,
   config: KubeConfigService
 ): Effect.Effect<string | undefined, KubeConfigError> => {
+  const header = authorizationOf(credentials, config)
+  return header instanceof KubeConfigError ? Effect.fail(header) : Effect.succeed(header)
+}
+
+/** `authorizationHeader` without an Effect, for the request path (it runs for every request). */
+const authorizationOf = (credentials: Credentials, config: KubeConfigService): string | undefined | KubeConfigError => {
   if (credentials.token !== undefined) {
     const token = Redacted.value(credentials.token)
     if (invalidHeaderCharacter.test(token)) {
-      return Effect.fail(
-        new KubeConfigError({
-          source: config.source,
-          context: config.context,
-          detail: "the bearer token holds a character that cannot be sent in an HTTP header " +
-            "(a line break, a control character or one beyond Latin-1)"
-        })
-      )
+      return new KubeConfigError({
+        source: config.source,
+        context: config.context,
+        detail: "the bearer token holds a character that cannot be sent in an HTTP header " +
+          "(a line break, a control character or one beyond Latin-1)"
+      })
     }
-    return Effect.succeed(`Bearer ${token}`)
+    return `Bearer ${token}`
   }
   if (credentials.basic !== undefined) {
     const pair = `${credentials.basic.username}:${Redacted.value(credentials.basic.password)}`
-    return Effect.succeed(`Basic ${Base64.encode(pair)}`)
+    return `Basic ${Base64.encode(pair)}`
   }
-  return Effect.succeed(undefined)
+  return undefined
 }
-
-const authorize = (
-  request: HttpClientRequest.HttpClientRequest,
-  credentials: Credentials,
-  config: KubeConfigService
-): Effect.Effect<HttpClientRequest.HttpClientRequest, KubeConfigError> =>
-  credentials.token === undefined && credentials.basic === undefined
-    ? Effect.succeed(request)
-    : Effect.map(
-      authorizationHeader(credentials, config),
-      (header) => header === undefined ? request : HttpClientRequest.setHeader(request, "authorization", header)
-    )
 
 const bodySummaryLimit = 300
 
@@ -222,9 +214,10 @@ const traceHeaders = (
 }
 
 /**
- * Executes one Kubernetes request. It runs in the operation's `kube.<verb>` span, which
- * carries the HTTP attributes (`telemetry.ts`): the request takes the trace context from
- * it here and `HttpClient.TracerDisabledWhen` tells the HttpClient (any built with
+ * Executes one Kubernetes request with these credentials. It runs in the operation's
+ * `kube.<verb>` span, which carries the HTTP attributes (`telemetry.ts`): the request takes
+ * the Authorization header and the trace context from it here (one copy of the headers),
+ * and `HttpClient.TracerDisabledWhen` tells the HttpClient (any built with
  * `HttpClient.make`: FakeCluster's, the fetch transport's) to add no `http.client` span of
  * its own. The transport finds the credentials in `currentCredentials` (a client
  * certificate is presented during the TLS handshake) rather than asking the auth
@@ -232,13 +225,20 @@ const traceHeaders = (
  */
 const executeKube = <R>(
   client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
+  config: KubeConfigService,
   request: HttpClientRequest.HttpClientRequest,
   credentials: Credentials
-): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError, R> =>
-  Effect.withFiber((fiber) => {
-    const trace = traceHeaders(fiber, request)
+): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> =>
+  Effect.withFiber<HttpClientResponse.HttpClientResponse, RequestError, R>((fiber) => {
+    const authorization = authorizationOf(credentials, config)
+    if (authorization instanceof KubeConfigError) return Effect.fail(authorization)
+    const impersonated = Impersonate.apply(request, config.impersonate)
+    const trace = traceHeaders(fiber, impersonated)
+    const sent = authorization === undefined
+      ? trace === undefined ? impersonated : HttpClientRequest.setHeaders(impersonated, trace)
+      : HttpClientRequest.setHeaders(impersonated, { ...trace, authorization })
     return Effect.updateContext(
-      client.execute(trace === undefined ? request : HttpClientRequest.setHeaders(request, trace)),
+      client.execute(sent),
       (context: Context.Context<R>) =>
         Context.add(Context.add(context, currentCredentials, credentials), HttpClient.TracerDisabledWhen, constTrue)
     )
@@ -254,14 +254,7 @@ const sendOnce = <R>(
   config: KubeConfigService,
   request: HttpClientRequest.HttpClientRequest
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> =>
-  Effect.flatMap(
-    config.auth.credentials,
-    (credentials) =>
-      Effect.flatMap(
-        authorize(Impersonate.apply(request, config.impersonate), credentials, config),
-        (authorized) => executeKube(client, authorized, credentials)
-      )
-  )
+  Effect.flatMap(config.auth.credentials, (credentials) => executeKube(client, config, request, credentials))
 
 /**
  * The ApiError of a non-2xx answer. A body that cannot be read (the connection broke
@@ -297,29 +290,25 @@ const sendWith = <R>(
   config: KubeConfigService,
   spec: Spec,
   request: HttpClientRequest.HttpClientRequest
-): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> =>
-  sendOnce(client, config, request).pipe(
-    Effect.flatMap((response) =>
-      response.status === 401
-        ? Effect.flatMap(
-          config.auth.invalidate,
-          (fresh) =>
-            fresh
-              // the refused answer's body is read (and dropped) so that its connection is free again
-              ? Effect.andThen(Effect.ignore(response.text), sendOnce(client, config, request))
-              : Effect.succeed(response)
-        )
-        : Effect.succeed(response)
-    ),
-    Effect.flatMap((response) => {
-      const checked = response.status >= 200 && response.status < 300
-        ? Effect.succeed(response)
-        : failFor(spec, response)
-      // the warnings of any answer, 2xx or not, reach the Warnings service (or the log)
-      const warning = response.headers["warning"]
-      return warning === undefined ? checked : Effect.andThen(reportWarnings(spec, warning), checked)
-    })
-  )
+): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> => {
+  const checked = (response: HttpClientResponse.HttpClientResponse) => {
+    const answer = response.status >= 200 && response.status < 300 ? Effect.succeed(response) : failFor(spec, response)
+    // the warnings of any answer, 2xx or not, reach the Warnings service (or the log)
+    const warning = response.headers["warning"]
+    return warning === undefined ? answer : Effect.andThen(reportWarnings(spec, warning), answer)
+  }
+  return Effect.flatMap(sendOnce(client, config, request), (response) =>
+    response.status === 401
+      ? Effect.flatMap(
+        config.auth.invalidate,
+        (fresh) =>
+          fresh
+            // the refused answer's body is read (and dropped) so that its connection is free again
+            ? Effect.andThen(Effect.ignore(response.text), Effect.flatMap(sendOnce(client, config, request), checked))
+            : checked(response)
+      )
+      : checked(response))
+}
 
 /** The server said it did not act on the request: any verb may send it again. */
 const isThrottled = (error: RequestError): error is ApiError =>
@@ -363,16 +352,12 @@ const exchange = <A>(
   spec: Spec,
   read: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<A, RequestError>
 ): Effect.Effect<A, RequestError, KubeConfig | HttpClient.HttpClient> =>
-  Effect.flatMap(KubeConfig, (config) => exchangeWith(config, spec, read))
-
-const exchangeWith = <A>(
-  config: KubeConfigService,
-  spec: Spec,
-  read: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<A, RequestError>
-): Effect.Effect<A, RequestError, HttpClient.HttpClient> =>
-  Effect.gen(function*() {
-    const client = yield* HttpClient.HttpClient
-    const policy = yield* RequestPolicy
+  // The services are read from the fiber at once rather than yielded one by one: this runs for every request.
+  Effect.withFiber((fiber) => {
+    const context = fiber.context as Context.Context<KubeConfig | HttpClient.HttpClient>
+    const config = Context.get(context, KubeConfig)
+    const client = Context.get(context, HttpClient.HttpClient)
+    const policy = fiber.getRef(RequestPolicy)
     const request = toHttpRequest(config.server, spec)
     const once = Effect.flatMap(measured(spec, sendWith(client, config, spec, request)), read)
     const timed = policy.timeout === undefined ? once : withTimeout(
@@ -384,12 +369,15 @@ const exchangeWith = <A>(
           path: pathWithQuery(spec),
           timeout: Duration.format(policy.timeout!)
         }),
+      fiber.getRef(Clock.Clock),
       client,
       config
     )
     const throttled = retryThrottled(rateLimited(timed, policy), policy)
-    return yield* (spec.method === "GET" ? retryTransient(throttled, policy) : throttled).pipe(Effect.mapError(scrub))
-  }).pipe(telemetry.withSpan(spec, config.server))
+    return telemetry.withSpan(spec, config.server)(
+      Effect.mapError(spec.method === "GET" ? retryTransient(throttled, policy) : throttled, scrub)
+    )
+  })
 
 /**
  * Waits for the client-side rate limit (`RequestPolicy`'s token bucket) before each attempt,
@@ -420,7 +408,7 @@ const settledAuth: ReadonlySet<string> = new Set(["none", "token", "tokenFile", 
 
 /**
  * Fails with `onTimeout()` when `effect` (one exchange: credentials, request, body) has
- * not completed within `timeout`.
+ * not completed within `timeout` by `clock` (the fiber's).
  *
  * `Effect.timeoutOrElse` races the effect against a sleep, with fibers forked per request
  * and joined back (on Effect 3 the largest cost of a GET after the span). Under the live
@@ -437,19 +425,19 @@ const withTimeout = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
   timeout: Duration.Duration,
   onTimeout: () => RequestTimeout,
+  clock: Clock.Clock,
   client: object,
   config: KubeConfigService
-): Effect.Effect<A, E | RequestTimeout, R> =>
-  Effect.clockWith((clock) => {
-    if (clock !== liveClock) {
-      return Effect.timeoutOrElse(effect, { duration: timeout, orElse: () => Effect.fail(onTimeout()) })
-    }
-    const millis = Duration.toMillis(timeout)
-    if (!(millis <= maxTimerMillis)) return effect
-    return enforcesDeadline.has(client) && settledAuth.has(config.auth.kind)
-      ? withDeadline(effect, millis, onTimeout)
-      : withTimer(effect, millis, onTimeout)
-  })
+): Effect.Effect<A, E | RequestTimeout, R> => {
+  if (clock !== liveClock) {
+    return Effect.timeoutOrElse(effect, { duration: timeout, orElse: () => Effect.fail(onTimeout()) })
+  }
+  const millis = Duration.toMillis(timeout)
+  if (!(millis <= maxTimerMillis)) return effect
+  return enforcesDeadline.has(client) && settledAuth.has(config.auth.kind)
+    ? withDeadline(effect, millis, onTimeout)
+    : withTimer(effect, millis, onTimeout)
+}
 
 const withDeadline = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
@@ -654,11 +642,13 @@ const scrubbedReason = (
 /** Sends a request and parses its JSON body. */
 export const sendJson = (spec: Spec): Effect.Effect<unknown, RequestError, KubeConfig | HttpClient.HttpClient> =>
   exchange(spec, (response) =>
-    Effect.flatMap(response.text, (text) =>
-      Effect.try({
-        try: () => JSON.parse(text) as unknown,
-        catch: () => malformed(spec, `is not JSON (${text.length} bytes)`)
-      })))
+    Effect.flatMap(response.text, (text) => {
+      try {
+        return Effect.succeed(JSON.parse(text) as unknown)
+      } catch {
+        return Effect.fail(malformed(spec, `is not JSON (${text.length} bytes)`))
+      }
+    }))
 
 /** Sends a request and parses its JSON body, with the answer's status code (201 when an apply created the object). */
 export const sendJsonWithStatus = (

@@ -356,11 +356,6 @@ export const make = (
     }
 
     const plain = slotFor(undefined).client
-    // The request path has obtained them for this request already; anyone else's request asks.
-    const clusterCredentials = Effect.flatMap(
-      Effect.service(currentCredentials),
-      (given) => given !== undefined ? Effect.succeed(given) : config.auth.credentials
-    )
 
     const compress = config.disableCompression !== true
     const transportError = (
@@ -383,18 +378,20 @@ export const make = (
         return Effect.fail(transportError(request, { description: proxied.problem }))
       }
       if (!clusterIsHttps) return plain.execute(request)
-      return clusterCredentials.pipe(
-        Effect.mapError((cause) => transportError(request, { cause })),
-        Effect.flatMap((credentials) => {
-          const slot = slotFor(credentials.clientCertificate)
-          return slot.unusable === undefined
-            ? slot.client.execute(request)
-            : Effect.fail(transportError(request, { description: slot.unusable }))
-        })
-      )
+      const withCertificateOf = (credentials: Credentials) => {
+        const slot = slotFor(credentials.clientCertificate)
+        return slot.unusable === undefined
+          ? slot.client.execute(request)
+          : Effect.fail(transportError(request, { description: slot.unusable }))
+      }
+      // The request path has obtained them for this request already; anyone else's request asks.
+      return Effect.withFiber((fiber) => {
+        const given = fiber.getRef(currentCredentials)
+        return given !== undefined ? withCertificateOf(given) : config.auth.credentials.pipe(
+          Effect.mapError((cause) => transportError(request, { cause })),
+          Effect.flatMap(withCertificateOf)
+        )
+      })
     }
-    return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
-      Effect.flatMap(execute),
-      Effect.succeed
-    )
+    return UndiciHttpClient.fromExecute(execute)
   })

@@ -185,17 +185,32 @@ export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient => {
           new ClientResponseImpl(request, url, decoded(request.method, response), undefined)
       ))
   )
-  const execute = (request: HttpClientRequest.HttpClientRequest) =>
-    Effect.withFiber<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((fiber) =>
+  return fromExecute((request) =>
+    Effect.withFiber((fiber) =>
       fiber.getRef(currentCredentials) === undefined
         ? traced.execute(request)
         : sendDirect(dispatcher, request, fiber)
     )
-  return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
-    Effect.flatMap(execute),
-    Effect.succeed
   )
 }
+
+/**
+ * An HttpClient that sends each request with `execute`. `HttpClient.makeWith(Effect.flatMap(execute),
+ * Effect.succeed)` alone would wrap every request in an `Effect.succeed` and a `flatMap` first (two
+ * such clients sit on the request path of every operation); its `postprocess` and `preprocess` stay
+ * for the clients made from this one (`HttpClient.mapRequest`, `transform`, ...).
+ *
+ * @internal
+ */
+export const fromExecute = (
+  execute: (
+    request: HttpClientRequest.HttpClientRequest
+  ) => Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>
+): HttpClient.HttpClient =>
+  Object.assign(
+    HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(Effect.flatMap(execute), Effect.succeed),
+    { execute }
+  )
 
 const noopErrorHandler = (_: unknown): void => undefined
 
@@ -428,7 +443,8 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
    * the last byte has come and handed straight to the fiber, kept by nothing made before.
    */
   get text(): Effect.Effect<string, HttpClientError.HttpClientError> {
-    return this.interruptible(Effect.callback<string, HttpClientError.HttpClientError>((resume) => {
+    const controller = this.controller
+    return Effect.callback<string, HttpClientError.HttpClientError>((resume) => {
       if (this.bodyRead) return resume(Effect.fail(this.decodeError(new Error("the body has already been read"))))
       this.bodyRead = true
       readBody(this.source.body, contentLength(this.request.method, this.source), (error, bytes) => {
@@ -442,7 +458,9 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
         }
         resume(Effect.succeed(text))
       })
-    }))
+      // interrupted while the body comes: the request is aborted (as `interruptible` does, without its frame)
+      return controller === undefined ? undefined : Effect.sync(() => controller.abort())
+    })
   }
 
   get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpClientError.HttpClientError> {
