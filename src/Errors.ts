@@ -273,6 +273,14 @@ export declare namespace ApiError {
     readonly body?: string | undefined
     /** Seconds the server asked to wait before retrying (`Retry-After` or `retryAfterSeconds`), as it asked. */
     readonly retryAfter?: number | undefined
+    /**
+     * The UID of the FlowSchema API Priority and Fairness classified the request under
+     * (`X-Kubernetes-PF-FlowSchema-UID`), when the server said: with a 429 from APF, the flow
+     * that was throttled.
+     */
+    readonly flowSchemaUid?: string | undefined
+    /** The UID of the request's PriorityLevelConfiguration (`X-Kubernetes-PF-PriorityLevel-UID`), when the server said. */
+    readonly priorityLevelUid?: string | undefined
   }
 }
 

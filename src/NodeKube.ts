@@ -54,6 +54,17 @@ export interface Options {
    * kube-apiserver answer's headers are well under 8 KiB, its warnings cut at 4 KiB).
    */
   readonly maxHeaderBytes?: number | undefined
+  /**
+   * HTTP/2 where the cluster offers it by ALPN (kube-apiserver does): every request, watch
+   * and log follow a stream on one connection (a second when the server's
+   * `SETTINGS_MAX_CONCURRENT_STREAMS` is reached), each connection pinged every 30 s and
+   * given up when a ping goes unanswered for 15 s, as client-go does. Servers that answer
+   * HTTP/1.1 get the two pools above; exec, attach and port-forward are always WebSocket
+   * over HTTP/1.1; a cluster reached through a proxy is spoken to over HTTP/1.1. Default
+   * `true`; `false`, or the environment variable `DISABLE_HTTP2` set to anything (client-go's
+   * switch), keeps HTTP/1.1 only.
+   */
+  readonly http2?: boolean | undefined
 }
 
 /**

@@ -23,6 +23,7 @@ import * as KubeConfig from "../src/KubeConfig.js"
 import * as NodeKube from "../src/NodeKube.js"
 import { ConfigMaps, Pods } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
+import { burst } from "./util/bursts.js"
 import { pki } from "./util/pki.js"
 import { connectProxy, socks5Proxy } from "./util/proxy.js"
 import { eventually, serveTls } from "./util/reliability.js"
@@ -46,17 +47,6 @@ const layerWith = (served: FakeCluster.Served, options?: NodeKube.Options) => {
     : NodeKube.layerFromKubeConfig(kubeConfig, options)).pipe(Layer.orDie)
 }
 
-/** `count` GETs at once, each checked. */
-const burst = (count: number) =>
-  Effect.forEach(
-    Array.from({ length: count }, (_, i) => i),
-    (i) =>
-      Effect.map(cms.get(`cm-${i % 20}`), (found) => {
-        assert.strictEqual(Option.getOrThrow(found).data?.["name"], `cm-${i % 20}`)
-      }),
-    { concurrency: "unbounded", discard: true }
-  )
-
 /** A bound on how long a request that must complete may take, so that a starved one fails rather than hangs. */
 const completes = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.timeoutOrElse(effect, { duration: Duration.seconds(20), orElse: () => Effect.fail(new Error("starved")) })
@@ -64,7 +54,7 @@ const completes = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 describe("connections for short requests", () => {
   it.live("200 concurrent GETs use at most the default cap of connections, and all succeed", () =>
     Effect.gen(function*() {
-      const served = yield* serveTls()
+      const served = yield* serveTls({ http2: false })
       served.control.seed(Array.from({ length: 20 }, (_, i) => configMap(`cm-${i}`)))
       yield* burst(200).pipe(Effect.provide(layerWith(served)))
       const gets = served.control.requests().filter((r) => r.method === "GET").length
@@ -75,7 +65,7 @@ describe("connections for short requests", () => {
 
   it.live("with maxConnections: 4, 200 concurrent GETs open at most 4 connections, reused by a second burst", () =>
     Effect.gen(function*() {
-      const served = yield* serveTls()
+      const served = yield* serveTls({ http2: false })
       served.control.seed(Array.from({ length: 20 }, (_, i) => configMap(`cm-${i}`)))
       yield* Effect.gen(function*() {
         yield* burst(200)
@@ -89,7 +79,7 @@ describe("connections for short requests", () => {
 
   it.live("maxConnections: Infinity lifts the cap", () =>
     Effect.gen(function*() {
-      const served = yield* serveTls()
+      const served = yield* serveTls({ http2: false })
       served.control.seed(Array.from({ length: 20 }, (_, i) => configMap(`cm-${i}`)))
       yield* burst(200).pipe(Effect.provide(layerWith(served, { maxConnections: Infinity })))
       assert.isAbove(served.connectionsOpened(), 4, "more connections than a small cap would allow")
@@ -97,7 +87,7 @@ describe("connections for short requests", () => {
 
   it.live("an invalid maxConnections fails the layer with a ValidationError, before any request", () =>
     Effect.gen(function*() {
-      const served = yield* serveTls()
+      const served = yield* serveTls({ http2: false })
       for (const maxConnections of [0, -1, 1.5, Number.NaN]) {
         const exit = yield* Effect.exit(cms.list().pipe(Effect.provide(layerWith(served, { maxConnections }))))
         assert.isTrue(Exit.isFailure(exit))
@@ -113,7 +103,7 @@ describe("connections for short requests", () => {
 describe("streams on their own pool", () => {
   it.live("with more open watches and log follows than the cap, GETs still complete", () =>
     Effect.gen(function*() {
-      const served = yield* serveTls()
+      const served = yield* serveTls({ http2: false })
       const control = served.control
       control.seed(Array.from({ length: 20 }, (_, i) => configMap(`cm-${i}`)))
       control.seed([pod("busy")])
@@ -151,7 +141,7 @@ describe("streams on their own pool", () => {
 
   it.live("a watch on a capped pool is interruptible and closes its connection", () =>
     Effect.gen(function*() {
-      const served = yield* serveTls()
+      const served = yield* serveTls({ http2: false })
       yield* Effect.gen(function*() {
         const fiber = yield* cms.watch().pipe(Stream.runDrain, Effect.forkChild)
         assert.isTrue(yield* eventually(() => served.control.openWatches() === 1), "watch open")

@@ -23,6 +23,7 @@ import * as RequestPolicy from "../src/RequestPolicy.js"
 import { ConfigMaps } from "../src/resources/ConfigMap.js"
 import { Pods } from "../src/resources/Pod.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
+import { recordingTracer } from "./util/tracing.js"
 import * as Loopback from "./util/loopback.js"
 import { pod } from "./util/pods.js"
 
@@ -89,18 +90,6 @@ describe("Retry-After", () => {
       assert.strictEqual((yield* requestCount("get", "GET", "200")) - okBefore, 1)
     }))
 })
-
-/** A tracer that records every span it makes (over Effect's own). */
-const recordingTracer = (spans: Array<Tracer.Span>) =>
-  Effect.map(Effect.tracer, (native) =>
-    Tracer.make({
-      span: (options) => {
-        const span = native.span(options)
-        spans.push(span)
-        return span
-      },
-      context: native.context
-    }))
 
 describe("telemetry", () => {
   it.effect("every operation is one span named for what it does, with Kubernetes attributes", () =>

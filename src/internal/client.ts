@@ -141,7 +141,8 @@ export const apiErrorFrom = (
   bodyText: string,
   retryAfterHeader?: string | undefined,
   now = 0,
-  contentType?: string | undefined
+  contentType?: string | undefined,
+  flowControl: FlowControl = {}
 ): ApiError => {
   let parsed: unknown = undefined
   try {
@@ -161,8 +162,37 @@ export const apiErrorFrom = (
     statusMessage,
     status,
     body,
-    retryAfter: parseRetryAfter(retryAfterHeader, status, now)
+    retryAfter: parseRetryAfter(retryAfterHeader, status, now),
+    ...flowControl
   })
+}
+
+/** What API Priority and Fairness said of a request: the UIDs of its FlowSchema and PriorityLevelConfiguration. */
+interface FlowControl {
+  readonly flowSchemaUid?: string
+  readonly priorityLevelUid?: string
+}
+
+/**
+ * The APF headers of an answer, as ApiError fields and on the span (`kube.apf.flow_schema_uid`,
+ * `kube.apf.priority_level_uid`). Read for error answers only: reading a header of every
+ * answer would cost each request its headers' conversion (undici's answer is converted lazily).
+ */
+const flowControlOf = (headers: Headers.Headers): Effect.Effect<FlowControl> => {
+  const flowSchemaUid = headers["x-kubernetes-pf-flowschema-uid"]
+  const priorityLevelUid = headers["x-kubernetes-pf-prioritylevel-uid"]
+  if (flowSchemaUid === undefined && priorityLevelUid === undefined) return Effect.succeed({})
+  const fields: FlowControl = {
+    ...(flowSchemaUid !== undefined ? { flowSchemaUid } : {}),
+    ...(priorityLevelUid !== undefined ? { priorityLevelUid } : {})
+  }
+  return Effect.as(
+    telemetry.annotate({
+      ...(flowSchemaUid !== undefined ? { "kube.apf.flow_schema_uid": flowSchemaUid } : {}),
+      ...(priorityLevelUid !== undefined ? { "kube.apf.priority_level_uid": priorityLevelUid } : {})
+    }),
+    fields
+  )
 }
 
 /**
@@ -272,14 +302,14 @@ const failFor = (spec: Spec, response: HttpClientResponse.HttpClientResponse): E
   Effect.flatMap(
     Effect.result(errorBody(response)),
     (text) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      Effect.flatMap(Effect.zip(Clock.currentTimeMillis, flowControlOf(response.headers)), ([now, flowControl]) => {
         const retryAfter = response.headers["retry-after"]
         if (text._tag === "Success") {
           return Effect.fail(
-            apiErrorFrom(spec, response.status, text.success, retryAfter, now, response.headers["content-type"])
+            apiErrorFrom(spec, response.status, text.success, retryAfter, now, response.headers["content-type"], flowControl)
           )
         }
-        const error = apiErrorFrom(spec, response.status, "", retryAfter, now)
+        const error = apiErrorFrom(spec, response.status, "", retryAfter, now, undefined, flowControl)
         const reached = reachedIn(text.failure)
         const why = reached !== undefined
           ? `a body of more than ${formatBytes(reached.value)}, not read`
@@ -387,7 +417,7 @@ const exchange = <A>(
       config
     )
     return telemetry.withSpan(spec, config.server)(
-      Effect.mapError(retrying(timed, policy, spec.method === "GET"), (error) => shown(spec, error))
+      Effect.mapError(retrying(rateLimited(timed, policy), policy, spec.method === "GET"), (error) => shown(spec, error))
     )
   })
 
@@ -398,6 +428,20 @@ const exchange = <A>(
 const shown = (spec: Spec, error: RequestError): RequestError => {
   const reached = reachedIn(error)
   return reached !== undefined ? exceeded(spec.method, pathWithQuery(spec), reached) : scrub(error)
+}
+
+/**
+ * Waits for the client-side rate limit (`RequestPolicy`'s token bucket) before each attempt,
+ * retries included, as client-go's `tryThrottle` does. The wait comes before the request's
+ * timeout starts: the timeout bounds the exchange with the server, not the queue in front of
+ * it. A wait is put on the span (`kube.client_throttle_ms`).
+ */
+const rateLimited = <A, E, R>(effect: Effect.Effect<A, E, R>, policy: Policy): Effect.Effect<A, E, R> => {
+  const limiter = policy.rateLimiter
+  return limiter === undefined ? effect : Effect.flatMap(
+    limiter.take,
+    (waited) => waited > 0 ? Effect.andThen(telemetry.annotate({ "kube.client_throttle_ms": waited }), effect) : effect
+  )
 }
 
 /** The Clock every program has unless it provides another (a TestClock, say): the Reference's default. */
@@ -589,7 +633,7 @@ export const sendScoped = (
     const config = yield* KubeConfig
     const client = HttpClient.withScope(yield* HttpClient.HttpClient)
     const response = yield* Effect.mapError(
-      measured(spec, sendWith(client, config, spec, toHttpRequest(config.server, spec))),
+      rateLimited(measured(spec, sendWith(client, config, spec, toHttpRequest(config.server, spec))), yield* RequestPolicy),
       (error) => shown(spec, error)
     )
     const abort = (response as { readonly [abortRequest]?: () => void })[abortRequest]

@@ -51,6 +51,7 @@ import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Tls from "node:tls"
+import * as Http2 from "./http2.js"
 import * as Undici from "./undici.js"
 import * as UndiciHttpClient from "./undiciHttpClient.js"
 import type { Credentials, ProxyOptions, Service } from "../KubeConfig.js"
@@ -70,6 +71,10 @@ export interface Options {
   readonly maxConnections?: number | undefined
   /** The most bytes of an answer's head (undici's `maxHeaderSize`). Default `defaultMaxHeaderBytes`. */
   readonly maxHeaderBytes?: number | undefined
+  /** HTTP/2 where the cluster offers it (`http2.ts`); default true, unless `DISABLE_HTTP2` is set. */
+  readonly http2?: boolean | undefined
+  /** The HTTP/2 ping health check; default client-go's (`Http2.defaultHealth`). */
+  readonly http2Health?: Http2.Health | undefined
 }
 
 /**
@@ -301,9 +306,17 @@ export const make = (
         : proxyDispatcher(proxied.proxy, connect, config.tls.ca, connections, maxHeaderSize)
     // The server URL's own path, which `isLongRunning` does not look at.
     const prefix = clusterUrl === undefined ? 0 : clusterUrl.pathname.replace(/\/+$/, "").length
+    // HTTP/2 is offered by ALPN on TLS; through a proxy the cluster is spoken to over HTTP/1.1
+    const http2 = options.http2 !== false && clusterIsHttps && proxied.proxy === undefined &&
+      (yield* Effect.orElseSucceed(Config.String("DISABLE_HTTP2"), () => "")) === ""
     const pools = (connect: Connect): Pick<Slot, "dispatcher" | "pools"> => {
-      const short = pool(connect, cap)
       const streams = pool(connect, null)
+      if (http2) {
+        const longRunning = (path: string) => isLongRunning(path, prefix)
+        const negotiated = new Http2.Negotiated(connect, cap, streams, longRunning, options.http2Health)
+        return { dispatcher: negotiated, pools: [negotiated.shared, streams] }
+      }
+      const short = pool(connect, cap)
       return { dispatcher: new Routed(short, streams, prefix), pools: [short, streams] }
     }
     // Insertion order is recency order: a hit is moved to the end, the first is evicted.

@@ -135,3 +135,13 @@ export const record = (spec: Spec, startNanos: bigint, endNanos: bigint, code: n
     }
     return Effect.void
   })
+
+/** Puts attributes on the current span (the operation's), when there is one that records. */
+export const annotate = (attributes: Record<string, unknown>): Effect.Effect<void> =>
+  Effect.withFiber((fiber) => {
+    const span = fiber.cache.span
+    if (span !== undefined && span._tag === "Span") {
+      for (const name in attributes) span.attribute(name, attributes[name])
+    }
+    return Effect.void
+  })

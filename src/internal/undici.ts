@@ -20,6 +20,12 @@ import api from "undici/lib/api/index.js"
 // @ts-expect-error see above
 import AgentImpl from "undici/lib/dispatcher/agent.js"
 // @ts-expect-error see above
+import PoolImpl from "undici/lib/dispatcher/pool.js"
+// @ts-expect-error see above
+import ClientImpl from "undici/lib/dispatcher/client.js"
+// @ts-expect-error see above
+import symbols from "undici/lib/core/symbols.js"
+// @ts-expect-error see above
 import ProxyAgentImpl from "undici/lib/dispatcher/proxy-agent.js"
 // @ts-expect-error see above
 import Socks5ProxyAgentImpl from "undici/lib/dispatcher/socks5-proxy-agent.js"
@@ -27,13 +33,37 @@ import Socks5ProxyAgentImpl from "undici/lib/dispatcher/socks5-proxy-agent.js"
 Object.assign((DispatcherImpl as { prototype: object }).prototype, api as object)
 
 /** @internal */
-export type { Dispatcher } from "undici"
+export type { buildConnector, Dispatcher } from "undici"
 
 /** Undici's base dispatcher class (what `Agent` and the others extend), for dispatchers of our own. @internal */
 export const DispatcherBase: typeof Undici.Dispatcher = DispatcherImpl
 
 /** @internal */
 export const Agent: typeof Undici.Agent = AgentImpl
+
+/** @internal */
+export const Pool: typeof Undici.Pool = PoolImpl
+
+/** @internal */
+export const Client: typeof Undici.Client = ClientImpl
+
+/** @internal */
+export declare namespace Client {
+  /** @internal */
+  export type Options = Undici.Client.Options
+}
+
+/**
+ * Where a Client keeps its HTTP/2 session and its socket (undici's own symbols, of the
+ * version pinned in package.json): `http2.ts` reads them to follow the server's SETTINGS and
+ * to ping, which undici's public API does not offer.
+ *
+ * @internal
+ */
+export const clientInternals: { readonly session: symbol; readonly socket: symbol } = {
+  session: (symbols as { kHTTP2Session: symbol }).kHTTP2Session,
+  socket: (symbols as { kSocket: symbol }).kSocket
+}
 
 /** @internal */
 export const ProxyAgent: typeof Undici.ProxyAgent = ProxyAgentImpl

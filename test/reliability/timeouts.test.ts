@@ -56,10 +56,11 @@ const podObject = (name: string) => ({
 
 const withServed = <A, E>(
   program: (served: FakeCluster.Served) => Effect.Effect<A, E, Kube.Requirements>,
-  policy: Layer.Layer<never>
+  policy: Layer.Layer<never>,
+  listen: { readonly http2?: boolean } = {}
 ) =>
   Effect.scoped(Effect.gen(function*() {
-    const served = yield* serveTls()
+    const served = yield* serveTls(listen)
     const result = yield* recordingSleeps(program(served)).pipe(Effect.provide(Layer.merge(nodeLayer(served), policy)))
     counts.requests += served.control.requests().length
     return result
@@ -103,7 +104,9 @@ describe("the timeout ends non-streaming calls", () => {
           // the layer still works: a new connection for the next request
           assert.strictEqual((yield* cms.list()).items.length, 0)
         }),
-      RequestPolicy.layer({ timeout: "5 seconds" })
+      RequestPolicy.layer({ timeout: "5 seconds" }),
+      // HTTP/1.1, whose abandoned request takes its connection with it (on HTTP/2 only its stream is reset)
+      { http2: false }
     ))
 
   /** Creates an object the fake answers 400 ms late, with a 2 s timeout on the TestClock. */

@@ -45,7 +45,7 @@ export const report = (file: string, counts: Counts): void => {
 
 /** The fake on loopback HTTPS (server certificate from the test CA, token required). */
 export const serveTls = (
-  options: FakeCluster.Options = {}
+  options: Omit<FakeCluster.ServeOptions, "tls"> = {}
 ): Effect.Effect<FakeCluster.Served, never, Scope.Scope> => {
   const { ca, server } = pki()
   return FakeCluster.serve({ token: servedToken, ...options, tls: { cert: server.cert, key: server.key, ca: ca.cert } })

@@ -1,13 +1,20 @@
 /**
  * Serves a `FakeServer` on a loopback `node:http` or `node:https` server and writes a
- * kubeconfig for it, so that kubectl and other clients talk to it unmodified.
+ * kubeconfig for it, so that kubectl and other clients talk to it unmodified. With TLS it
+ * is a `node:http2` secure server offering HTTP/2 by ALPN with HTTP/1.1 beside it
+ * (`allowHTTP1`), as kube-apiserver does: HTTP/2 requests arrive through the same handler
+ * (Node's compatibility API), HTTP/1.1 ones and the WebSocket upgrades of exec, attach and
+ * port-forward as before. A reset fault cuts an HTTP/2 request's stream (RST_STREAM), the
+ * connection's other streams going on; an HTTP/1.1 request's connection, as before.
  *
  * @internal
  */
 import * as Fs from "node:fs"
 import * as Http from "node:http"
+import * as Http2 from "node:http2"
 import * as Https from "node:https"
 import type * as Net from "node:net"
+import type * as Tls from "node:tls"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Zlib from "node:zlib"
@@ -76,6 +83,16 @@ const acceptsGzip = (header: string | undefined): boolean => {
   return false
 }
 
+/**
+ * Cuts one request: its stream on HTTP/2 (the connection's other streams go on), its
+ * connection on HTTP/1.1.
+ */
+const resetRequest = (req: Http.IncomingMessage): void => {
+  const stream = (req as unknown as { readonly stream?: Http2.ServerHttp2Stream }).stream
+  if (stream !== undefined) stream.close(Http2.constants.NGHTTP2_INTERNAL_ERROR)
+  else req.socket.destroy()
+}
+
 const respond = (
   req: Http.IncomingMessage,
   res: Http.ServerResponse,
@@ -85,7 +102,7 @@ const respond = (
 ): void => {
   if (raw.reset !== undefined && raw.reset.afterBytes === undefined) {
     if (raw.body !== undefined && typeof raw.body !== "string") raw.body.cancel()
-    req.socket.destroy()
+    resetRequest(req)
     return
   }
   const body = raw.body
@@ -124,7 +141,7 @@ const respond = (
     res.flushHeaders()
     const cut = Math.min(raw.reset!.afterBytes!, payload.length)
     if (cut > 0) res.write(payload.subarray(0, cut))
-    setImmediate(() => req.socket.destroy())
+    setImmediate(() => resetRequest(req))
     return
   }
   res.writeHead(raw.status, raw.headers)
@@ -143,7 +160,7 @@ const respond = (
       if (finished) return
       finished = true
       // let what was written reach the client, then cut the connection
-      setImmediate(() => req.socket.destroy())
+      setImmediate(() => resetRequest(req))
     }
   }
   if (raw.reset !== undefined) sink = cutAfter(sink, raw.reset.afterBytes!, () => body.cancel())
@@ -155,6 +172,33 @@ const respond = (
     abort.abort()
   })
   body.start(sink)
+}
+
+/** kube-apiserver's `--http2-max-streams-per-connection` default. */
+const defaultMaxConcurrentStreams = 1000
+
+/**
+ * The TLS server offering h2 and HTTP/1.1 by ALPN. It is typed as the `node:http` server it
+ * stands in for: the compatibility API's requests and responses have what the handler uses,
+ * and HTTP/1.1 connections (upgrades included) are Node's own `node:http` ones.
+ */
+const h2Server = (
+  tls: { readonly cert: string; readonly key: string },
+  maxConcurrentStreams: number,
+  handler: (req: Http.IncomingMessage, res: Http.ServerResponse) => void,
+  sessions: Set<Http2.ServerHttp2Session>
+): Http.Server => {
+  const server = Http2.createSecureServer(
+    { cert: tls.cert, key: tls.key, allowHTTP1: true, settings: { maxConcurrentStreams } },
+    handler as unknown as (req: Http2.Http2ServerRequest, res: Http2.Http2ServerResponse) => void
+  )
+  server.on("session", (session: Http2.ServerHttp2Session) => {
+    sessions.add(session)
+    session.on("close", () => sessions.delete(session))
+    // a client that goes away or a cut stream is not the server's error
+    session.on("error", () => undefined)
+  })
+  return server as unknown as Http.Server
 }
 
 /** Writes the kubeconfig into `dir`, or a new temporary directory removed again on failure. */
@@ -220,7 +264,7 @@ export const listen = async (server: FakeServer, options: ListenOptions = {}): P
       (raw) => respond(req, res, raw, abort, gzipped),
       (error) => {
         if (error instanceof ConnectionReset || abort.signal.aborted) {
-          req.socket.destroy()
+          resetRequest(req)
           return
         }
         res.writeHead(500, { "content-type": "text/plain" })
@@ -233,10 +277,13 @@ export const listen = async (server: FakeServer, options: ListenOptions = {}): P
   const port = options.port ?? 0
   const address = `${host.includes(":") ? `[${host}]` : host}:${port}`
   let http: Http.Server
+  const sessions = new Set<Http2.ServerHttp2Session>()
   try {
-    http = tls !== undefined
+    http = tls === undefined
+      ? Http.createServer({ keepAlive: true }, handler)
+      : options.http2 === false
       ? Https.createServer({ cert: tls.cert, key: tls.key, keepAlive: true }, handler)
-      : Http.createServer({ keepAlive: true }, handler)
+      : h2Server(tls, options.maxConcurrentStreams ?? defaultMaxConcurrentStreams, handler, sessions)
   } catch (cause) {
     throw new ServeFailure("Tls", address, cause)
   }
@@ -291,6 +338,16 @@ export const listen = async (server: FakeServer, options: ListenOptions = {}): P
     kubeconfig,
     openConnections: () => sockets.size,
     connectionsOpened: () => connectionsOpened,
+    http2Connections: () => [...sockets].filter((socket) => (socket as Tls.TLSSocket).alpnProtocol === "h2").length,
+    resetConnections: (filter = () => true) => {
+      const chosen = [...sockets].filter((_, index) => filter(index))
+      for (const socket of chosen) socket.destroy()
+      return chosen.length
+    },
+    goAway: () => {
+      for (const session of sessions) session.close()
+      return sessions.size
+    },
     gzippedAnswers: () => gzippedAnswers,
     close: () =>
       (closing ??= new Promise<void>((resolve) => {

@@ -147,6 +147,17 @@ export const internalError = (message: string): StatusError =>
  *
  * @internal
  */
+/**
+ * What API Priority and Fairness puts on a 429 it answers: the fake classifies every request
+ * under one FlowSchema and priority level (kube-apiserver's `global-default`), with these UIDs.
+ *
+ * @internal
+ */
+export const flowControlHeaders = {
+  "x-kubernetes-pf-flowschema-uid": "7f2b4a43-1ee6-4f4e-9f5a-fa4e0c4c3b10",
+  "x-kubernetes-pf-prioritylevel-uid": "c5a2d8b7-3e1f-4c9b-8a7d-2b6e9f0a1d24"
+}
+
 export const forCode = (
   code: number,
   options: {
@@ -156,7 +167,10 @@ export const forCode = (
   } = {}
 ): StatusError => {
   const retry = options.retryAfterSeconds
-  const headers = retry !== undefined ? { "retry-after": String(retry) } : undefined
+  const headers = {
+    ...(retry !== undefined ? { "retry-after": String(retry) } : {}),
+    ...(code === 429 ? flowControlHeaders : {})
+  }
   const withRetry = (d: StatusDetails): StatusDetails => (retry !== undefined ? { ...d, retryAfterSeconds: retry } : d)
   const known: Record<number, readonly [string, string]> = {
     400: ["BadRequest", "the server rejected our request for an unknown reason"],

@@ -385,6 +385,14 @@ export interface ListenOptions {
    * (default true). As there, watch streams and followed logs are never compressed.
    */
   readonly compression?: boolean | undefined
+  /**
+   * With `tls`: offer HTTP/2 by ALPN beside HTTP/1.1, as kube-apiserver does (default true).
+   * HTTP/1.1 stays for clients that ask for it and for exec, attach and port-forward
+   * (WebSocket upgrades). Without `tls` the server speaks HTTP/1.1 only.
+   */
+  readonly http2?: boolean | undefined
+  /** The `SETTINGS_MAX_CONCURRENT_STREAMS` an HTTP/2 connection announces (default 1000, kube-apiserver's). */
+  readonly maxConcurrentStreams?: number | undefined
 }
 
 /**
@@ -403,6 +411,18 @@ export interface Listening {
   readonly openConnections: () => number
   /** Connections accepted since the server started (after the TLS handshake, with TLS). */
   readonly connectionsOpened: () => number
+  /** Connections currently open that speak HTTP/2 (negotiated by ALPN). */
+  readonly http2Connections: () => number
+  /**
+   * Cuts every open connection (closed at once, as a load balancer or a dead node would): every
+   * request and stream on them fails at once. `filter` picks some; how many were cut.
+   */
+  readonly resetConnections: (filter?: (index: number) => boolean) => number
+  /**
+   * Sends GOAWAY on every HTTP/2 connection, as kube-apiserver does when it shuts down or
+   * rebalances: streams already open finish, new requests go elsewhere. How many were told.
+   */
+  readonly goAway: () => number
   /** How many answers were sent gzipped (`Content-Encoding: gzip`; see `ListenOptions.compression`). */
   readonly gzippedAnswers: () => number
   /** Closes the server, destroys open sockets and removes the kubeconfig. */

@@ -1,0 +1,276 @@
+/**
+ * HTTP/2 over the real Node transport against FakeCluster served on loopback TLS, which
+ * offers h2 by ALPN beside HTTP/1.1 as kube-apiserver does: requests and watches multiplexed
+ * on one connection, HTTP/1.1 kept for
+ * servers without h2 and when turned off, and the failures of a shared connection (a reset,
+ * GOAWAY, a peer that stops answering pings) met: the streams on it fail, the watchers
+ * resume on a new connection. Connections are counted by the server, never guessed.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as HttpClient from "effect/http/HttpClient"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
+import * as Fs from "node:fs"
+import * as Net from "node:net"
+import type * as Http2 from "../src/internal/http2.js"
+import * as NodeTransport from "../src/internal/nodeTransport.js"
+import * as Kube from "../src/Kube.js"
+import * as KubeConfig from "../src/KubeConfig.js"
+import * as NodeKube from "../src/NodeKube.js"
+import { ConfigMaps } from "../src/resources/index.js"
+import * as FakeCluster from "../src/testing/FakeCluster.js"
+import { burst } from "./util/bursts.js"
+import { pki } from "./util/pki.js"
+import { eventually } from "./util/reliability.js"
+
+const cms = Kube.api(ConfigMaps, { namespace: "default" })
+
+const configMap = (name: string) => ({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name, namespace: "default", labels: { app: "h2" } },
+  data: { name }
+})
+
+/** The fake on loopback TLS (h2 and HTTP/1.1 by ALPN unless told otherwise), seeded with 20 ConfigMaps. */
+const serve = (options: Omit<FakeCluster.ServeOptions, "tls"> = {}) => {
+  const { ca, server } = pki()
+  return Effect.tap(
+    FakeCluster.serve({ ...options, tls: { cert: server.cert, key: server.key, ca: ca.cert } }).pipe(Effect.orDie),
+    (served) => Effect.sync(() => served.control.seed(Array.from({ length: 20 }, (_, i) => configMap(`cm-${i}`))))
+  )
+}
+
+const layerWith = (served: FakeCluster.Served, options: NodeKube.Options = {}) =>
+  NodeKube.layerFromKubeConfig(KubeConfig.layerFromFile({ path: served.kubeconfigPath }), options).pipe(Layer.orDie)
+
+/** The transport with a fast ping health check (an internal option). */
+const layerWithHealth = (kubeconfigPath: string, health: Http2.Health) =>
+  Layer.provideMerge(
+    Layer.effect(
+      HttpClient.HttpClient,
+      Effect.flatMap(KubeConfig.KubeConfig, (config) => NodeTransport.make(config, { http2Health: health }))
+    ),
+    Layer.provide(KubeConfig.layerFromFile({ path: kubeconfigPath }), NodeKube.layerPlatform)
+  ).pipe(Layer.orDie)
+
+const openWatches = (count: number) =>
+  Effect.forEach(Array.from({ length: count }), () => cms.watch().pipe(Stream.runDrain, Effect.forkChild))
+
+const watchRequests = (served: FakeCluster.Served) =>
+  served.control.requests().filter((r) => r.query["watch"] === "true").length
+
+describe("HTTP/2 by ALPN", () => {
+  it.live("1,000 concurrent GETs and 50 watches share one connection, from a cold start", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      yield* Effect.gen(function*() {
+        yield* burst(1_000)
+        assert.strictEqual(served.connectionsOpened(), 1)
+        assert.strictEqual(served.http2Connections(), 1, "it speaks h2")
+        const watches = yield* openWatches(50)
+        assert.isTrue(yield* eventually(() => served.control.openWatches() === 50), "the watches are open")
+        yield* burst(200)
+        assert.strictEqual(served.connectionsOpened(), 1, "watches and GETs are streams on the same connection")
+        yield* Fiber.interruptAll(watches)
+        assert.isTrue(yield* eventually(() => served.control.openWatches() === 0), "an interrupted watch ends its stream")
+        assert.strictEqual(served.openConnections(), 1, "the connection stays for the next requests")
+      }).pipe(Effect.provide(layerWith(served)))
+    }), 60_000)
+
+  it.live("mutations, a DELETE with its DeleteOptions included, run beside open watches on the same connection", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      yield* Effect.gen(function*() {
+        const watches = yield* openWatches(3)
+        assert.isTrue(yield* eventually(() => served.control.openWatches() === 3))
+        yield* Effect.forEach(
+          Array.from({ length: 20 }, (_, i) => `new-${i}`),
+          (name) =>
+            Effect.gen(function*() {
+              yield* cms.create({ metadata: { name }, data: { a: "1" } })
+              yield* cms.delete(name, { propagationPolicy: "Foreground", gracePeriodSeconds: 0 })
+            }),
+          { concurrency: "unbounded", discard: true }
+        )
+        const deletes = served.control.requests().filter((r) => r.method === "DELETE")
+        assert.strictEqual(deletes.length, 20)
+        assert.strictEqual(served.control.list("v1", "ConfigMap", "default").length, 20, "every new one is gone")
+        assert.strictEqual(served.connectionsOpened(), 1)
+        yield* Fiber.interruptAll(watches)
+      }).pipe(Effect.provide(layerWith(served)))
+    }), 60_000)
+
+  it.live("a server without h2 gets HTTP/1.1, with watches on their own pool", () =>
+    Effect.gen(function*() {
+      const served = yield* serve({ http2: false })
+      yield* Effect.gen(function*() {
+        const watches = yield* openWatches(5)
+        assert.isTrue(yield* eventually(() => served.control.openWatches() === 5))
+        yield* burst(100)
+        assert.strictEqual(served.http2Connections(), 0)
+        assert.isAtMost(served.connectionsOpened(), 5 + 2, "a connection a watch, and at most the cap for the GETs")
+        assert.isAtLeast(served.connectionsOpened(), 6)
+        yield* Fiber.interruptAll(watches)
+      }).pipe(Effect.provide(layerWith(served, { maxConnections: 2 })))
+    }), 60_000)
+
+  it.live("http2: false and DISABLE_HTTP2 keep HTTP/1.1 where the server offers h2", () =>
+    Effect.gen(function*() {
+      const off = yield* serve()
+      yield* burst(50).pipe(Effect.provide(layerWith(off, { http2: false, maxConnections: 4 })))
+      assert.strictEqual(off.http2Connections(), 0)
+      assert.isAbove(off.connectionsOpened(), 1, "50 concurrent GETs over HTTP/1.1 take several connections")
+
+      const environment = yield* serve()
+      yield* burst(50).pipe(
+        Effect.provide(layerWith(environment, { maxConnections: 4 })),
+        Effect.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ DISABLE_HTTP2: "true" })))
+      )
+      assert.strictEqual(environment.http2Connections(), 0)
+      assert.isAbove(environment.connectionsOpened(), 1)
+    }), 60_000)
+})
+
+/** Watchers of the labelled ConfigMaps that count what they see. */
+const watchers = (count: number, seen: Array<Set<string>>) =>
+  Effect.forEach(Array.from({ length: count }, (_, i) => i), (i) => {
+    seen[i] = new Set()
+    return cms.watcher({ labelSelector: "app=h2", backoff: Schedule.spaced("10 millis") }).pipe(
+      Stream.runForEach((event) =>
+        Effect.sync(() => {
+          if (event._tag === "Apply") seen[i]!.add(event.object.metadata?.name ?? "")
+        })
+      ),
+      Effect.forkChild
+    )
+  })
+
+describe("a shared connection that fails", () => {
+  it.live("a connection reset fails the streams on it; every watcher resumes on a new connection and misses nothing", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      yield* Effect.gen(function*() {
+        const seen: Array<Set<string>> = []
+        const fibers = yield* watchers(5, seen)
+        assert.isTrue(yield* eventually(() => served.control.openWatches() === 5))
+        assert.strictEqual(served.openConnections(), 1, "5 watches on one connection")
+        const before = watchRequests(served)
+        assert.strictEqual(served.resetConnections(), 1)
+        served.control.seed([configMap("after-reset")])
+        assert.isTrue(
+          yield* eventually(() => seen.every((names) => names.has("after-reset")), 10_000),
+          "every watcher sees the change made after the reset"
+        )
+        assert.strictEqual(watchRequests(served) - before, 5, "each watch was sent again, once")
+        yield* burst(100)
+        assert.strictEqual(served.openConnections(), 1, "the resumed watches and the GETs share the new connection")
+        yield* Fiber.interruptAll(fibers)
+      }).pipe(Effect.provide(layerWith(served)))
+    }), 60_000)
+
+  it.live("GOAWAY: the connection is left, watchers resume on a new one and requests go on", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      yield* Effect.gen(function*() {
+        const seen: Array<Set<string>> = []
+        const fibers = yield* watchers(5, seen)
+        assert.isTrue(yield* eventually(() => served.control.openWatches() === 5))
+        assert.strictEqual(served.connectionsOpened(), 1)
+        assert.strictEqual(served.goAway(), 1)
+        served.control.seed([configMap("after-goaway")])
+        assert.isTrue(yield* eventually(() => seen.every((names) => names.has("after-goaway")), 10_000))
+        yield* burst(100)
+        // undici may dial a second connection while the first is re-dialled (see src/internal/http2.ts)
+        assert.isAtMost(served.connectionsOpened(), 3, "a new connection or two, not one a watch or a GET")
+        assert.isAtLeast(served.http2Connections(), 1)
+        yield* Fiber.interruptAll(fibers)
+      }).pipe(Effect.provide(layerWith(served)))
+    }), 60_000)
+
+  it.live("a server that stops answering pings is given up and dialled again", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      const proxy = yield* freezableProxy(served.url)
+      const kubeconfigPath = served.kubeconfigPath.replace(/kubeconfig$/, "kubeconfig-proxied")
+      yield* Effect.sync(() =>
+        Fs.writeFileSync(kubeconfigPath, served.kubeconfig.replace(served.url, proxy.url))
+      )
+      yield* Effect.gen(function*() {
+        const seen: Array<Set<string>> = []
+        const fibers = yield* watchers(3, seen)
+        assert.isTrue(yield* eventually(() => served.control.openWatches() === 3))
+        assert.strictEqual(proxy.connections(), 1)
+        // the peer goes silent: nothing is forwarded either way, the sockets stay open
+        proxy.freeze()
+        const frozenAt = Date.now()
+        assert.isTrue(yield* eventually(() => proxy.connections() === 2, 5_000), "a new connection is dialled")
+        const tookMs = Date.now() - frozenAt
+        assert.isAtLeast(tookMs, 300, "not before the ping timed out")
+        served.control.seed([configMap("after-freeze")])
+        assert.isTrue(yield* eventually(() => seen.every((names) => names.has("after-freeze")), 10_000))
+        yield* Fiber.interruptAll(fibers)
+      }).pipe(Effect.provide(layerWithHealth(kubeconfigPath, { pingIntervalMs: 200, pingTimeoutMs: 300 })))
+    }), 60_000)
+})
+
+/**
+ * A TCP proxy to a URL's port that can go silent: `freeze` stops forwarding on every
+ * connection open then (new ones are forwarded), the sockets left open, as a peer lost
+ * behind a NAT.
+ */
+const freezableProxy = (target: string) =>
+  Effect.acquireRelease(
+    Effect.promise(() =>
+      new Promise<{
+        readonly url: string
+        readonly connections: () => number
+        readonly freeze: () => void
+        readonly close: () => void
+      }>((resolve) => {
+        const port = Number(new URL(target).port)
+        const pairs: Array<{ frozen: boolean; readonly sockets: ReadonlyArray<Net.Socket> }> = []
+        let accepted = 0
+        const server = Net.createServer((client) => {
+          accepted++
+          const upstream = Net.connect(port, "127.0.0.1")
+          const pair = { frozen: false, sockets: [client, upstream] }
+          pairs.push(pair)
+          client.on("data", (chunk) => {
+            if (!pair.frozen) upstream.write(chunk)
+          })
+          upstream.on("data", (chunk) => {
+            if (!pair.frozen) client.write(chunk)
+          })
+          const end = () => {
+            client.destroy()
+            upstream.destroy()
+          }
+          client.on("close", end)
+          upstream.on("close", end)
+          client.on("error", end)
+          upstream.on("error", end)
+        })
+        server.listen(0, "127.0.0.1", () => {
+          const address = server.address() as Net.AddressInfo
+          resolve({
+            url: `https://127.0.0.1:${address.port}`,
+            connections: () => accepted,
+            freeze: () => {
+              for (const pair of pairs) pair.frozen = true
+            },
+            close: () => {
+              for (const pair of pairs) for (const socket of pair.sockets) socket.destroy()
+              server.close()
+            }
+          })
+        })
+      })
+    ),
+    (proxy) => Effect.sync(() => proxy.close())
+  )
+
