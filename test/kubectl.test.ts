@@ -77,7 +77,7 @@ describe(suite, () => {
         assert.strictEqual(pod.status.phase, "Running")
 
         const listed = ok(yield* run("get", "configmaps", "-l", "app=x"))
-        assert.match(listed, /^NAME\s+AGE\n/)
+        assert.match(listed, /^NAME\s+DATA\s+AGE\n/)
         assert.match(listed, /^settings\s+\d+s$/m)
         const none = yield* run("get", "configmaps", "-l", "app=nothing")
         assert.include(none.stderr, "No resources found in default namespace.")

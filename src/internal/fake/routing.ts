@@ -15,7 +15,9 @@ import * as Reads from "./reads.js"
 import type { FakeState, Route } from "./state.js"
 import * as Status from "./status.js"
 import * as Subresources from "./subresources.js"
-import { asPartial, partialForm } from "./partial.js"
+import { checkPartial, negotiate, type Target } from "./negotiate.js"
+import { asPartial, partialEvent } from "./partial.js"
+import * as Tables from "./tables/index.js"
 import { isReview, review } from "./reviews.js"
 import { processRequest } from "./template.js"
 import * as Writes from "./writes.js"
@@ -94,6 +96,8 @@ const dispatch = async (
   return { status: 404, headers: { "content-type": "text/plain; charset=utf-8" }, body: "404 page not found\n" }
 }
 
+const plain: Target = { _tag: "Json" }
+
 const dispatchGroup = (
   state: FakeState,
   group: string,
@@ -111,9 +115,39 @@ const dispatchGroup = (
   const route = parseRoute(state, group, version, rest)
   // processing a template reads nothing and stores nothing
   if (method !== "GET" && method !== "HEAD" && route.kind.plural !== "processedtemplates") state.mutationCount++
-  const partial = route.subresource === undefined ? partialForm(request.header("accept")) : undefined
-  if (partial === undefined) return serveResource(state, route, method, query, request)
-  return Promise.resolve(serveResource(state, route, method, query, request)).then((r) => asPartial(r, partial))
+  // subresources (status, scale, logs) answer in their own form
+  const target: Target = route.subresource === undefined ? negotiate(request.header("accept"), route.kind) : plain
+  if (target._tag === "Json") return serveResource(state, route, method, query, request, undefined)
+  const table = target._tag === "Table" ? Tables.tableRequest(target.version, query) : undefined
+  // a watch rewrites each event; a list of PartialObjectMetadataList per event is refused
+  // by the API server's transform, which then sends the events as they are
+  const events = table !== undefined
+    ? Tables.tableEvents(state, route.kind, route.version, table, () => Date.now())
+    : target._tag === "Partial" && target.form === "object"
+    ? partialEvent
+    : undefined
+  return Promise.resolve(serveResource(state, route, method, query, request, events)).then((response) =>
+    transformAnswer(state, route, response, target, table)
+  )
+}
+
+/** A one-shot JSON answer in the form negotiated; Status answers and streams are left as they are. */
+const transformAnswer = (
+  state: FakeState,
+  route: Route,
+  response: RawResponse,
+  target: Target,
+  table: Tables.TableRequest | undefined
+): RawResponse => {
+  if (typeof response.body !== "string" || response.status >= 300) return response
+  const body = JSON.parse(response.body) as Record<string, unknown>
+  if (body.kind === "Status") return response
+  if (table !== undefined) {
+    return { ...response, body: Tables.table(state, route.kind, route.version, body, table, Date.now()) }
+  }
+  if (target._tag !== "Partial") return response
+  checkPartial(route.kind, target.form, body)
+  return asPartial(response, target.form)
 }
 
 const parseRoute = (state: FakeState, group: string, version: string, rest: ReadonlyArray<string>): Route => {
@@ -147,7 +181,8 @@ const serveResource = (
   route: Route,
   method: string,
   query: Record<string, string>,
-  request: RawRequest
+  request: RawRequest,
+  events: ((line: string) => string) | undefined
 ): Promise<RawResponse> | RawResponse => {
   const { kind, name, subresource } = route
   const allowed = (verb: string) => {
@@ -158,10 +193,10 @@ const serveResource = (
       case "GET":
         if (route.watchPath || isTrue(query.watch)) {
           allowed("watch")
-          return Reads.watch(state, route, query, request.header("accept"))
+          return Reads.watch(state, route, query, events)
         }
         allowed("list")
-        return Reads.list(state, route, query, request.header("accept"))
+        return Reads.list(state, route, query)
       case "POST":
         allowed("create")
         // processing a template reads nothing and stores nothing
@@ -179,7 +214,7 @@ const serveResource = (
   if (route.watchPath) {
     allowed("watch")
     const fieldSelector = Reads.joinSelector(query.fieldSelector, `metadata.name=${name}`)
-    return Reads.watch(state, route, { ...query, fieldSelector }, request.header("accept"))
+    return Reads.watch(state, route, { ...query, fieldSelector }, events)
   }
   if (subresource === "log") {
     if (method !== "GET") throw Status.methodNotAllowed()
@@ -195,7 +230,7 @@ const serveResource = (
   switch (method) {
     case "GET":
       allowed("get")
-      return Reads.get(state, route, request.header("accept"))
+      return Reads.get(state, route)
     case "PUT":
       allowed("update")
       return Writes.replace(state, route, query, request)
