@@ -1449,7 +1449,8 @@ describe("OpenShift templates", () => {
       assert.deepStrictEqual(config.metadata.labels, { template: "app-web", own: "yes" })
       assert.strictEqual(config.data.greeting, `hello web, token ${token}`)
       assert.strictEqual(config.data.replicas, 3)
-      assert.strictEqual(deployment.metadata.namespace, "pinned")
+      // a hard-coded namespace is dropped, as oc process does: objects go to the namespace processed in
+      assert.isUndefined(deployment.metadata.namespace)
       assert.strictEqual(deployment.spec.replicas, 3)
       assert.strictEqual(deployment.spec.paused, true)
       assert.strictEqual(deployment.spec.template.spec.containers[0].image, "img:v1")

@@ -78,7 +78,7 @@ describe(suite, () => {
 
         const listed = ok(yield* run("get", "configmaps", "-l", "app=x"))
         assert.match(listed, /^NAME\s+DATA\s+AGE\n/)
-        assert.match(listed, /^settings\s+\d+s$/m)
+        assert.match(listed, /^settings\s+1\s+\d+s$/m)
         const none = yield* run("get", "configmaps", "-l", "app=nothing")
         assert.include(none.stderr, "No resources found in default namespace.")
 

@@ -7,6 +7,7 @@
  * @internal
  */
 import * as Deletes from "./deletes.js"
+import * as Exec from "./exec.js"
 import * as Discovery from "./discovery.js"
 import * as PodSubresources from "./podsubresources.js"
 import { withFault } from "./faults.js"
@@ -18,6 +19,7 @@ import * as Subresources from "./subresources.js"
 import { checkPartial, negotiate, type Target } from "./negotiate.js"
 import { asPartial, partialEvent } from "./partial.js"
 import * as Tables from "./tables/index.js"
+import { authenticates } from "./tokens.js"
 import { isReview, review } from "./reviews.js"
 import { processRequest } from "./template.js"
 import * as Writes from "./writes.js"
@@ -37,7 +39,7 @@ export const handleRaw = async (state: FakeState, request: RawRequest): Promise<
     acceptEncoding: request.header("accept-encoding")
   })
   const publicPath = path === "/version" || path === "/healthz" || path === "/livez" || path === "/readyz"
-  if (state.token !== undefined && !publicPath && request.header("authorization") !== `Bearer ${state.token}`) {
+  if (!publicPath && !authenticates(state, request.header("authorization"))) {
     return statusResponse(Status.unauthorized())
   }
   return withFault(state.faults.take(method, path, query), request, async () => {
@@ -72,6 +74,7 @@ const dispatch = async (
   if (head === "version" && segments.length === 1) return json(200, Discovery.version)
   if (head === "api") {
     if (segments.length === 1) return json(200, Discovery.apiVersions(request.header("host") ?? "127.0.0.1"))
+    if (Exec.isStreamPath(path)) return streamWithoutUpgrade(state, method, request)
     return dispatchGroup(state, "", segments[1]!, segments.slice(2), method, query, request)
   }
   if (head === "apis") {
@@ -98,6 +101,17 @@ const dispatch = async (
 
 const plain: Target = { _tag: "Json" }
 
+/**
+ * exec, attach or port-forward without an upgrade: the same checks as the upgrade's
+ * (a missing pod is still 404), then 400 `Upgrade request required`.
+ */
+const streamWithoutUpgrade = async (state: FakeState, method: string, request: RawRequest): Promise<RawResponse> => {
+  if (method !== "GET" && method !== "POST") throw Status.methodNotAllowed()
+  const decision = await Exec.decide(state, state.options, request, "none", true)
+  if (decision._tag !== "Refuse") throw Status.badRequest("Upgrade request required")
+  return { status: decision.status, headers: { "content-type": decision.contentType }, body: decision.body }
+}
+
 const dispatchGroup = (
   state: FakeState,
   group: string,
@@ -122,7 +136,7 @@ const dispatchGroup = (
   // a watch rewrites each event; a list of PartialObjectMetadataList per event is refused
   // by the API server's transform, which then sends the events as they are
   const events = table !== undefined
-    ? Tables.tableEvents(state, route.kind, route.version, table, () => Date.now())
+    ? Tables.tableEvents(state, route.kind, route.version, table, () => state.clock.now())
     : target._tag === "Partial" && target.form === "object"
     ? partialEvent
     : undefined
@@ -143,7 +157,7 @@ const transformAnswer = (
   const body = JSON.parse(response.body) as Record<string, unknown>
   if (body.kind === "Status") return response
   if (table !== undefined) {
-    return { ...response, body: Tables.table(state, route.kind, route.version, body, table, Date.now()) }
+    return { ...response, body: Tables.table(state, route.kind, route.version, body, table, state.clock.now()) }
   }
   if (target._tag !== "Partial") return response
   checkPartial(route.kind, target.form, body)

@@ -67,11 +67,12 @@ export class FakeServer {
   }
 
   /**
-   * Checks an exec, attach or port-forward upgrade request as the API server does before it
-   * upgrades: the session to start on the connection, or the HTTP answer refusing it.
+   * Checks an exec, attach or port-forward upgrade request (WebSocket or SPDY) as the API
+   * server does before it upgrades: the session to start on the connection, or the HTTP
+   * answer refusing it.
    */
-  upgrade(request: { readonly url: string; readonly header: (name: string) => string | undefined }): Promise<Exec.Decision> {
-    return Exec.decide(this.state, this.options, request)
+  upgrade(request: Exec.UpgradeRequest, transport: Exec.Transport): Promise<Exec.Decision> {
+    return Exec.decide(this.state, this.options, request, transport)
   }
 
   /** Answers a transport-free request. */
