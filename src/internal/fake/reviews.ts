@@ -62,7 +62,7 @@ export const review = async (
     ? { resourceRules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }], nonResourceRules: [], incomplete: false }
     : plural === "tokenreviews"
     ? tokenReview(spec, token, state)
-    : { userInfo: { username: "fake-admin", groups: ["system:masters", "system:authenticated"] } }
+    : { userInfo: requester(request, state) }
   return json(201, {
     ...body,
     metadata: namespace !== undefined ? { ...metadata, namespace } : metadata,
@@ -92,4 +92,12 @@ const tokenReview = (
     return { authenticated: true, user: admin, ...(asked !== undefined ? { audiences: asked } : {}) }
   }
   return { user: {}, error: "invalid bearer token" }
+}
+
+/** Who sent a request: the account of a service-account token, else the fake's admin. */
+const requester = (request: RawRequest, state: FakeState | undefined): Record<string, unknown> => {
+  const authorization = request.header("authorization")
+  if (state === undefined || authorization === undefined || !authorization.startsWith("Bearer ")) return admin
+  const claims = verify(state, authorization.slice(7))
+  return "error" in claims ? admin : userOf(claims)
 }

@@ -11,7 +11,8 @@ import * as Exec from "./exec.js"
 import * as Discovery from "./discovery.js"
 import * as PodSubresources from "./podsubresources.js"
 import { withFault } from "./faults.js"
-import { firstValues, isTrue, json, type RawRequest, type RawResponse, statusResponse } from "./http.js"
+import { firstValues, isTrue, json, mediaType, type RawRequest, type RawResponse, statusResponse } from "./http.js"
+import * as Protobuf from "./protobuf/decode.js"
 import * as Reads from "./reads.js"
 import type { FakeState, Route } from "./state.js"
 import * as Status from "./status.js"
@@ -44,13 +45,27 @@ export const handleRaw = async (state: FakeState, request: RawRequest): Promise<
   }
   return withFault(state.faults.take(method, path, query), request, async () => {
     try {
-      return await dispatch(state, method, path, query, request)
+      return await dispatch(state, method, path, query, await withJsonBody(request))
     } catch (e) {
       return e instanceof Status.StatusError
         ? statusResponse(e)
         : statusResponse(Status.internalError(e instanceof Error ? e.message : String(e)))
     }
   })
+}
+
+/**
+ * A protobuf body (what kubectl's typed commands send since 1.32) as the JSON body it
+ * encodes, so that every handler reads JSON; answers stay JSON, which such clients accept.
+ */
+const withJsonBody = async (request: RawRequest): Promise<RawRequest> => {
+  if (request.bytes === undefined || mediaType(request.header("content-type")) !== Protobuf.mediaType) return request
+  const text = JSON.stringify(Protobuf.decode(await request.bytes()))
+  return {
+    ...request,
+    header: (name) => (name.toLowerCase() === "content-type" ? "application/json" : request.header(name)),
+    text: () => Promise.resolve(text)
+  }
 }
 
 const dispatch = async (
@@ -216,7 +231,7 @@ const serveResource = (
         // processing a template reads nothing and stores nothing
         if (route.kind.plural === "processedtemplates") return processRequest(request)
         // a review is answered, not stored
-        if (isReview(kind.group, kind.plural)) return review(kind.plural, route.namespace, state.token, request)
+        if (isReview(kind.group, kind.plural)) return review(kind.plural, route.namespace, state.token, request, state)
         return Writes.create(state, route, query, request)
       case "DELETE":
         allowed("deletecollection")

@@ -61,6 +61,7 @@ export class FakeServer {
       url: url.pathname + url.search,
       header: (name) => request.headers.get(name) ?? undefined,
       text: () => request.text(),
+      bytes: () => request.arrayBuffer().then((b) => new Uint8Array(b)),
       signal: request.signal
     })
     return toWebResponse(raw, request.signal)
