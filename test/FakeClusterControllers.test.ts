@@ -6,13 +6,28 @@
  * `TestClock.adjust` instead of sleeping.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as HttpClient from "effect/http/HttpClient"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import * as TestClock from "effect/testing/TestClock"
 import * as Kube from "../src/Kube.js"
+import * as KubeConfig from "../src/KubeConfig.js"
 import * as Patch from "../src/Patch.js"
-import { ConfigMaps, Deployments, Namespaces, Pods, ServiceAccounts } from "../src/resources/index.js"
+import {
+  ConfigMaps,
+  CustomResourceDefinitions,
+  Deployments,
+  Jobs,
+  Namespaces,
+  PodDisruptionBudgets,
+  Pods,
+  ServiceAccounts,
+  Services,
+  TokenReviews
+} from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -309,4 +324,268 @@ describe("namespaces", () => {
         `403 Forbidden: namespaces "default" is forbidden: this namespace may not be deleted`
       )
     }).pipe(Effect.provide(FakeCluster.layer())))
+})
+
+describe("Jobs", () => {
+  const job = (name: string, spec: Json = {}) => ({
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: { name, namespace: "default" },
+    spec: {
+      template: { spec: { restartPolicy: "Never", containers: [{ name: "main", image: "busybox" }] } },
+      ...spec
+    }
+  })
+
+  it.effect("a Job runs pods one at a time until its completions succeed, then is Complete", () =>
+    Effect.gen(function*() {
+      const control = yield* fake
+      yield* Kube.api(Jobs).create(job("twice", { completions: 2 }))
+      let pods = list(control, "v1", "Pod")
+      assert.strictEqual(pods.length, 1)
+      assert.strictEqual(pods[0].metadata.labels["job-name"], "twice")
+      assert.deepStrictEqual(pods[0].metadata.finalizers, ["batch.kubernetes.io/job-tracking"])
+      let status = get(control, "batch/v1", "Job", "twice").status
+      assert.strictEqual(status.active, 1)
+      assert.strictEqual(status.startTime, "1970-01-01T00:00:00Z")
+      // start (50 ms) and run (150 ms) on the clock: one succeeded, the second pod starts
+      yield* TestClock.adjust("200 millis")
+      status = get(control, "batch/v1", "Job", "twice").status
+      assert.strictEqual(status.succeeded, 1)
+      assert.strictEqual(status.active, 1)
+      pods = list(control, "v1", "Pod")
+      assert.isTrue(pods.every((p) => p.metadata.finalizers === undefined || p.status.phase !== "Succeeded"))
+      yield* TestClock.adjust("200 millis")
+      const done = get(control, "batch/v1", "Job", "twice")
+      assert.strictEqual(done.status.succeeded, 2)
+      assert.isUndefined(done.status.active)
+      assert.strictEqual(done.status.completionTime, "1970-01-01T00:00:00Z")
+      assert.deepStrictEqual(done.status.conditions.map((c: Json) => `${c.type}:${c.reason}`), [
+        "SuccessCriteriaMet:CompletionsReached",
+        "Complete:CompletionsReached"
+      ])
+    }).pipe(Effect.provide(FakeCluster.layer())))
+
+  it.effect("failed pods are replaced after the back-off until the backoffLimit is passed", () =>
+    Effect.gen(function*() {
+      const control = yield* fake
+      yield* Kube.api(Jobs).create(job("flaky", { backoffLimit: 1 }))
+      const fail = () => {
+        const pod = list(control, "v1", "Pod").find((p) => p.status.phase !== "Failed")
+        control.setPodPhase("default", pod.metadata.name, "Failed")
+      }
+      fail()
+      assert.strictEqual(get(control, "batch/v1", "Job", "flaky").status.failed, 1)
+      assert.strictEqual(list(control, "v1", "Pod").filter((p) => p.status.phase !== "Failed").length, 0)
+      yield* TestClock.adjust("9 seconds")
+      assert.strictEqual(list(control, "v1", "Pod").length, 1)
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual(list(control, "v1", "Pod").length, 2)
+      fail()
+      const failed = get(control, "batch/v1", "Job", "flaky")
+      assert.strictEqual(failed.status.failed, 2)
+      assert.deepStrictEqual(failed.status.conditions.map((c: Json) => `${c.type}:${c.reason}`), [
+        "FailureTarget:BackoffLimitExceeded",
+        "Failed:BackoffLimitExceeded"
+      ])
+    }).pipe(Effect.provide(FakeCluster.layer({ controllers: { kubelet: { podRunMs: Infinity } } }))))
+
+  it.effect("ttlSecondsAfterFinished deletes a finished Job and its pods on the clock", () =>
+    Effect.gen(function*() {
+      const control = yield* fake
+      yield* Kube.api(Jobs).create(job("brief", { ttlSecondsAfterFinished: 60 }))
+      yield* TestClock.adjust("200 millis")
+      assert.isDefined(condition(get(control, "batch/v1", "Job", "brief"), "Complete"))
+      yield* TestClock.adjust("60 seconds")
+      assert.isUndefined(get(control, "batch/v1", "Job", "brief"))
+      assert.deepStrictEqual(list(control, "v1", "Pod"), [])
+    }).pipe(Effect.provide(FakeCluster.layer())))
+})
+
+describe("other controllers", () => {
+  it.effect("a CustomResourceDefinition becomes NamesAccepted and Established; deleting it deletes its objects first", () =>
+    Effect.gen(function*() {
+      const control = yield* fake
+      const crds = Kube.api(CustomResourceDefinitions)
+      yield* crds.create({
+        metadata: { name: "widgets.example.com" },
+        spec: {
+          group: "example.com",
+          scope: "Namespaced",
+          names: { plural: "widgets", kind: "Widget" },
+          versions: [{
+            name: "v1",
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } }
+          }]
+        }
+      })
+      const crd = Option.getOrThrow(yield* crds.get("widgets.example.com"))
+      assert.deepStrictEqual(crd.status?.conditions?.map((c) => `${c.type}=${c.status}:${c.reason}`), [
+        "NamesAccepted=True:NoConflicts",
+        "Established=True:InitialNamesAccepted"
+      ])
+      assert.deepStrictEqual(crd.status?.acceptedNames, {
+        plural: "widgets",
+        singular: "widget",
+        kind: "Widget",
+        listKind: "WidgetList"
+      })
+      assert.deepStrictEqual(crd.status?.storedVersions, ["v1"])
+      control.seed([{
+        apiVersion: "example.com/v1",
+        kind: "Widget",
+        metadata: { name: "held", finalizers: ["example.com/keep"] }
+      }])
+      yield* crds.delete("widgets.example.com")
+      const terminating = Option.getOrThrow(yield* crds.get("widgets.example.com"))
+      assert.deepStrictEqual(terminating.metadata?.finalizers, ["customresourcecleanup.apiextensions.k8s.io"])
+      assert.strictEqual(condition(terminating, "Terminating").reason, "InstanceDeletionInProgress")
+      control.update({ apiVersion: "example.com/v1", kind: "Widget", name: "held" }, { metadata: { finalizers: null } })
+      assert.isTrue(Option.isNone(yield* crds.get("widgets.example.com")))
+    }).pipe(Effect.provide(FakeCluster.layer())))
+
+  it.effect("a PodDisruptionBudget gets its status and a Service its EndpointSlice as pods become ready", () =>
+    Effect.gen(function*() {
+      const control = yield* fake
+      yield* Kube.api(Deployments).create(deployment("web", 2))
+      yield* Kube.api(PodDisruptionBudgets).create({
+        metadata: { name: "web" },
+        spec: { minAvailable: 1, selector: { matchLabels: { app: "web" } } }
+      })
+      yield* Kube.api(Services).create({
+        metadata: { name: "web" },
+        spec: { selector: { app: "web" }, ports: [{ name: "http", port: 80, targetPort: 8080 }] }
+      })
+      let pdb = get(control, "policy/v1", "PodDisruptionBudget", "web")
+      assert.deepStrictEqual(
+        [pdb.status.expectedPods, pdb.status.currentHealthy, pdb.status.desiredHealthy, pdb.status.disruptionsAllowed],
+        [2, 0, 1, 0]
+      )
+      assert.strictEqual(condition(pdb, "DisruptionAllowed").reason, "InsufficientPods")
+      yield* TestClock.adjust("50 millis")
+      pdb = get(control, "policy/v1", "PodDisruptionBudget", "web")
+      assert.deepStrictEqual([pdb.status.currentHealthy, pdb.status.disruptionsAllowed], [2, 1])
+      assert.strictEqual(condition(pdb, "DisruptionAllowed").reason, "SufficientPods")
+      const [slice] = list(control, "discovery.k8s.io/v1", "EndpointSlice")
+      assert.strictEqual(slice.metadata.labels["kubernetes.io/service-name"], "web")
+      assert.strictEqual(slice.metadata.ownerReferences[0].kind, "Service")
+      assert.deepStrictEqual(slice.ports, [{ name: "http", port: 8080, protocol: "TCP" }])
+      assert.strictEqual(slice.endpoints.length, 2)
+      assert.isTrue(slice.endpoints.every((e: Json) => e.conditions.ready && e.targetRef.kind === "Pod"))
+    }).pipe(Effect.provide(FakeCluster.layer())))
+
+  it.effect("the kubelet starts ephemeral containers and takes up a resize", () =>
+    Effect.gen(function*() {
+      const control = yield* fake
+      const pods = Kube.api(Pods)
+      yield* pods.create({
+        metadata: { name: "web" },
+        spec: {
+          containers: [{
+            name: "main",
+            image: "nginx",
+            resources: { requests: { cpu: "100m" }, limits: { cpu: "200m" } }
+          }]
+        }
+      })
+      yield* TestClock.adjust("50 millis")
+      yield* pods.patchEphemeralContainers(
+        "web",
+        Patch.strategic({ spec: { ephemeralContainers: [{ name: "debug", image: "busybox" }] } })
+      )
+      const debugged = get(control, "v1", "Pod", "web")
+      assert.deepStrictEqual(debugged.status.ephemeralContainerStatuses.map((s: Json) => Object.keys(s.state)), [
+        ["running"]
+      ])
+      yield* pods.patchResize(
+        "web",
+        Patch.strategic({
+          spec: { containers: [{ name: "main", resources: { requests: { cpu: "150m" }, limits: { cpu: "200m" } } }] }
+        })
+      )
+      const resized = get(control, "v1", "Pod", "web")
+      assert.deepStrictEqual(resized.status.containerStatuses[0].resources.requests, { cpu: "150m" })
+      assert.deepStrictEqual(resized.status.containerStatuses[0].allocatedResources, { cpu: "150m" })
+      assert.strictEqual(resized.status.observedGeneration, resized.metadata.generation)
+    }).pipe(Effect.provide(FakeCluster.layer())))
+
+  it.effect("seeded objects are left as given: no ReplicaSet for a seeded Deployment, seeded pods keep their phase", () =>
+    Effect.gen(function*() {
+      const control = yield* fake
+      control.seed([deployment("web", 2), {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: "p" },
+        spec: { containers: [{ name: "main", image: "busybox" }] },
+        status: { phase: "Pending" }
+      }])
+      yield* TestClock.adjust("1 second")
+      assert.deepStrictEqual(list(control, "apps/v1", "ReplicaSet"), [])
+      assert.strictEqual(get(control, "v1", "Pod", "p").status.phase, "Pending")
+      assert.isUndefined(get(control, "v1", "Pod", "p").spec.nodeName)
+    }).pipe(Effect.provide(FakeCluster.layer())))
+})
+
+describe("service-account tokens", () => {
+  it.effect("createToken answers an RS256 JWT with the service-account claims, which TokenReview authenticates", () =>
+    Effect.gen(function*() {
+      const accounts = Kube.api(ServiceAccounts)
+      const account = Option.getOrThrow(yield* accounts.get("default"))
+      const { expirationTimestamp, token } = yield* accounts.createToken("default", { audiences: ["vault"] })
+      const jwt = Redacted.value(token)
+      const [header, payload] = jwt.split(".").slice(0, 2).map((part) => JSON.parse(Buffer.from(part, "base64url").toString()))
+      assert.strictEqual(header.alg, "RS256")
+      assert.isString(header.kid)
+      assert.deepStrictEqual(Object.keys(payload), ["aud", "exp", "iat", "iss", "jti", "kubernetes.io", "nbf", "sub"])
+      assert.deepStrictEqual(payload.aud, ["vault"])
+      assert.strictEqual(payload.iss, "https://kubernetes.default.svc.cluster.local")
+      assert.strictEqual(payload.sub, "system:serviceaccount:default:default")
+      assert.deepStrictEqual(payload["kubernetes.io"], {
+        namespace: "default",
+        serviceaccount: { name: "default", uid: account.metadata?.uid }
+      })
+      assert.strictEqual(payload.exp - payload.iat, 3600)
+      assert.strictEqual(expirationTimestamp, "1970-01-01T01:00:00Z")
+
+      const review = (audiences?: ReadonlyArray<string>) =>
+        Kube.api(TokenReviews).create({
+          metadata: { name: "review" },
+          spec: { token: jwt, ...(audiences !== undefined ? { audiences } : {}) }
+        })
+      const reviewed = yield* review(["vault"])
+      assert.isTrue(reviewed.status?.authenticated)
+      assert.strictEqual(reviewed.status?.user?.username, "system:serviceaccount:default:default")
+      assert.deepStrictEqual(reviewed.status?.user?.groups, [
+        "system:serviceaccounts",
+        "system:serviceaccounts:default",
+        "system:authenticated"
+      ])
+      assert.deepStrictEqual(reviewed.status?.audiences, ["vault"])
+      // another audience, an expired token, a deleted account: refused
+      assert.isUndefined((yield* review()).status?.authenticated)
+      yield* TestClock.adjust("61 minutes")
+      assert.include((yield* review(["vault"])).status?.error, "service account token has expired")
+    }).pipe(Effect.provide(FakeCluster.layer())))
+
+  it.effect("a token authenticates requests to a fake that requires a bearer token, until its account is gone", () =>
+    Effect.gen(function*() {
+      const server = FakeCluster.makeServer({ token: "admin" })
+      yield* Effect.addFinalizer(() => Effect.sync(() => server.close()))
+      const as = (bearer: string) =>
+        Layer.merge(
+          KubeConfig.layerFrom({ server: "http://fake-cluster.local", namespace: "default", token: bearer }),
+          Layer.succeed(HttpClient.HttpClient, FakeCluster.httpClient(server))
+        )
+      const { token } = yield* Kube.api(ServiceAccounts).createToken("default").pipe(Effect.provide(as("admin")))
+      const jwt = Redacted.value(token)
+      const listed = yield* Kube.api(ConfigMaps).list().pipe(Effect.provide(as(jwt)))
+      assert.deepStrictEqual(listed.items.map((c) => c.metadata?.name), ["kube-root-ca.crt"])
+      const forged = yield* Effect.result(Kube.api(ConfigMaps).list().pipe(Effect.provide(as(`${jwt.slice(0, -4)}AAAA`))))
+      assert.isTrue(Result.isFailure(forged) && forged.failure.message.includes("401 Unauthorized"))
+      yield* Kube.api(ServiceAccounts).delete("default").pipe(Effect.provide(as("admin")))
+      const gone = yield* Effect.result(Kube.api(ConfigMaps).list().pipe(Effect.provide(as(jwt))))
+      assert.isTrue(Result.isFailure(gone) && gone.failure.message.includes("401 Unauthorized"))
+    }))
 })

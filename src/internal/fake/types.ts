@@ -128,6 +128,13 @@ export interface Options {
   /** The core controllers and the kubelet (all on by default); `false` turns them all off. */
   readonly controllers?: boolean | ControllerOptions | undefined
   /**
+   * Whether writes are validated as kube-apiserver validates them (default true: a 422
+   * Invalid with the server's message and a cause per field). `false` stores what a write
+   * sends once decoded, pruned and defaulted: for tests that send made-up objects to
+   * exercise a client, never to stand in for a cluster.
+   */
+  readonly validation?: boolean | undefined
+  /**
    * How many changes the event history keeps (default 1000). A watch or continue token
    * from a resourceVersion older than that answers 410 Expired.
    */
