@@ -19,7 +19,7 @@ import {
   ApiError,
   ConfigMaps,
   Controller,
-  type ConfigMap,
+  type ConfigMapApply,
   Informers,
   Kube,
   LeaderElection,
@@ -118,7 +118,7 @@ const reconcile = (mirror: ConfigMirror, ctx: Controller.Context<ConfigMirror>) 
     }
     const targets = [...new Set(mirror.spec.targetNamespaces)].sort()
     for (const namespace of targets) {
-      const copy: ConfigMap = {
+      const copy: ConfigMapApply = {
         apiVersion: "v1",
         kind: "ConfigMap",
         metadata: {

@@ -465,7 +465,9 @@ for (const file of fileOrder) {
       "",
       [...example, "@since 0.1.0", "@category resources"]
     )
-    body += `export const ${k.exportName} = /* @__PURE__ */ Resource.make({\n` +
+    const subsType = subs.length > 0 ? subs.map((s) => JSON.stringify(s)).join(" | ") : "never"
+    const typeArgs = `${k.schemaName}, ${k.schemaName}, ${subsType}, ApplyConfigurations.${k.schemaName}Apply`
+    body += `export const ${k.exportName} = /* @__PURE__ */ Resource.make<${typeArgs}>({\n` +
       `  apiVersion: ${JSON.stringify(apiVersion)},\n` +
       `  kind: ${JSON.stringify(k.kind)},\n` +
       `  plural: ${JSON.stringify(k.plural)},\n` +
@@ -474,6 +476,103 @@ for (const file of fileOrder) {
       `  schema: ${k.schemaName}\n})\n\n`
   }
 }
+// ---------------------------------------------------------------------------------------------
+// Apply configurations (types only: src/resources/generatedApply.ts)
+
+const modelSet = new Set(models)
+const applyName = (n) => `${exportName.get(n)}Apply`
+for (const n of models) {
+  if (allNames.has(applyName(n))) throw new Error(`name clash: ${applyName(n)}`)
+}
+const kindOfDef = new Map()
+for (const k of kinds) {
+  const apiVersion = k.group === "" ? k.version : `${k.group}/${k.version}`
+  const known = kindOfDef.get(k.def)
+  if (known !== undefined && (known.apiVersion !== apiVersion || known.kind !== k.kind)) throw new Error(`${k.def} is served as two kinds`)
+  kindOfDef.set(k.def, { apiVersion, kind: k.kind })
+}
+
+/**
+ * The keys a partial entry of a list must carry so that the server knows which entry it
+ * merges with: the list's map keys (or, for a list without a list type, its strategic merge
+ * key, which server-side apply reads the same way), those the entry's definition requires. A
+ * key it leaves optional has a server default (a port's `protocol` is `TCP`). Undefined for an
+ * atomic list, which the server replaces whole.
+ */
+const entryKeys = (p, target) => {
+  const listType = p["x-kubernetes-list-type"]
+  const merged = listType === undefined && /merge/.test(p["x-kubernetes-patch-strategy"] ?? "")
+  if (listType !== "map" && !merged) return undefined
+  const keys = p["x-kubernetes-list-map-keys"] ?? [p["x-kubernetes-patch-merge-key"]]
+  const required = new Set(defs[target].required ?? [])
+  return keys.filter((key) => required.has(key))
+}
+
+/**
+ * The type an apply configuration gives a field, or undefined where it takes the object's own type.
+ * Each apply configuration is an interface (extending the mapped type), so that editors and
+ * errors name it (`ContainerApply`) rather than print the mapped type it is made of.
+ */
+const applyField = (owner, f) => {
+  const target = f.refs[0]
+  // atomic structs (`x-kubernetes-map-type: atomic`, a LabelSelector) are replaced whole
+  if (target === undefined || !modelSet.has(target) || defs[target]["x-kubernetes-map-type"] === "atomic") return undefined
+  const p = defs[owner].properties[f.prop]
+  const entry = applyName(target)
+  const nested = () => {
+    if (kindOfDef.has(target)) throw new Error(`${owner}.${f.prop}: a served kind nested as a partial struct`)
+    return entry
+  }
+  switch (f.mods) {
+    case "":
+      return nested()
+    case "{}":
+      return p["x-kubernetes-map-type"] === "atomic" ? undefined : `{ readonly [key: string]: ${nested()} }`
+    case "[]": {
+      const keys = entryKeys(p, target)
+      if (keys === undefined) return undefined
+      const keyed = keys.length === 0 ? nested() : `${nested()} & Pick<G.${exportName.get(target)}, ${keys.map((k) => JSON.stringify(k)).join(" | ")}>`
+      return `ReadonlyArray<${keyed}>`
+    }
+    default:
+      return undefined
+  }
+}
+
+let applyBody = ""
+for (const file of fileOrder) {
+  for (const n of order(files.get(file))) {
+    const name = exportName.get(n)
+    const served = kindOfDef.get(n)
+    const nested = []
+    let metadata
+    for (const f of fields.get(n)) {
+      const type = applyField(n, f)
+      if (type === undefined) continue
+      if (served !== undefined && f.prop === "metadata") metadata = type
+      else nested.push(`${quoteKey(f.prop)}: ${type}`)
+    }
+    const fieldTypes = nested.length === 0 ? "" : `, { ${nested.join("; ")} }`
+    if (served !== undefined) {
+      if (metadata === undefined) throw new Error(`${n}: a served kind without a metadata struct`)
+      applyBody += `/** The apply configuration of {@link G.${name} | ${name}} (\`${served.apiVersion}\` \`${served.kind}\`), for \`apply\` and \`applyStatus\`. @since 0.2.0 */\n`
+      applyBody += `export interface ${applyName(n)} extends ApplyKind<G.${name}, ${JSON.stringify(served.apiVersion)}, ${JSON.stringify(served.kind)}, ${metadata}${fieldTypes}> {}\n`
+    } else {
+      applyBody += `/** The apply configuration of {@link G.${name} | ${name}}. @since 0.2.0 */\n`
+      applyBody += `export interface ${applyName(n)} extends Apply<G.${name}${fieldTypes}> {}\n`
+    }
+  }
+}
+const applyHead = `${HEADER}\n` +
+  docComment(
+    "The apply configuration of every generated definition (`DeploymentApply`, `PodSpecApply`, ...): what server-side apply takes, every field optional but `apiVersion`, `kind` and `metadata.name` of a kind, and the keys of an entry in a list the server merges by key (a container's `name`). Atomic structs and lists (`x-kubernetes-map-type` / `x-kubernetes-list-type: atomic`) keep their whole type: the server replaces them whole. Types only.",
+    "",
+    ["@since 0.2.0"]
+  ) +
+  "import type * as G from \"./generated.js\"\n" +
+  "import type { Apply, ApplyKind } from \"./internal/apply.js\"\n"
+out.set("src/resources/generatedApply.ts", `${applyHead}\n${applyBody.trimEnd()}\n`)
+
 let head = `${HEADER}\n`
 head += docComment(
   "Every generated definition and Resource, generated from the Kubernetes OpenAPI spec: one section per group version, in dependency order.",
@@ -482,6 +581,7 @@ head += docComment(
 )
 head += "import type * as Schema from \"effect/Schema\"\n"
 head += "import * as Resource from \"../Resource.js\"\n"
+head += "import type * as ApplyConfigurations from \"./generatedApply.js\"\n"
 head += `import { ${[...helpers].sort().join(", ")} } from "./internal/schema.js"\n`
 out.set("src/resources/generated.ts", `${head}\n${body.trimEnd()}\n`)
 

@@ -9,6 +9,8 @@
  * @since 0.1.0
  */
 import * as Data from "effect/Data"
+import * as HttpClientError from "effect/http/HttpClientError"
+import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Predicate from "effect/Predicate"
 
 /**
@@ -401,4 +403,201 @@ export class ServerWarning extends Data.TaggedError("ServerWarning")<{
   override get message(): string {
     return `k8s: ${this.method} ${this.path}: the server warned: ${this.text}`
   }
+}
+
+/**
+ * An ApplySet's parent cannot be used, so nothing was applied or pruned:
+ *
+ * - `"ForeignTooling"`: the parent is managed by another tool (its `applyset.kubernetes.io/tooling`
+ *   names another tool); pass that tool's name as `applySet.tooling` to share the set on purpose;
+ * - `"NotAParent"`: an object of that name exists without the ApplySet id label or tooling annotation;
+ * - `"WrongId"`: its `applyset.kubernetes.io/id` label is not the id computed from its name,
+ *   namespace, kind and group (a copied or tampered parent);
+ * - `"NoKinds"`: it lists neither `contains-group-kinds` nor `contains-group-resources`, so its
+ *   members cannot be found without crawling the whole cluster;
+ * - `"ParentNotAllowed"`: the kind is not Secret, ConfigMap or a custom resource whose CRD carries
+ *   the `applyset.kubernetes.io/is-parent-type` label;
+ * - `"ParentNotFound"`: a custom resource parent does not exist (only Secrets and ConfigMaps are
+ *   created on the first apply, as kubectl does).
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class ApplySetError extends Data.TaggedError("ApplySetError")<{
+  readonly reason: "ForeignTooling" | "NotAParent" | "WrongId" | "NoKinds" | "ParentNotAllowed" | "ParentNotFound"
+  /** The parent object. */
+  readonly parent: ObjectRef
+  readonly detail: string
+}> {
+  override get message(): string {
+    return `ApplySet ${formatRef(this.parent)}: ${this.detail}`
+  }
+}
+
+/**
+ * An apply with `prune: true` applied every object, but some members the manifests no
+ * longer hold could not be pruned. The parent keeps listing the kinds and namespaces of
+ * both the old and the new set, so the next apply with prune finds what was left.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class PruneFailed extends Data.TaggedError("PruneFailed")<{
+  readonly applied: ReadonlyArray<ObjectRef>
+  readonly pruned: ReadonlyArray<ObjectRef>
+  readonly failures: ReadonlyArray<RefFailure>
+}> {
+  override get message(): string {
+    const first = this.failures.map((f) => `${formatRef(f.ref)}: ${f.error.message}`).join("; ")
+    return `applied ${this.applied.length} object(s), then pruning failed for ${this.failures.length} ` +
+      `(${this.pruned.length} pruned): ${first}`
+  }
+}
+
+/**
+ * One object's readiness, as `Manifests.status` reports it (kstatus semantics).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ObjectReadiness {
+  readonly ref: ObjectRef
+  readonly status: "Current" | "InProgress" | "Failed" | "Terminating" | "NotFound" | "Unknown"
+  /** Why, for a person: `Ready: 1/3`, or the failing condition's reason and message. */
+  readonly message: string
+}
+
+/**
+ * Waiting for a set to be ready ended without every object Current: the time ran out
+ * (`"Timeout"`), or an object failed (`"Failed"`, a Job past its backoff limit, a
+ * Deployment past its progress deadline, a container crash-looping) while `failFast`
+ * was on. Lists each object that is not Current, with its status and why.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class NotReady extends Data.TaggedError("NotReady")<{
+  readonly reason: "Timeout" | "Failed"
+  /** The objects that are not Current, in the set's order. */
+  readonly objects: ReadonlyArray<ObjectReadiness>
+  /** The limit, as `Duration.format` writes it, when the time ran out. */
+  readonly timeout?: string | undefined
+}> {
+  override get message(): string {
+    const why = this.reason === "Timeout" ? `not ready after ${this.timeout ?? "the timeout"}` : "an object failed"
+    const objects = this.objects.map((o) => `${formatRef(o.ref)} is ${o.status}: ${o.message}`).join("; ")
+    return `${why}: ${objects}`
+  }
+}
+
+/**
+ * Why a connection to the server failed, as `ConnectionFailure.problem` says:
+ * - `ConnectionRefused`: nothing listens there (`connect ECONNREFUSED 127.0.0.1:6443`);
+ * - `HostNotFound`: the name does not resolve (`getaddrinfo ENOTFOUND`, `EAI_AGAIN`);
+ * - `HostUnreachable`: no route to the host or its network;
+ * - `ConnectTimeout`: the connection was not made in time;
+ * - `ConnectionReset`: the server closed or reset the connection before answering (`socket hang up`);
+ * - `CertificateUntrusted`: the server's certificate is not signed by a CA this client trusts
+ *   (`unable to verify the first certificate`, `self-signed certificate`): the kubeconfig's
+ *   `certificate-authority` is not the one that signed it;
+ * - `CertificateExpired` / `CertificateNotYetValid`: outside its validity (`certificate has expired`);
+ * - `CertificateNameMismatch`: the certificate is for another name
+ *   (`Hostname/IP does not match certificate's altnames`; `tls-server-name` sets the name checked);
+ * - `TlsHandshakeFailed`: another TLS failure (a protocol or cipher the two sides do not share).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ConnectionProblem =
+  | "ConnectionRefused"
+  | "HostNotFound"
+  | "HostUnreachable"
+  | "ConnectTimeout"
+  | "ConnectionReset"
+  | "CertificateUntrusted"
+  | "CertificateExpired"
+  | "CertificateNotYetValid"
+  | "CertificateNameMismatch"
+  | "TlsHandshakeFailed"
+
+/**
+ * The transport failure of a request that could not reach the server: an `effect/http`
+ * `TransportError` (its `_tag`, so `reason._tag === "TransportError"` still holds) whose
+ * message names the cause (`Transport: connect ECONNREFUSED 127.0.0.1:1 (GET https://...)`),
+ * with `problem` to branch on and the system's `code` (`ECONNREFUSED`, `CERT_HAS_EXPIRED`).
+ * The message holds the system's error text and never a header, a body or a credential.
+ *
+ * @example
+ * ```ts
+ * import { Console, Effect } from "effect"
+ * import { ConfigMaps, ConnectionFailure, Kube } from "effect-kube"
+ *
+ * const program = Kube.api(ConfigMaps).list().pipe(
+ *   Effect.catchTag("HttpClientError", (e) =>
+ *     e.reason instanceof ConnectionFailure && e.reason.problem === "CertificateUntrusted"
+ *       ? Console.error("the kubeconfig's certificate-authority did not sign the server's certificate")
+ *       : Effect.fail(e))
+ * )
+ * ```
+ * @since 0.2.0
+ * @category errors
+ */
+export class ConnectionFailure extends HttpClientError.TransportError {
+  /**
+   * The system's text and what it means (`connect ECONNREFUSED 127.0.0.1:1`).
+   *
+   * @since 0.2.0
+   */
+  declare readonly description: string
+  /**
+   * Why the connection failed.
+   *
+   * @since 0.2.0
+   */
+  readonly problem: ConnectionProblem
+  /**
+   * The system's error code (`ECONNREFUSED`, `ENOTFOUND`, `CERT_HAS_EXPIRED`, ...), when it gave one.
+   *
+   * @since 0.2.0
+   */
+  readonly code: string | undefined
+
+  constructor(props: {
+    readonly request: HttpClientRequest.HttpClientRequest
+    readonly cause?: unknown
+    readonly description: string
+    readonly problem: ConnectionProblem
+    readonly code: string | undefined
+  }) {
+    super({ request: props.request, cause: props.cause, description: props.description })
+    this.problem = props.problem
+    this.code = props.code
+  }
+
+  /** @since 0.2.0 */
+  static is(u: unknown): u is ConnectionFailure {
+    return u instanceof ConnectionFailure
+  }
+}
+
+/**
+ * Why a request could not reach the server, from an `HttpClientError` (or its `reason`):
+ * `undefined` for every other failure.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ConfigMaps, connectionProblem, Kube } from "effect-kube"
+ *
+ * // retry a refused connection (an API server restarting), fail on everything else
+ * const program = Kube.api(ConfigMaps).list().pipe(
+ *   Effect.retry({ while: (e) => connectionProblem(e) === "ConnectionRefused", times: 5 })
+ * )
+ * ```
+ * @since 0.2.0
+ * @category guards
+ */
+export const connectionProblem = (error: unknown): ConnectionProblem | undefined => {
+  const reason = HttpClientError.isHttpClientError(error) ? error.reason : error
+  return reason instanceof ConnectionFailure ? reason.problem : undefined
 }

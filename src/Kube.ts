@@ -43,9 +43,10 @@ import * as Exec from "./Exec.js"
 import * as internal from "./internal/api.js"
 import * as internalMetadata from "./internal/metadata.js"
 import * as internalRaw from "./internal/raw.js"
+import * as internalRestart from "./internal/restart.js"
 import type { KubeConfig } from "./KubeConfig.js"
 import type { Patch } from "./Patch.js"
-import type { Resource } from "./Resource.js"
+import type { ApplyConfigurationOf, Resource } from "./Resource.js"
 import type { ObjectMeta, Scale } from "./resources/generated.js"
 import type * as Watcher from "./Watcher.js"
 
@@ -302,17 +303,41 @@ export interface Condition<A> {
  * The operations bound to one resource (and namespace). `S` lists the subresources of
  * the resource: the operations on a subresource are offered only where the kind has it
  * (`logs` and `logStream` where `S` has `"log"`, as Pods do), so calling one a kind
- * lacks is a compile error.
+ * lacks is a compile error. `P` is what `apply` and `applyStatus` take (the kind's apply
+ * configuration); an `Api<A>` written without it accepts every resource's api, and cannot
+ * apply (`ApiOf<typeof Deployments>` names the whole type).
  *
  * @since 0.1.0
  * @category models
  */
-export type Api<A, S extends string = never> =
-  & Operations<A>
+export type Api<A, S extends string = never, P = never> =
+  & Operations<A, P>
   & UpdateOperations<A>
   & ("log" extends S ? LogOperations : unknown)
   & ("exec" extends S ? Exec.Operations : unknown)
-  & SubresourceOperations<A, S>
+  & SubresourceOperations<A, S, P>
+
+/**
+ * The api `Kube.api` gives for a resource: `ApiOf<typeof Deployments>`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Deployments, Kube } from "effect-kube"
+ *
+ * const scaleTo = (deployments: Kube.ApiOf<typeof Deployments>, name: string, replicas: number) =>
+ *   deployments.apply(
+ *     { apiVersion: "apps/v1", kind: "Deployment", metadata: { name }, spec: { replicas } },
+ *     { fieldManager: "autoscaler" }
+ *   )
+ *
+ * const program = scaleTo(Kube.api(Deployments, { namespace: "default" }), "web", 5).pipe(Effect.asVoid)
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export type ApiOf<R> = R extends Resource<infer A, infer I, infer S, infer P> ? Api<A, S, ApplyConfigurationOf<I, P>>
+  : never
 
 /**
  * Read-modify-write, as client-go's `RetryOnConflict` around a get and an update.
@@ -340,7 +365,7 @@ export interface UpdateOperations<A> {
  * @since 0.1.0
  * @category models
  */
-export interface Operations<A> {
+export interface Operations<A, P = never> {
   readonly resource: Resource<A, unknown>
   /** The namespace given to `api`; `undefined` means the KubeConfig's (or none, for cluster-scoped kinds). */
   readonly namespace: string | undefined
@@ -348,6 +373,11 @@ export interface Operations<A> {
   readonly create: (object: A, options?: WriteOptions) => Effect.Effect<A, Error, Requirements>
   /** Reads an object; a 404 is `Option.none()`. */
   readonly get: (name: string, options?: GetOptions) => Effect.Effect<Option.Option<A>, Error, Requirements>
+  /**
+   * Reads an object that must be there: a 404 fails with the server's ApiError NotFound
+   * (`ApiError.isNotFound`), whose message names it (`pods "web" not found`).
+   */
+  readonly getOrFail: (name: string, options?: GetOptions) => Effect.Effect<A, Error, Requirements>
   /** Lists objects (one page when `limit` is given); `invalid: "raw"` keeps objects that do not fit as `Invalid`. */
   readonly list: {
     (options: ListOptions & RawInvalid): Effect.Effect<ListResult<A | Invalid>, Error, Requirements>
@@ -357,8 +387,13 @@ export interface Operations<A> {
   readonly replace: (name: string, object: A, options?: WriteOptions) => Effect.Effect<A, Error, Requirements>
   /** Patches an object with one of the `Patch` kinds. */
   readonly patch: (name: string, patch: Patch, options?: WriteOptions) => Effect.Effect<A, Error, Requirements>
-  /** Server-side applies a whole object (created when absent). */
-  readonly apply: (object: A, options: ApplyOptions) => Effect.Effect<A, Error, Requirements>
+  /**
+   * Server-side applies an apply configuration (created when absent): the fields this
+   * `fieldManager` owns, and only those; `apiVersion`, `kind` and `metadata.name` are
+   * required, every other field is optional (`DeploymentApply` for Deployments). Answers the
+   * whole object as the server made it.
+   */
+  readonly apply: (configuration: P, options: ApplyOptions) => Effect.Effect<A, Error, Requirements>
   /** Deletes an object: `true`, or `false` when there was none (404). */
   readonly delete: (name: string, options?: DeleteOptions) => Effect.Effect<boolean, Error, Requirements>
   /**
@@ -388,6 +423,31 @@ export interface Operations<A> {
     (options: Watcher.Options & RawInvalid): Stream.Stream<Watcher.Event<A | Invalid>, Error, Requirements>
     (options?: Watcher.Options): Stream.Stream<Watcher.Event<A>, Error, Requirements>
   }
+  /**
+   * A store kept equal to the cluster by a watcher running for as long as the scope is
+   * open: `Watcher.reflector(api, options)` (see there for `ready`, `failure` and `stopped`).
+   *
+   * @example
+   * ```ts
+   * import { Effect, Option } from "effect"
+   * import { Kube, Pods } from "effect-kube"
+   * import { FakeCluster } from "effect-kube/testing"
+   *
+   * const pods = Kube.api(Pods, { namespace: "default" })
+   *
+   * const program = Effect.scoped(Effect.gen(function* () {
+   *   yield* pods.create({ metadata: { name: "web", labels: { app: "web" } }, spec: { containers: [{ name: "c" }] } })
+   *   const store = yield* pods.reflector({ labelSelector: "app=web" })
+   *   yield* store.ready
+   *   assert.isTrue(Option.isSome(yield* store.get("web")))
+   * }))
+   *
+   * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
+   * ```
+   */
+  readonly reflector: (
+    options?: Watcher.Options
+  ) => Effect.Effect<Watcher.Store<A, Error>, never, Requirements | Scope.Scope>
   /**
    * Waits until `condition` holds for the object: the object then, or `Option.none()`
    * when the condition is satisfied by its absence (as `Condition.deleted`). The
@@ -433,14 +493,22 @@ export interface WaitForOptions extends Omit<Watcher.Options, "labelSelector" | 
  * @category models
  */
 export interface LogOperations {
-  /** A pod's log as one string; `""` when the pod is gone. */
+  /**
+   * A pod's log as one string. A pod that does not exist (never created, or deleted: the
+   * server cannot tell them apart) fails with ApiError NotFound naming it
+   * (`pods "web" not found`); a pod that is there but whose log is gone (the kubelet's 404:
+   * its containers removed from the node) answers `""`.
+   */
   readonly logs: (name: string, options?: LogOptions) => Effect.Effect<string, Error, Requirements>
-  /** Follows a pod's log: its lines, without their newline, until the container ends; empty when the pod is gone. */
+  /**
+   * Follows a pod's log: its lines, without their newline, until the container ends or the
+   * pod is deleted. A pod that does not exist fails as with `logs`; a log that is gone is empty.
+   */
   readonly logStream: (name: string, options?: LogOptions) => Stream.Stream<string, Error, Requirements>
   /**
-   * Follows a pod's log as the bytes arrive (UTF-8, lines not cut), until the container
-   * ends; empty when the pod is gone. For throughput: a consumer pays per chunk of bytes
-   * rather than per line (`Stream.runForEach` over `logStream` costs an effect per line).
+   * Follows a pod's log as the bytes arrive (UTF-8, lines not cut), as `logStream` does.
+   * For throughput: a consumer pays per chunk of bytes rather than per line
+   * (`Stream.runForEach` over `logStream` costs an effect per line).
    */
   readonly logBytes: (name: string, options?: LogOptions) => Stream.Stream<Uint8Array, Error, Requirements>
 }
@@ -463,17 +531,52 @@ export interface LogOperations {
  * @since 0.1.0
  * @category constructors
  */
-export const api = <A, I, S extends string = never>(
-  resource: Resource<A, I, S>,
+export const api = <A, I, S extends string = never, P = unknown>(
+  resource: Resource<A, I, S, P>,
   options?: { readonly namespace?: string | undefined }
-): Api<A, S> => {
+): Api<A, S, ApplyConfigurationOf<I, P>> => {
   const bound = internal.make(resource, options)
   // exec, attach and port-forward only where the kind serves them (Pods)
   const operations = resource.subresources.includes("exec" as S) ? { ...bound, ...Exec.operations(bound) } : bound
   const update: UpdateOperations<A>["update"] = (name, f, updateOptions) =>
     Conflict.update(operations as unknown as Api<A>, name, f, updateOptions)
-  return { ...operations, update } as unknown as Api<A, S>
+  return { ...operations, update } as unknown as Api<A, S, ApplyConfigurationOf<I, P>>
 }
+
+/**
+ * `kubectl rollout restart`: the Deployment, DaemonSet or StatefulSet replaces its pods one
+ * by one, as after a change of its pod template, which it is: the template gets a
+ * `kubectl.kubernetes.io/restartedAt` annotation with the time (the Effect `Clock`'s). Answers
+ * the object as patched. Another kind, or a paused Deployment, fails with a ValidationError
+ * before anything is changed; a missing object with ApiError NotFound.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Deployments, Kube } from "effect-kube"
+ * import { FakeCluster } from "effect-kube/testing"
+ *
+ * const deployments = Kube.api(Deployments, { namespace: "default" })
+ *
+ * const program = Effect.gen(function* () {
+ *   yield* deployments.create({
+ *     metadata: { name: "web" },
+ *     spec: {
+ *       selector: { matchLabels: { app: "web" } },
+ *       template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "web", image: "nginx" }] } }
+ *     }
+ *   })
+ *   const restarted = yield* Kube.rolloutRestart(deployments, "web")
+ *   assert.ok(restarted.spec?.template.metadata?.annotations?.["kubectl.kubernetes.io/restartedAt"])
+ * })
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
+ * ```
+ * @since 0.2.0
+ * @category combinators
+ */
+export const rolloutRestart: <A>(api: Api<A>, name: string) => Effect.Effect<A, Error, Requirements> =
+  internalRestart.rolloutRestart
 
 export type {
   /**
@@ -504,8 +607,8 @@ export type DeleteResult<A> =
  * @since 0.1.0
  * @category models
  */
-export type SubresourceOperations<A, S extends string> =
-  & ("status" extends S ? StatusOperations<A> : unknown)
+export type SubresourceOperations<A, S extends string, P = never> =
+  & ("status" extends S ? StatusOperations<A, P> : unknown)
   & ("scale" extends S ? ScaleOperations : unknown)
   & ("eviction" extends S ? EvictionOperations : unknown)
   & ("ephemeralcontainers" extends S ? EphemeralContainersOperations<A> : unknown)
@@ -549,15 +652,15 @@ export type SubresourceOperations<A, S extends string> =
  * @since 0.1.0
  * @category models
  */
-export interface StatusOperations<A> {
-  /** Reads an object through its status subresource; a missing object fails with ApiError NotFound. */
-  readonly getStatus: (name: string) => Effect.Effect<A, Error, Requirements>
+export interface StatusOperations<A, P = never> {
+  /** Reads an object through its status subresource; a 404 is `Option.none()`. */
+  readonly getStatus: (name: string) => Effect.Effect<Option.Option<A>, Error, Requirements>
   /** Replaces `.status` (a stale `metadata.resourceVersion` fails with ApiError Conflict). */
-  readonly replaceStatus: (object: A, options?: WriteOptions) => Effect.Effect<A, Error, Requirements>
+  readonly replaceStatus: (name: string, object: A, options?: WriteOptions) => Effect.Effect<A, Error, Requirements>
   /** Patches `.status` with any `Patch` kind (a `Patch.apply` needs a field manager). */
   readonly patchStatus: (name: string, patch: Patch, options?: WriteOptions) => Effect.Effect<A, Error, Requirements>
-  /** Server-side applies `.status` of the object as `fieldManager`. */
-  readonly applyStatus: (object: A, options: ApplyOptions) => Effect.Effect<A, Error, Requirements>
+  /** Server-side applies the `.status` of an apply configuration as `fieldManager`. */
+  readonly applyStatus: (configuration: P, options: ApplyOptions) => Effect.Effect<A, Error, Requirements>
 }
 
 /**
@@ -566,7 +669,7 @@ export interface StatusOperations<A> {
  *
  * @example
  * ```ts
- * import { Effect } from "effect"
+ * import { Effect, Option } from "effect"
  * import { Deployments, Kube, Patch } from "effect-kube"
  * import { FakeCluster } from "effect-kube/testing"
  *
@@ -583,8 +686,8 @@ export interface StatusOperations<A> {
  * const program = Effect.gen(function* () {
  *   yield* deployments.create(web)
  *   yield* deployments.patchScale("web", Patch.merge({ spec: { replicas: 3 } }))
- *   const scale = yield* deployments.getScale("web")
- *   assert.strictEqual(scale.spec?.replicas, 3)
+ *   const scale = yield* deployments.getScale("web") // Option<Scale>: none for a missing object
+ *   assert.strictEqual(Option.getOrThrow(scale).spec?.replicas, 3)
  * })
  *
  * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
@@ -593,8 +696,8 @@ export interface StatusOperations<A> {
  * @category models
  */
 export interface ScaleOperations {
-  /** The object's Scale; a missing object fails with ApiError NotFound. */
-  readonly getScale: (name: string) => Effect.Effect<Scale, Error, Requirements>
+  /** The object's Scale; a 404 is `Option.none()`. */
+  readonly getScale: (name: string) => Effect.Effect<Option.Option<Scale>, Error, Requirements>
   /** Sets the replicas from a Scale (its `metadata.resourceVersion`, when given, must be current). */
   readonly replaceScale: (
     name: string,
@@ -656,13 +759,19 @@ export interface EvictionOperations {
  * @category models
  */
 export interface EphemeralContainersOperations<A> {
-  readonly getEphemeralContainers: (name: string) => Effect.Effect<A, Error, Requirements>
+  /** Reads the pod through its `ephemeralcontainers` subresource; a 404 is `Option.none()`. */
+  readonly getEphemeralContainers: (name: string) => Effect.Effect<Option.Option<A>, Error, Requirements>
   readonly patchEphemeralContainers: (
     name: string,
     patch: Patch,
     options?: WriteOptions
   ) => Effect.Effect<A, Error, Requirements>
-  readonly replaceEphemeralContainers: (object: A, options?: WriteOptions) => Effect.Effect<A, Error, Requirements>
+  /** Replaces `spec.ephemeralContainers` of the pod `name` (a stale resourceVersion fails with Conflict). */
+  readonly replaceEphemeralContainers: (
+    name: string,
+    object: A,
+    options?: WriteOptions
+  ) => Effect.Effect<A, Error, Requirements>
 }
 
 /**
@@ -673,9 +782,11 @@ export interface EphemeralContainersOperations<A> {
  * @category models
  */
 export interface ResizeOperations<A> {
-  readonly getResize: (name: string) => Effect.Effect<A, Error, Requirements>
+  /** Reads the pod through its `resize` subresource; a 404 is `Option.none()`. */
+  readonly getResize: (name: string) => Effect.Effect<Option.Option<A>, Error, Requirements>
   readonly patchResize: (name: string, patch: Patch, options?: WriteOptions) => Effect.Effect<A, Error, Requirements>
-  readonly replaceResize: (object: A, options?: WriteOptions) => Effect.Effect<A, Error, Requirements>
+  /** Replaces the containers' `resources` of the pod `name`. */
+  readonly replaceResize: (name: string, object: A, options?: WriteOptions) => Effect.Effect<A, Error, Requirements>
 }
 
 /**

@@ -26,7 +26,15 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import type { ApplyFailed, DeleteFailed, ObjectRef } from "./Errors.js"
+import type {
+  ApplyFailed,
+  ApplySetError,
+  DeleteFailed,
+  NotReady,
+  ObjectReadiness,
+  ObjectRef,
+  PruneFailed
+} from "./Errors.js"
 import * as internal from "./internal/template.js"
 import type * as Kube from "./Kube.js"
 import * as Manifests from "./Manifests.js"
@@ -79,17 +87,84 @@ const processThen = <A, E>(
   )
 
 /**
- * Renders the template, then `Manifests.apply`s its objects in `namespace`.
+ * Renders the template, then `Manifests.apply`s its objects in `namespace`. With an
+ * `applySet` the objects are an ApplySet, and with `prune: true` a later apply of the
+ * template rendering fewer objects (other parameters, a new template version) deletes
+ * those it no longer renders: a scheduler that re-processes a template keeps the cluster
+ * in step with it.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Template } from "effect-kube"
+ *
+ * const run = Template.apply("batch-job", { NAME: "run-42", WORKERS: 2 }, {
+ *   namespace: "batch",
+ *   applySet: { name: "run-42" },
+ *   prune: true
+ * })
+ * ```
  * @since 0.1.0
  * @category operations
  */
-export const apply = (
+export const apply: {
+  (
+    name: string,
+    parameters: Parameters,
+    options: ProcessOptions & Manifests.ApplySetOptions
+  ): Effect.Effect<
+    Manifests.ApplySetResult,
+    ApplyFailed | PruneFailed | ApplySetError | Kube.Error,
+    Kube.Requirements
+  >
+  (
+    name: string,
+    parameters: Parameters,
+    options?: ProcessOptions & Manifests.ApplyOptions
+  ): Effect.Effect<ReadonlyArray<ObjectRef>, ApplyFailed | Kube.Error, Kube.Requirements>
+} = ((name: string, parameters: Parameters, options: ProcessOptions & Manifests.ApplyOptions = {}) =>
+  processThen(name, parameters, options, (objects) => Manifests.apply(objects, options))) as typeof apply
+
+/**
+ * Renders the template, then `Manifests.diff`s its objects: what an apply with the same
+ * options would create, change and prune.
+ *
+ * @since 0.2.0
+ * @category operations
+ */
+export const diff = (
   name: string,
   parameters: Parameters,
-  options: ProcessOptions & Manifests.ApplyOptions = {}
-): Effect.Effect<ReadonlyArray<ObjectRef>, ApplyFailed | Kube.Error, Kube.Requirements> =>
-  processThen(name, parameters, options, (objects) => Manifests.apply(objects, options))
+  options: ProcessOptions & Manifests.DiffOptions = {}
+): Effect.Effect<ReadonlyArray<Manifests.ObjectDiff>, ApplySetError | Kube.Error, Kube.Requirements> =>
+  processThen(name, parameters, options, (objects) => Manifests.diff(objects, options))
+
+/**
+ * Renders the template, then says how ready each object it names is (`Manifests.status`).
+ *
+ * @since 0.2.0
+ * @category readiness
+ */
+export const status = (
+  name: string,
+  parameters: Parameters,
+  options: ProcessOptions & Manifests.Options = {}
+): Effect.Effect<ReadonlyArray<ObjectReadiness>, Kube.Error, Kube.Requirements> =>
+  processThen(name, parameters, options, (objects) => Manifests.status(objects, options))
+
+/**
+ * Renders the template, then waits until every object it names is Current
+ * (`Manifests.waitReady`).
+ *
+ * @since 0.2.0
+ * @category readiness
+ */
+export const waitReady = (
+  name: string,
+  parameters: Parameters,
+  options: ProcessOptions & Manifests.WaitOptions = {}
+): Effect.Effect<ReadonlyArray<ObjectReadiness>, NotReady | Kube.Error, Kube.Requirements> =>
+  processThen(name, parameters, options, (objects) => Manifests.waitReady(objects, options))
 
 /**
  * Renders the template, then `Manifests.get`s the live objects it names.

@@ -81,12 +81,26 @@ export {
   type ApiErrorReason,
   /** @since 0.1.0 */
   ApplyFailed,
+  /** @since 0.2.0 */
+  ApplySetError,
+  /** @since 0.2.0 */
+  ConnectionFailure,
+  /** @since 0.2.0 */
+  type ConnectionProblem,
+  /** @since 0.2.0 */
+  connectionProblem,
   /** @since 0.1.0 */
   DeleteFailed,
   /** @since 0.1.0 */
   KubeConfigError,
+  /** @since 0.2.0 */
+  NotReady,
+  /** @since 0.2.0 */
+  type ObjectReadiness,
   /** @since 0.1.0 */
   type ObjectRef,
+  /** @since 0.2.0 */
+  PruneFailed,
   /** @since 0.1.0 */
   RequestTimeout,
   /** @since 0.1.0 */

@@ -4,9 +4,7 @@
  * server's version and every resource, against FakeCluster over the real request path.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Discovery from "../src/Discovery.js"
@@ -14,21 +12,12 @@ import * as Kube from "../src/Kube.js"
 import * as Manifests from "../src/Manifests.js"
 import * as RequestPolicy from "../src/RequestPolicy.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
+import { failureOf } from "./util/failure.js"
 
 const fake = () => {
   const cluster = FakeCluster.layer()
   return Layer.merge(cluster, Discovery.layer.pipe(Layer.provide(cluster)))
 }
-
-const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(Effect.exit(effect), (exit) => {
-    const reason = Exit.isFailure(exit) && exit.cause.reasons.length === 1 ? exit.cause.reasons[0] : undefined
-    return reason !== undefined && Cause.isFailReason(reason)
-      ? Effect.succeed(reason.error)
-      : Effect.die(
-        new Error(`expected a failure, got ${Exit.isSuccess(exit) ? "success" : Cause.pretty(exit.cause)}`)
-      )
-  })
 
 const template = {
   apiVersion: "template.openshift.io/v1",

@@ -9,7 +9,12 @@ import { Effect, Stream } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as Yaml from "yaml"
+import * as Kube from "../src/Kube.js"
+import * as NodeKube from "../src/NodeKube.js"
+import { ConfigMaps } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
+import { hasKubectl, kubectl } from "./util/kubectl.js"
 
 const portOf = (url: string): number => Number(new URL(url).port)
 
@@ -121,5 +126,44 @@ describe("FakeCluster.httpClient", () => {
       ])
       const stored = server.control.get({ apiVersion: "v1", kind: "ConfigMap", name: "via-wrapper" })
       assert.strictEqual(stored?.kind, "ConfigMap")
+    }))
+})
+
+describe("FakeCluster.serve({ tls: \"self-signed\" })", () => {
+  it.effect("serves HTTPS with a CA of its own, written into the kubeconfig, that clients verify", () =>
+    Effect.gen(function*() {
+      const served = yield* FakeCluster.serve({ tls: "self-signed" })
+      assert.match(served.url, /^https:\/\/127\.0\.0\.1:\d+$/)
+      const config = Yaml.parse(served.kubeconfig) as {
+        readonly clusters: ReadonlyArray<{ readonly cluster: Record<string, unknown> }>
+      }
+      const cluster = config.clusters[0]!.cluster
+      assert.isUndefined(cluster["insecure-skip-tls-verify"])
+      const ca = Buffer.from(String(cluster["certificate-authority-data"]), "base64").toString("utf8")
+      assert.include(ca, "-----BEGIN CERTIFICATE-----")
+      // this library, through the Node transport, verifying the certificate against the kubeconfig's CA
+      served.control.seed([{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a", namespace: "default" } }])
+      const listed = yield* Kube.api(ConfigMaps, { namespace: "default" }).list().pipe(
+        Effect.provide(NodeKube.layerFromFile({ path: served.kubeconfigPath }))
+      )
+      assert.deepStrictEqual(listed.items.map((c) => c.metadata?.name), ["a"])
+      // a client that does not trust that CA is refused: the certificate is really checked
+      const untrusted = yield* Effect.flip(Effect.tryPromise(() => fetch(`${served.url}/version`)))
+      assert.include(String((untrusted.cause as Error).cause), "certificate")
+      // each server gets a CA of its own
+      const other = yield* FakeCluster.serve({ tls: "self-signed" })
+      assert.notStrictEqual(other.kubeconfig, served.kubeconfig)
+    }))
+
+  it.effect("kubectl verifies it as a real cluster's", () =>
+    Effect.gen(function*() {
+      if (!hasKubectl) return
+      // with a token: kubectl asks for a username on a terminal when an https cluster's user has no credentials
+      const served = yield* FakeCluster.serve({ tls: "self-signed", token: "kubectl-token" })
+      const cache = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-kubectl-"))
+      const run = yield* kubectl(served.kubeconfigPath, cache, ["get", "--raw", "/version"])
+      Fs.rmSync(cache, { recursive: true, force: true })
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.include(run.stdout, "gitVersion")
     }))
 })

@@ -13,9 +13,7 @@
  * and an object broken at the top still fail (or go through `invalid`).
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -27,6 +25,7 @@ import { Pods } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import * as Watcher from "../src/Watcher.js"
 import * as Warnings from "../src/Warnings.js"
+import { failureOf } from "./util/failure.js"
 
 const Sized = Schema.Struct({
   apiVersion: Schema.optional(Schema.String),
@@ -52,14 +51,6 @@ const seeded = Layer.merge(
 )
 
 /** The one typed failure of an effect (a cause of exactly one Fail), else a defect saying what happened. */
-const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(Effect.exit(effect), (exit) => {
-    const reasons = Exit.isFailure(exit) ? exit.cause.reasons : []
-    const only = reasons.length === 1 ? reasons[0]! : undefined
-    return only !== undefined && Cause.isFailReason(only)
-      ? Effect.succeed(only.error)
-      : Effect.die(new Error(`expected a failure, got ${Exit.isSuccess(exit) ? "success" : Cause.pretty(exit.cause)}`))
-  })
 
 const collectedInvalid = Effect.flatMap(Warnings.Collected, (c) =>
   Effect.map(c.warnings, (all) => all.filter((w) => w._tag === "InvalidObject")))

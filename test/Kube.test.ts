@@ -8,6 +8,7 @@ import * as Patch from "../src/Patch.js"
 import * as Resource from "../src/Resource.js"
 import { ConfigMaps, Deployments, Jobs, Namespaces, type Pod, Pods, type Secret, Secrets, Services } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
+import { failureOf } from "./util/failure.js"
 
 const pod = (name: string, labels: Record<string, string> = { app: "smoke" }): Pod => ({
   metadata: { name, labels },
@@ -16,17 +17,6 @@ const pod = (name: string, labels: Record<string, string> = { app: "smoke" }): P
 
 const pods = Kube.api(Pods)
 const fake = FakeCluster.FakeCluster
-
-const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(Effect.exit(effect), (exit) => {
-    const reasons = Exit.isFailure(exit) ? exit.cause.reasons : []
-    const only = reasons.length === 1 ? reasons[0] : undefined
-    return only?._tag === "Fail"
-      ? Effect.succeed(only.error)
-      : Effect.die(
-        new Error(`expected a failure, got ${Exit.isSuccess(exit) ? "success" : reasons.map((r) => r._tag).join(", ")}`)
-      )
-  })
 
 describe("Kube.api against the fake cluster", () => {
   // the API server alone: no scheduler nor kubelet take the pods (deleted pods go at once)
@@ -135,7 +125,12 @@ describe("Kube.api against the fake cluster", () => {
     it.effect("server-side applies a whole object, creating then updating it", () =>
       Effect.gen(function*() {
         const services = Kube.api(Services)
-        const svc = { metadata: { name: "api" }, spec: { selector: { app: "api" }, ports: [{ port: 80, targetPort: 8080 }] } }
+        const svc = {
+          apiVersion: "v1",
+          kind: "Service",
+          metadata: { name: "api" },
+          spec: { selector: { app: "api" }, ports: [{ port: 80, targetPort: 8080 }] }
+        } as const
         const created = yield* services.apply(svc, { fieldManager: "effect-kube-test" })
         assert.strictEqual(created.metadata?.name, "api")
         const updated = yield* services.apply(

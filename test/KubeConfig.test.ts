@@ -587,6 +587,36 @@ layer(NodeKube.layerPlatform)("KubeConfig", (it) => {
         ])
       }))
 
+    it.effect("a CA that is not PEM is refused for an https server and ignored for an http one, as kubectl does", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const placeholder = b64("not a certificate")
+        const garbage = write(Path.join(dir, "ca.txt"), "not a certificate either")
+        const refused = yield* Effect.flip(
+          KubeConfig.fromString(Yaml.stringify(single({}, { server: "https://h:6443", "certificate-authority-data": placeholder })))
+        )
+        assert.strictEqual(refused.field, "clusters[c].cluster.certificate-authority-data")
+        assert.include(refused.message, "is not PEM")
+        // an http:// server uses no CA: the context loads and its requests are sent
+        const served = yield* FakeCluster.serve()
+        const plain = Yaml.stringify(single({ token: "t" }, { server: served.url, "certificate-authority-data": placeholder }))
+        const service = yield* KubeConfig.fromString(plain)
+        assert.strictEqual(service.server, served.url)
+        const pods = yield* Kube.api(Pods, { namespace: "default" }).list().pipe(
+          Effect.provide(NodeKube.layerFromKubeConfig(KubeConfig.layerFromString(plain)))
+        )
+        assert.deepStrictEqual(pods.items, [])
+        const fromFile = write(Path.join(dir, "kubeconfig"), single({}, { server: "http://h", "certificate-authority": garbage }))
+        assert.strictEqual((yield* KubeConfig.fromFile({ path: fromFile })).server, "http://h")
+        // what kubectl refuses there too: data that is not base64, a file that is not there
+        const notBase64 = yield* Effect.flip(
+          KubeConfig.fromString(Yaml.stringify(single({}, { server: "http://h", "certificate-authority-data": "!!" })))
+        )
+        assert.include(notBase64.message, "is not valid base64")
+        const missing = write(Path.join(dir, "missing"), single({}, { server: "http://h", "certificate-authority": "nope.crt" }))
+        assert.strictEqual((yield* Effect.flip(KubeConfig.fromFile({ path: missing }))).field, "clusters[c].cluster.certificate-authority")
+      }))
+
     it.effect("make checks explicit values", () =>
       Effect.gen(function*() {
         const service = yield* KubeConfig.make({ server: "https://h:6443/", token: "explicit", namespace: "x" })

@@ -10,19 +10,9 @@ import * as TestClock from "effect/testing/TestClock"
 import * as Kube from "../src/Kube.js"
 import * as RequestPolicy from "../src/RequestPolicy.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
+import { failureOf } from "./util/failure.js"
 
 const fake = FakeCluster.FakeCluster
-
-const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(Effect.exit(effect), (exit) => {
-    const reasons = Exit.isFailure(exit) ? exit.cause.reasons : []
-    const only = reasons.length === 1 ? reasons[0] : undefined
-    return only?._tag === "Fail"
-      ? Effect.succeed(only.error)
-      : Effect.die(
-        new Error(`expected a failure, got ${Exit.isSuccess(exit) ? "success" : reasons.map((r) => r._tag).join(", ")}`)
-      )
-  })
 
 const retrying = RequestPolicy.layer({ readRetries: Schedule.recurs(2) })
 

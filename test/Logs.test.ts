@@ -5,7 +5,7 @@ import * as Stream from "effect/Stream"
 import type * as Http from "node:http"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
-import { ValidationError } from "../src/Errors.js"
+import { ApiError, ValidationError } from "../src/Errors.js"
 import * as Kube from "../src/Kube.js"
 import * as NodeKube from "../src/NodeKube.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
@@ -128,13 +128,18 @@ describe("logBytes", () => {
       assert.isTrue(yield* Loopback.eventually(() => open.openResponses() === 0), "closed after take(1)")
     }))
 
-  it.effect("a pod that is gone has no bytes; bad options fail before any request", () =>
+  it.effect("a pod whose log is gone has no bytes, one that does not exist fails; bad options fail before any request", () =>
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
-      assert.strictEqual((yield* pods.logBytes("gone").pipe(Stream.runCollect)).length, 0)
+      cluster.seed([twoContainers])
+      cluster.failNext({ status: 404, message: kubeletNotFound, match: isLogRequest })
+      assert.strictEqual((yield* pods.logBytes("web", { container: "app" }).pipe(Stream.runCollect)).length, 0)
+      const missing = yield* Effect.flip(pods.logBytes("ghost").pipe(Stream.runDrain))
+      assert.isTrue(ApiError.isNotFound(missing))
+      assert.include(missing.message, "pods \"ghost\" not found")
       const error = yield* Effect.flip(pods.logBytes("web", { tailLines: -1 }).pipe(Stream.runDrain))
       assert.instanceOf(error, ValidationError)
-      assert.strictEqual(logRequests(cluster).length, 1)
+      assert.strictEqual(logRequests(cluster).length, 2)
     }).pipe(Effect.provide(FakeCluster.layer())))
 })
 
@@ -147,8 +152,17 @@ const twoContainers = {
 
 const logRequests = (cluster: FakeCluster.Control) => cluster.requests().filter((r) => r.path.endsWith("/log"))
 
+const isLogRequest = (_method: string, path: string) => path.endsWith("/log")
+
+/**
+ * What the API server answers when the pod is there but the kubelet has no log for it (its
+ * containers removed from the node): the kubelet's 404 relayed for `pods/log`, not the pod's own
+ * NotFound.
+ */
+const kubeletNotFound = "the server could not find the requested resource ( pods/log web)"
+
 describe("logs", () => {
-  it.effect("reads a container's log with its options; a pod that is gone has an empty log", () =>
+  it.effect("reads a container's log with its options; a log that is gone is empty", () =>
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([twoContainers])
@@ -165,7 +179,23 @@ describe("logs", () => {
         { container: "app", sinceTime: "2024-01-02T03:04:05.000Z", timestamps: "true", limitBytes: "100" },
         { container: "app", sinceSeconds: "60" }
       ])
-      assert.strictEqual(yield* pods.logs("gone"), "")
+      cluster.failNext({ status: 404, message: kubeletNotFound, match: isLogRequest })
+      assert.strictEqual(yield* pods.logs("web", { container: "app" }), "")
+    }).pipe(Effect.provide(FakeCluster.layer())))
+
+  it.effect("a pod that does not exist fails with ApiError NotFound naming it, never an empty log", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      const missing = yield* Effect.flip(pods.logs("wbe"))
+      assert.isTrue(ApiError.isNotFound(missing))
+      assert.strictEqual(
+        missing.message,
+        "k8s: GET /api/v1/namespaces/default/pods/wbe/log: 404 NotFound: pods \"wbe\" not found"
+      )
+      // deleted is the same to the server: the pod is not there
+      cluster.seed([twoContainers])
+      yield* pods.delete("web")
+      assert.isTrue(ApiError.isNotFound(yield* Effect.flip(pods.logs("web", { container: "app" }))))
     }).pipe(Effect.provide(FakeCluster.layer())))
 
   it.effect("bad options fail with ValidationError before any request", () =>
@@ -221,10 +251,23 @@ describe("logStream", () => {
       assert.strictEqual(cluster.openLogStreams(), 0)
     }).pipe(Effect.provide(FakeCluster.layer())))
 
-  it.effect("a pod that is gone has no lines", () =>
+  it.effect("a log that is gone has no lines; a pod deleted while followed ends the stream; a missing pod fails", () =>
     Effect.gen(function*() {
-      const lines = yield* pods.logStream("gone").pipe(Stream.runCollect)
-      assert.strictEqual(lines.length, 0)
+      const cluster = yield* FakeCluster.FakeCluster
+      cluster.seed([twoContainers])
+      cluster.failNext({ status: 404, message: kubeletNotFound, match: isLogRequest })
+      assert.strictEqual((yield* pods.logStream("web", { container: "app" }).pipe(Stream.runCollect)).length, 0)
+      cluster.appendLog("default", "web", ["last words"], { container: "app" })
+      const queue = yield* Queue.unbounded<string>()
+      const fiber = yield* pods.logStream("web", { container: "app" }).pipe(
+        Stream.runForEach((line) => Queue.offer(queue, line)),
+        Effect.forkChild
+      )
+      assert.deepStrictEqual(yield* Queue.takeBetween(queue, 1, 1), ["last words"])
+      yield* pods.delete("web")
+      yield* Fiber.join(fiber)
+      const missing = yield* Effect.flip(pods.logStream("ghost").pipe(Stream.runDrain))
+      assert.include(missing.message, "pods \"ghost\" not found")
     }).pipe(Effect.provide(FakeCluster.layer())))
 
   it.live("interrupting a follow of the served fake closes its connection", () =>

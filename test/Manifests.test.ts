@@ -5,6 +5,7 @@ import type * as Kube from "../src/Kube.js"
 import * as Manifests from "../src/Manifests.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import type { Pod } from "../src/resources/index.js"
+import { configMap, deployment, secret, secretValue, service, withCluster, writes } from "./util/manifests.js"
 
 const parseError = (text: string) =>
   Effect.flip(Manifests.parse(text)).pipe(
@@ -150,49 +151,6 @@ e: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]
 })
 
 // -- against the fake cluster --------------------------------------------------------------------------------------
-
-const secretValue = "TOPSECRET-hunter2-value"
-
-const configMap = (name: string, data: Record<string, string> = { key: "value" }): Manifests.Manifest => ({
-  apiVersion: "v1",
-  kind: "ConfigMap",
-  metadata: { name },
-  data
-})
-
-const secret = (name: string): Manifests.Manifest => ({
-  apiVersion: "v1",
-  kind: "Secret",
-  metadata: { name },
-  type: "Opaque",
-  stringData: { password: secretValue }
-})
-
-const deployment = (name: string): Manifests.Manifest => ({
-  apiVersion: "apps/v1",
-  kind: "Deployment",
-  metadata: { name, labels: { app: name } },
-  spec: {
-    replicas: 1,
-    selector: { matchLabels: { app: name } },
-    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "c", image: "busybox" }] } }
-  }
-})
-
-const service = (name: string): Manifests.Manifest => ({
-  apiVersion: "v1",
-  kind: "Service",
-  metadata: { name },
-  spec: { selector: { app: name }, ports: [{ port: 80 }] }
-})
-
-const withCluster = <A, E>(
-  body: (cluster: FakeCluster.Service) => Effect.Effect<A, E, FakeCluster.FakeCluster | Kube.Requirements>,
-  options?: FakeCluster.Options
-) => Effect.flatMap(FakeCluster.FakeCluster, body).pipe(Effect.provide(FakeCluster.layer(options)))
-
-const writes = (cluster: FakeCluster.Service) =>
-  cluster.requests().filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`)
 
 const stored = (cluster: FakeCluster.Service, ref: ObjectRef) => cluster.get(ref)
 

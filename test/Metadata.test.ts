@@ -7,16 +7,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as Kube from "../src/Kube.js"
 import * as Patch from "../src/Patch.js"
 import { ConfigMaps, Secrets } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
+import { failureOf } from "./util/failure.js"
 
 const fake = FakeCluster.FakeCluster
 const secrets = Kube.metadata(Secrets, { namespace: "default" })
@@ -30,14 +29,6 @@ const secret = (name: string, labels: Record<string, string> = { app: "m" }) => 
 })
 
 /** The one typed failure of an effect (a cause of exactly one Fail), else a defect saying what happened. */
-const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(Effect.exit(effect), (exit) => {
-    const reasons = Exit.isFailure(exit) ? exit.cause.reasons : []
-    const only = reasons.length === 1 ? reasons[0]! : undefined
-    return only !== undefined && Cause.isFailReason(only)
-      ? Effect.succeed(only.error)
-      : Effect.die(new Error(`expected a failure, got ${Exit.isSuccess(exit) ? "success" : Cause.pretty(exit.cause)}`))
-  })
 
 describe("Kube.metadata", () => {
   it.layer(FakeCluster.layer())((it) => {

@@ -12,6 +12,7 @@ import * as Resource from "../src/Resource.js"
 import {
   ConfigMaps,
   type Deployment,
+  type DeploymentApply,
   Deployments,
   Jobs,
   type Pod,
@@ -22,17 +23,7 @@ import {
   StatefulSets
 } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
-
-const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(Effect.exit(effect), (exit) => {
-    const reasons = Exit.isFailure(exit) ? exit.cause.reasons : []
-    const only = reasons.length === 1 ? reasons[0] : undefined
-    return only?._tag === "Fail"
-      ? Effect.succeed(only.error)
-      : Effect.die(
-        new Error(`expected a failure, got ${Exit.isSuccess(exit) ? "success" : reasons.map((r) => r._tag).join(", ")}`)
-      )
-  })
+import { failureOf } from "./util/failure.js"
 
 const deployment = (name: string, replicas = 1): Deployment => ({
   metadata: { name },
@@ -63,7 +54,7 @@ describe("status subresource", () => {
 
         // replaceStatus: the spec sent along is ignored
         const changedSpec = { ...created, spec: { ...created.spec!, replicas: 9 }, status: { replicas: 1 } }
-        const replaced = yield* deployments.replaceStatus(changedSpec)
+        const replaced = yield* deployments.replaceStatus("web", changedSpec)
         assert.strictEqual(replaced.status?.replicas, 1)
         assert.strictEqual(replaced.spec?.replicas, 1)
         assert.strictEqual(replaced.metadata?.generation, created.metadata?.generation)
@@ -97,7 +88,7 @@ describe("status subresource", () => {
         assert.strictEqual(applied.status?.observedGeneration, 1)
         assert.strictEqual(applied.spec?.replicas, 1)
 
-        const read = yield* deployments.getStatus("web")
+        const read = Option.getOrThrow(yield* deployments.getStatus("web"))
         assert.deepStrictEqual(read.status, applied.status)
 
         // the main resource ignores .status
@@ -113,7 +104,12 @@ describe("status subresource", () => {
 
     it.effect("a manager applying the status keeps its ownership of the spec", () =>
       Effect.gen(function*() {
-        const config = { apiVersion: "apps/v1", kind: "Deployment", ...deployment("owned") } as const
+        const config: DeploymentApply = {
+          apiVersion: "apps/v1",
+          kind: "Deployment",
+          metadata: { name: "owned" },
+          spec: deployment("owned").spec
+        }
         yield* deployments.apply(config, { fieldManager: "op" })
         const status = yield* deployments.applyStatus({ ...config, status: { replicas: 1 } }, { fieldManager: "op" })
         const owned = status.metadata?.managedFields?.filter((e) => e.manager === "op") ?? []
@@ -125,14 +121,18 @@ describe("status subresource", () => {
         assert.strictEqual(again.spec?.replicas, 1)
       }))
 
-    it.effect("a stale resourceVersion is a Conflict, a missing object NotFound", () =>
+    it.effect("a stale resourceVersion is a Conflict; a missing object is None to getStatus, NotFound to writes", () =>
       Effect.gen(function*() {
         const created = yield* deployments.create(deployment("stale"))
         yield* deployments.patchStatus("stale", Patch.merge({ status: { replicas: 1 } }))
-        const conflict = yield* failureOf(deployments.replaceStatus({ ...created, status: { replicas: 2 } }))
+        const conflict = yield* failureOf(deployments.replaceStatus("stale", { ...created, status: { replicas: 2 } }))
         assert.isTrue(ApiError.isConflict(conflict))
-        const missing = yield* failureOf(deployments.getStatus("nope"))
-        assert.isTrue(ApiError.isNotFound(missing))
+        assert.isTrue(Option.isNone(yield* deployments.getStatus("nope")))
+        const missingReplace = yield* failureOf(deployments.replaceStatus("nope", deployment("nope")))
+        assert.isTrue(ApiError.isNotFound(missingReplace))
+        const otherName = yield* failureOf(deployments.replaceStatus("stale", deployment("other")))
+        assert.instanceOf(otherName, ValidationError)
+        assert.include(otherName.message, "metadata.name is \"other\" but the name given is \"stale\"")
         const missingPatch = yield* failureOf(deployments.patchStatus("nope", Patch.merge({ status: {} })))
         assert.isTrue(ApiError.isNotFound(missingPatch))
         const noManager = yield* failureOf(
@@ -150,7 +150,7 @@ describe("scale subresource", () => {
     it.effect("getScale, replaceScale and patchScale change spec.replicas only", () =>
       Effect.gen(function*() {
         yield* deployments.create(deployment("web", 2))
-        const scale = yield* deployments.getScale("web")
+        const scale = Option.getOrThrow(yield* deployments.getScale("web"))
         assert.strictEqual(scale.kind, "Scale")
         assert.strictEqual(scale.apiVersion, "autoscaling/v1")
         assert.strictEqual(scale.spec?.replicas, 2)
@@ -170,15 +170,16 @@ describe("scale subresource", () => {
         assert.strictEqual(after.spec?.template.spec?.containers[0]?.image, "nginx")
       }))
 
-    it.effect("a stale Scale resourceVersion is a Conflict; a missing object NotFound; a bad name never leaves", () =>
+    it.effect("a stale Scale resourceVersion is a Conflict; a missing object None or NotFound; a bad name never leaves", () =>
       Effect.gen(function*() {
         const created = yield* deployments.create(deployment("rv"))
-        const stale = yield* deployments.getScale("rv")
+        const stale = Option.getOrThrow(yield* deployments.getScale("rv"))
         yield* deployments.patchScale("rv", Patch.merge({ spec: { replicas: 2 } }))
         const conflict = yield* failureOf(deployments.replaceScale("rv", { ...stale, spec: { replicas: 3 } }))
         assert.isTrue(ApiError.isConflict(conflict))
         assert.isDefined(created)
-        const missing = yield* failureOf(deployments.getScale("none"))
+        assert.isTrue(Option.isNone(yield* deployments.getScale("none")))
+        const missing = yield* failureOf(deployments.replaceScale("none", { spec: { replicas: 1 } }))
         assert.isTrue(ApiError.isNotFound(missing))
         const mismatch = yield* failureOf(deployments.replaceScale("rv", { metadata: { name: "other" } }))
         assert.instanceOf(mismatch, ValidationError)
@@ -362,10 +363,10 @@ describe("ephemeral containers and resize", () => {
         )
         assert.deepStrictEqual(patched.spec?.ephemeralContainers?.map((c) => c.name), ["debugger"])
         assert.strictEqual(patched.spec?.containers[0]?.image, "busybox:1.36")
-        const read = yield* pods.getEphemeralContainers("debug-me")
+        const read = Option.getOrThrow(yield* pods.getEphemeralContainers("debug-me"))
         assert.deepStrictEqual(read.spec?.ephemeralContainers, patched.spec?.ephemeralContainers)
         // replace keeps the existing one and adds another; the containers sent along are ignored
-        const replaced = yield* pods.replaceEphemeralContainers({
+        const replaced = yield* pods.replaceEphemeralContainers("debug-me", {
           ...read,
           spec: {
             ...read.spec!,
@@ -398,15 +399,17 @@ describe("ephemeral containers and resize", () => {
         )
         assert.deepStrictEqual(resized.spec?.containers[0]?.resources, { requests: { cpu: "200m" }, limits: { cpu: "1" } })
         assert.strictEqual(resized.spec?.containers[0]?.image, "busybox:1.36")
-        const read = yield* pods.getResize("resize-me")
+        const read = Option.getOrThrow(yield* pods.getResize("resize-me"))
         const grown = { requests: { cpu: "200m", memory: "1Gi" }, limits: { cpu: "1", memory: "1Gi" } }
-        const replaced = yield* pods.replaceResize({
+        const replaced = yield* pods.replaceResize("resize-me", {
           ...read,
           spec: { ...read.spec!, containers: [{ ...read.spec!.containers[0]!, image: "x", resources: grown }] }
         })
         assert.deepStrictEqual(replaced.spec?.containers[0]?.resources, grown)
         assert.strictEqual(replaced.spec?.containers[0]?.image, "busybox:1.36")
-        const missing = yield* failureOf(pods.getResize("none"))
+        assert.isTrue(Option.isNone(yield* pods.getResize("none")))
+        assert.isTrue(Option.isNone(yield* pods.getEphemeralContainers("none")))
+        const missing = yield* failureOf(pods.replaceResize("none", pod("none")))
         assert.isTrue(ApiError.isNotFound(missing))
       }))
   })
@@ -501,7 +504,7 @@ describe("request options", () => {
         )
         assert.strictEqual((patched as ApiError).statusMessage, "strict decoding error: unknown field \"spec.bar\"")
         const applied = yield* failureOf(deployments.apply(
-          { ...withUnknown, apiVersion: "apps/v1", kind: "Deployment" },
+          { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "strict" }, spec: withUnknown.spec },
           { fieldManager: "t", fieldValidation: "Strict" }
         ))
         // an apply configuration is typed by the field manager, which fails on any undeclared field (a 500)

@@ -270,3 +270,44 @@ describe("Template.apply, get and delete", () => {
       assert.strictEqual(again.length, 3)
     }))
 })
+
+describe("Template with an ApplySet: apply with prune, diff, status", () => {
+  it.effect("re-processing a template that renders fewer objects prunes what it dropped", () =>
+    withCluster((cluster) =>
+      Effect.gen(function*() {
+        const options = {
+          namespace: "batch",
+          templateNamespace: "templates",
+          fieldManager: "scheduler",
+          applySet: { name: "run-42" },
+          prune: true
+        }
+        const first = yield* Template.apply("batch-run", parameters, options)
+        assert.deepStrictEqual(first.created.map((r) => r.name), ["run-42-token", "run-42-settings", "run-42"])
+        const job = { apiVersion: "batch/v1", kind: "Job", name: "run-42", namespace: "batch" }
+        assert.strictEqual(cluster.get(job)!.metadata.labels!["applyset.kubernetes.io/part-of"], first.id)
+
+        // the template's next version renders no settings ConfigMap
+        const template = batchRun("templates")
+        cluster.update({ apiVersion: "template.openshift.io/v1", kind: "Template", name: "batch-run", namespace: "templates" }, {
+          objects: template.objects.filter((o) => o.kind !== "ConfigMap")
+        })
+        const diffs = yield* Template.diff("batch-run", parameters, options)
+        assert.deepStrictEqual(diffs.map((d) => `${d.action} ${d.ref.kind}/${d.ref.name}`), [
+          "unchanged Secret/run-42-token",
+          "unchanged Job/run-42",
+          "prune ConfigMap/run-42-settings"
+        ])
+        assert.notInclude(JSON.stringify(diffs), secretValue)
+        const second = yield* Template.apply("batch-run", parameters, options)
+        assert.deepStrictEqual(second.pruned.map((r) => r.name), ["run-42-settings"])
+        assert.isUndefined(cluster.get({ apiVersion: "v1", kind: "ConfigMap", name: "run-42-settings", namespace: "batch" }))
+
+        const statuses = yield* Template.status("batch-run", parameters, options)
+        assert.deepStrictEqual(statuses.map((s) => `${s.ref.kind} ${s.status}`), ["Secret Current", "Job InProgress"])
+        cluster.completeJob("batch", "run-42")
+        const ready = yield* Template.waitReady("batch-run", parameters, { ...options, timeout: "1 second" })
+        assert.deepStrictEqual(ready.map((s) => s.status), ["Current", "Current"])
+      })
+    ))
+})

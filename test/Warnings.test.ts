@@ -5,7 +5,6 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
@@ -17,21 +16,11 @@ import * as Warnings from "../src/Warnings.js"
 import { parseWarningHeader, reportMismatch } from "../src/internal/warnings.js"
 import { ValidationError } from "../src/Errors.js"
 import { nodeLayer } from "./util/reliability.js"
+import { failureOf } from "./util/failure.js"
 
 const cms = Kube.api(ConfigMaps, { namespace: "default" })
 const fake = FakeCluster.FakeCluster
 const deprecated = "v1 ConfigMap is deprecated in v1.99+; use \"v2\" ConfigMap"
-
-const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(Effect.exit(effect), (exit) => {
-    const reasons = Exit.isFailure(exit) ? exit.cause.reasons : []
-    const only = reasons.length === 1 ? reasons[0] : undefined
-    return only?._tag === "Fail"
-      ? Effect.succeed(only.error)
-      : Effect.die(
-        new Error(`expected a failure, got ${Exit.isSuccess(exit) ? "success" : reasons.map((r) => r._tag).join(", ")}`)
-      )
-  })
 
 describe("the Warning header", () => {
   it("parses 299 warnings, quoted and escaped, several in one header; other codes are left out", () => {

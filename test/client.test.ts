@@ -28,7 +28,7 @@ import { pod } from "./util/pods.js"
 
 const noRetries = RequestPolicy.layer({ readRetries: Schedule.recurs(0), throttleRetries: 0, timeout: null })
 const configMaps = Kube.api(ConfigMaps, { namespace: "default" })
-const configMap = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cfg", namespace: "default" }, data: {} }
+const configMap = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cfg", namespace: "default" }, data: {} } as const
 
 const realSleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
 

@@ -5,8 +5,10 @@
  */
 import type * as Kube from "../Kube.js"
 import type * as Resource from "../Resource.js"
+import type * as Watcher from "../Watcher.js"
 import * as logs from "./logs.js"
 import * as operations from "./operations.js"
+import * as reflector from "./reflector.js"
 import * as subresources from "./subresources.js"
 import type { Target } from "./validate.js"
 import * as waitFor from "./waitFor.js"
@@ -20,17 +22,18 @@ import * as watcher from "./watcher.js"
 export const make = <A, I, S extends string>(
   resource: Resource.Resource<A, I, S>,
   options?: { readonly namespace?: string | undefined }
-): Kube.Operations<A> & Kube.LogOperations => {
+): Kube.Operations<A, unknown> & Kube.LogOperations => {
   const target: Target<A, I> = { resource, namespace: options?.namespace }
-  const api: Kube.Operations<A> & Kube.LogOperations = {
+  const api: Omit<Kube.Operations<A, unknown>, "reflector"> & Kube.LogOperations = {
     resource: resource as Resource.Resource<A, unknown, string>,
     namespace: options?.namespace,
     create: (object, writeOptions) => operations.create(target, object, writeOptions),
     get: (name, getOptions) => operations.get(target, name, getOptions),
+    getOrFail: (name, getOptions) => operations.getOrFail(target, name, getOptions),
     list: (listOptions) => operations.list(target, listOptions),
     replace: (name, object, writeOptions) => operations.replace(target, name, object, writeOptions),
     patch: (name, patch, writeOptions) => operations.patch(target, name, patch, writeOptions),
-    apply: (object, applyOptions) => operations.apply(target, object, applyOptions),
+    apply: (configuration, applyOptions) => operations.apply(target, configuration, applyOptions),
     delete: (name, deleteOptions) => operations.del(target, name, deleteOptions),
     deleteWithResult: (name, deleteOptions) => subresources.deleteWithResult(target, name, deleteOptions),
     deleteAll: (deleteOptions) => operations.deleteAll(target, deleteOptions),
@@ -47,6 +50,7 @@ export const make = <A, I, S extends string>(
   // Subresource operations: the type offers each only where S has the subresource.
   return Object.assign(
     api,
+    { reflector: (watcherOptions?: Watcher.Options) => reflector.reflector(api, watcherOptions ?? {}) },
     subresources.status(target),
     subresources.scale(target),
     subresources.eviction(target),

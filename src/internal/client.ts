@@ -30,6 +30,7 @@ import type * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import {
   ApiError,
+  ConnectionFailure,
   KubeConfigError,
   reasonFor,
   RequestTimeout,
@@ -589,7 +590,9 @@ const scrubbedReason = (
   const { request } = fields
   switch (reason._tag) {
     case "TransportError":
-      return new HttpClientError.TransportError(fields)
+      return reason instanceof ConnectionFailure
+        ? new ConnectionFailure({ ...fields, description: reason.description, problem: reason.problem, code: reason.code })
+        : new HttpClientError.TransportError(fields)
     case "EncodeError":
       return new HttpClientError.EncodeError(fields)
     case "InvalidUrlError":
@@ -609,6 +612,17 @@ export const sendJson = (spec: Spec): Effect.Effect<unknown, RequestError, KubeC
     Effect.flatMap(response.text, (text) =>
       Effect.try({
         try: () => JSON.parse(text) as unknown,
+        catch: () => malformed(spec, `is not JSON (${text.length} bytes)`)
+      })))
+
+/** Sends a request and parses its JSON body, with the answer's status code (201 when an apply created the object). */
+export const sendJsonWithStatus = (
+  spec: Spec
+): Effect.Effect<{ readonly status: number; readonly json: unknown }, RequestError, KubeConfig | HttpClient.HttpClient> =>
+  exchange(spec, (response) =>
+    Effect.flatMap(response.text, (text) =>
+      Effect.try({
+        try: () => ({ status: response.status, json: JSON.parse(text) as unknown }),
         catch: () => malformed(spec, `is not JSON (${text.length} bytes)`)
       })))
 

@@ -649,6 +649,22 @@ export const decodeList = <A, I>(
   return Effect.as(Effect.forEach(mismatches, (mismatch) => reportMismatch(spec, mismatch), { discard: true }), result)
 }
 
+/** What `checkEnvelope` needs to check: the name a verb gives, and whether `generateName` may stand for it. */
+interface EnvelopeOptions {
+  readonly name?: string | undefined
+  readonly allowGenerateName?: boolean | undefined
+}
+
+const subjectOf = (
+  resource: Pick<Resource.Info, "kind">,
+  namespace: string | undefined,
+  object: unknown,
+  options: EnvelopeOptions
+) => {
+  const given = metadataOf(object)["name"]
+  return describe(resource, namespace, typeof given === "string" ? given : options.name)
+}
+
 /**
  * Encodes an object the user gave and checks it: its kind and apiVersion (filled when
  * absent), its name (unless `generateName` is allowed), its namespace (filled, or equal
@@ -658,12 +674,33 @@ export const prepareObject = <A, I>(
   resource: Resource.Resource<A, I, string>,
   namespace: string | undefined,
   object: A,
-  options: { readonly name?: string | undefined; readonly allowGenerateName?: boolean | undefined }
+  options: EnvelopeOptions
+): Effect.Effect<JsonObject, ValidationError> =>
+  Effect.flatMap(
+    Effect.fromResult(codecFor(resource.schema).encode(object, subjectOf(resource, namespace, object, options))),
+    (encoded) => checkEnvelope(resource, namespace, encoded, options)
+  )
+
+/**
+ * Checks an apply configuration: a partial object, so it is not checked against the
+ * Schema (its required fields may be left out, and it is JSON already: a Schema that
+ * transforms takes it in its encoded form); its envelope (apiVersion, kind, name and
+ * namespace) is checked as `prepareObject` checks a whole object's.
+ */
+export const prepareApplyConfiguration = (
+  resource: Resource.Info,
+  namespace: string | undefined,
+  configuration: unknown
+): Effect.Effect<JsonObject, ValidationError> => checkEnvelope(resource, namespace, configuration, {})
+
+const checkEnvelope = (
+  resource: Resource.Info,
+  namespace: string | undefined,
+  encoded: unknown,
+  options: EnvelopeOptions
 ): Effect.Effect<JsonObject, ValidationError> =>
   Effect.gen(function*() {
-    const given = metadataOf(object)
-    const subject = describe(resource, namespace, (given["name"] as string | undefined) ?? options.name)
-    const encoded = yield* Effect.fromResult(codecFor(resource.schema).encode(object, subject))
+    const subject = subjectOf(resource, namespace, encoded, options)
     if (!isObject(encoded)) {
       return yield* new ValidationError({ subject, detail: `must be a JSON object, got ${describeJson(encoded)}` })
     }

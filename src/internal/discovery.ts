@@ -372,3 +372,17 @@ const decodeGroups = Schema.decodeUnknownEffect(Schema.Struct({
     preferredVersion: Schema.optional(GroupVersion)
   }))
 }))
+
+/**
+ * The version the server prefers for each named group (`/apis`): for kinds known by group
+ * alone, as an ApplySet parent lists them (`Deployment.apps`).
+ */
+export const preferredVersions: Effect.Effect<ReadonlyMap<string, string>, Kube.Error, KubeConfig | HttpClient.HttpClient> =
+  client.sendJson(requestDiscovery.groups).pipe(
+    Effect.flatMap((json) =>
+      Effect.mapError(decodeGroups(json), () => malformed(requestDiscovery.groups, "expected an APIGroupList"))
+    ),
+    Effect.map((list) =>
+      new Map(list.groups.map((g) => [g.name, g.preferredVersion?.version ?? g.versions[0]?.version ?? ""]))
+    )
+  )

@@ -18,6 +18,7 @@ import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientError from "effect/http/HttpClientError"
 import type { Credentials, Service } from "../KubeConfig.js"
+import { described, transportReason } from "./transportCause.js"
 
 /** `fetch` options for requests to the cluster, for the current client certificate. @internal */
 export type TlsInit = (certificate: Credentials["clientCertificate"]) => RequestInit
@@ -35,7 +36,7 @@ export const make = (config: Service, tlsInit: TlsInit): Effect.Effect<HttpClien
         } catch {
           return base.execute(request)
         }
-        if (target !== origin) return base.execute(request)
+        if (target !== origin) return Effect.mapError(base.execute(request), described)
         for (const name of Object.keys(request.headers)) {
           if (Array.isArray(request.headers[name])) {
             return Effect.fail(
@@ -50,12 +51,10 @@ export const make = (config: Service, tlsInit: TlsInit): Effect.Effect<HttpClien
           }
         }
         return config.auth.credentials.pipe(
-          Effect.mapError((cause) =>
-            new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, cause }) })
-          ),
+          Effect.mapError((cause) => new HttpClientError.HttpClientError({ reason: transportReason(request, cause) })),
           Effect.flatMap((credentials) =>
             Effect.provideService(
-              base.execute(request),
+              Effect.mapError(base.execute(request), described),
               FetchHttpClient.RequestInit,
               tlsInit(credentials.clientCertificate)
             )

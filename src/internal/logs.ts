@@ -74,7 +74,20 @@ export const logSpec = <A, I>(
     })
   })
 
-/** `logs` on a bound api: `""` when the pod is gone. */
+/**
+ * A 404 of a log request that is not the pod's own NotFound (`pods "web" not found`, the
+ * Status naming the pod: there is no such pod) but the kubelet's (the API server relays it
+ * as NotFound for `pods/log`): the pod is there and its log is gone (its containers removed
+ * from the node, the node gone). That log is empty; a pod that does not exist is an error
+ * that names it, so a mistyped name never reads as an empty log.
+ */
+const isLogGone = (name: string) => (error: Kube.Error): error is ApiError => {
+  if (!ApiError.isNotFound(error)) return false
+  const details = error.status?.details
+  return !(details?.kind === "pods" && details.group === undefined && details.name === name)
+}
+
+/** `logs` on a bound api: `""` when the pod's log is gone; a pod that does not exist is ApiError NotFound. */
 export const logs = <A, I>(
   target: Target<A, I>,
   name: string,
@@ -83,7 +96,7 @@ export const logs = <A, I>(
   Effect.gen(function*() {
     const spec = yield* logSpec(target, name, options, false)
     return yield* client.sendText(spec).pipe(
-      Effect.catchIf(ApiError.isNotFound, () => Effect.succeed(""))
+      Effect.catchIf(isLogGone(name), () => Effect.succeed(""))
     )
   })
 
@@ -100,14 +113,15 @@ const followed = <A, I, B>(
         spec,
         client.sendScoped(spec).pipe(
           Effect.map(toStream),
-          Effect.catchIf(ApiError.isNotFound, () => Effect.succeed(Stream.empty))
+          Effect.catchIf(isLogGone(name), () => Effect.succeed(Stream.empty))
         )
       ))
   )
 
 /**
  * `logStream` on a bound api: the lines of a followed log until the server ends it
- * (the container ended). A pod that is gone has no lines, as with `logs`. Lines are cut
+ * (the container ended, or the pod was deleted). A pod whose log is gone has no lines, and one
+ * that does not exist fails with ApiError NotFound, as with `logs`. Lines are cut
  * in the loop that reads the body, and handed on a batch (about 64 KiB of text) per pull.
  */
 export const logStream = <A, I>(

@@ -201,7 +201,7 @@ const subjectFor = (list: string, index: number, item: unknown): string => {
   return `${list}[${index}] (${formatRef(ref)})`
 }
 
-const invalid = (subject: string, detail: string) => Effect.fail(new ValidationError({ subject, detail }))
+export const invalid = (subject: string, detail: string) => Effect.fail(new ValidationError({ subject, detail }))
 
 /**
  * Checks what every set operation needs: apiVersion, kind, a usable name, no namespace
@@ -287,14 +287,14 @@ const checkSecret = (located: Located): Effect.Effect<void, ValidationError> => 
 // discovery of every kind
 // ---------------------------------------------------------------------------------------------------------------------
 
-interface Resolved extends Located {
+export interface Resolved extends Located {
   readonly resource: Resource.Resource<unknown>
   /** The reference of the object: the namespace filled in (none for cluster-scoped kinds), the uid as given. */
   readonly ref: ObjectRef
 }
 
 /** The Discovery in context, or one for this operation alone. */
-const discoveryService = Effect.flatMap(
+export const discoveryService = Effect.flatMap(
   Effect.serviceOption(Discovery.Discovery),
   Option.match({ onNone: () => discovery.make, onSome: Effect.succeed })
 )
@@ -342,7 +342,7 @@ const targetNamespace = (options: Manifests.Options): Effect.Effect<string, Vali
     ? checkNamespace(options.namespace, "namespace")
     : Effect.flatMap(KubeConfig, (config) => checkNamespace(config.namespace, "namespace (from the kubeconfig)"))
 
-const checkOptionalBoolean = (value: unknown, subject: string): Effect.Effect<void, ValidationError> =>
+export const checkOptionalBoolean = (value: unknown, subject: string): Effect.Effect<void, ValidationError> =>
   value === undefined || typeof value === "boolean" ? Effect.void : invalid(subject, "must be true or false")
 
 const toArray = <A>(items: Iterable<A>, subject: string): Effect.Effect<ReadonlyArray<A>, ValidationError> =>
@@ -351,8 +351,8 @@ const toArray = <A>(items: Iterable<A>, subject: string): Effect.Effect<Readonly
     : invalid(subject, `expected a list, got ${describeJson(items)}`)
 
 /** Locates and resolves every reference of a get or delete, before any of them is sent. */
-const prepareRefs = (
-  refs: Iterable<ObjectRef | Manifests.Manifest>,
+export const prepareRefs = (
+  refs: Iterable<ObjectRef | Manifests.Applicable>,
   options: Manifests.Options
 ) =>
   Effect.gen(function*() {
@@ -365,7 +365,7 @@ const prepareRefs = (
   })
 
 /** Where the operations on a resolved object act. */
-const targetOf = (item: Resolved) => ({ resource: item.resource, namespace: item.ref.namespace })
+export const targetOf = (item: Resolved) => ({ resource: item.resource, namespace: item.ref.namespace })
 
 // ---------------------------------------------------------------------------------------------------------------------
 // apply
@@ -400,22 +400,31 @@ export const applyBody = (item: Resolved): JsonObject => {
   return body
 }
 
-const identityKey = (item: Resolved) =>
+export const identityKey = (item: Pick<Resolved, "resource" | "kind" | "ref" | "name">) =>
   `${item.resource.group}/${item.kind}/${item.ref.namespace ?? ""}/${item.name}`
 
-const uidOf = (object: unknown): string | undefined => {
+export const uidOf = (object: unknown): string | undefined => {
   const metadata = isObject(object) ? object["metadata"] : undefined
   const uid = isObject(metadata) ? metadata["uid"] : undefined
   return typeof uid === "string" && uid !== "" ? uid : undefined
 }
 
 /** A failure of one object, reduced to what RefFailure holds. */
-const asRefError = (error: Kube.Error): RefFailure["error"] => error
+export const asRefError = (error: Kube.Error): RefFailure["error"] => error
 
-export const apply = (
-  objects: Iterable<Manifests.Manifest>,
-  options: Manifests.ApplyOptions = {}
-): Effect.Effect<ReadonlyArray<ObjectRef>, ApplyFailed | Kube.Error, Kube.Requirements> =>
+/** A set checked and resolved for apply: every object with its kind, and the copy that is sent. */
+export interface PreparedApply {
+  readonly fieldManager: string
+  readonly target: string
+  readonly resolved: ReadonlyArray<Resolved>
+  readonly bodies: ReadonlyArray<JsonObject>
+}
+
+/** Every check of an apply, and discovery of every kind, before anything is sent that changes anything. */
+export const prepareApply = (
+  objects: Iterable<Manifests.Applicable>,
+  options: Manifests.ApplyOptions | Manifests.ApplySetOptions
+): Effect.Effect<PreparedApply, Kube.Error, Kube.Requirements> =>
   Effect.gen(function*() {
     const fieldManager = options.fieldManager ?? "effect-kube"
     if (typeof fieldManager !== "string" || fieldManager.trim() === "") {
@@ -440,25 +449,50 @@ export const apply = (
       if (earlier !== undefined) return yield* invalid(item.subject, `is the same object as ${earlier}`)
       seen.set(key, item.subject)
     }
-    const bodies = resolved.map(applyBody)
+    return { fieldManager, target, resolved, bodies: resolved.map(applyBody) }
+  })
 
+/** The server-side apply of one object of a set: the object answered and whether it was created (201). */
+export const applyOne = (
+  item: Resolved,
+  body: JsonObject,
+  options: { readonly fieldManager: string; readonly force?: boolean | undefined; readonly dryRun?: boolean | undefined }
+): Effect.Effect<{ readonly object: unknown; readonly created: boolean }, Kube.Error, Kube.Requirements> => {
+  const spec = request.patch(
+    item.resource,
+    item.ref.namespace,
+    item.name,
+    Patch.apply(body, { fieldManager: options.fieldManager, force: options.force === true }),
+    { dryRun: options.dryRun, fieldManager: options.fieldManager }
+  )
+  return Effect.map(client.sendJsonWithStatus(spec), ({ json, status }) => ({ object: json, created: status === 201 }))
+}
+
+/** The reference `apply` answers for an object: as given, without a uid given, with the uid the server answered. */
+export const appliedRef = (item: Resolved, object: unknown): ObjectRef => {
+  const { uid: _given, ...ref } = item.ref
+  const uid = uidOf(object)
+  return uid === undefined ? ref : { ...ref, uid }
+}
+
+export const apply = (
+  objects: Iterable<Manifests.Applicable>,
+  options: Manifests.ApplyOptions = {}
+): Effect.Effect<ReadonlyArray<ObjectRef>, ApplyFailed | Kube.Error, Kube.Requirements> =>
+  Effect.gen(function*() {
+    if ((options as { readonly prune?: unknown }).prune !== undefined) {
+      return yield* invalid("prune", "needs an applySet: only the members of an ApplySet can be told from other objects")
+    }
+    const { bodies, fieldManager, resolved } = yield* prepareApply(objects, options)
     const applied: Array<ObjectRef> = []
     for (let i = 0; i < resolved.length; i++) {
       const item = resolved[i]!
-      const { uid: _given, ...ref } = item.ref
-      const result = yield* Effect.result(
-        operations.patch(
-          targetOf(item),
-          item.name,
-          Patch.apply(bodies[i], { fieldManager, force: options.force === true }),
-          { dryRun: options.dryRun }
-        )
-      )
+      const result = yield* Effect.result(applyOne(item, bodies[i]!, { ...options, fieldManager }))
       if (Result.isFailure(result)) {
+        const { uid: _given, ...ref } = item.ref
         return yield* new ApplyFailed({ applied, failed: { ref, error: asRefError(result.failure) } })
       }
-      const uid = uidOf(result.success)
-      applied.push(uid === undefined ? ref : { ...ref, uid })
+      applied.push(appliedRef(item, result.success.object))
     }
     return applied
   })
@@ -468,7 +502,7 @@ export const apply = (
 // ---------------------------------------------------------------------------------------------------------------------
 
 export const get = (
-  refs: Iterable<ObjectRef | Manifests.Manifest>,
+  refs: Iterable<ObjectRef | Manifests.Applicable>,
   options: Manifests.Options = {}
 ): Effect.Effect<ReadonlyArray<Manifests.Manifest>, Kube.Error, Kube.Requirements> =>
   Effect.gen(function*() {
@@ -488,18 +522,22 @@ export const get = (
 
 const propagationPolicies: ReadonlySet<unknown> = new Set(["Foreground", "Background", "Orphan"])
 
+/** The propagation policy of a delete or a prune: the one given (checked), else `"Background"`. */
+export const checkPropagationPolicy = (
+  given: Manifests.DeleteOptions["propagationPolicy"]
+): Effect.Effect<"Foreground" | "Background" | "Orphan", ValidationError> => {
+  const policy = given ?? "Background"
+  return propagationPolicies.has(policy)
+    ? Effect.succeed(policy)
+    : invalid("propagationPolicy", `must be Foreground, Background or Orphan (got ${String(policy)})`)
+}
+
 export const del = (
-  refs: Iterable<ObjectRef | Manifests.Manifest>,
+  refs: Iterable<ObjectRef | Manifests.Applicable>,
   options: Manifests.DeleteOptions = {}
 ): Effect.Effect<ReadonlyArray<ObjectRef>, DeleteFailed | Kube.Error, Kube.Requirements> =>
   Effect.gen(function*() {
-    const propagationPolicy = options.propagationPolicy ?? "Background"
-    if (!propagationPolicies.has(propagationPolicy)) {
-      return yield* invalid(
-        "propagationPolicy",
-        `must be Foreground, Background or Orphan (got ${String(propagationPolicy)})`
-      )
-    }
+    const propagationPolicy = yield* checkPropagationPolicy(options.propagationPolicy)
     yield* checkOptionalBoolean(options.dryRun, "dryRun")
     const resolved = yield* prepareRefs(refs, options)
 

@@ -55,6 +55,7 @@ import * as Undici from "./undici.js"
 import * as UndiciHttpClient from "./undiciHttpClient.js"
 import type { Credentials, ProxyOptions, Service } from "../KubeConfig.js"
 import { currentCredentials } from "./credentials.js"
+import { transportReason } from "./transportCause.js"
 import type { EnvironmentProxy, ProxyEnvironment } from "./proxyEnvironment.js"
 import { environmentNames, forServer } from "./proxyEnvironment.js"
 
@@ -353,7 +354,11 @@ export const make = (
       request: HttpClientRequest.HttpClientRequest,
       failure: { readonly cause: unknown } | { readonly description: string }
     ) =>
-      new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, ...failure }) })
+      new HttpClientError.HttpClientError({
+        reason: "cause" in failure
+          ? transportReason(request, failure.cause)
+          : new HttpClientError.TransportError({ request, ...failure })
+      })
     const execute = (
       given: HttpClientRequest.HttpClientRequest
     ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> => {

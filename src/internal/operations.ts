@@ -12,7 +12,16 @@ import type * as Kube from "../Kube.js"
 import type * as Patch from "../Patch.js"
 import * as Patches from "../Patch.js"
 import * as client from "./client.js"
-import { decodeList, decodeObject, describe, isObject, malformed, metadataOf, prepareObject } from "./codec.js"
+import {
+  decodeList,
+  decodeObject,
+  describe,
+  isObject,
+  malformed,
+  metadataOf,
+  prepareApplyConfiguration,
+  prepareObject
+} from "./codec.js"
 import { skipInvalid } from "./invalid.js"
 import * as request from "./request/operations.js"
 import type { Spec } from "./request/spec.js"
@@ -37,6 +46,17 @@ export const get = <A, I>(
     if (Option.isNone(found)) return Option.none<A>()
     return Option.some(yield* decodeObject(target.resource, found.value, spec))
   })
+
+/** Reads one object that must exist: a 404 is the server's ApiError NotFound. */
+export const getOrFail = <A, I>(
+  target: Target<A, I>,
+  name: string,
+  options: Kube.GetOptions = {}
+): Effect.Effect<A, Kube.Error, Kube.Requirements> =>
+  Effect.flatMap(
+    resolveNamed(target, name),
+    (namespace) => objectRequest(target, request.get(target.resource, namespace, name, options))
+  )
 
 /** Lists one page (or all, without `limit`). */
 export const list = <A, I>(
@@ -140,15 +160,15 @@ export const patch = <A, I>(
     )
   })
 
-/** Server-side applies a whole object. */
+/** Server-side applies an apply configuration (a partial object, sent as JSON). */
 export const apply = <A, I>(
   target: Target<A, I>,
-  object: A,
+  configuration: unknown,
   options: Kube.ApplyOptions
 ): Effect.Effect<A, Kube.Error, Kube.Requirements> =>
   Effect.gen(function*() {
     const namespace = yield* resolveNamespace(target)
-    const body = yield* prepareObject(target.resource, namespace, object, {})
+    const body = yield* prepareApplyConfiguration(target.resource, namespace, configuration)
     const name = metadataOf(body)["name"] as string
     return yield* patch(target, name, Patches.apply(body, options), {
       dryRun: options.dryRun,

@@ -129,7 +129,7 @@ export const reflect = <A, E, R>(
 
 /** A store kept up to date by a watcher running in the background of the scope. */
 export const reflector = <A>(
-  api: Kube.Operations<A>,
+  api: Pick<Kube.Operations<A>, "namespace" | "resource" | "watcher">,
   options: Watcher.Options
 ): Effect.Effect<Watcher.Store<A, Kube.Error>, never, Kube.Requirements | Scope.Scope> =>
   Effect.gen(function*() {

@@ -6,6 +6,7 @@
  * (`Kube.SubresourceOperations`); a server that lacks one answers 404.
  */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { ValidationError } from "../Errors.js"
 import type * as Kube from "../Kube.js"
@@ -13,7 +14,16 @@ import type * as Patch from "../Patch.js"
 import * as Patches from "../Patch.js"
 import { Scale, type Scale as ScaleObject } from "../resources/generated.js"
 import * as client from "./client.js"
-import { codecFor, decodeObject, describe, isObject, malformed, metadataOf, prepareObject } from "./codec.js"
+import {
+  codecFor,
+  decodeObject,
+  describe,
+  isObject,
+  malformed,
+  metadataOf,
+  prepareApplyConfiguration,
+  prepareObject
+} from "./codec.js"
 import { fieldManagerOf } from "./operations.js"
 import * as request from "./request/operations.js"
 import type { Spec, SubresourceVerb } from "./request/spec.js"
@@ -32,25 +42,33 @@ interface ObjectVerbs {
   readonly patch: SubresourceVerb
 }
 
-/** Reads an object through a subresource that answers the whole object. */
-const getVia = <A, I>(target: Target<A, I>, subresource: string, verb: SubresourceVerb, name: string): Result<A> =>
-  Effect.flatMap(
-    resolveNamed(target, name),
-    (namespace) => objectRequest(target, request.getSubresource(target.resource, namespace, name, subresource, verb))
-  )
+/** Reads through a subresource, decoding the answer with `decode`; a 404 is `None`, as for `get`. */
+const getOptionVia = <A, I, B>(
+  target: Target<A, I>,
+  subresource: string,
+  verb: SubresourceVerb,
+  name: string,
+  decode: (json: unknown, spec: Spec) => Result<B>
+): Result<Option.Option<B>> =>
+  Effect.gen(function*() {
+    const namespace = yield* resolveNamed(target, name)
+    const spec = request.getSubresource(target.resource, namespace, name, subresource, verb)
+    const found = yield* client.sendJsonOption(spec)
+    return Option.isNone(found) ? Option.none() : Option.some(yield* decode(found.value, spec))
+  })
 
-/** Replaces through a subresource: the object's name is its `metadata.name`. */
+/** Replaces through a subresource, as `replace` does: the name given, and `metadata.name` equal to it if set. */
 const replaceVia = <A, I>(
   target: Target<A, I>,
   subresource: string,
   verb: SubresourceVerb,
+  name: string,
   object: A,
   options: Kube.WriteOptions = {}
 ): Result<A> =>
   Effect.gen(function*() {
-    const namespace = yield* resolveNamespace(target)
-    const body = yield* prepareObject(target.resource, namespace, object, {})
-    const name = metadataOf(body)["name"] as string
+    const namespace = yield* resolveNamed(target, name)
+    const body = yield* prepareObject(target.resource, namespace, object, { name })
     return yield* objectRequest(
       target,
       request.replaceSubresource(target.resource, namespace, name, subresource, body, options, verb)
@@ -79,23 +97,25 @@ const patchVia = <A, I>(
   })
 
 const objectSubresource = <A, I>(target: Target<A, I>, subresource: string, verbs: ObjectVerbs) => ({
-  get: (name: string) => getVia(target, subresource, verbs.get, name),
-  replace: (object: A, options?: Kube.WriteOptions) => replaceVia(target, subresource, verbs.replace, object, options),
+  get: (name: string) =>
+    getOptionVia(target, subresource, verbs.get, name, (json, spec) => decodeObject(target.resource, json, spec)),
+  replace: (name: string, object: A, options?: Kube.WriteOptions) =>
+    replaceVia(target, subresource, verbs.replace, name, object, options),
   patch: (name: string, thePatch: Patch.Patch, options?: Kube.WriteOptions) =>
     patchVia(target, subresource, verbs.patch, name, thePatch, options)
 })
 
 /** The `status` subresource. */
-export const status = <A, I>(target: Target<A, I>): Kube.StatusOperations<A> => {
+export const status = <A, I>(target: Target<A, I>): Kube.StatusOperations<A, unknown> => {
   const ops = objectSubresource(target, "status", { get: "getStatus", replace: "replaceStatus", patch: "patchStatus" })
   return {
     getStatus: ops.get,
     replaceStatus: ops.replace,
     patchStatus: ops.patch,
-    applyStatus: (object, options) =>
+    applyStatus: (configuration, options) =>
       Effect.gen(function*() {
         const namespace = yield* resolveNamespace(target)
-        const body = yield* prepareObject(target.resource, namespace, object, {})
+        const body = yield* prepareApplyConfiguration(target.resource, namespace, configuration)
         const name = metadataOf(body)["name"] as string
         return yield* patchVia(target, "status", "applyStatus", name, Patches.apply(body, options), {
           dryRun: options.dryRun,
@@ -127,16 +147,14 @@ export const resize = <A, I>(target: Target<A, I>): Kube.ResizeOperations<A> => 
 
 const scaleResource = { kind: "Scale", apiVersion: "autoscaling/v1", schema: Scale } as const
 
+const decodeScale = (json: unknown, spec: Spec): Result<ScaleObject> => decodeObject(scaleResource, json, spec)
+
 const scaleRequest = (spec: Spec): Result<ScaleObject> =>
-  Effect.flatMap(client.sendJson(spec), (json) => decodeObject(scaleResource, json, spec))
+  Effect.flatMap(client.sendJson(spec), (json) => decodeScale(json, spec))
 
 /** The `scale` subresource, as an autoscaling/v1 Scale. */
 export const scale = <A, I>(target: Target<A, I>): Kube.ScaleOperations => ({
-  getScale: (name) =>
-    Effect.flatMap(
-      resolveNamed(target, name),
-      (namespace) => scaleRequest(request.getSubresource(target.resource, namespace, name, "scale", "getScale"))
-    ),
+  getScale: (name) => getOptionVia(target, "scale", "getScale", name, decodeScale),
   replaceScale: (name, theScale, options = {}) =>
     Effect.gen(function*() {
       const namespace = yield* resolveNamed(target, name)

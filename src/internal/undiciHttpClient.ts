@@ -55,6 +55,7 @@ import * as Zlib from "node:zlib"
 import "./undici.js"
 import type * as Undici from "./undici.js"
 import { abortRequest, currentCredentials, currentDeadline } from "./credentials.js"
+import { transportReason } from "./transportCause.js"
 
 type Body = Exclude<Undici.Dispatcher.RequestOptions["body"], undefined>
 
@@ -89,8 +90,9 @@ const send = (
     body
   })
 
+// the message names the cause (`connect ECONNREFUSED ...`), not only `cause` (see transportCause.ts)
 const transportError = (request: HttpClientRequest.HttpClientRequest) => (cause: unknown) =>
-  new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, cause }) })
+  new HttpClientError.HttpClientError({ reason: transportReason(request, cause) })
 
 /**
  * What undici needs of an abort signal (`aborted`, one `abort` listener): an AbortController

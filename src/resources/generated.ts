@@ -6,6 +6,7 @@
  */
 import type * as Schema from "effect/Schema"
 import * as Resource from "../Resource.js"
+import type * as ApplyConfigurations from "./generatedApply.js"
 import { B, IntOrString, N, NT, O, Q, S, StatusKind, U, struct } from "./internal/schema.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -2345,7 +2346,7 @@ export const ValidatingWebhookConfigurationList: Schema.Codec<ValidatingWebhookC
  * @since 0.1.0
  * @category resources
  */
-export const MutatingAdmissionPolicies = /* @__PURE__ */ Resource.make({
+export const MutatingAdmissionPolicies = /* @__PURE__ */ Resource.make<MutatingAdmissionPolicy, MutatingAdmissionPolicy, never, ApplyConfigurations.MutatingAdmissionPolicyApply>({
   apiVersion: "admissionregistration.k8s.io/v1",
   kind: "MutatingAdmissionPolicy",
   plural: "mutatingadmissionpolicies",
@@ -2365,7 +2366,7 @@ export const MutatingAdmissionPolicies = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const MutatingAdmissionPolicyBindings = /* @__PURE__ */ Resource.make({
+export const MutatingAdmissionPolicyBindings = /* @__PURE__ */ Resource.make<MutatingAdmissionPolicyBinding, MutatingAdmissionPolicyBinding, never, ApplyConfigurations.MutatingAdmissionPolicyBindingApply>({
   apiVersion: "admissionregistration.k8s.io/v1",
   kind: "MutatingAdmissionPolicyBinding",
   plural: "mutatingadmissionpolicybindings",
@@ -2385,7 +2386,7 @@ export const MutatingAdmissionPolicyBindings = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const MutatingWebhookConfigurations = /* @__PURE__ */ Resource.make({
+export const MutatingWebhookConfigurations = /* @__PURE__ */ Resource.make<MutatingWebhookConfiguration, MutatingWebhookConfiguration, never, ApplyConfigurations.MutatingWebhookConfigurationApply>({
   apiVersion: "admissionregistration.k8s.io/v1",
   kind: "MutatingWebhookConfiguration",
   plural: "mutatingwebhookconfigurations",
@@ -2405,7 +2406,7 @@ export const MutatingWebhookConfigurations = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const ValidatingAdmissionPolicies = /* @__PURE__ */ Resource.make({
+export const ValidatingAdmissionPolicies = /* @__PURE__ */ Resource.make<ValidatingAdmissionPolicy, ValidatingAdmissionPolicy, "status", ApplyConfigurations.ValidatingAdmissionPolicyApply>({
   apiVersion: "admissionregistration.k8s.io/v1",
   kind: "ValidatingAdmissionPolicy",
   plural: "validatingadmissionpolicies",
@@ -2426,7 +2427,7 @@ export const ValidatingAdmissionPolicies = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const ValidatingAdmissionPolicyBindings = /* @__PURE__ */ Resource.make({
+export const ValidatingAdmissionPolicyBindings = /* @__PURE__ */ Resource.make<ValidatingAdmissionPolicyBinding, ValidatingAdmissionPolicyBinding, never, ApplyConfigurations.ValidatingAdmissionPolicyBindingApply>({
   apiVersion: "admissionregistration.k8s.io/v1",
   kind: "ValidatingAdmissionPolicyBinding",
   plural: "validatingadmissionpolicybindings",
@@ -2446,7 +2447,7 @@ export const ValidatingAdmissionPolicyBindings = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const ValidatingWebhookConfigurations = /* @__PURE__ */ Resource.make({
+export const ValidatingWebhookConfigurations = /* @__PURE__ */ Resource.make<ValidatingWebhookConfiguration, ValidatingWebhookConfiguration, never, ApplyConfigurations.ValidatingWebhookConfigurationApply>({
   apiVersion: "admissionregistration.k8s.io/v1",
   kind: "ValidatingWebhookConfiguration",
   plural: "validatingwebhookconfigurations",
@@ -3097,7 +3098,7 @@ export const MutatingAdmissionPolicyListV1alpha1: Schema.Codec<MutatingAdmission
  * @since 0.1.0
  * @category resources
  */
-export const MutatingAdmissionPoliciesV1alpha1 = /* @__PURE__ */ Resource.make({
+export const MutatingAdmissionPoliciesV1alpha1 = /* @__PURE__ */ Resource.make<MutatingAdmissionPolicyV1alpha1, MutatingAdmissionPolicyV1alpha1, never, ApplyConfigurations.MutatingAdmissionPolicyV1alpha1Apply>({
   apiVersion: "admissionregistration.k8s.io/v1alpha1",
   kind: "MutatingAdmissionPolicy",
   plural: "mutatingadmissionpolicies",
@@ -3117,7 +3118,7 @@ export const MutatingAdmissionPoliciesV1alpha1 = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const MutatingAdmissionPolicyBindingsV1alpha1 = /* @__PURE__ */ Resource.make({
+export const MutatingAdmissionPolicyBindingsV1alpha1 = /* @__PURE__ */ Resource.make<MutatingAdmissionPolicyBindingV1alpha1, MutatingAdmissionPolicyBindingV1alpha1, never, ApplyConfigurations.MutatingAdmissionPolicyBindingV1alpha1Apply>({
   apiVersion: "admissionregistration.k8s.io/v1alpha1",
   kind: "MutatingAdmissionPolicyBinding",
   plural: "mutatingadmissionpolicybindings",
@@ -3772,7 +3773,7 @@ export const MutatingAdmissionPolicyListV1beta1: Schema.Codec<MutatingAdmissionP
  * @since 0.1.0
  * @category resources
  */
-export const MutatingAdmissionPoliciesV1beta1 = /* @__PURE__ */ Resource.make({
+export const MutatingAdmissionPoliciesV1beta1 = /* @__PURE__ */ Resource.make<MutatingAdmissionPolicyV1beta1, MutatingAdmissionPolicyV1beta1, never, ApplyConfigurations.MutatingAdmissionPolicyV1beta1Apply>({
   apiVersion: "admissionregistration.k8s.io/v1beta1",
   kind: "MutatingAdmissionPolicy",
   plural: "mutatingadmissionpolicies",
@@ -3792,7 +3793,7 @@ export const MutatingAdmissionPoliciesV1beta1 = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const MutatingAdmissionPolicyBindingsV1beta1 = /* @__PURE__ */ Resource.make({
+export const MutatingAdmissionPolicyBindingsV1beta1 = /* @__PURE__ */ Resource.make<MutatingAdmissionPolicyBindingV1beta1, MutatingAdmissionPolicyBindingV1beta1, never, ApplyConfigurations.MutatingAdmissionPolicyBindingV1beta1Apply>({
   apiVersion: "admissionregistration.k8s.io/v1beta1",
   kind: "MutatingAdmissionPolicyBinding",
   plural: "mutatingadmissionpolicybindings",
@@ -4575,7 +4576,7 @@ export const CustomResourceDefinitionList: Schema.Codec<CustomResourceDefinition
  * @since 0.1.0
  * @category resources
  */
-export const CustomResourceDefinitions = /* @__PURE__ */ Resource.make({
+export const CustomResourceDefinitions = /* @__PURE__ */ Resource.make<CustomResourceDefinition, CustomResourceDefinition, "status", ApplyConfigurations.CustomResourceDefinitionApply>({
   apiVersion: "apiextensions.k8s.io/v1",
   kind: "CustomResourceDefinition",
   plural: "customresourcedefinitions",
@@ -4783,7 +4784,7 @@ export const APIServiceList: Schema.Codec<APIServiceList> = /* @__PURE__ */ stru
  * @since 0.1.0
  * @category resources
  */
-export const APIServices = /* @__PURE__ */ Resource.make({
+export const APIServices = /* @__PURE__ */ Resource.make<APIService, APIService, "status", ApplyConfigurations.APIServiceApply>({
   apiVersion: "apiregistration.k8s.io/v1",
   kind: "APIService",
   plural: "apiservices",
@@ -4964,7 +4965,7 @@ export const StorageVersionList: Schema.Codec<StorageVersionList> = /* @__PURE__
  * @since 0.1.0
  * @category resources
  */
-export const StorageVersions = /* @__PURE__ */ Resource.make({
+export const StorageVersions = /* @__PURE__ */ Resource.make<StorageVersion, StorageVersion, "status", ApplyConfigurations.StorageVersionApply>({
   apiVersion: "internal.apiserver.k8s.io/v1alpha1",
   kind: "StorageVersion",
   plural: "storageversions",
@@ -12441,7 +12442,7 @@ export const TopologySelectorTerm: Schema.Codec<TopologySelectorTerm> = /* @__PU
  * @since 0.1.0
  * @category resources
  */
-export const Bindings = /* @__PURE__ */ Resource.make({
+export const Bindings = /* @__PURE__ */ Resource.make<Binding, Binding, never, ApplyConfigurations.BindingApply>({
   apiVersion: "v1",
   kind: "Binding",
   plural: "bindings",
@@ -12461,7 +12462,7 @@ export const Bindings = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const ComponentStatuses = /* @__PURE__ */ Resource.make({
+export const ComponentStatuses = /* @__PURE__ */ Resource.make<ComponentStatus, ComponentStatus, never, ApplyConfigurations.ComponentStatusApply>({
   apiVersion: "v1",
   kind: "ComponentStatus",
   plural: "componentstatuses",
@@ -12481,7 +12482,7 @@ export const ComponentStatuses = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const ConfigMaps = /* @__PURE__ */ Resource.make({
+export const ConfigMaps = /* @__PURE__ */ Resource.make<ConfigMap, ConfigMap, never, ApplyConfigurations.ConfigMapApply>({
   apiVersion: "v1",
   kind: "ConfigMap",
   plural: "configmaps",
@@ -12501,7 +12502,7 @@ export const ConfigMaps = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const EndpointsResource = /* @__PURE__ */ Resource.make({
+export const EndpointsResource = /* @__PURE__ */ Resource.make<Endpoints, Endpoints, never, ApplyConfigurations.EndpointsApply>({
   apiVersion: "v1",
   kind: "Endpoints",
   plural: "endpoints",
@@ -12521,7 +12522,7 @@ export const EndpointsResource = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const Events = /* @__PURE__ */ Resource.make({
+export const Events = /* @__PURE__ */ Resource.make<Event, Event, never, ApplyConfigurations.EventApply>({
   apiVersion: "v1",
   kind: "Event",
   plural: "events",
@@ -12541,7 +12542,7 @@ export const Events = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const LimitRanges = /* @__PURE__ */ Resource.make({
+export const LimitRanges = /* @__PURE__ */ Resource.make<LimitRange, LimitRange, never, ApplyConfigurations.LimitRangeApply>({
   apiVersion: "v1",
   kind: "LimitRange",
   plural: "limitranges",
@@ -12561,7 +12562,7 @@ export const LimitRanges = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const Namespaces = /* @__PURE__ */ Resource.make({
+export const Namespaces = /* @__PURE__ */ Resource.make<Namespace, Namespace, "finalize" | "status", ApplyConfigurations.NamespaceApply>({
   apiVersion: "v1",
   kind: "Namespace",
   plural: "namespaces",
@@ -12582,7 +12583,7 @@ export const Namespaces = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const Nodes = /* @__PURE__ */ Resource.make({
+export const Nodes = /* @__PURE__ */ Resource.make<Node, Node, "proxy" | "status", ApplyConfigurations.NodeApply>({
   apiVersion: "v1",
   kind: "Node",
   plural: "nodes",
@@ -12603,7 +12604,7 @@ export const Nodes = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const PersistentVolumeClaims = /* @__PURE__ */ Resource.make({
+export const PersistentVolumeClaims = /* @__PURE__ */ Resource.make<PersistentVolumeClaim, PersistentVolumeClaim, "status", ApplyConfigurations.PersistentVolumeClaimApply>({
   apiVersion: "v1",
   kind: "PersistentVolumeClaim",
   plural: "persistentvolumeclaims",
@@ -12624,7 +12625,7 @@ export const PersistentVolumeClaims = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const PersistentVolumes = /* @__PURE__ */ Resource.make({
+export const PersistentVolumes = /* @__PURE__ */ Resource.make<PersistentVolume, PersistentVolume, "status", ApplyConfigurations.PersistentVolumeApply>({
   apiVersion: "v1",
   kind: "PersistentVolume",
   plural: "persistentvolumes",
@@ -12639,7 +12640,7 @@ export const PersistentVolumes = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const Pods = /* @__PURE__ */ Resource.make({
+export const Pods = /* @__PURE__ */ Resource.make<Pod, Pod, "attach" | "binding" | "ephemeralcontainers" | "eviction" | "exec" | "log" | "portforward" | "proxy" | "resize" | "status", ApplyConfigurations.PodApply>({
   apiVersion: "v1",
   kind: "Pod",
   plural: "pods",
@@ -12660,7 +12661,7 @@ export const Pods = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const PodTemplates = /* @__PURE__ */ Resource.make({
+export const PodTemplates = /* @__PURE__ */ Resource.make<PodTemplate, PodTemplate, never, ApplyConfigurations.PodTemplateApply>({
   apiVersion: "v1",
   kind: "PodTemplate",
   plural: "podtemplates",
@@ -12680,7 +12681,7 @@ export const PodTemplates = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const ReplicationControllers = /* @__PURE__ */ Resource.make({
+export const ReplicationControllers = /* @__PURE__ */ Resource.make<ReplicationController, ReplicationController, "scale" | "status", ApplyConfigurations.ReplicationControllerApply>({
   apiVersion: "v1",
   kind: "ReplicationController",
   plural: "replicationcontrollers",
@@ -12701,7 +12702,7 @@ export const ReplicationControllers = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const ResourceQuotas = /* @__PURE__ */ Resource.make({
+export const ResourceQuotas = /* @__PURE__ */ Resource.make<ResourceQuota, ResourceQuota, "status", ApplyConfigurations.ResourceQuotaApply>({
   apiVersion: "v1",
   kind: "ResourceQuota",
   plural: "resourcequotas",
@@ -12722,7 +12723,7 @@ export const ResourceQuotas = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const Secrets = /* @__PURE__ */ Resource.make({
+export const Secrets = /* @__PURE__ */ Resource.make<Secret, Secret, never, ApplyConfigurations.SecretApply>({
   apiVersion: "v1",
   kind: "Secret",
   plural: "secrets",
@@ -12742,7 +12743,7 @@ export const Secrets = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const ServiceAccounts = /* @__PURE__ */ Resource.make({
+export const ServiceAccounts = /* @__PURE__ */ Resource.make<ServiceAccount, ServiceAccount, "token", ApplyConfigurations.ServiceAccountApply>({
   apiVersion: "v1",
   kind: "ServiceAccount",
   plural: "serviceaccounts",
@@ -12763,7 +12764,7 @@ export const ServiceAccounts = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const Services = /* @__PURE__ */ Resource.make({
+export const Services = /* @__PURE__ */ Resource.make<Service, Service, "proxy" | "status", ApplyConfigurations.ServiceApply>({
   apiVersion: "v1",
   kind: "Service",
   plural: "services",
@@ -13780,7 +13781,7 @@ export const StatefulSetList: Schema.Codec<StatefulSetList> = /* @__PURE__ */ st
  * @since 0.1.0
  * @category resources
  */
-export const ControllerRevisions = /* @__PURE__ */ Resource.make({
+export const ControllerRevisions = /* @__PURE__ */ Resource.make<ControllerRevision, ControllerRevision, never, ApplyConfigurations.ControllerRevisionApply>({
   apiVersion: "apps/v1",
   kind: "ControllerRevision",
   plural: "controllerrevisions",
@@ -13800,7 +13801,7 @@ export const ControllerRevisions = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const DaemonSets = /* @__PURE__ */ Resource.make({
+export const DaemonSets = /* @__PURE__ */ Resource.make<DaemonSet, DaemonSet, "status", ApplyConfigurations.DaemonSetApply>({
   apiVersion: "apps/v1",
   kind: "DaemonSet",
   plural: "daemonsets",
@@ -13821,7 +13822,7 @@ export const DaemonSets = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const Deployments = /* @__PURE__ */ Resource.make({
+export const Deployments = /* @__PURE__ */ Resource.make<Deployment, Deployment, "scale" | "status", ApplyConfigurations.DeploymentApply>({
   apiVersion: "apps/v1",
   kind: "Deployment",
   plural: "deployments",
@@ -13842,7 +13843,7 @@ export const Deployments = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const ReplicaSets = /* @__PURE__ */ Resource.make({
+export const ReplicaSets = /* @__PURE__ */ Resource.make<ReplicaSet, ReplicaSet, "scale" | "status", ApplyConfigurations.ReplicaSetApply>({
   apiVersion: "apps/v1",
   kind: "ReplicaSet",
   plural: "replicasets",
@@ -13863,7 +13864,7 @@ export const ReplicaSets = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const StatefulSets = /* @__PURE__ */ Resource.make({
+export const StatefulSets = /* @__PURE__ */ Resource.make<StatefulSet, StatefulSet, "scale" | "status", ApplyConfigurations.StatefulSetApply>({
   apiVersion: "apps/v1",
   kind: "StatefulSet",
   plural: "statefulsets",
@@ -14164,7 +14165,7 @@ export const TokenReview: Schema.Codec<TokenReview> = /* @__PURE__ */ struct<Tok
  * @since 0.1.0
  * @category resources
  */
-export const SelfSubjectReviews = /* @__PURE__ */ Resource.make({
+export const SelfSubjectReviews = /* @__PURE__ */ Resource.make<SelfSubjectReview, SelfSubjectReview, never, ApplyConfigurations.SelfSubjectReviewApply>({
   apiVersion: "authentication.k8s.io/v1",
   kind: "SelfSubjectReview",
   plural: "selfsubjectreviews",
@@ -14178,7 +14179,7 @@ export const SelfSubjectReviews = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const TokenReviews = /* @__PURE__ */ Resource.make({
+export const TokenReviews = /* @__PURE__ */ Resource.make<TokenReview, TokenReview, never, ApplyConfigurations.TokenReviewApply>({
   apiVersion: "authentication.k8s.io/v1",
   kind: "TokenReview",
   plural: "tokenreviews",
@@ -14643,7 +14644,7 @@ export const SubjectAccessReview: Schema.Codec<SubjectAccessReview> = /* @__PURE
  * @since 0.1.0
  * @category resources
  */
-export const LocalSubjectAccessReviews = /* @__PURE__ */ Resource.make({
+export const LocalSubjectAccessReviews = /* @__PURE__ */ Resource.make<LocalSubjectAccessReview, LocalSubjectAccessReview, never, ApplyConfigurations.LocalSubjectAccessReviewApply>({
   apiVersion: "authorization.k8s.io/v1",
   kind: "LocalSubjectAccessReview",
   plural: "localsubjectaccessreviews",
@@ -14657,7 +14658,7 @@ export const LocalSubjectAccessReviews = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const SelfSubjectAccessReviews = /* @__PURE__ */ Resource.make({
+export const SelfSubjectAccessReviews = /* @__PURE__ */ Resource.make<SelfSubjectAccessReview, SelfSubjectAccessReview, never, ApplyConfigurations.SelfSubjectAccessReviewApply>({
   apiVersion: "authorization.k8s.io/v1",
   kind: "SelfSubjectAccessReview",
   plural: "selfsubjectaccessreviews",
@@ -14671,7 +14672,7 @@ export const SelfSubjectAccessReviews = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const SelfSubjectRulesReviews = /* @__PURE__ */ Resource.make({
+export const SelfSubjectRulesReviews = /* @__PURE__ */ Resource.make<SelfSubjectRulesReview, SelfSubjectRulesReview, never, ApplyConfigurations.SelfSubjectRulesReviewApply>({
   apiVersion: "authorization.k8s.io/v1",
   kind: "SelfSubjectRulesReview",
   plural: "selfsubjectrulesreviews",
@@ -14685,7 +14686,7 @@ export const SelfSubjectRulesReviews = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const SubjectAccessReviews = /* @__PURE__ */ Resource.make({
+export const SubjectAccessReviews = /* @__PURE__ */ Resource.make<SubjectAccessReview, SubjectAccessReview, never, ApplyConfigurations.SubjectAccessReviewApply>({
   apiVersion: "authorization.k8s.io/v1",
   kind: "SubjectAccessReview",
   plural: "subjectaccessreviews",
@@ -14940,7 +14941,7 @@ export const Scale: Schema.Codec<Scale> = /* @__PURE__ */ struct<Scale>("Scale",
  * @since 0.1.0
  * @category resources
  */
-export const HorizontalPodAutoscalersV1 = /* @__PURE__ */ Resource.make({
+export const HorizontalPodAutoscalersV1 = /* @__PURE__ */ Resource.make<HorizontalPodAutoscalerV1, HorizontalPodAutoscalerV1, "status", ApplyConfigurations.HorizontalPodAutoscalerV1Apply>({
   apiVersion: "autoscaling/v1",
   kind: "HorizontalPodAutoscaler",
   plural: "horizontalpodautoscalers",
@@ -15658,7 +15659,7 @@ export const HorizontalPodAutoscalerList: Schema.Codec<HorizontalPodAutoscalerLi
  * @since 0.1.0
  * @category resources
  */
-export const HorizontalPodAutoscalers = /* @__PURE__ */ Resource.make({
+export const HorizontalPodAutoscalers = /* @__PURE__ */ Resource.make<HorizontalPodAutoscaler, HorizontalPodAutoscaler, "status", ApplyConfigurations.HorizontalPodAutoscalerApply>({
   apiVersion: "autoscaling/v2",
   kind: "HorizontalPodAutoscaler",
   plural: "horizontalpodautoscalers",
@@ -16287,7 +16288,7 @@ export const JobList: Schema.Codec<JobList> = /* @__PURE__ */ struct<JobList>("J
  * @since 0.1.0
  * @category resources
  */
-export const CronJobs = /* @__PURE__ */ Resource.make({
+export const CronJobs = /* @__PURE__ */ Resource.make<CronJob, CronJob, "status", ApplyConfigurations.CronJobApply>({
   apiVersion: "batch/v1",
   kind: "CronJob",
   plural: "cronjobs",
@@ -16308,7 +16309,7 @@ export const CronJobs = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const Jobs = /* @__PURE__ */ Resource.make({
+export const Jobs = /* @__PURE__ */ Resource.make<Job, Job, "status", ApplyConfigurations.JobApply>({
   apiVersion: "batch/v1",
   kind: "Job",
   plural: "jobs",
@@ -16587,7 +16588,7 @@ export const CertificateSigningRequestList: Schema.Codec<CertificateSigningReque
  * @since 0.1.0
  * @category resources
  */
-export const CertificateSigningRequests = /* @__PURE__ */ Resource.make({
+export const CertificateSigningRequests = /* @__PURE__ */ Resource.make<CertificateSigningRequest, CertificateSigningRequest, "approval" | "status", ApplyConfigurations.CertificateSigningRequestApply>({
   apiVersion: "certificates.k8s.io/v1",
   kind: "CertificateSigningRequest",
   plural: "certificatesigningrequests",
@@ -16716,7 +16717,7 @@ export const ClusterTrustBundleListV1alpha1: Schema.Codec<ClusterTrustBundleList
  * @since 0.1.0
  * @category resources
  */
-export const ClusterTrustBundlesV1alpha1 = /* @__PURE__ */ Resource.make({
+export const ClusterTrustBundlesV1alpha1 = /* @__PURE__ */ Resource.make<ClusterTrustBundleV1alpha1, ClusterTrustBundleV1alpha1, never, ApplyConfigurations.ClusterTrustBundleV1alpha1Apply>({
   apiVersion: "certificates.k8s.io/v1alpha1",
   kind: "ClusterTrustBundle",
   plural: "clustertrustbundles",
@@ -17063,7 +17064,7 @@ export const PodCertificateRequestList: Schema.Codec<PodCertificateRequestList> 
  * @since 0.1.0
  * @category resources
  */
-export const ClusterTrustBundles = /* @__PURE__ */ Resource.make({
+export const ClusterTrustBundles = /* @__PURE__ */ Resource.make<ClusterTrustBundle, ClusterTrustBundle, never, ApplyConfigurations.ClusterTrustBundleApply>({
   apiVersion: "certificates.k8s.io/v1beta1",
   kind: "ClusterTrustBundle",
   plural: "clustertrustbundles",
@@ -17083,7 +17084,7 @@ export const ClusterTrustBundles = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const PodCertificateRequests = /* @__PURE__ */ Resource.make({
+export const PodCertificateRequests = /* @__PURE__ */ Resource.make<PodCertificateRequest, PodCertificateRequest, "status", ApplyConfigurations.PodCertificateRequestApply>({
   apiVersion: "certificates.k8s.io/v1beta1",
   kind: "PodCertificateRequest",
   plural: "podcertificaterequests",
@@ -17207,7 +17208,7 @@ export const LeaseList: Schema.Codec<LeaseList> = /* @__PURE__ */ struct<LeaseLi
  * @since 0.1.0
  * @category resources
  */
-export const Leases = /* @__PURE__ */ Resource.make({
+export const Leases = /* @__PURE__ */ Resource.make<Lease, Lease, never, ApplyConfigurations.LeaseApply>({
   apiVersion: "coordination.k8s.io/v1",
   kind: "Lease",
   plural: "leases",
@@ -17327,7 +17328,7 @@ export const LeaseCandidateListV1alpha2: Schema.Codec<LeaseCandidateListV1alpha2
  * @since 0.1.0
  * @category resources
  */
-export const LeaseCandidatesV1alpha2 = /* @__PURE__ */ Resource.make({
+export const LeaseCandidatesV1alpha2 = /* @__PURE__ */ Resource.make<LeaseCandidateV1alpha2, LeaseCandidateV1alpha2, never, ApplyConfigurations.LeaseCandidateV1alpha2Apply>({
   apiVersion: "coordination.k8s.io/v1alpha2",
   kind: "LeaseCandidate",
   plural: "leasecandidates",
@@ -17447,7 +17448,7 @@ export const LeaseCandidateList: Schema.Codec<LeaseCandidateList> = /* @__PURE__
  * @since 0.1.0
  * @category resources
  */
-export const LeaseCandidates = /* @__PURE__ */ Resource.make({
+export const LeaseCandidates = /* @__PURE__ */ Resource.make<LeaseCandidate, LeaseCandidate, never, ApplyConfigurations.LeaseCandidateApply>({
   apiVersion: "coordination.k8s.io/v1beta1",
   kind: "LeaseCandidate",
   plural: "leasecandidates",
@@ -17713,7 +17714,7 @@ export const EndpointSliceList: Schema.Codec<EndpointSliceList> = /* @__PURE__ *
  * @since 0.1.0
  * @category resources
  */
-export const EndpointSlices = /* @__PURE__ */ Resource.make({
+export const EndpointSlices = /* @__PURE__ */ Resource.make<EndpointSlice, EndpointSlice, never, ApplyConfigurations.EndpointSliceApply>({
   apiVersion: "discovery.k8s.io/v1",
   kind: "EndpointSlice",
   plural: "endpointslices",
@@ -17860,7 +17861,7 @@ export const EventListEventsV1: Schema.Codec<EventListEventsV1> = /* @__PURE__ *
  * @since 0.1.0
  * @category resources
  */
-export const EventsEventsV1 = /* @__PURE__ */ Resource.make({
+export const EventsEventsV1 = /* @__PURE__ */ Resource.make<EventEventsV1, EventEventsV1, never, ApplyConfigurations.EventEventsV1Apply>({
   apiVersion: "events.k8s.io/v1",
   kind: "Event",
   plural: "events",
@@ -18542,7 +18543,7 @@ export const PriorityLevelConfigurationList: Schema.Codec<PriorityLevelConfigura
  * @since 0.1.0
  * @category resources
  */
-export const FlowSchemas = /* @__PURE__ */ Resource.make({
+export const FlowSchemas = /* @__PURE__ */ Resource.make<FlowSchema, FlowSchema, "status", ApplyConfigurations.FlowSchemaApply>({
   apiVersion: "flowcontrol.apiserver.k8s.io/v1",
   kind: "FlowSchema",
   plural: "flowschemas",
@@ -18563,7 +18564,7 @@ export const FlowSchemas = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const PriorityLevelConfigurations = /* @__PURE__ */ Resource.make({
+export const PriorityLevelConfigurations = /* @__PURE__ */ Resource.make<PriorityLevelConfiguration, PriorityLevelConfiguration, "status", ApplyConfigurations.PriorityLevelConfigurationApply>({
   apiVersion: "flowcontrol.apiserver.k8s.io/v1",
   kind: "PriorityLevelConfiguration",
   plural: "prioritylevelconfigurations",
@@ -19527,7 +19528,7 @@ export const ServiceCIDRList: Schema.Codec<ServiceCIDRList> = /* @__PURE__ */ st
  * @since 0.1.0
  * @category resources
  */
-export const IngressClasses = /* @__PURE__ */ Resource.make({
+export const IngressClasses = /* @__PURE__ */ Resource.make<IngressClass, IngressClass, never, ApplyConfigurations.IngressClassApply>({
   apiVersion: "networking.k8s.io/v1",
   kind: "IngressClass",
   plural: "ingressclasses",
@@ -19547,7 +19548,7 @@ export const IngressClasses = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const Ingresses = /* @__PURE__ */ Resource.make({
+export const Ingresses = /* @__PURE__ */ Resource.make<Ingress, Ingress, "status", ApplyConfigurations.IngressApply>({
   apiVersion: "networking.k8s.io/v1",
   kind: "Ingress",
   plural: "ingresses",
@@ -19568,7 +19569,7 @@ export const Ingresses = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const IPAddresses = /* @__PURE__ */ Resource.make({
+export const IPAddresses = /* @__PURE__ */ Resource.make<IPAddress, IPAddress, never, ApplyConfigurations.IPAddressApply>({
   apiVersion: "networking.k8s.io/v1",
   kind: "IPAddress",
   plural: "ipaddresses",
@@ -19588,7 +19589,7 @@ export const IPAddresses = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const NetworkPolicies = /* @__PURE__ */ Resource.make({
+export const NetworkPolicies = /* @__PURE__ */ Resource.make<NetworkPolicy, NetworkPolicy, never, ApplyConfigurations.NetworkPolicyApply>({
   apiVersion: "networking.k8s.io/v1",
   kind: "NetworkPolicy",
   plural: "networkpolicies",
@@ -19608,7 +19609,7 @@ export const NetworkPolicies = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const ServiceCIDRs = /* @__PURE__ */ Resource.make({
+export const ServiceCIDRs = /* @__PURE__ */ Resource.make<ServiceCIDR, ServiceCIDR, "status", ApplyConfigurations.ServiceCIDRApply>({
   apiVersion: "networking.k8s.io/v1",
   kind: "ServiceCIDR",
   plural: "servicecidrs",
@@ -19849,7 +19850,7 @@ export const ServiceCIDRListV1beta1: Schema.Codec<ServiceCIDRListV1beta1> = /* @
  * @since 0.1.0
  * @category resources
  */
-export const IPAddressesV1beta1 = /* @__PURE__ */ Resource.make({
+export const IPAddressesV1beta1 = /* @__PURE__ */ Resource.make<IPAddressV1beta1, IPAddressV1beta1, never, ApplyConfigurations.IPAddressV1beta1Apply>({
   apiVersion: "networking.k8s.io/v1beta1",
   kind: "IPAddress",
   plural: "ipaddresses",
@@ -19869,7 +19870,7 @@ export const IPAddressesV1beta1 = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const ServiceCIDRsV1beta1 = /* @__PURE__ */ Resource.make({
+export const ServiceCIDRsV1beta1 = /* @__PURE__ */ Resource.make<ServiceCIDRV1beta1, ServiceCIDRV1beta1, "status", ApplyConfigurations.ServiceCIDRV1beta1Apply>({
   apiVersion: "networking.k8s.io/v1beta1",
   kind: "ServiceCIDR",
   plural: "servicecidrs",
@@ -20008,7 +20009,7 @@ export const RuntimeClassList: Schema.Codec<RuntimeClassList> = /* @__PURE__ */ 
  * @since 0.1.0
  * @category resources
  */
-export const RuntimeClasses = /* @__PURE__ */ Resource.make({
+export const RuntimeClasses = /* @__PURE__ */ Resource.make<RuntimeClass, RuntimeClass, never, ApplyConfigurations.RuntimeClassApply>({
   apiVersion: "node.k8s.io/v1",
   kind: "RuntimeClass",
   plural: "runtimeclasses",
@@ -20214,7 +20215,7 @@ export const PodDisruptionBudgetList: Schema.Codec<PodDisruptionBudgetList> = /*
  * @since 0.1.0
  * @category resources
  */
-export const PodDisruptionBudgets = /* @__PURE__ */ Resource.make({
+export const PodDisruptionBudgets = /* @__PURE__ */ Resource.make<PodDisruptionBudget, PodDisruptionBudget, "status", ApplyConfigurations.PodDisruptionBudgetApply>({
   apiVersion: "policy/v1",
   kind: "PodDisruptionBudget",
   plural: "poddisruptionbudgets",
@@ -20599,7 +20600,7 @@ export const RoleList: Schema.Codec<RoleList> = /* @__PURE__ */ struct<RoleList>
  * @since 0.1.0
  * @category resources
  */
-export const ClusterRoleBindings = /* @__PURE__ */ Resource.make({
+export const ClusterRoleBindings = /* @__PURE__ */ Resource.make<ClusterRoleBinding, ClusterRoleBinding, never, ApplyConfigurations.ClusterRoleBindingApply>({
   apiVersion: "rbac.authorization.k8s.io/v1",
   kind: "ClusterRoleBinding",
   plural: "clusterrolebindings",
@@ -20619,7 +20620,7 @@ export const ClusterRoleBindings = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const ClusterRoles = /* @__PURE__ */ Resource.make({
+export const ClusterRoles = /* @__PURE__ */ Resource.make<ClusterRole, ClusterRole, never, ApplyConfigurations.ClusterRoleApply>({
   apiVersion: "rbac.authorization.k8s.io/v1",
   kind: "ClusterRole",
   plural: "clusterroles",
@@ -20639,7 +20640,7 @@ export const ClusterRoles = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const RoleBindings = /* @__PURE__ */ Resource.make({
+export const RoleBindings = /* @__PURE__ */ Resource.make<RoleBinding, RoleBinding, never, ApplyConfigurations.RoleBindingApply>({
   apiVersion: "rbac.authorization.k8s.io/v1",
   kind: "RoleBinding",
   plural: "rolebindings",
@@ -20659,7 +20660,7 @@ export const RoleBindings = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const Roles = /* @__PURE__ */ Resource.make({
+export const Roles = /* @__PURE__ */ Resource.make<Role, Role, never, ApplyConfigurations.RoleApply>({
   apiVersion: "rbac.authorization.k8s.io/v1",
   kind: "Role",
   plural: "roles",
@@ -22436,7 +22437,7 @@ export const ResourceSliceList: Schema.Codec<ResourceSliceList> = /* @__PURE__ *
  * @since 0.1.0
  * @category resources
  */
-export const DeviceClasses = /* @__PURE__ */ Resource.make({
+export const DeviceClasses = /* @__PURE__ */ Resource.make<DeviceClass, DeviceClass, never, ApplyConfigurations.DeviceClassApply>({
   apiVersion: "resource.k8s.io/v1",
   kind: "DeviceClass",
   plural: "deviceclasses",
@@ -22456,7 +22457,7 @@ export const DeviceClasses = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const ResourceClaims = /* @__PURE__ */ Resource.make({
+export const ResourceClaims = /* @__PURE__ */ Resource.make<ResourceClaim, ResourceClaim, "status", ApplyConfigurations.ResourceClaimApply>({
   apiVersion: "resource.k8s.io/v1",
   kind: "ResourceClaim",
   plural: "resourceclaims",
@@ -22477,7 +22478,7 @@ export const ResourceClaims = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const ResourceClaimTemplates = /* @__PURE__ */ Resource.make({
+export const ResourceClaimTemplates = /* @__PURE__ */ Resource.make<ResourceClaimTemplate, ResourceClaimTemplate, never, ApplyConfigurations.ResourceClaimTemplateApply>({
   apiVersion: "resource.k8s.io/v1",
   kind: "ResourceClaimTemplate",
   plural: "resourceclaimtemplates",
@@ -22497,7 +22498,7 @@ export const ResourceClaimTemplates = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const ResourceSlices = /* @__PURE__ */ Resource.make({
+export const ResourceSlices = /* @__PURE__ */ Resource.make<ResourceSlice, ResourceSlice, never, ApplyConfigurations.ResourceSliceApply>({
   apiVersion: "resource.k8s.io/v1",
   kind: "ResourceSlice",
   plural: "resourceslices",
@@ -22890,7 +22891,7 @@ export const ResourcePoolStatusRequestList: Schema.Codec<ResourcePoolStatusReque
  * @since 0.1.0
  * @category resources
  */
-export const DeviceTaintRulesV1alpha3 = /* @__PURE__ */ Resource.make({
+export const DeviceTaintRulesV1alpha3 = /* @__PURE__ */ Resource.make<DeviceTaintRuleV1alpha3, DeviceTaintRuleV1alpha3, "status", ApplyConfigurations.DeviceTaintRuleV1alpha3Apply>({
   apiVersion: "resource.k8s.io/v1alpha3",
   kind: "DeviceTaintRule",
   plural: "devicetaintrules",
@@ -22911,7 +22912,7 @@ export const DeviceTaintRulesV1alpha3 = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const ResourcePoolStatusRequests = /* @__PURE__ */ Resource.make({
+export const ResourcePoolStatusRequests = /* @__PURE__ */ Resource.make<ResourcePoolStatusRequest, ResourcePoolStatusRequest, "status", ApplyConfigurations.ResourcePoolStatusRequestApply>({
   apiVersion: "resource.k8s.io/v1alpha3",
   kind: "ResourcePoolStatusRequest",
   plural: "resourcepoolstatusrequests",
@@ -24711,7 +24712,7 @@ export const ResourceSliceListV1beta1: Schema.Codec<ResourceSliceListV1beta1> = 
  * @since 0.1.0
  * @category resources
  */
-export const DeviceClassesV1beta1 = /* @__PURE__ */ Resource.make({
+export const DeviceClassesV1beta1 = /* @__PURE__ */ Resource.make<DeviceClassV1beta1, DeviceClassV1beta1, never, ApplyConfigurations.DeviceClassV1beta1Apply>({
   apiVersion: "resource.k8s.io/v1beta1",
   kind: "DeviceClass",
   plural: "deviceclasses",
@@ -24731,7 +24732,7 @@ export const DeviceClassesV1beta1 = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const ResourceClaimsV1beta1 = /* @__PURE__ */ Resource.make({
+export const ResourceClaimsV1beta1 = /* @__PURE__ */ Resource.make<ResourceClaimV1beta1, ResourceClaimV1beta1, "status", ApplyConfigurations.ResourceClaimV1beta1Apply>({
   apiVersion: "resource.k8s.io/v1beta1",
   kind: "ResourceClaim",
   plural: "resourceclaims",
@@ -24752,7 +24753,7 @@ export const ResourceClaimsV1beta1 = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const ResourceClaimTemplatesV1beta1 = /* @__PURE__ */ Resource.make({
+export const ResourceClaimTemplatesV1beta1 = /* @__PURE__ */ Resource.make<ResourceClaimTemplateV1beta1, ResourceClaimTemplateV1beta1, never, ApplyConfigurations.ResourceClaimTemplateV1beta1Apply>({
   apiVersion: "resource.k8s.io/v1beta1",
   kind: "ResourceClaimTemplate",
   plural: "resourceclaimtemplates",
@@ -24772,7 +24773,7 @@ export const ResourceClaimTemplatesV1beta1 = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const ResourceSlicesV1beta1 = /* @__PURE__ */ Resource.make({
+export const ResourceSlicesV1beta1 = /* @__PURE__ */ Resource.make<ResourceSliceV1beta1, ResourceSliceV1beta1, never, ApplyConfigurations.ResourceSliceV1beta1Apply>({
   apiVersion: "resource.k8s.io/v1beta1",
   kind: "ResourceSlice",
   plural: "resourceslices",
@@ -26715,7 +26716,7 @@ export const ResourceSliceListV1beta2: Schema.Codec<ResourceSliceListV1beta2> = 
  * @since 0.1.0
  * @category resources
  */
-export const DeviceClassesV1beta2 = /* @__PURE__ */ Resource.make({
+export const DeviceClassesV1beta2 = /* @__PURE__ */ Resource.make<DeviceClassV1beta2, DeviceClassV1beta2, never, ApplyConfigurations.DeviceClassV1beta2Apply>({
   apiVersion: "resource.k8s.io/v1beta2",
   kind: "DeviceClass",
   plural: "deviceclasses",
@@ -26735,7 +26736,7 @@ export const DeviceClassesV1beta2 = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const DeviceTaintRules = /* @__PURE__ */ Resource.make({
+export const DeviceTaintRules = /* @__PURE__ */ Resource.make<DeviceTaintRule, DeviceTaintRule, "status", ApplyConfigurations.DeviceTaintRuleApply>({
   apiVersion: "resource.k8s.io/v1beta2",
   kind: "DeviceTaintRule",
   plural: "devicetaintrules",
@@ -26756,7 +26757,7 @@ export const DeviceTaintRules = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const ResourceClaimsV1beta2 = /* @__PURE__ */ Resource.make({
+export const ResourceClaimsV1beta2 = /* @__PURE__ */ Resource.make<ResourceClaimV1beta2, ResourceClaimV1beta2, "status", ApplyConfigurations.ResourceClaimV1beta2Apply>({
   apiVersion: "resource.k8s.io/v1beta2",
   kind: "ResourceClaim",
   plural: "resourceclaims",
@@ -26777,7 +26778,7 @@ export const ResourceClaimsV1beta2 = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const ResourceClaimTemplatesV1beta2 = /* @__PURE__ */ Resource.make({
+export const ResourceClaimTemplatesV1beta2 = /* @__PURE__ */ Resource.make<ResourceClaimTemplateV1beta2, ResourceClaimTemplateV1beta2, never, ApplyConfigurations.ResourceClaimTemplateV1beta2Apply>({
   apiVersion: "resource.k8s.io/v1beta2",
   kind: "ResourceClaimTemplate",
   plural: "resourceclaimtemplates",
@@ -26797,7 +26798,7 @@ export const ResourceClaimTemplatesV1beta2 = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const ResourceSlicesV1beta2 = /* @__PURE__ */ Resource.make({
+export const ResourceSlicesV1beta2 = /* @__PURE__ */ Resource.make<ResourceSliceV1beta2, ResourceSliceV1beta2, never, ApplyConfigurations.ResourceSliceV1beta2Apply>({
   apiVersion: "resource.k8s.io/v1beta2",
   kind: "ResourceSlice",
   plural: "resourceslices",
@@ -26890,7 +26891,7 @@ export const PriorityClassList: Schema.Codec<PriorityClassList> = /* @__PURE__ *
  * @since 0.1.0
  * @category resources
  */
-export const PriorityClasses = /* @__PURE__ */ Resource.make({
+export const PriorityClasses = /* @__PURE__ */ Resource.make<PriorityClass, PriorityClass, never, ApplyConfigurations.PriorityClassApply>({
   apiVersion: "scheduling.k8s.io/v1",
   kind: "PriorityClass",
   plural: "priorityclasses",
@@ -27412,7 +27413,7 @@ export const WorkloadList: Schema.Codec<WorkloadList> = /* @__PURE__ */ struct<W
  * @since 0.1.0
  * @category resources
  */
-export const PodGroups = /* @__PURE__ */ Resource.make({
+export const PodGroups = /* @__PURE__ */ Resource.make<PodGroup, PodGroup, "status", ApplyConfigurations.PodGroupApply>({
   apiVersion: "scheduling.k8s.io/v1alpha2",
   kind: "PodGroup",
   plural: "podgroups",
@@ -27433,7 +27434,7 @@ export const PodGroups = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const Workloads = /* @__PURE__ */ Resource.make({
+export const Workloads = /* @__PURE__ */ Resource.make<Workload, Workload, never, ApplyConfigurations.WorkloadApply>({
   apiVersion: "scheduling.k8s.io/v1alpha2",
   kind: "Workload",
   plural: "workloads",
@@ -28222,7 +28223,7 @@ export const VolumeAttributesClassList: Schema.Codec<VolumeAttributesClassList> 
  * @since 0.1.0
  * @category resources
  */
-export const CSIDrivers = /* @__PURE__ */ Resource.make({
+export const CSIDrivers = /* @__PURE__ */ Resource.make<CSIDriver, CSIDriver, never, ApplyConfigurations.CSIDriverApply>({
   apiVersion: "storage.k8s.io/v1",
   kind: "CSIDriver",
   plural: "csidrivers",
@@ -28242,7 +28243,7 @@ export const CSIDrivers = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const CSINodes = /* @__PURE__ */ Resource.make({
+export const CSINodes = /* @__PURE__ */ Resource.make<CSINode, CSINode, never, ApplyConfigurations.CSINodeApply>({
   apiVersion: "storage.k8s.io/v1",
   kind: "CSINode",
   plural: "csinodes",
@@ -28262,7 +28263,7 @@ export const CSINodes = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const CSIStorageCapacities = /* @__PURE__ */ Resource.make({
+export const CSIStorageCapacities = /* @__PURE__ */ Resource.make<CSIStorageCapacity, CSIStorageCapacity, never, ApplyConfigurations.CSIStorageCapacityApply>({
   apiVersion: "storage.k8s.io/v1",
   kind: "CSIStorageCapacity",
   plural: "csistoragecapacities",
@@ -28282,7 +28283,7 @@ export const CSIStorageCapacities = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const StorageClasses = /* @__PURE__ */ Resource.make({
+export const StorageClasses = /* @__PURE__ */ Resource.make<StorageClass, StorageClass, never, ApplyConfigurations.StorageClassApply>({
   apiVersion: "storage.k8s.io/v1",
   kind: "StorageClass",
   plural: "storageclasses",
@@ -28302,7 +28303,7 @@ export const StorageClasses = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const VolumeAttachments = /* @__PURE__ */ Resource.make({
+export const VolumeAttachments = /* @__PURE__ */ Resource.make<VolumeAttachment, VolumeAttachment, "status", ApplyConfigurations.VolumeAttachmentApply>({
   apiVersion: "storage.k8s.io/v1",
   kind: "VolumeAttachment",
   plural: "volumeattachments",
@@ -28323,7 +28324,7 @@ export const VolumeAttachments = /* @__PURE__ */ Resource.make({
  * @since 0.1.0
  * @category resources
  */
-export const VolumeAttributesClasses = /* @__PURE__ */ Resource.make({
+export const VolumeAttributesClasses = /* @__PURE__ */ Resource.make<VolumeAttributesClass, VolumeAttributesClass, never, ApplyConfigurations.VolumeAttributesClassApply>({
   apiVersion: "storage.k8s.io/v1",
   kind: "VolumeAttributesClass",
   plural: "volumeattributesclasses",
@@ -28414,7 +28415,7 @@ export const VolumeAttributesClassListV1beta1: Schema.Codec<VolumeAttributesClas
  * @since 0.1.0
  * @category resources
  */
-export const VolumeAttributesClassesV1beta1 = /* @__PURE__ */ Resource.make({
+export const VolumeAttributesClassesV1beta1 = /* @__PURE__ */ Resource.make<VolumeAttributesClassV1beta1, VolumeAttributesClassV1beta1, never, ApplyConfigurations.VolumeAttributesClassV1beta1Apply>({
   apiVersion: "storage.k8s.io/v1beta1",
   kind: "VolumeAttributesClass",
   plural: "volumeattributesclasses",
@@ -28546,7 +28547,7 @@ export const StorageVersionMigrationList: Schema.Codec<StorageVersionMigrationLi
  * @since 0.1.0
  * @category resources
  */
-export const StorageVersionMigrations = /* @__PURE__ */ Resource.make({
+export const StorageVersionMigrations = /* @__PURE__ */ Resource.make<StorageVersionMigration, StorageVersionMigration, "status", ApplyConfigurations.StorageVersionMigrationApply>({
   apiVersion: "storagemigration.k8s.io/v1beta1",
   kind: "StorageVersionMigration",
   plural: "storageversionmigrations",

@@ -7,4 +7,5 @@
  * @since 0.1.0
  */
 export * from "./generated.js"
+export type * from "./generatedApply.js"
 export * from "./Meta.js"

@@ -468,7 +468,27 @@ export const layer = (
  * The fake on a loopback HTTP(S) server, with a kubeconfig written for it; closed with
  * the scope (sockets destroyed, kubeconfig removed). Fails with a `FakeClusterError`
  * when it cannot be served (a port in use, an address not on this machine, a bad
- * certificate, an unwritable kubeconfig directory).
+ * certificate, an unwritable kubeconfig directory). `tls: "self-signed"` serves HTTPS as a
+ * real cluster does: a CA made for this server signs its certificate and goes into the
+ * kubeconfig, so kubectl and every other client verify it (plain HTTP without `tls`).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ConfigMaps, Kube, NodeKube } from "effect-kube"
+ * import { FakeCluster } from "effect-kube/testing"
+ *
+ * const program = Effect.scoped(Effect.gen(function* () {
+ *   const served = yield* FakeCluster.serve({ tls: "self-signed", token: "t" }) // kubectl --kubeconfig served.kubeconfigPath
+ *   assert.ok(served.url.startsWith("https://"))
+ *   const { items } = yield* Kube.api(ConfigMaps, { namespace: "default" }).list().pipe(
+ *     Effect.provide(NodeKube.layerFromFile({ path: served.kubeconfigPath }))
+ *   )
+ *   assert.strictEqual(items.length, 0)
+ * }))
+ *
+ * Effect.runPromise(program)
+ * ```
  *
  * @since 0.1.0
  * @category constructors

@@ -27,6 +27,7 @@ import * as Kube from "../../src/Kube.js"
 import * as KubeConfig from "../../src/KubeConfig.js"
 import * as Manifests from "../../src/Manifests.js"
 import * as NodeKube from "../../src/NodeKube.js"
+import * as Patch from "../../src/Patch.js"
 import * as RequestPolicy from "../../src/RequestPolicy.js"
 import * as Resource from "../../src/Resource.js"
 import { ConfigMaps, Deployments, Namespaces, type Pod, Pods } from "../../src/resources/index.js"
@@ -234,14 +235,21 @@ describe("ValidationError", () => {
 })
 
 describe("ApiError: k8s: <METHOD> <path>: <code> <reason>: <message>", () => {
-  it.effect("404 on getStatus, 409 AlreadyExists on create, 409 Conflict on a stale replace", () =>
+  it.effect("404 on getOrFail and patchStatus, 409 AlreadyExists on create, 409 Conflict on a stale replace", () =>
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
-      const notFound = yield* Effect.flip(Kube.api(Deployments, { namespace: "default" }).getStatus("nope"))
+      const deployments = Kube.api(Deployments, { namespace: "default" })
+      // getStatus answers None for a missing object (as get does); a write to it is the server's 404
+      const notFound = yield* Effect.flip(deployments.patchStatus("nope", Patch.merge({ status: { replicas: 1 } })))
       assert.deepStrictEqual(shown(notFound), {
         tag: "ApiError",
-        message: `k8s: GET /apis/apps/v1/namespaces/default/deployments/nope/status: 404 NotFound: deployments.apps ` +
+        message: `k8s: PATCH /apis/apps/v1/namespaces/default/deployments/nope/status: 404 NotFound: deployments.apps ` +
           `"nope" not found`
+      })
+      const mustExist = yield* Effect.flip(deployments.getOrFail("nope"))
+      assert.deepStrictEqual(shown(mustExist), {
+        tag: "ApiError",
+        message: `k8s: GET /apis/apps/v1/namespaces/default/deployments/nope: 404 NotFound: deployments.apps "nope" not found`
       })
       cluster.seed([configMap("taken")])
       const exists = yield* Effect.flip(configMaps.create({ metadata: { name: "taken" } }))

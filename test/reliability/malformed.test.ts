@@ -92,7 +92,7 @@ const objectOperations: ReadonlyArray<Operation> = [
     name: "apply",
     method: "PATCH",
     path: `${collection}/a`,
-    run: cms.apply({ metadata: { name: "a" } }, { fieldManager: "malformed" })
+    run: cms.apply({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a" } }, { fieldManager: "malformed" })
   }
 ]
 

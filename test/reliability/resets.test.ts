@@ -219,7 +219,9 @@ describe("mutations fail with a tagged error after a reset, and are sent once", 
       method: "PATCH",
       path: `${collection}/target`,
       setup: () => {},
-      run: cms.apply({ metadata: { name: "target" }, data: { v: "applied" } }, { fieldManager: "rel" }),
+      run: cms.apply({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "target" }, data: { v: "applied" } }, {
+        fieldManager: "rel"
+      }),
       acted: (c) => dataOf(c)?.["v"] === "applied"
     },
     {

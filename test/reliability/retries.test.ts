@@ -92,7 +92,9 @@ const verbs: ReadonlyArray<Verb> = [
     method: "PATCH",
     path: `${collection}/a`,
     setup: () => {},
-    run: cms.apply({ metadata: { name: "a" }, data: { v: "3" } }, { fieldManager: "retry" })
+    run: cms.apply({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a" }, data: { v: "3" } }, {
+      fieldManager: "retry"
+    })
   },
   { name: "delete", method: "DELETE", path: `${collection}/a`, setup: seedA, run: cms.delete("a") },
   {

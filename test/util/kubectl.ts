@@ -42,14 +42,15 @@ export const kubectl = (
   kubeconfig: string,
   cacheDir: string,
   args: ReadonlyArray<string>,
-  stdinFile?: string
+  stdinFile?: string,
+  env: Readonly<Record<string, string>> = {}
 ): Effect.Effect<Run> =>
   Effect.callback<Run>((resume) => {
     const stdin = stdinFile === undefined ? "ignore" : Fs.openSync(stdinFile, "r")
     const child = spawn(
       kubectlPath,
       ["--kubeconfig", kubeconfig, "--cache-dir", cacheDir, "--request-timeout", "20s", ...args],
-      { stdio: [stdin, "pipe", "pipe"], env: { ...process.env, HOME: cacheDir } }
+      { stdio: [stdin, "pipe", "pipe"], env: { ...process.env, ...env, HOME: cacheDir } }
     )
     const timer = setTimeout(() => child.kill(), 60_000)
     const out: Array<Buffer> = []
@@ -89,15 +90,22 @@ export interface Session {
   readonly runWithInput: (args: ReadonlyArray<string>, stdinFile?: string) => Effect.Effect<Run>
 }
 
-/** A kubectl `Session` for a kubeconfig; `name` goes into the scratch directory's name. */
-export const session = (kubeconfig: string, name: string): Effect.Effect<Session, never, Scope.Scope> =>
+/**
+ * A kubectl `Session` for a kubeconfig; `name` goes into the scratch directory's name, `env`
+ * into kubectl's environment (`KUBECTL_APPLYSET=true`).
+ */
+export const session = (
+  kubeconfig: string,
+  name: string,
+  env: Readonly<Record<string, string>> = {}
+): Effect.Effect<Session, never, Scope.Scope> =>
   Effect.gen(function*() {
     const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), `effect-kube-${name}-`))
     yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
     return {
       dir,
-      run: (...args) => kubectl(kubeconfig, dir, args),
-      runWithInput: (args, stdinFile) => kubectl(kubeconfig, dir, args, stdinFile)
+      run: (...args) => kubectl(kubeconfig, dir, args, undefined, env),
+      runWithInput: (args, stdinFile) => kubectl(kubeconfig, dir, args, stdinFile, env)
     }
   })
 

@@ -33,6 +33,8 @@ export interface Pki {
   readonly otherCa: KeyPair
   /** For `localhost` and `127.0.0.1`, signed by `otherCa`: a third party that is not the cluster. */
   readonly otherServer: KeyPair
+  /** For `localhost` and `127.0.0.1`, signed by `ca`, expired (its notAfter a day before its notBefore). */
+  readonly expiredServer: KeyPair
 }
 
 const serverName = "kube.internal.test"
@@ -55,7 +57,7 @@ const selfSigned = (dir: string, name: string, cn: string) =>
     "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"
   ])
 
-const signed = (dir: string, name: string, cn: string, extensions: string, issuer = "ca") => {
+const signed = (dir: string, name: string, cn: string, extensions: string, issuer = "ca", days = 3650) => {
   openssl(dir, [
     "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
     "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", `/CN=${cn}`
@@ -63,7 +65,7 @@ const signed = (dir: string, name: string, cn: string, extensions: string, issue
   Fs.writeFileSync(Path.join(dir, `${name}.ext`), extensions)
   openssl(dir, [
     "x509", "-req", "-in", `${name}.csr`, "-CA", `${issuer}.crt`, "-CAkey", `${issuer}.key`, "-CAcreateserial",
-    "-out", `${name}.crt`, "-days", "3650", "-extfile", `${name}.ext`
+    "-out", `${name}.crt`, "-days", String(days), "-extfile", `${name}.ext`
   ])
 }
 
@@ -90,6 +92,14 @@ export const pki = (): Pki => {
     "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n",
     "other-ca"
   )
+  signed(
+    dir,
+    "expired-server",
+    "localhost",
+    "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n",
+    "ca",
+    -1
+  )
   cached = {
     dir,
     ca: read(dir, "ca"),
@@ -99,7 +109,8 @@ export const pki = (): Pki => {
     client: read(dir, "client"),
     client2: read(dir, "client2"),
     otherCa: read(dir, "other-ca"),
-    otherServer: read(dir, "other-server")
+    otherServer: read(dir, "other-server"),
+    expiredServer: read(dir, "expired-server")
   }
   return cached
 }

@@ -4,11 +4,9 @@
  * counts each file prints at the end, and small helpers to look at failures.
  */
 import type * as HttpClient from "effect/http/HttpClient"
-import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -61,15 +59,7 @@ export const nodeLayer = (
   NodeKube.layerFromFile({ path: served.kubeconfigPath }).pipe(Layer.orDie)
 
 /** The error an effect failed with; a defect, an interruption or a success fails the test. */
-export const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<E, never, R> =>
-  Effect.flatMap(Effect.exit(effect), (exit) => {
-    if (Exit.isSuccess(exit)) return Effect.die(new Error("expected a failure, got a success"))
-    const failure = Cause.findErrorOption(exit.cause)
-    if (failure._tag === "Some" && !Cause.hasDies(exit.cause) && !Cause.hasInterrupts(exit.cause)) {
-      return Effect.succeed(failure.value)
-    }
-    return Effect.die(new Error(`expected a typed failure, got ${Cause.pretty(exit.cause)}`))
-  })
+export { failureOf } from "./failure.js"
 
 /** Real time passing, whatever clock the test runs with: only for waiting on a real server. */
 export const realSleep = (ms: number): Effect.Effect<void> =>

@@ -11,6 +11,7 @@ import type * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Zlib from "node:zlib"
+import { selfSigned } from "./certificate.js"
 import { makeUpgradeHandler } from "./exec.js"
 import { ConnectionReset, type RawResponse } from "./http.js"
 import type { FakeServer } from "./server.js"
@@ -230,8 +231,8 @@ export const listen = async (server: FakeServer, options: ListenOptions = {}): P
       }
     )
   }
-  const tls = options.tls
   const host = options.host ?? "127.0.0.1"
+  const tls = options.tls === "self-signed" ? selfSigned(host) : options.tls
   const port = options.port ?? 0
   const address = `${host.includes(":") ? `[${host}]` : host}:${port}`
   let http: Http.Server

@@ -421,8 +421,12 @@ export interface Control {
  * @category models
  */
 export interface ListenOptions {
-  /** PEM certificate and key of the server; `ca` (the issuer) goes into the kubeconfig. Plain HTTP without. */
-  readonly tls?: { readonly cert: string; readonly key: string; readonly ca?: string | undefined } | undefined
+  /**
+   * HTTPS: the server's PEM certificate and key, `ca` (their issuer) going into the kubeconfig; or
+   * `"self-signed"`, a CA and a server certificate made for this server (valid for localhost,
+   * 127.0.0.1, ::1 and `host`), the CA in the kubeconfig, as a real cluster's. Plain HTTP without.
+   */
+  readonly tls?: { readonly cert: string; readonly key: string; readonly ca?: string | undefined } | "self-signed" | undefined
   /** 0 (default) picks a free port. */
   readonly port?: number | undefined
   /** Default `127.0.0.1`. */

@@ -60,8 +60,19 @@ const serverOwnedMetadata = [
   "deletionGracePeriodSeconds"
 ]
 
+/**
+ * Whether a write leaves field ownership as it was: the same managers owning the same
+ * fields. The time of an entry is not compared: a repeated apply is a no-op on the API
+ * server, which keeps the object (and its resourceVersion) as it was.
+ */
 const managersEqual = (a: ReadonlyArray<Managed.ManagerEntry>, b: ReadonlyArray<Managed.ManagerEntry>): boolean =>
-  a.length === b.length && a.every((e, i) => e === b[i])
+  a.length === b.length && a.every((e, i) => {
+    const other = b[i]!
+    return e === other || (
+      e.manager === other.manager && e.operation === other.operation && e.apiVersion === other.apiVersion &&
+      e.subresource === other.subresource && e.fields.size === other.fields.size && [...e.fields].every((f) => other.fields.has(f))
+    )
+  })
 
 /** The field manager of a request: `fieldManager`, else the user agent's first word. */
 export const fieldManagerOf = (query: Record<string, string>, request: RawRequest): string => {
