@@ -441,9 +441,11 @@ export const replace = async (
 /**
  * Stores the new state of an existing object (a PUT or a PATCH): through its
  * subresource's own rules when the route names one, else as an update of the object,
- * with the manager's fields recorded either way.
+ * with the manager's fields recorded either way. The stored version is compared as the
+ * API server decodes it from storage, without fields its schema does not declare (a
+ * seeded object may have some).
  */
-const commitUpdate = (
+const commitUpdate = async (
   state: FakeState,
   route: Route,
   query: Record<string, string>,
@@ -451,11 +453,12 @@ const commitUpdate = (
   prev: Entry,
   obj: JsonObject,
   warnings: ReadonlyArray<string>
-): RawResponse => {
+): Promise<RawResponse> => {
   const manager = fieldManagerOf(query, request)
   const apiVersion = routeApiVersion(route)
   const live = prev.copy()
   drop(live.metadata as JsonObject, "managedFields")
+  await prune(state, route, live)
   if (route.subresource !== undefined) {
     const next = subresourceWrite(route, prev, obj)
     finish(route.kind, next, prev.obj, undefined, false, state.now())
