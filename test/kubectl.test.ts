@@ -37,7 +37,8 @@ data:
 const suite = suiteName("kubectl against FakeCluster.serve")
 
 describe(suite, () => {
-  it.effect.skipIf(!hasKubectl)(
+  // kubectl delete waits for the kubelet to stop the pod, on the real clock
+  it.live.skipIf(!hasKubectl)(
     "get, create -f, apply --server-side, get -o json, get -l and delete work over HTTPS with a token",
     () =>
       Effect.gen(function*() {
