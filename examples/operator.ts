@@ -1,8 +1,10 @@
 /**
  * A small but real operator: `ConfigMirror` (mirror.example.com/v1, cluster-scoped)
- * keeps copies of a ConfigMap in a list of namespaces. It owns the copies
- * (ownerReferences), reports conditions in its status, cleans up through a finalizer,
- * records events, and runs under leader election so that N replicas can be deployed.
+ * keeps copies of a ConfigMap in a list of namespaces. Its CRD is derived from its Schema
+ * (`CustomResource.make`: a status subresource, printer columns, a CEL rule the API server
+ * enforces). It owns the copies (ownerReferences), reports conditions in its status, cleans
+ * up through a finalizer, records events, and runs under leader election so that N
+ * replicas can be deployed.
  *
  *   npm run example:operator                                  # on the embedded fake cluster: a scripted tour
  *   npx tsx examples/operator.ts --kubeconfig ~/.kube/config  # on a real cluster: installs the CRD, runs until Ctrl-C
@@ -13,19 +15,21 @@
  *     "spec":{"source":{"namespace":"default","name":"settings"},"targetNamespaces":["kube-public"]}}'
  */
 import * as os from "node:os"
+import { pathToFileURL } from "node:url"
 import * as NodeRuntime from "@effect/platform-node-shared/NodeRuntime"
-import { Console, Duration, Effect, Fiber, Option, Schedule, Schema } from "effect"
+import { Cause, Console, Duration, Effect, Fiber, Option, Schedule, Schema } from "effect"
 import {
   ApiError,
   ConfigMaps,
   Controller,
   type ConfigMapApply,
+  CustomResource,
+  CustomResourceDefinitions,
   Informers,
   Kube,
   LeaderElection,
   NodeKube,
-  ObjectMeta,
-  Resource
+  type Resource
 } from "../src/index.js"
 import { FakeCluster } from "../src/testing/index.js"
 
@@ -37,31 +41,53 @@ const Condition = Schema.Struct({
   reason: Schema.String,
   message: Schema.String,
   lastTransitionTime: Schema.String,
-  observedGeneration: Schema.optional(Schema.Number)
+  observedGeneration: Schema.optional(Schema.Number.check(Schema.isInt()))
 })
 
-const ConfigMirror = Schema.Struct({
-  apiVersion: Schema.optional(Schema.String),
-  kind: Schema.optional(Schema.String),
-  metadata: Schema.optional(ObjectMeta),
-  spec: Schema.Struct({
-    source: Schema.Struct({ namespace: Schema.String, name: Schema.String }),
-    targetNamespaces: Schema.Array(Schema.String)
+const ConfigMirrorSpec = Schema.Struct({
+  source: Schema.Struct({
+    namespace: Schema.String.annotate({ description: "The namespace of the ConfigMap to copy." }),
+    name: Schema.String.annotate({ description: "The name of the ConfigMap to copy." })
   }),
-  status: Schema.optional(Schema.Struct({
-    copies: Schema.optional(Schema.Array(Schema.String)),
-    conditions: Schema.optional(Schema.Array(Condition))
-  }))
+  targetNamespaces: Schema.Array(Schema.String).check(Schema.isMinLength(1)).annotate({
+    description: "The namespaces the copies go to.",
+    "x-kubernetes-list-type": "set"
+  })
+}).annotate({
+  // checked by the API server (and FakeCluster) before the object is stored; `namespace` is a reserved
+  // word of CEL, so rules name the field `__namespace__`
+  "x-kubernetes-validations": [{
+    rule: "!(self.source.__namespace__ in self.targetNamespaces)",
+    message: "a ConfigMap cannot be mirrored into its own namespace"
+  }]
 })
-type ConfigMirror = typeof ConfigMirror.Type
 
-const ConfigMirrors = Resource.make({
-  apiVersion: "mirror.example.com/v1",
-  kind: "ConfigMirror",
-  plural: "configmirrors",
-  namespaced: false,
-  schema: ConfigMirror
+const ConfigMirrorStatus = Schema.Struct({
+  copies: Schema.optional(Schema.Array(Schema.String)),
+  conditions: Schema.optional(
+    Schema.Array(Condition).annotate({ "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"] })
+  )
 })
+
+/**
+ * The kind and its CRD in one: `ConfigMirrors.crd()` is the CustomResourceDefinition (its schema derived from
+ * the Schemas above, a status subresource, printer columns), `Kube.api(ConfigMirrors)` the typed client.
+ */
+export const ConfigMirrors = CustomResource.make({
+  group: "mirror.example.com",
+  version: "v1",
+  kind: "ConfigMirror",
+  scope: "Cluster",
+  spec: ConfigMirrorSpec,
+  status: ConfigMirrorStatus,
+  shortNames: ["cmir"],
+  printerColumns: [
+    { name: "Source", type: "string", jsonPath: ".spec.source.name" },
+    { name: "Ready", type: "string", jsonPath: ".status.conditions[?(@.type==\"Ready\")].status" },
+    { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" }
+  ]
+})
+type ConfigMirror = Resource.Object<typeof ConfigMirrors>
 
 const mirrors = Kube.api(ConfigMirrors)
 const controllerName = "mirror.example.com/config-mirror"
@@ -79,13 +105,9 @@ const remember = (mirror: ConfigMirror) => {
   bySource.set(source, (bySource.get(source) ?? new Set()).add(mirror.metadata!.name!))
 }
 
-/**
- * Writes the status. The one place to switch to the status subresource (`patchStatus`)
- * once the API offers it; the CRD below has no status subresource, so the main resource
- * carries the status on real clusters too.
- */
+/** Writes the status, through the status subresource (writes to the object itself keep it as it is). */
 const writeStatus = (mirror: ConfigMirror, status: NonNullable<ConfigMirror["status"]>) =>
-  mirrors.patch(mirror.metadata!.name!, { _tag: "Merge", body: { status } })
+  mirrors.patchStatus(mirror.metadata!.name!, { _tag: "Merge", body: { status } })
 
 const readyCondition = (mirror: ConfigMirror, ok: boolean, reason: string, message: string) => {
   const previous = mirror.status?.conditions?.find((c) => c.type === "Ready")
@@ -176,7 +198,7 @@ const controller = Controller.make({
 })
 
 /** The operator: the controller, only while this replica holds the lease. */
-const operator = (namespace: string | undefined) =>
+export const operator = (namespace: string | undefined) =>
   LeaderElection.run(Controller.run(controller), {
     lease: { name: "config-mirror", namespace },
     identity: `${os.hostname()}-${process.pid}`
@@ -196,8 +218,19 @@ const waitUntil = <A, E, R>(what: string, check: Effect.Effect<boolean, E, R>) =
 const copyIn = (namespace: string) =>
   Effect.map(Kube.api(ConfigMaps, { namespace }).get("settings"), (o) => Option.map(o, (cm) => cm.data?.color ?? ""))
 
+/** Installs the CRD derived from the Schemas, and waits until the kind is served. */
+const installCrd = Effect.gen(function*() {
+  yield* Kube.api(CustomResourceDefinitions).apply(yield* ConfigMirrors.crd(), { fieldManager, force: true })
+  yield* Effect.retry(mirrors.list({ limit: 1 }), {
+    while: (e) => ApiError.isNotFound(e),
+    schedule: Schedule.max([Schedule.spaced(Duration.seconds(1)), Schedule.recurs(30)])
+  })
+})
+
 const tour = Effect.gen(function*() {
   const cluster = yield* FakeCluster.FakeCluster
+  yield* installCrd
+  yield* Console.log("CRD configmirrors.mirror.example.com installed, derived from the ConfigMirror Schemas")
   yield* Kube.api(ConfigMaps, { namespace: "default" }).create({ metadata: { name: "settings" }, data: { color: "blue" } })
   const running = yield* Effect.forkChild(operator("default"))
   yield* Console.log("ConfigMirror 'settings' copies default/settings into team-a and team-b")
@@ -207,6 +240,13 @@ const tour = Effect.gen(function*() {
   })
   yield* waitUntil("copies in team-a and team-b", Effect.map(Effect.all([copyIn("team-a"), copyIn("team-b")]), (c) => c.every((o) => Option.getOrElse(o, () => "") === "blue")))
   yield* waitUntil("status Ready=True", Effect.map(mirrors.get("settings"), (m) => Option.exists(m, (m) => m.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false)))
+
+  yield* Console.log("a mirror into its source's own namespace is refused by the CRD's CEL rule")
+  const refused = yield* Effect.flip(mirrors.create({
+    metadata: { name: "loop" },
+    spec: { source: { namespace: "default", name: "settings" }, targetNamespaces: ["default"] }
+  }))
+  yield* Console.log(`  ✓ ${refused._tag === "ApiError" ? refused.statusMessage : refused.message}`)
 
   yield* Console.log("the source changes: the copies follow")
   yield* Kube.api(ConfigMaps, { namespace: "default" }).patch("settings", { _tag: "Merge", body: { data: { color: "green" } } })
@@ -234,59 +274,26 @@ const tour = Effect.gen(function*() {
   }
   yield* Fiber.interrupt(running)
   yield* Console.log("done")
-}).pipe(
-  Effect.provide(FakeCluster.layer({
-    namespaces: ["team-a", "team-b", "team-c"],
-    resources: [{ apiVersion: "mirror.example.com/v1", kind: "ConfigMirror", plural: "configmirrors", namespaced: false }]
-  }))
-)
+}).pipe(Effect.provide(FakeCluster.layer({ namespaces: ["team-a", "team-b", "team-c"] })))
 
 // ---- on a real cluster -------------------------------------------------------------------
 
-const CustomResourceDefinitions = Resource.make({
-  apiVersion: "apiextensions.k8s.io/v1",
-  kind: "CustomResourceDefinition",
-  plural: "customresourcedefinitions",
-  namespaced: false,
-  schema: Schema.Unknown
-})
-
-const crd = {
-  apiVersion: "apiextensions.k8s.io/v1",
-  kind: "CustomResourceDefinition",
-  metadata: { name: "configmirrors.mirror.example.com" },
-  spec: {
-    group: "mirror.example.com",
-    scope: "Cluster",
-    names: { kind: "ConfigMirror", plural: "configmirrors", singular: "configmirror", listKind: "ConfigMirrorList" },
-    versions: [{
-      name: "v1",
-      served: true,
-      storage: true,
-      // no status subresource yet: writeStatus patches the main resource (see above)
-      schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } }
-    }]
-  }
-}
-
 const onRealCluster = (path: string) =>
   Effect.gen(function*() {
-    yield* Kube.api(CustomResourceDefinitions).apply(crd, { fieldManager, force: true })
-    yield* Console.log("CRD configmirrors.mirror.example.com applied; waiting for it to be served")
-    yield* Effect.retry(mirrors.list({ limit: 1 }), {
-      while: (e) => ApiError.isNotFound(e),
-      schedule: Schedule.max([Schedule.spaced(Duration.seconds(1)), Schedule.recurs(30)])
-    })
+    yield* installCrd
+    yield* Console.log("CRD configmirrors.mirror.example.com applied and served")
     yield* Console.log("running (Ctrl-C to stop); create ConfigMirror objects to see it work")
     return yield* operator(undefined)
   }).pipe(Effect.provide(NodeKube.layerFromFile({ path })))
 
-const at = process.argv.indexOf("--kubeconfig")
-const program: Effect.Effect<unknown, unknown> = at !== -1 && process.argv[at + 1] !== undefined
-  ? onRealCluster(process.argv[at + 1]!)
-  : tour
-
-// runMain interrupts the program on Ctrl-C / SIGTERM, so the lease is released for a successor
-NodeRuntime.runMain(program.pipe(
-  Effect.tapCause((cause) => Console.error("operator failed", cause))
-), { disableErrorReporting: true })
+// run as a script (not when a test imports ConfigMirrors and operator)
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const at = process.argv.indexOf("--kubeconfig")
+  const program: Effect.Effect<unknown, unknown> = at !== -1 && process.argv[at + 1] !== undefined
+    ? onRealCluster(process.argv[at + 1]!)
+    : tour
+  // runMain interrupts the program on Ctrl-C / SIGTERM, so the lease is released for a successor
+  NodeRuntime.runMain(program.pipe(
+    Effect.tapCause((cause) => Console.error("operator failed", Cause.pretty(cause)))
+  ), { disableErrorReporting: true })
+}

@@ -20,6 +20,9 @@ export * as NodeKube from "./NodeKube.js"
 /** @since 0.1.0 */
 export * as Resource from "./Resource.js"
 
+/** @since 0.2.0 */
+export * as CustomResource from "./CustomResource.js"
+
 /** @since 0.1.0 */
 export * as Patch from "./Patch.js"
 

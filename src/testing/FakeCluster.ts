@@ -118,6 +118,16 @@ export type {
 
 export type {
   /**
+   * An audit annotation a ValidatingAdmissionPolicy recorded for a write.
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  AuditAnnotation
+} from "../internal/fake/types.js"
+
+export type {
+  /**
    * Chooses the requests a fault applies to.
    *
    * @since 0.1.0

@@ -94,9 +94,11 @@ export const make = (state: FakeState): Control => {
     resourceVersion: () => String(state.store.resourceVersion),
     requests: () => state.requestLog.slice(),
     mutations: () => state.mutationCount,
+    auditAnnotations: () => state.audit.slice(),
     reset: () => {
       state.requestLog = []
       state.mutationCount = 0
+      state.audit.length = 0
       state.faults.clear()
     },
     setToken: (token) => {

@@ -67,6 +67,9 @@ const registerCrd = (state: FakeState, crd: JsonObject): void => {
   const ordered = [storage, ...versions.filter((v) => v !== storage)]
   const hasStatus = versions.some((v) => isObject(v.subresources) && v.subresources.status !== undefined)
   const hasScale = versions.some((v) => isObject(v.subresources) && v.subresources.scale !== undefined)
+  // `.spec.color` in the CRD, `spec.color` in a field selector
+  const selectable = versions.flatMap((v) => Array.isArray(v.selectableFields) ? v.selectableFields : [])
+    .flatMap((f) => isObject(f) && typeof f.jsonPath === "string" ? [f.jsonPath.replace(/^\./, "")] : [])
   state.registry.add(customKind(
     {
       apiVersion: `${spec.group}/${storage.name as string}`,
@@ -81,7 +84,11 @@ const registerCrd = (state: FakeState, crd: JsonObject): void => {
     {
       versions: ordered.map((v) => v.name as string),
       hasStatus,
-      subresources: [...(hasStatus ? ["status"] : []), ...(hasScale ? ["scale"] : [])]
+      subresources: [...(hasStatus ? ["status"] : []), ...(hasScale ? ["scale"] : [])],
+      fieldSelectors: [...new Set(selectable)],
+      ...(Array.isArray(names.categories)
+        ? { categories: names.categories.filter((c): c is string => typeof c === "string") }
+        : {})
     }
   ))
 }

@@ -174,6 +174,10 @@ export const customKind = (
     readonly versions?: ReadonlyArray<string>
     readonly hasStatus?: boolean
     readonly subresources?: ReadonlyArray<string>
+    /** Fields a field selector may name besides the name and namespace (a CRD's `selectableFields`). */
+    readonly fieldSelectors?: ReadonlyArray<string>
+    /** Groups such as `all` that `kubectl get <category>` lists the kind in. */
+    readonly categories?: ReadonlyArray<string>
   } = {}
 ): KindInfo => {
   const { group, version } = splitApiVersion(spec.apiVersion)
@@ -191,8 +195,9 @@ export const customKind = (
     subresources: options.subresources ?? (hasStatus ? ["status"] : []),
     custom: true,
     hasStatus,
-    fieldSelectors: [],
-    nameRule: "subdomain"
+    fieldSelectors: options.fieldSelectors ?? [],
+    nameRule: "subdomain",
+    categories: options.categories
   }
 }
 

@@ -16,6 +16,8 @@
  * @internal
  */
 import type { FakeClock } from "./clock.js"
+import * as CrdRules from "../cel/crdRules.js"
+import * as Policies from "../cel/policies.js"
 import * as Controls from "./controls.js"
 import * as Crds from "./crds.js"
 import * as Exec from "./exec.js"
@@ -36,6 +38,8 @@ export class FakeServer {
   constructor(readonly options: Options = {}, clock?: FakeClock) {
     const state = this.state = new FakeState(options, clock)
     Crds.install(state)
+    CrdRules.install(state)
+    Policies.install(state)
     Simulation.install(state)
     Subresources.install(state)
     for (const r of options.resources ?? []) state.registry.add(customKind(r))

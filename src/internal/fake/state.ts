@@ -19,7 +19,7 @@ import { apiVersionOf, builtinKinds, type KindInfo, Registry, splitApiVersion } 
 import type { ContainerLog, LogFollower } from "./logs.js"
 import * as Status from "./status.js"
 import { type Collection, type Entry, keyOf, Store } from "./store.js"
-import type { ObjectRef, Options, RequestRecord } from "./types.js"
+import type { AuditAnnotation, ObjectRef, Options, RequestRecord } from "./types.js"
 import type { ActiveWatch, WatchHub } from "./watch.js"
 
 /** A resource path taken apart. @internal */
@@ -71,6 +71,22 @@ class WatchSet<A> extends Set<A> {
 /** How many deferred tasks one settling may run before the fake calls it a loop between controllers. */
 const settleLimit = 1_000_000
 
+/** A write about to be stored, as admission sees it. @internal */
+export interface AdmissionRequest {
+  readonly route: Route
+  readonly operation: "CREATE" | "UPDATE"
+  /** The object as it will be stored, server-owned fields filled in. */
+  readonly object: JsonObject
+  readonly oldObject: JsonObject | undefined
+  readonly dryRun: boolean
+}
+
+/**
+ * Checks a write before it is stored (validation rules, admission policies): throws a StatusError to refuse
+ * it, or answers the warnings to send with it. @internal
+ */
+export type AdmitHook = (request: AdmissionRequest) => ReadonlyArray<string>
+
 /** @internal */
 export class FakeState {
   readonly registry = new Registry(builtinKinds)
@@ -82,6 +98,8 @@ export class FakeState {
   readonly logs = new Map<string, Map<string, ContainerLog>>()
   readonly logStreams = new Set<LogFollower>()
   requestLog: Array<RequestRecord> = []
+  /** What admission policies recorded for the audit log. */
+  readonly audit: Array<AuditAnnotation> = []
   readonly maxRequestLog: number
   mutationCount = 0
   readonly faults = new Faults()
@@ -96,6 +114,7 @@ export class FakeState {
   private settleQueued = false
   private readonly bookmarkIntervalMs: number
   private bookmarksArmed = false
+  private readonly admitHooks: Array<AdmitHook> = []
 
   constructor(readonly options: Options, readonly clock: FakeClock = realClock) {
     this.store = new Store(options.compactionWindow ?? 1000)
@@ -125,6 +144,16 @@ export class FakeState {
 
   onRemove(hook: RemoveHook): void {
     this.removeHooks.push(hook)
+  }
+
+  onAdmit(hook: AdmitHook): void {
+    this.admitHooks.push(hook)
+  }
+
+  /** Runs the admission checks of a write: throws to refuse it, answers the warnings of all. */
+  admit(request: AdmissionRequest): ReadonlyArray<string> {
+    if (this.admitHooks.length === 0) return []
+    return this.admitHooks.flatMap((hook) => hook(request))
   }
 
   /** Tells the subscribers that an object was stored (`prev` undefined when it is new). */

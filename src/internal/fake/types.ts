@@ -270,6 +270,27 @@ export interface RequestRecord {
 }
 
 /**
+ * An audit annotation a ValidatingAdmissionPolicy recorded for a write (its binding's `Audit` action, or the
+ * policy's `auditAnnotations`), as the API server adds them to the request's audit event.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface AuditAnnotation {
+  /** `validation.policy.admission.k8s.io/validation_failure`, or `<policy>/<key>` for the policy's own. */
+  readonly key: string
+  /** For a validation failure, the JSON list the API server writes (message, policy, binding, ...). */
+  readonly value: string
+  readonly policy: string
+  readonly binding: string
+  readonly operation: "CREATE" | "UPDATE"
+  readonly apiVersion: string
+  readonly resource: string
+  readonly namespace: string | undefined
+  readonly name: string | undefined
+}
+
+/**
  * Chooses the requests a fault applies to.
  *
  * @since 0.1.0
@@ -312,7 +333,9 @@ export interface Control {
    * `failNext`/`stallNext`, a 401, or an unknown path, and `processedtemplates`, excluded).
    */
   readonly mutations: () => number
-  /** Clears the request log, the mutation count and pending faults. The store is kept. */
+  /** The audit annotations ValidatingAdmissionPolicies recorded (after `reset`), oldest first. */
+  readonly auditAnnotations: () => ReadonlyArray<AuditAnnotation>
+  /** Clears the request log, the mutation count, the audit annotations and pending faults. The store is kept. */
   readonly reset: () => void
   /** Changes (or with `undefined` removes) the bearer token requests must carry. */
   readonly setToken: (token: string | undefined) => void

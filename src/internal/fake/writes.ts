@@ -210,15 +210,27 @@ export const commit = (
   candidate: JsonObject,
   managers: ReadonlyArray<Managed.ManagerEntry>,
   dryRun: boolean
-): { readonly status: number; readonly entry: Entry | undefined; readonly json: string } => {
+): {
+  readonly status: number
+  readonly entry: Entry | undefined
+  readonly json: string
+  readonly warnings: ReadonlyArray<string>
+} => {
   const kind = route.kind
   const namespace = route.namespace ?? ""
   const name = route.name ?? (candidate.metadata as JsonObject).name as string
   const obj = candidate
+  const warnings = state.admit({
+    route: { ...route, name },
+    operation: prev === undefined ? "CREATE" : "UPDATE",
+    object: obj,
+    oldObject: prev?.obj,
+    dryRun
+  })
   if (prev !== undefined) {
     const unchanged = deepEqual(stripForCompare(obj), stripForCompare(prev.obj)) &&
       managersEqual(managers, prev.managers)
-    if (unchanged) return { status: 200, entry: prev, json: state.jsonIn(prev, route.version) }
+    if (unchanged) return { status: 200, entry: prev, json: state.jsonIn(prev, route.version), warnings }
   }
   const stored = (o: JsonObject): JsonObject => {
     withManagedFields(o, managers)
@@ -226,7 +238,7 @@ export const commit = (
   }
   if (dryRun) {
     if (prev !== undefined) (obj.metadata as JsonObject).resourceVersion = String(prev.rv)
-    return { status: prev === undefined ? 201 : 200, entry: undefined, json: JSON.stringify(stored(obj)) }
+    return { status: prev === undefined ? 201 : 200, entry: undefined, json: JSON.stringify(stored(obj)), warnings }
   }
   const entry = state.store.write(state.collectionOf(kind), namespace, name, (rv) => {
     (obj.metadata as JsonObject).resourceVersion = String(rv)
@@ -236,9 +248,9 @@ export const commit = (
   const metadata = entry.obj.metadata as JsonObject
   if (metadata.deletionTimestamp !== undefined && !hasFinalizers(entry.obj)) {
     const gone = state.removeEntry(kind, entry)
-    return { status: 200, entry: gone, json: state.jsonIn(gone, route.version) }
+    return { status: 200, entry: gone, json: state.jsonIn(gone, route.version), warnings }
   }
-  return { status: prev === undefined ? 201 : 200, entry, json: state.jsonIn(entry, route.version) }
+  return { status: prev === undefined ? 201 : 200, entry, json: state.jsonIn(entry, route.version), warnings }
 }
 
 /** Unknown fields of an object, dropped: by the generated Schema of a built-in kind, a custom resource's CRD schema. */
@@ -394,7 +406,7 @@ export const create = async (
   if (collection.entries.has(keyOf(namespace, name))) throw Status.alreadyExists(route.kind, name)
   const managers = Managed.recordUpdate([], fieldManagerOf(query, request), routeApiVersion(route), undefined, obj, state.now())
   const result = commit(state, { ...route, name }, undefined, obj, managers, query.dryRun === "All")
-  return FieldValidation.withWarnings(json(result.status, result.json), warnings)
+  return FieldValidation.withWarnings(json(result.status, result.json), [...warnings, ...result.warnings])
 }
 
 const mustHaveResourceVersion = (route: Route, name: string): Status.StatusError =>
@@ -470,7 +482,7 @@ const commitUpdate = async (
     }
     const managers = Managed.recordUpdate(prev.managers, manager, apiVersion, live, next, state.now(), route.subresource)
     const result = commit(state, route, prev, next, managers, query.dryRun === "All")
-    return FieldValidation.withWarnings(json(result.status, result.json), warnings)
+    return FieldValidation.withWarnings(json(result.status, result.json), [...warnings, ...result.warnings])
   }
   const sentManagers = (obj.metadata as JsonObject).managedFields
   drop(obj.metadata as JsonObject, "managedFields")
@@ -479,7 +491,7 @@ const commitUpdate = async (
   const base = baseManagers(state, prev, sentManagers)
   const managers = Managed.recordUpdate(base, manager, apiVersion, live, obj, state.now())
   const result = commit(state, route, prev, obj, managers, query.dryRun === "All")
-  return FieldValidation.withWarnings(json(200, result.json), warnings)
+  return FieldValidation.withWarnings(json(200, result.json), [...warnings, ...result.warnings])
 }
 
 /** PATCH: JSON patch, merge patch, strategic merge patch, or apply. @internal */
@@ -676,12 +688,12 @@ export const apply = async (
     finish(route.kind, next, prev!.obj, undefined, false, state.now())
     if (validates(state)) Validation.checkStatus(route.kind, next, live!)
     const committed = commit(state, route, prev, next, result.entries, dryRun)
-    return FieldValidation.withWarnings(json(committed.status, committed.json), warnings)
+    return FieldValidation.withWarnings(json(committed.status, committed.json), [...warnings, ...committed.warnings])
   }
   const obj = finish(route.kind, result.object, prev?.obj, undefined, true, state.now())
   admit(state, route, obj, live)
   const committed = commit(state, route, prev, obj, result.entries, dryRun)
-  return FieldValidation.withWarnings(json(committed.status, committed.json), warnings)
+  return FieldValidation.withWarnings(json(committed.status, committed.json), [...warnings, ...committed.warnings])
 }
 
 /** A change made by the fake itself (controls, simulation): no field manager, no validation. */

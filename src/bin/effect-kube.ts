@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+/**
+ * The `effect-kube` command (`npx effect-kube crd-gen ...`): for now one subcommand, `crd-gen`, which
+ * turns CustomResourceDefinitions into TypeScript modules (Schemas, types and typed Resources).
+ *
+ * @since 0.2.0
+ */
+import * as NodeRuntime from "@effect/platform-node-shared/NodeRuntime"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import { crdGen, parseArguments, usage } from "../internal/crd/cli.js"
+import * as NodeKube from "../NodeKube.js"
+
+const [command, ...rest] = process.argv.slice(2)
+
+const program = Effect.gen(function*() {
+  if (command === undefined || command === "--help" || command === "-h" || command === "help") {
+    return yield* Console.log(usage)
+  }
+  if (command !== "crd-gen") {
+    yield* Console.error(`effect-kube: unknown command ${command}\n\n${usage}`)
+    return yield* Effect.sync(() => process.exit(2))
+  }
+  const args = yield* parseArguments(rest)
+  const written = yield* crdGen(args, (a) =>
+    a.kubeconfig !== undefined || a.context !== undefined
+      ? NodeKube.layerFromFile({
+        ...(a.kubeconfig !== undefined ? { path: a.kubeconfig } : {}),
+        ...(a.context !== undefined ? { context: a.context } : {})
+      })
+      : NodeKube.layer)
+  for (const line of written) yield* Console.log(line)
+}).pipe(
+  Effect.catch((error) =>
+    Effect.flatMap(Console.error(`effect-kube crd-gen: ${error.message}`), () => Effect.sync(() => process.exit(1)))
+  )
+)
+
+NodeRuntime.runMain(program, { disableErrorReporting: true })
