@@ -5,7 +5,6 @@
  *
  * @internal
  */
-import * as Columns from "./columns.js"
 import { isTrue, json, jsonHeaders, type RawResponse } from "./http.js"
 import type { JsonObject } from "./json.js"
 import { apiVersionOf, type KindInfo } from "./kinds.js"
