@@ -120,8 +120,12 @@ interface Pair {
 /** The queue of what the client sends on a data stream, filled from the moment it is accepted. */
 const inputOf = (stream: Spdy.Stream): Queue.Queue<Uint8Array, Cause.Done> => {
   const input = Effect.runSync(Queue.unbounded<Uint8Array, Cause.Done>())
-  stream.onData = (chunk) => Queue.offerUnsafe(input, chunk)
-  stream.onEnd = () => Queue.endUnsafe(input)
+  // closures made in a literal, not assigned straight to a property (see test/pretenure.test.ts)
+  const handlers: Pick<Spdy.Stream, "onData" | "onEnd"> = {
+    onData: (chunk) => Queue.offerUnsafe(input, chunk),
+    onEnd: () => Queue.endUnsafe(input)
+  }
+  Object.assign(stream, handlers)
   return input
 }
 
