@@ -10,7 +10,9 @@ import { ApiError, ValidationError } from "../src/Errors.js"
 import * as Kube from "../src/Kube.js"
 import { ConfigMaps, DaemonSets, type Deployment, Deployments, Pods } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
+import { apiServerOnly } from "./util/apiServerOnly.js"
 
+const podSpec = { containers: [{ name: "c", image: "nginx" }] }
 const template = { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "web", image: "nginx" }] } }
 const web = (paused = false): Deployment => ({
   metadata: { name: "web" },
@@ -30,20 +32,20 @@ describe("getOrFail", () => {
         "k8s: GET /api/v1/namespaces/default/configmaps/absent: 404 NotFound: configmaps \"absent\" not found"
       )
       assert.isTrue(Option.isNone(yield* configMaps.get("absent")))
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 })
 
 describe("api.reflector", () => {
   it.live("is a store kept equal to the cluster for the scope, as Watcher.reflector(api)", () =>
     Effect.gen(function*() {
       const pods = Kube.api(Pods, { namespace: "default" })
-      yield* pods.create({ metadata: { name: "a", labels: { app: "web" } }, spec: { containers: [{ name: "c" }] } })
-      yield* pods.create({ metadata: { name: "b", labels: { app: "db" } }, spec: { containers: [{ name: "c" }] } })
+      yield* pods.create({ metadata: { name: "a", labels: { app: "web" } }, spec: podSpec })
+      yield* pods.create({ metadata: { name: "b", labels: { app: "db" } }, spec: podSpec })
       yield* Effect.scoped(Effect.gen(function*() {
         const store = yield* pods.reflector({ labelSelector: "app=web" })
         yield* store.ready
         assert.deepStrictEqual((yield* store.list()).map((p) => p.metadata?.name), ["a"])
-        yield* pods.create({ metadata: { name: "c", labels: { app: "web" } }, spec: { containers: [{ name: "c" }] } })
+        yield* pods.create({ metadata: { name: "c", labels: { app: "web" } }, spec: podSpec })
         let names: ReadonlyArray<string | undefined> = []
         for (let i = 0; i < 300 && names.length < 2; i++) {
           names = (yield* store.list()).map((p) => p.metadata?.name).sort()
@@ -54,7 +56,7 @@ describe("api.reflector", () => {
       }))
       const control = yield* FakeCluster.FakeCluster
       assert.strictEqual(control.openWatches(), 0)
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 })
 
 describe("Kube.rolloutRestart", () => {
@@ -78,7 +80,7 @@ describe("Kube.rolloutRestart", () => {
         "application/strategic-merge-patch+json",
         "application/strategic-merge-patch+json"
       ])
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("refuses another kind and a paused Deployment before any change; a missing one is NotFound", () =>
     Effect.gen(function*() {
@@ -94,5 +96,5 @@ describe("Kube.rolloutRestart", () => {
       assert.include(paused.message, "paused")
       assert.strictEqual(control.requests().filter((r) => r.method === "PATCH").length, 0)
       assert.isTrue(ApiError.isNotFound(yield* Effect.flip(Kube.rolloutRestart(deployments, "none"))))
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 })

@@ -16,6 +16,7 @@ import * as Manifests from "../src/Manifests.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import { failureOf } from "./util/failure.js"
 import { configMap, deployment, service, withCluster, writes } from "./util/manifests.js"
+import { apiServerOnly } from "./util/apiServerOnly.js"
 
 /** What kubectl 1.32 labels the members of `kubectl apply -n default --prune --applyset=myset` with. */
 const kubectlId = "applyset-51uXdjs_k8zt9KVdAtPaWnW_O9B-EVzd2Bkztfa9DSA-v1"
@@ -37,7 +38,13 @@ const crontabCrd = (parentType: boolean, scope: "Namespaced" | "Cluster" = "Name
     group: "stable.example.com",
     scope,
     names: { plural: "crontabs", singular: "crontab", kind: "CronTab" },
-    versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object" } } }]
+    versions: [{
+      name: "v1",
+      served: true,
+      storage: true,
+      // an undeclared field would be pruned (or refused by server-side apply): the CronTabs' spec is free-form
+      schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } }
+    }]
   }
 })
 
@@ -140,7 +147,7 @@ describe("Manifests.apply with an ApplySet", () => {
 
   it.effect("a member replaced after the listing is left alone: the delete carries the listed uid", () =>
     Effect.gen(function*() {
-      const server = FakeCluster.makeServer()
+      const server = FakeCluster.makeServer(apiServerOnly)
       const replaced = { apiVersion: "v1", kind: "ConfigMap", name: "b", namespace: "default" }
       let replacement: string | undefined
       // Between the listing and the delete, someone deletes b and creates it anew, labelled as a member.

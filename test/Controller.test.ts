@@ -14,6 +14,7 @@ import * as RequestPolicy from "../src/RequestPolicy.js"
 import { type ConfigMap, ConfigMaps } from "../src/resources/ConfigMap.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import * as Loopback from "./util/loopback.js"
+import { apiServerOnly } from "./util/apiServerOnly.js"
 
 const configMaps = Kube.api(ConfigMaps, { namespace: "default" })
 const cm = (name: string, data: Record<string, string> = {}) => ({
@@ -27,7 +28,7 @@ const until = (check: () => boolean, what: string) =>
   Effect.flatMap(Loopback.eventually(check, 500), (ok) => Effect.sync(() => assert.isTrue(ok, what)))
 const realSleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
 const noRetries = RequestPolicy.layer({ readRetries: Schedule.recurs(0), throttleRetries: 0, timeout: null })
-const fake = (objects: ReadonlyArray<unknown> = []) => Layer.merge(FakeCluster.layer({ objects }), noRetries)
+const fake = (objects: ReadonlyArray<unknown> = []) => Layer.merge(FakeCluster.layer({ ...apiServerOnly, objects }), noRetries)
 
 /** Records every run: when it started and ended, per key, and how many ran at once. */
 const recorder = () => {

@@ -145,7 +145,8 @@ describe("crd-gen", () => {
           const error = yield* Effect.flip(routes.create(route))
           assert.include((error as { message: string }).message, `spec.rules[0].matches[0].path: Invalid value: "object": value must be an absolute path and start with '/' when type one of ['Exact', 'PathPrefix']`)
         }
-      }).pipe(Effect.provide(FakeCluster.layer())), { timeout: 120_000 })
+      // the published examples name namespaces of their own (argocd, infra-ns, ...) that no one creates first
+      }).pipe(Effect.provide(FakeCluster.layer({ autoCreateNamespaces: true }))), { timeout: 120_000 })
   }
 
   it.effect("--from-cluster reads the CRDs a cluster serves and writes the same modules", () =>

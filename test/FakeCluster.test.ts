@@ -6,6 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as TestClock from "effect/testing/TestClock"
 import { Effect, Fiber, Redacted, Result, Stream } from "effect"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
@@ -57,10 +58,14 @@ const get = (path: string) => call("GET", path)
 const post = (path: string, body: unknown) => call("POST", path, { body })
 const patch = (path: string, body: unknown, contentType: string) => call("PATCH", path, { body, contentType })
 
+/**
+ * The API server alone, as envtest runs one: no controllers nor kubelet write beside the
+ * test (FakeClusterControllers.test.ts checks those), unless a test turns them on.
+ */
 const withCluster = <A, E>(
   effect: Effect.Effect<A, E, FakeCluster.FakeCluster | HttpClient.HttpClient | KubeConfig.KubeConfig>,
   options?: FakeCluster.Options
-) => Effect.provide(effect, FakeCluster.layer(options))
+) => Effect.provide(effect, FakeCluster.layer({ controllers: false, ...options }))
 
 const cluster = FakeCluster.FakeCluster
 
@@ -251,12 +256,18 @@ describe("CRUD", () => {
       })).body
       assert.strictEqual(relabelled.metadata.generation, 1)
       assert.strictEqual(relabelled.status.phase, "Running")
+      // a pod's spec is immutable but for images (and a few more): a new image is a spec change
       const respecced = (yield* call("PUT", `${pods}/p`, {
-        body: { ...relabelled, spec: { containers: [{ name: "main", image: "nginx" }] } }
+        body: {
+          ...relabelled,
+          spec: { ...relabelled.spec, containers: [{ ...relabelled.spec.containers[0], image: "nginx:2" }] }
+        }
       })).body
       assert.strictEqual(respecced.metadata.generation, 2)
-      const same = (yield* call("PUT", `${pods}/p`, { body: respecced })).body
-      assert.strictEqual(same.metadata.resourceVersion, respecced.metadata.resourceVersion)
+      // the kubelet may have answered the new image since: PUT back what is stored now
+      const current = (yield* get(`${pods}/p`)).body
+      const same = (yield* call("PUT", `${pods}/p`, { body: current })).body
+      assert.strictEqual(same.metadata.resourceVersion, current.metadata.resourceVersion)
     })))
 
   it.effect("delete answers the pod, a Success Status for other kinds, 404 when absent", () =>
@@ -332,7 +343,7 @@ describe("CRUD", () => {
       assert.deepStrictEqual(left.items.map((i: { metadata: { name: string } }) => i.metadata.name), ["c"])
     })))
 
-  it.effect("namespaces are Active; a write into a new namespace creates it; deleting one removes its objects", () =>
+  it.effect("namespaces are Active; autoCreateNamespaces: a write into a new one creates it; deleting one removes its objects", () =>
     withCluster(Effect.gen(function*() {
       const initial = (yield* get("/api/v1/namespaces")).body
       assert.deepStrictEqual(
@@ -346,9 +357,11 @@ describe("CRUD", () => {
       const deleted = yield* call("DELETE", "/api/v1/namespaces/team")
       assert.strictEqual(deleted.body.kind, "Namespace")
       assert.strictEqual(deleted.body.status.phase, "Terminating")
+      // the namespace controller empties it after its start delay, on the clock
+      yield* TestClock.adjust("1 second")
       assert.strictEqual((yield* get("/api/v1/namespaces/team/configmaps/c")).status, 404)
       assert.strictEqual((yield* get("/api/v1/namespaces/team")).status, 404)
-    })))
+    }), { autoCreateNamespaces: true, controllers: { namespace: { contentDeletionDelayMs: 500 } } }))
 })
 
 const names = (answer: Answer): Array<string> =>
@@ -377,7 +390,7 @@ describe("lists", () => {
         metadata: { resourceVersion: control.resourceVersion() },
         items: []
       })
-    })))
+    }), { namespaces: ["other"] }))
 
   it.effect("label selectors: = == != in notin exists !key and commas", () =>
     withCluster(Effect.gen(function*() {
@@ -424,7 +437,7 @@ describe("lists", () => {
       const bad = yield* get(`${configmaps}?fieldSelector=data.a%3D1`)
       assert.strictEqual(bad.status, 400)
       assert.strictEqual(bad.body.message, "field label not supported: data.a")
-    })))
+    }), { namespaces: ["other"] }))
 
   it.effect("limit/continue pages in key order at one resourceVersion; remainingItemCount; 410 once compacted", () =>
     withCluster(Effect.gen(function*() {
@@ -502,46 +515,58 @@ describe("patches", () => {
 
   it.effect("strategic merge patch merges containers, env and ports by key and honours $patch: delete", () =>
     withCluster(Effect.gen(function*() {
-      yield* post(pods, {
-        apiVersion: "v1",
-        kind: "Pod",
-        metadata: { name: "p" },
+      // a Deployment's template: a pod's own containers could not be removed nor its tolerations replaced
+      const deployments = "/apis/apps/v1/namespaces/default/deployments"
+      yield* post(deployments, {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "d" },
         spec: {
-          containers: [
-            {
-              name: "app",
-              image: "app:1",
-              env: [{ name: "A", value: "1" }, { name: "B", value: "2" }],
-              ports: [{ containerPort: 80 }]
-            },
-            { name: "sidecar", image: "side:1" }
-          ],
-          tolerations: [{ key: "a" }]
+          selector: { matchLabels: { app: "d" } },
+          template: {
+            metadata: { labels: { app: "d" } },
+            spec: {
+              containers: [
+                {
+                  name: "app",
+                  image: "app:1",
+                  env: [{ name: "A", value: "1" }, { name: "B", value: "2" }],
+                  ports: [{ containerPort: 80 }]
+                },
+                { name: "sidecar", image: "side:1" }
+              ],
+              tolerations: [{ key: "a" }]
+            }
+          }
         }
       })
-      const patched = yield* patch(`${pods}/p`, {
+      const patched = yield* patch(`${deployments}/d`, {
         spec: {
-          containers: [
-            {
-              name: "app",
-              image: "app:2",
-              env: [{ name: "B", value: "20" }, { name: "C", value: "3" }],
-              ports: [{ containerPort: 80, name: "http" }]
-            },
-            { name: "sidecar", $patch: "delete" }
-          ],
-          tolerations: [{ key: "b" }]
+          template: {
+            spec: {
+              containers: [
+                {
+                  name: "app",
+                  image: "app:2",
+                  env: [{ name: "B", value: "20" }, { name: "C", value: "3" }],
+                  ports: [{ containerPort: 80, name: "http" }]
+                },
+                { name: "sidecar", $patch: "delete" }
+              ],
+              tolerations: [{ key: "b" }]
+            }
+          }
         }
       }, "application/strategic-merge-patch+json")
       assert.strictEqual(patched.status, 200)
-      assert.deepStrictEqual(patched.body.spec.containers, [{
-        name: "app",
-        image: "app:2",
-        env: [{ name: "A", value: "1" }, { name: "B", value: "20" }, { name: "C", value: "3" }],
-        ports: [{ containerPort: 80, name: "http" }]
-      }])
-      assert.deepStrictEqual(patched.body.spec.tolerations, [{ key: "b" }])
-      const unsupported = yield* patch(`${pods}/p`, {}, "text/plain")
+      const [app, ...others] = patched.body.spec.template.spec.containers
+      assert.strictEqual(others.length, 0)
+      assert.strictEqual(app.image, "app:2")
+      assert.deepStrictEqual(app.env, [{ name: "A", value: "1" }, { name: "B", value: "20" }, { name: "C", value: "3" }])
+      // the port's protocol is the API server's default
+      assert.deepStrictEqual(app.ports, [{ containerPort: 80, name: "http", protocol: "TCP" }])
+      assert.deepStrictEqual(patched.body.spec.template.spec.tolerations, [{ key: "b" }])
+      const unsupported = yield* patch(`${deployments}/d`, {}, "text/plain")
       assert.strictEqual(unsupported.status, 415)
       assert.strictEqual(unsupported.body.reason, "UnsupportedMediaType")
     })))
@@ -593,7 +618,11 @@ describe("server-side apply", () => {
           apiVersion: "apps/v1",
           kind: "Deployment",
           metadata: { name: "web" },
-          spec: { replicas, selector: { matchLabels: { app: "web" } } }
+          spec: {
+            replicas,
+            selector: { matchLabels: { app: "web" } },
+            template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "web", image: "web:1" }] } }
+          }
         })
       assert.strictEqual((yield* applyPatch(`${deployments}/web`, manifest(1), "fieldManager=other-manager")).status, 201)
       const same = yield* applyPatch(`${deployments}/web`, manifest(1), "fieldManager=mine")
@@ -627,7 +656,8 @@ describe("server-side apply", () => {
           metadata: { name: "web" },
           spec: {
             replicas,
-            template: { spec: { containers: [{ name: "web", image }, ...extra] } }
+            selector: { matchLabels: { app: "web" } },
+            template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "web", image }, ...extra] } }
           }
         })
       yield* applyPatch(`${deployments}/web`, manifest("web:1", 1), "fieldManager=a")
@@ -736,7 +766,18 @@ describe("discovery", () => {
           group: "stable.example.com",
           scope: "Cluster",
           names: { plural: "crontabs", singular: "crontab", kind: "CronTab", shortNames: ["ct"] },
-          versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object" } } }]
+          versions: [{
+            name: "v1",
+            served: true,
+            storage: true,
+            // the API server prunes what the schema does not declare
+            schema: {
+              openAPIV3Schema: {
+                type: "object",
+                properties: { spec: { type: "object", properties: { cronSpec: { type: "string" } } } }
+              }
+            }
+          }]
         }
       })
       assert.strictEqual(crd.status, 201)
@@ -755,7 +796,7 @@ describe("discovery", () => {
       assert.strictEqual((yield* get("/apis/stable.example.com/v1/crontabs/nightly")).body.spec.cronSpec, "0 0 * * *")
       yield* call("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.stable.example.com")
       assert.strictEqual((yield* get("/apis/stable.example.com/v1/crontabs")).status, 404)
-    })))
+    }), { controllers: { crd: true } }))
 })
 
 describe("controls", () => {
@@ -908,7 +949,11 @@ describe("served on loopback", () => {
       )
       assert.strictEqual(created.status, 201)
       const list = yield* Effect.promise(() => fetch(`${served.url}${configmaps}`).then((r) => r.json()))
-      assert.deepStrictEqual(list.items.map((i: { metadata: { name: string } }) => i.metadata.name), ["c"])
+      // serve() runs the controllers: the root CA publisher's ConfigMap is there, as on a cluster
+      assert.deepStrictEqual(
+        list.items.map((i: { metadata: { name: string } }) => i.metadata.name),
+        ["c", "kube-root-ca.crt"]
+      )
     }))
 })
 
@@ -1264,7 +1309,8 @@ describe("pods and jobs", () => {
       ])
     })))
 
-  it.effect("simulate: a created pod goes Pending -> Running -> Succeeded and writes its log; a Job runs a pod and completes", () =>
+  // the kubelet runs on the Effect Clock: this test lets it run on the live one
+  it.live("simulate: a created pod goes Pending -> Running -> Succeeded and writes its log; a Job runs a pod and completes", () =>
     withCluster(Effect.gen(function*() {
       const control = yield* cluster
       const events = yield* openWatch(`${pods}?watch=true&resourceVersion=${control.resourceVersion()}`)
@@ -1277,7 +1323,9 @@ describe("pods and jobs", () => {
         Stream.takeUntil((phase) => phase === "Succeeded"),
         Stream.runCollect
       )
-      assert.deepStrictEqual(phases, ["Pending", "Running", "Succeeded"])
+      // scheduling and the kubelet's pod status are changes of a Pending pod, as on a cluster
+      const steps = Array.from(phases).filter((phase, i, all) => i === 0 || all[i - 1] !== phase)
+      assert.deepStrictEqual(steps, ["Pending", "Running", "Succeeded"])
       assert.strictEqual((yield* get(logPath("s"))).text, "starting main in pod default/s\nhello\nmain finished\n")
 
       const jobs = "/apis/batch/v1/namespaces/default/jobs"
@@ -1304,7 +1352,7 @@ describe("pods and jobs", () => {
       assert.strictEqual(jobPods[0].metadata.ownerReferences[0].kind, "Job")
       yield* call("DELETE", `${jobs}/j?propagationPolicy=Background`)
       assert.deepStrictEqual((yield* get(`${pods}?labelSelector=job-name%3Dj`)).body.items, [])
-    }), { simulate: { podStartMs: 5, podRunMs: 5 } }))
+    }), { controllers: true, simulate: { podStartMs: 5, podRunMs: 5 } }))
 })
 
 describe("faults", () => {
@@ -1449,7 +1497,8 @@ describe("OpenShift templates", () => {
       assert.deepStrictEqual(config.metadata.labels, { template: "app-web", own: "yes" })
       assert.strictEqual(config.data.greeting, `hello web, token ${token}`)
       assert.strictEqual(config.data.replicas, 3)
-      assert.strictEqual(deployment.metadata.namespace, "pinned")
+      // a hard-coded namespace is dropped, as oc process does: objects go to the namespace processed in
+      assert.isUndefined(deployment.metadata.namespace)
       assert.strictEqual(deployment.spec.replicas, 3)
       assert.strictEqual(deployment.spec.paused, true)
       assert.strictEqual(deployment.spec.template.spec.containers[0].image, "img:v1")

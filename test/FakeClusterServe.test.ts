@@ -111,7 +111,8 @@ describe("FakeCluster.httpClient", () => {
         Effect.flatMap((r) => r.json),
         Effect.scoped
       )) as { readonly items: ReadonlyArray<{ readonly metadata: { readonly name: string } }> }
-      assert.deepStrictEqual(listed.items.map((i) => i.metadata.name), ["via-wrapper"])
+      // the root CA publisher's ConfigMap is in every namespace, as on a cluster
+      assert.deepStrictEqual(listed.items.map((i) => i.metadata.name), ["kube-root-ca.crt", "via-wrapper"])
       const watch = yield* client.execute(HttpClientRequest.get(`${base}?watch=true&resourceVersion=0`))
       const events = yield* watch.stream.pipe(
         Stream.decodeText(),
@@ -119,7 +120,7 @@ describe("FakeCluster.httpClient", () => {
         Stream.take(1),
         Stream.runCollect
       )
-      assert.strictEqual(JSON.parse(events[0]!).object.metadata.name, "via-wrapper")
+      assert.strictEqual(JSON.parse(events[0]!).object.metadata.name, "kube-root-ca.crt")
       assert.deepStrictEqual(seen.slice(0, 2), [
         "POST /api/v1/namespaces/default/configmaps",
         "GET /api/v1/namespaces/default/configmaps"
@@ -146,7 +147,7 @@ describe("FakeCluster.serve({ tls: \"self-signed\" })", () => {
       const listed = yield* Kube.api(ConfigMaps, { namespace: "default" }).list().pipe(
         Effect.provide(NodeKube.layerFromFile({ path: served.kubeconfigPath }))
       )
-      assert.deepStrictEqual(listed.items.map((c) => c.metadata?.name), ["a"])
+      assert.deepStrictEqual(listed.items.map((c) => c.metadata?.name), ["a", "kube-root-ca.crt"])
       // a client that does not trust that CA is refused: the certificate is really checked
       const untrusted = yield* Effect.flip(Effect.tryPromise(() => fetch(`${served.url}/version`)))
       assert.include(String((untrusted.cause as Error).cause), "certificate")

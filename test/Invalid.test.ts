@@ -26,6 +26,7 @@ import * as FakeCluster from "../src/testing/FakeCluster.js"
 import * as Watcher from "../src/Watcher.js"
 import * as Warnings from "../src/Warnings.js"
 import { failureOf } from "./util/failure.js"
+import { apiServerOnly } from "./util/apiServerOnly.js"
 
 const Sized = Schema.Struct({
   apiVersion: Schema.optional(Schema.String),
@@ -46,7 +47,7 @@ const cm = (name: string, size: string) => ({
 })
 
 const seeded = Layer.merge(
-  FakeCluster.layer({ objects: [cm("a", "1"), cm("bad", "big"), cm("c", "3")] }),
+  FakeCluster.layer({ ...apiServerOnly, objects: [cm("a", "1"), cm("bad", "big"), cm("c", "3")] }),
   Warnings.layerCollect
 )
 
@@ -216,7 +217,7 @@ const asSent = (pod: unknown) => {
 }
 
 describe("objects from a newer server: a built-in kind that fits at the top but not below", () => {
-  const newerCluster = Layer.merge(FakeCluster.layer({ objects: [newerPod, plainPod] }), Warnings.layerCollect)
+  const newerCluster = Layer.merge(FakeCluster.layer({ ...apiServerOnly, objects: [newerPod, plainPod] }), Warnings.layerCollect)
 
   it.effect("get, list and watch deliver it as a Pod, as the server sent it, and report the path", () =>
     Effect.gen(function*() {
@@ -284,7 +285,7 @@ describe("objects from a newer server: a built-in kind that fits at the top but 
       // never the values: the error says where and what was expected
       assert.notInclude(w!.text, "8080")
       assert.notInclude(w!.text, "10.0.0.1")
-    }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(), Warnings.layerCollect))))
+    }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(apiServerOnly), Warnings.layerCollect))))
 
   it.effect("a scalar of another type (a number where the spec has a string) still fails, naming only that path", () =>
     Effect.gen(function*() {
@@ -304,14 +305,14 @@ describe("objects from a newer server: a built-in kind that fits at the top but 
       const listed = yield* failureOf(pods.list())
       assert.include(listed.message, "Pod default/odd: does not match its schema: .spec.containers[0].name Expected string")
       assert.strictEqual((yield* collectedMismatched).length, 0)
-    }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(), Warnings.layerCollect))))
+    }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(apiServerOnly), Warnings.layerCollect))))
 
   it.effect("Warnings.layerFail turns the kept object into the ValidationError, as it does a skipped one", () =>
     Effect.gen(function*() {
       const error = yield* failureOf(pods.get("newer"))
       assert.strictEqual(error._tag, "ValidationError")
       assert.include(error._tag === "ValidationError" ? error.message : "", mismatchPath)
-    }).pipe(Effect.provide(Layer.merge(FakeCluster.layer({ objects: [newerPod] }), Warnings.layerFail))))
+    }).pipe(Effect.provide(Layer.merge(FakeCluster.layer({ ...apiServerOnly, objects: [newerPod] }), Warnings.layerFail))))
 
   it.effect("an object broken at the top still fails, or goes through `invalid`: its metadata does not fit", () =>
     Effect.gen(function*() {
@@ -332,7 +333,7 @@ describe("objects from a newer server: a built-in kind that fits at the top but 
       const watched = yield* failureOf(pods.watch({ resourceVersion: "0" }).pipe(Stream.runDrain))
       assert.strictEqual(watched._tag, "ValidationError")
       assert.strictEqual((yield* collectedMismatched).length, 0)
-    }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(), Warnings.layerCollect))))
+    }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(apiServerOnly), Warnings.layerCollect))))
 })
 
 /** Polls in real time until `check` holds (fails after `ms`). */

@@ -19,7 +19,8 @@ const pods = Kube.api(Pods)
 const fake = FakeCluster.FakeCluster
 
 describe("Kube.api against the fake cluster", () => {
-  it.layer(FakeCluster.layer())((it) => {
+  // the API server alone: no scheduler nor kubelet take the pods (deleted pods go at once)
+  it.layer(FakeCluster.layer({ controllers: false }))((it) => {
     it.effect("creates, gets, lists by selector and deletes all by selector", () =>
       Effect.gen(function*() {
         const created = yield* pods.create(pod("a"))
@@ -201,22 +202,51 @@ describe("round trip of fields the Schema does not name", () => {
     it.effect("get then replace keeps every field the server sent", () =>
       Effect.gen(function*() {
         const control = yield* fake
+        // a server that knows more than the client's Schema: a custom resource whose CRD keeps unknown fields
+        // (a built-in kind's fields the fake's own schema does not know are pruned, as kube-apiserver prunes them)
         control.seed([{
-          apiVersion: "v1",
-          kind: "Pod",
-          metadata: { name: "future", namespace: "default", annotations: { a: "b" } },
+          apiVersion: "apiextensions.k8s.io/v1",
+          kind: "CustomResourceDefinition",
+          metadata: { name: "gadgets.example.com" },
           spec: {
-            containers: [{ name: "c", image: "i", futureContainerField: { deep: [1, 2] } }],
-            futureSpecField: "kept"
-          },
+            group: "example.com",
+            scope: "Namespaced",
+            names: { plural: "gadgets", singular: "gadget", kind: "Gadget", listKind: "GadgetList" },
+            versions: [{
+              name: "v1",
+              served: true,
+              storage: true,
+              schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } }
+            }]
+          }
+        }])
+        const Gadgets = Resource.make({
+          apiVersion: "example.com/v1",
+          kind: "Gadget",
+          plural: "gadgets",
+          namespaced: true,
+          schema: Schema.Struct({
+            apiVersion: Schema.optional(Schema.String),
+            kind: Schema.optional(Schema.String),
+            metadata: Schema.Struct({ name: Schema.String, namespace: Schema.optional(Schema.String) }),
+            spec: Schema.Struct({ size: Schema.Number })
+          })
+        })
+        const gadgets = Kube.api(Gadgets, { namespace: "default" })
+        control.seed([{
+          apiVersion: "example.com/v1",
+          kind: "Gadget",
+          metadata: { name: "future", namespace: "default", annotations: { a: "b" } },
+          spec: { size: 1, futureSpecField: "kept", items: [{ name: "c", futureItemField: { deep: [1, 2] } }] },
           futureTopLevel: { x: true }
         }])
-        const got = Option.getOrThrow(yield* pods.get("future"))
-        const replaced = yield* pods.replace("future", got)
-        const stored = control.get({ apiVersion: "v1", kind: "Pod", name: "future" }) as Record<string, any>
+        const got = Option.getOrThrow(yield* gadgets.get("future"))
+        const replaced = yield* gadgets.replace("future", got)
+        const stored = control.get({ apiVersion: "example.com/v1", kind: "Gadget", name: "future" }) as Record<string, any>
         assert.deepStrictEqual(stored["futureTopLevel"], { x: true })
         assert.strictEqual(stored["spec"]["futureSpecField"], "kept")
-        assert.deepStrictEqual(stored["spec"]["containers"][0]["futureContainerField"], { deep: [1, 2] })
+        assert.deepStrictEqual(stored["spec"]["items"][0]["futureItemField"], { deep: [1, 2] })
+        assert.strictEqual(stored["metadata"]["annotations"]["a"], "b")
         assert.deepStrictEqual((replaced as Record<string, any>)["futureTopLevel"], { x: true })
       }))
 

@@ -15,6 +15,7 @@ import * as NodeKube from "../src/NodeKube.js"
 import { ConfigMaps } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import { pki } from "./util/pki.js"
+import { apiServerOnly } from "./util/apiServerOnly.js"
 
 const utf16le = (text: string) => {
   const bytes = new Uint8Array(2 + text.length * 2)
@@ -46,6 +47,7 @@ const crlf = (text: string) => text.replace(/\r?\n/g, "\r\n")
 const setup = Effect.gen(function*() {
   const { ca, server } = pki()
   const served = yield* FakeCluster.serve({
+  ...apiServerOnly,
     token: "encoding-token",
     namespace: "windows",
     namespaces: ["windows"],

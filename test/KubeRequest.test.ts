@@ -11,13 +11,14 @@ import * as Kube from "../src/Kube.js"
 import * as RequestPolicy from "../src/RequestPolicy.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import { failureOf } from "./util/failure.js"
+import { apiServerOnly } from "./util/apiServerOnly.js"
 
 const fake = FakeCluster.FakeCluster
 
 const retrying = RequestPolicy.layer({ readRetries: Schedule.recurs(2) })
 
 describe("Kube.request", () => {
-  it.layer(Layer.merge(FakeCluster.layer(), retrying))((it) => {
+  it.layer(Layer.merge(FakeCluster.layer(apiServerOnly), retrying))((it) => {
     it.effect("reads /version as JSON and /readyz as text", () =>
       Effect.gen(function*() {
         const control = yield* fake
@@ -150,7 +151,7 @@ describe("Kube.request", () => {
       assert.strictEqual(error._tag === "ApiError" ? error.code : 0, 401)
       assert.notInclude(JSON.stringify(error), "fake-cluster-token")
       assert.notInclude(String(error), "fake-cluster-token")
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 })
 
 describe("Kube.request under the request policy", () => {
@@ -171,7 +172,7 @@ describe("Kube.request under the request policy", () => {
         "k8s: POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews: no complete answer within 2s (request timeout)"
       )
       assert.strictEqual(control.requests().length, 1)
-    }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(), RequestPolicy.layer({ timeout: "2 seconds" })))))
+    }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(apiServerOnly), RequestPolicy.layer({ timeout: "2 seconds" })))))
 
   it.effect("a header given to Kube.request never shows in a transport error, nor the token", () =>
     Effect.gen(function*() {
@@ -189,11 +190,11 @@ describe("Kube.request under the request policy", () => {
         assert.notInclude(text, "very-secret-key")
         assert.notInclude(text, "fake-cluster-token")
       }
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 })
 
 describe("Kube.requestStream", () => {
-  it.layer(FakeCluster.layer())((it) => {
+  it.layer(FakeCluster.layer(apiServerOnly))((it) => {
     it.effect("streams a watch as lines, one JSON event each", () =>
       Effect.gen(function*() {
         const control = yield* fake

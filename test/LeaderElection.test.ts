@@ -14,6 +14,7 @@ import * as LeaderElection from "../src/LeaderElection.js"
 import * as RequestPolicy from "../src/RequestPolicy.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import * as Loopback from "./util/loopback.js"
+import { apiServerOnly } from "./util/apiServerOnly.js"
 
 const leases = Kube.api(Leases, { namespace: "default" })
 const microTime = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/
@@ -21,7 +22,7 @@ const until = (check: () => boolean, what: string) =>
   Effect.flatMap(Loopback.eventually(check, 500), (ok) => Effect.sync(() => assert.isTrue(ok, what)))
 const realSleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
 const fake = Layer.merge(
-  FakeCluster.layer(),
+  FakeCluster.layer(apiServerOnly),
   RequestPolicy.layer({ readRetries: Schedule.recurs(0), throttleRetries: 0, timeout: null })
 )
 

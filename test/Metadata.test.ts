@@ -16,6 +16,7 @@ import * as Patch from "../src/Patch.js"
 import { ConfigMaps, Secrets } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import { failureOf } from "./util/failure.js"
+import { apiServerOnly } from "./util/apiServerOnly.js"
 
 const fake = FakeCluster.FakeCluster
 const secrets = Kube.metadata(Secrets, { namespace: "default" })
@@ -31,7 +32,7 @@ const secret = (name: string, labels: Record<string, string> = { app: "m" }) => 
 /** The one typed failure of an effect (a cause of exactly one Fail), else a defect saying what happened. */
 
 describe("Kube.metadata", () => {
-  it.layer(FakeCluster.layer())((it) => {
+  it.layer(FakeCluster.layer(apiServerOnly))((it) => {
     it.effect("get and list ask for PartialObjectMetadata and get metadata alone (no Secret data)", () =>
       Effect.gen(function*() {
         const control = yield* fake
@@ -140,7 +141,7 @@ const ignoringAccept = (sent: Array<string>) =>
         sent.push(request.headers["accept"] ?? "")
         return HttpClientRequest.setHeader(request, "accept", "application/json")
       }))
-  ).pipe(Layer.provideMerge(FakeCluster.layer()))
+  ).pipe(Layer.provideMerge(FakeCluster.layer(apiServerOnly)))
 
 describe("Kube.metadata against a server that ignores the Accept", () => {
   it.effect("whole objects are cut down to their metadata: get, list, watch, patch", () => {

@@ -4,7 +4,7 @@
  * resize, service account tokens, and deleteWithResult.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Option, Redacted, Schema } from "effect"
+import { Clock, Effect, Exit, Option, Redacted, Schema } from "effect"
 import { ApiError, ValidationError } from "../src/Errors.js"
 import * as Kube from "../src/Kube.js"
 import * as Patch from "../src/Patch.js"
@@ -44,11 +44,13 @@ const pods = Kube.api(Pods)
 const fake = FakeCluster.FakeCluster
 
 describe("status subresource", () => {
-  it.layer(FakeCluster.layer())((it) => {
+  // the test writes the status the deployment controller would
+  it.layer(FakeCluster.layer({ controllers: { deployment: false } }))((it) => {
     it.effect("replaceStatus, patchStatus and applyStatus change only .status and answer the whole object", () =>
       Effect.gen(function*() {
         const created = yield* deployments.create(deployment("web"))
-        assert.isUndefined(created.status)
+        // a Deployment's status is a struct: the API server answers a new one with `status: {}`
+        assert.deepStrictEqual(created.status, {})
 
         // replaceStatus: the spec sent along is ignored
         const changedSpec = { ...created, spec: { ...created.spec!, replicas: 9 }, status: { replicas: 1 } }
@@ -383,21 +385,27 @@ describe("ephemeral containers and resize", () => {
 
     it.effect("resize changes only the containers' resources", () =>
       Effect.gen(function*() {
-        yield* pods.create(pod("resize-me"))
+        // a Burstable pod: a resize may not change its QoS class nor remove a request or a limit
+        const burstable = { requests: { cpu: "100m" }, limits: { cpu: "1" } }
+        yield* pods.create({
+          metadata: { name: "resize-me" },
+          spec: { containers: [{ name: "main", image: "busybox:1.36", resources: burstable }] }
+        })
         const resized = yield* pods.patchResize(
           "resize-me",
           Patch.strategic({
             spec: { containers: [{ name: "main", image: "ignored", resources: { requests: { cpu: "200m" } } }] }
           })
         )
-        assert.deepStrictEqual(resized.spec?.containers[0]?.resources, { requests: { cpu: "200m" } })
+        assert.deepStrictEqual(resized.spec?.containers[0]?.resources, { requests: { cpu: "200m" }, limits: { cpu: "1" } })
         assert.strictEqual(resized.spec?.containers[0]?.image, "busybox:1.36")
         const read = Option.getOrThrow(yield* pods.getResize("resize-me"))
+        const grown = { requests: { cpu: "200m", memory: "1Gi" }, limits: { cpu: "1", memory: "1Gi" } }
         const replaced = yield* pods.replaceResize("resize-me", {
           ...read,
-          spec: { ...read.spec!, containers: [{ name: "main", image: "x", resources: { limits: { memory: "1Gi" } } }] }
+          spec: { ...read.spec!, containers: [{ ...read.spec!.containers[0]!, image: "x", resources: grown }] }
         })
-        assert.deepStrictEqual(replaced.spec?.containers[0]?.resources, { limits: { memory: "1Gi" } })
+        assert.deepStrictEqual(replaced.spec?.containers[0]?.resources, grown)
         assert.strictEqual(replaced.spec?.containers[0]?.image, "busybox:1.36")
         assert.isTrue(Option.isNone(yield* pods.getResize("none")))
         assert.isTrue(Option.isNone(yield* pods.getEphemeralContainers("none")))
@@ -416,7 +424,8 @@ describe("service account tokens", () => {
         const made = yield* accounts.createToken("builder", { audiences: ["vault"], expirationSeconds: 7200 })
         const value = Redacted.value(made.token)
         assert.isTrue(value.length > 0)
-        const expires = Date.parse(made.expirationTimestamp) - Date.now()
+        // the fake's time is the Effect Clock's
+        const expires = Date.parse(made.expirationTimestamp) - (yield* Clock.currentTimeMillis)
         assert.isTrue(expires > 7000 * 1000 && expires <= 7200 * 1000)
         assert.notInclude(String(made.token), value)
         assert.notInclude(JSON.stringify(made), value)
@@ -472,7 +481,10 @@ describe("request options", () => {
         const withUnknown = { ...deployment("strict"), spec: { ...deployment("strict").spec!, foo: 1 } } as Deployment
         const strict = yield* failureOf(deployments.create(withUnknown, { fieldValidation: "Strict" }))
         assert.strictEqual((strict as ApiError).code, 400)
-        assert.strictEqual((strict as ApiError).statusMessage, "strict decoding error: unknown field \"spec.foo\"")
+        assert.strictEqual(
+          (strict as ApiError).statusMessage,
+          "Deployment in version \"v1\" cannot be handled as a Deployment: strict decoding error: unknown field \"spec.foo\""
+        )
         const nested = {
           ...deployment("nested"),
           spec: {
@@ -483,7 +495,8 @@ describe("request options", () => {
         const nestedError = yield* failureOf(deployments.create(nested, { fieldValidation: "Strict" }))
         assert.strictEqual(
           (nestedError as ApiError).statusMessage,
-          "strict decoding error: unknown field \"spec.template.spec.containers[0].bogus\""
+          "Deployment in version \"v1\" cannot be handled as a Deployment: " +
+            "strict decoding error: unknown field \"spec.template.spec.containers[0].bogus\""
         )
         yield* deployments.create(withUnknown, { fieldValidation: "Warn" })
         const patched = yield* failureOf(
@@ -494,7 +507,12 @@ describe("request options", () => {
           { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "strict" }, spec: withUnknown.spec },
           { fieldManager: "t", fieldValidation: "Strict" }
         ))
-        assert.strictEqual((applied as ApiError).code, 400)
+        // an apply configuration is typed by the field manager, which fails on any undeclared field (a 500)
+        assert.strictEqual((applied as ApiError).code, 500)
+        assert.strictEqual(
+          (applied as ApiError).statusMessage,
+          "failed to create typed patch object (default/strict; apps/v1, Kind=Deployment): .spec.foo: field not declared in schema"
+        )
         yield* deployments.replace("strict", Option.getOrThrow(yield* deployments.get("strict")), {
           fieldValidation: "Ignore"
         })

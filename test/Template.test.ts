@@ -6,6 +6,7 @@ import * as Manifests from "../src/Manifests.js"
 import * as NodeKube from "../src/NodeKube.js"
 import * as Template from "../src/Template.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
+import { apiServerOnly } from "./util/apiServerOnly.js"
 
 const secretValue = "hunter2-TOPSECRET"
 
@@ -58,7 +59,7 @@ const withCluster = <A, E>(
     cluster.seed([batchRun("templates")])
     cluster.reset()
     return body(cluster)
-  }).pipe(Effect.provide(FakeCluster.layer({ namespace: "batch" })))
+  }).pipe(Effect.provide(FakeCluster.layer({ ...apiServerOnly, namespace: "batch" })))
 
 const paths = (cluster: FakeCluster.Service) => cluster.requests().map((r) => `${r.method} ${r.path}`)
 
@@ -249,7 +250,7 @@ describe("Template.apply, get and delete", () => {
 
   it.effect("replays after a restart: a fresh client with only the name and parameters finds and deletes the objects", () =>
     Effect.gen(function*() {
-      const served = yield* FakeCluster.serve({ namespace: "batch" })
+      const served = yield* FakeCluster.serve({ ...apiServerOnly, namespace: "batch" })
       served.control.seed([batchRun("templates")])
       const options = { namespace: "batch", templateNamespace: "templates" }
       // Each "process" has its own client layer: nothing but the kubeconfig is shared.

@@ -13,6 +13,7 @@ import { type Pod, Pods } from "../src/resources/Pod.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import * as Loopback from "./util/loopback.js"
 import { pod, podRef as ref } from "./util/pods.js"
+import { apiServerOnly } from "./util/apiServerOnly.js"
 
 const pods = Kube.api(Pods, { namespace: "default" })
 
@@ -48,7 +49,7 @@ describe("watch", () => {
       assert.deepStrictEqual(request?.query, { watch: "true", labelSelector: "app=web", timeoutSeconds: "60" })
       assert.strictEqual(request?.path, "/api/v1/namespaces/default/pods")
       yield* Fiber.interrupt(events.fiber)
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("watches from a resourceVersion and turns bookmarks into resourceVersions", () =>
     Effect.gen(function*() {
@@ -71,7 +72,7 @@ describe("watch", () => {
         allowWatchBookmarks: "true"
       })
       yield* Fiber.interrupt(events.fiber)
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("sendInitialEvents asks with resourceVersionMatch=NotOlderThan and marks the end of initial events", () =>
     Effect.gen(function*() {
@@ -88,7 +89,7 @@ describe("watch", () => {
         allowWatchBookmarks: "true"
       })
       yield* Fiber.interrupt(events.fiber)
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("an ERROR event fails the stream with the ApiError of its Status (410 is Gone)", () =>
     Effect.gen(function*() {
@@ -109,7 +110,7 @@ describe("watch", () => {
       assert.isTrue(exit._tag === "Failure")
       const midStream = yield* Effect.flip(Fiber.join(events.fiber))
       assert.isTrue(ApiError.isGone(midStream), String(midStream))
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("a non-2xx answer at connect fails with ApiError", () =>
     Effect.gen(function*() {
@@ -118,7 +119,7 @@ describe("watch", () => {
       const error = yield* Effect.flip(pods.watch().pipe(Stream.runDrain))
       assert.isTrue(ApiError.isForbidden(error))
       assert.include(error.message, "pods is forbidden")
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("bad options fail before any request", () =>
     Effect.gen(function*() {
@@ -136,7 +137,7 @@ describe("watch", () => {
       const badNamespace = yield* Effect.flip(elsewhere.watch().pipe(Stream.runDrain))
       assert.instanceOf(badNamespace, ValidationError)
       assert.strictEqual(cluster.requests().length, 0)
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("no client-side timeout cuts off a quiet watch", () =>
     Effect.gen(function*() {
@@ -149,12 +150,12 @@ describe("watch", () => {
       assert.deepStrictEqual((yield* events.take(1)).map(nameOf), ["ADDED late"])
       assert.strictEqual(cluster.openWatches(), 1)
       yield* Fiber.interrupt(events.fiber)
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 })
 
 describe("watch over a real connection", () => {
   const served = Effect.gen(function*() {
-    const server = yield* FakeCluster.serve()
+    const server = yield* FakeCluster.serve(apiServerOnly)
     return { server, layer: NodeKube.layerFromFile({ path: server.kubeconfigPath }).pipe(Layer.orDie) }
   })
 
@@ -253,7 +254,7 @@ describe("listStream", () => {
       assert.deepStrictEqual(requests[0]?.query, { labelSelector: "app=web", limit: "10" })
       assert.strictEqual(requests[1]?.query["limit"], "10")
       assert.isString(requests[1]?.query["continue"])
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("an expired continue token fails with ApiError Gone; a bad pageSize fails before any request", () =>
     Effect.gen(function*() {
@@ -281,7 +282,7 @@ describe("listStream", () => {
       const bad = yield* Effect.flip(pods.listStream({ pageSize: 0 }).pipe(Stream.runDrain))
       assert.instanceOf(bad, ValidationError)
       assert.strictEqual(cluster.requests().length, 0)
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("lists across namespaces with allNamespaces", () =>
     Effect.gen(function*() {
@@ -293,5 +294,5 @@ describe("listStream", () => {
         ["default/a", "other/b"]
       )
       assert.strictEqual(cluster.requests()[0]?.path, "/api/v1/pods")
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 })

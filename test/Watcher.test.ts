@@ -21,6 +21,7 @@ import * as FakeCluster from "../src/testing/FakeCluster.js"
 import * as Watcher from "../src/Watcher.js"
 import * as Loopback from "./util/loopback.js"
 import { pod, podRef as ref } from "./util/pods.js"
+import { apiServerOnly } from "./util/apiServerOnly.js"
 
 const pods = Kube.api(Pods, { namespace: "default" })
 
@@ -88,7 +89,8 @@ const until = (check: () => boolean, what: string) =>
 
 /** Requests are not retried by the request path here, so the watcher's own backoff is what is seen. */
 const noRetries = RequestPolicy.layer({ readRetries: Schedule.recurs(0), throttleRetries: 0, timeout: null })
-const fake = (options?: FakeCluster.Options) => Layer.merge(FakeCluster.layer(options), noRetries)
+const fake = (options?: FakeCluster.Options) =>
+  Layer.merge(FakeCluster.layer({ ...apiServerOnly, ...options }), noRetries)
 
 describe("Watcher", () => {
   it.effect("lists page by page, then watches from the list's resourceVersion", () =>
@@ -336,11 +338,12 @@ describe("Watcher", () => {
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("a")])
-      const events = yield* collect(pods.watcher({ idleTimeout: "1 minute" }))
+      // shorter than the fake's bookmark interval (a minute, on the same clock), which would end the silence
+      const events = yield* collect(pods.watcher({ idleTimeout: "30 seconds" }))
       yield* events.take(3)
       yield* until(() => cluster.openWatches() === 1, "watch open")
       yield* realSleep(20)
-      yield* TestClock.adjust("60 seconds") // the backoff that follows starts now: not yet run
+      yield* TestClock.adjust("30 seconds") // the backoff that follows starts now: not yet run
       yield* until(() => cluster.openWatches() === 0, "the silent watch is closed by the client")
       yield* realSleep(20)
       yield* TestClock.adjust("2 seconds") // it sent nothing at all: resumed after a backoff
@@ -364,7 +367,7 @@ describe("Watcher", () => {
 
   it.live("interrupting a watcher closes its connection", () =>
     Effect.gen(function*() {
-      const server = yield* FakeCluster.serve()
+      const server = yield* FakeCluster.serve(apiServerOnly)
       const layer = NodeKube.layerFromFile({ path: server.kubeconfigPath }).pipe(Layer.orDie)
       server.control.seed([pod("a")])
       const fiber = yield* pods.watcher().pipe(Stream.runDrain, Effect.provide(layer), Effect.forkChild)

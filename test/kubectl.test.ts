@@ -37,7 +37,8 @@ data:
 const suite = suiteName("kubectl against FakeCluster.serve")
 
 describe(suite, () => {
-  it.effect.skipIf(!hasKubectl)(
+  // kubectl delete waits for the kubelet to stop the pod, on the real clock
+  it.live.skipIf(!hasKubectl)(
     "get, create -f, apply --server-side, get -o json, get -l and delete work over HTTPS with a token",
     () =>
       Effect.gen(function*() {
@@ -77,8 +78,8 @@ describe(suite, () => {
         assert.strictEqual(pod.status.phase, "Running")
 
         const listed = ok(yield* run("get", "configmaps", "-l", "app=x"))
-        assert.match(listed, /^NAME\s+AGE\n/)
-        assert.match(listed, /^settings\s+\d+s$/m)
+        assert.match(listed, /^NAME\s+DATA\s+AGE\n/)
+        assert.match(listed, /^settings\s+1\s+\d+s$/m)
         const none = yield* run("get", "configmaps", "-l", "app=nothing")
         assert.include(none.stderr, "No resources found in default namespace.")
 

@@ -59,7 +59,8 @@ const otherOrigin = Effect.acquireRelease(
 )
 
 describe("other runtimes", () => {
-  it.effect("the smoke flow runs on Bun and on Deno over HTTPS against a served cluster", () =>
+  // the served fake's kubelet runs on the Effect Clock: these tests let it run on the live one
+  it.live("the smoke flow runs on Bun and on Deno over HTTPS against a served cluster", () =>
     Effect.gen(function*() {
       const { ca, server } = pki()
       const served = yield* FakeCluster.serve({
@@ -89,7 +90,7 @@ describe("other runtimes", () => {
       assert.strictEqual(served.control.list("v1", "Pod", "default").length, 0)
     }), { timeout: 40_000 })
 
-  it.effect("tls-server-name: Bun checks it, Deno (which cannot) refuses it; fetch refuses two groups", () =>
+  it.live("tls-server-name: Bun checks it, Deno (which cannot) refuses it; fetch refuses two groups", () =>
     Effect.gen(function*() {
       const { ca, namedServer, serverName } = pki()
       const served = yield* FakeCluster.serve({
@@ -125,7 +126,7 @@ describe("other runtimes", () => {
       assert.notInclude(deno!.stderr, "smoke-token")
     }), { timeout: 40_000 })
 
-  it.effect("exec plugins, named relative to the kubeconfig, run on Bun and Deno (node-shared ChildProcessSpawner)", () =>
+  it.live("exec plugins, named relative to the kubeconfig, run on Bun and Deno (node-shared ChildProcessSpawner)", () =>
     Effect.gen(function*() {
       const { ca, server } = pki()
       const served = yield* FakeCluster.serve({

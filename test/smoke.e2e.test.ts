@@ -13,7 +13,8 @@ import { pki } from "./util/pki.js"
 const run = promisify(execFile)
 
 describe("examples/smoke.ts", () => {
-  it.effect("runs the whole flow over HTTPS against a served cluster given --kubeconfig", () =>
+  // the served fake's kubelet runs on the Effect Clock: the live one here, as the example waits for Succeeded
+  it.live("runs the whole flow over HTTPS against a served cluster given --kubeconfig", () =>
     Effect.gen(function*() {
       const { ca, server } = pki()
       const served = yield* FakeCluster.serve({

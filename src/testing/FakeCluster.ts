@@ -48,6 +48,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as KubeConfig from "../KubeConfig.js"
 import { WebSocketDialer } from "../internal/exec/dialer.js"
+import { effectClock, type FakeClock } from "../internal/fake/clock.js"
 import * as FakeExec from "../internal/fake/exec.js"
 import * as Node from "../internal/fake/node.js"
 import * as Http from "../internal/fake/http.js"
@@ -319,8 +320,15 @@ const servers = new WeakMap<Server, Internal.FakeServer>()
  * @since 0.1.0
  * @category constructors
  */
-export const makeServer = (options: Options = {}): Server => {
-  const server = new Internal.FakeServer(options)
+export const makeServer = (options: Options = {}): Server => makeServerOn(options, undefined)
+
+/** A server whose timers run on the Effect `Clock` of the effect that makes it (the TestClock in `it.effect`). */
+const clockedServer = (options: Options): Effect.Effect<Server> =>
+  Effect.map(Effect.context<never>(), (context) => makeServerOn(options, effectClock(context)))
+
+/** A server whose timers run on `clock` (the machine's when undefined). */
+const makeServerOn = (options: Options, clock: FakeClock | undefined): Server => {
+  const server = new Internal.FakeServer(options, clock)
   const value: Server = {
     handle: (request) => server.handle(request),
     control: server.control,
@@ -456,10 +464,7 @@ export const layer = (
 ): Layer.Layer<FakeCluster | KubeConfig.KubeConfig | HttpClient.HttpClient> =>
   Layer.effectContext(
     Effect.gen(function* () {
-      const server = yield* Effect.acquireRelease(
-        Effect.sync(() => makeServer(options)),
-        (s) => Effect.sync(() => s.close())
-      )
+      const server = yield* Effect.acquireRelease(clockedServer(options), (s) => Effect.sync(() => s.close()))
       const service: Service = { ...server.control, url: defaultUrl, handle: server.handle }
       return Context.make(FakeCluster, service).pipe(
         Context.add(KubeConfig.KubeConfig, kubeConfigFor(defaultUrl, options)),
@@ -500,7 +505,7 @@ export const layer = (
  */
 export const serve = (options: ServeOptions = {}): Effect.Effect<Served, FakeClusterError, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.flatMap(Effect.sync(() => makeServer(options)), (server) =>
+    Effect.flatMap(clockedServer(options), (server) =>
       Effect.tryPromise({
         try: () => listen(server, options),
         catch: (cause) => listenFailure(options, cause)

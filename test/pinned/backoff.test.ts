@@ -30,6 +30,7 @@ import * as Kube from "../../src/Kube.js"
 import { ConfigMaps } from "../../src/resources/index.js"
 import * as FakeCluster from "../../src/testing/FakeCluster.js"
 import * as Watcher from "../../src/Watcher.js"
+import { apiServerOnly } from "../util/apiServerOnly.js"
 
 const configMaps = Kube.api(ConfigMaps, { namespace: "default" })
 const configMap = (name: string, data: Record<string, string> = {}) => ({
@@ -120,7 +121,7 @@ describe("reads: RequestPolicy.defaults.readRetries (3 retries, 200/400/800 ms j
       assert.strictEqual(error._tag === "ApiError" ? error.code : error._tag, 500)
       yield* noMoreAttempts(gets, 10_000)
       assert.strictEqual(gets(), 4)
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("a GET against 503 without Retry-After: the same schedule; the 4th attempt's answer is returned", () =>
     Effect.gen(function*() {
@@ -136,7 +137,7 @@ describe("reads: RequestPolicy.defaults.readRetries (3 retries, 200/400/800 ms j
       const found = yield* Fiber.join(fiber)
       assert.deepStrictEqual(Option.map(found, (c) => c.data), Option.some({ k: "v" }))
       assert.strictEqual(gets(), 4)
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("a list stream's page is retried the same way", () =>
     Effect.gen(function*() {
@@ -150,7 +151,7 @@ describe("reads: RequestPolicy.defaults.readRetries (3 retries, 200/400/800 ms j
       yield* jittered(lists, 400, 1)
       assert.deepStrictEqual(Array.from(yield* Fiber.join(fiber)).map((c) => c.metadata?.name), ["a"])
       assert.strictEqual(lists(), 3)
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 })
 
 describe("throttling: throttleRetries 3, 500/1000/2000 ms without Retry-After, Retry-After capped at 60 s", () => {
@@ -171,7 +172,7 @@ describe("throttling: throttleRetries 3, 500/1000/2000 ms without Retry-After, R
       assert.strictEqual(error._tag === "ApiError" ? error.code : error._tag, 429)
       yield* noMoreAttempts(gets, 10_000)
       assert.strictEqual(gets(), 4)
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("a 503 with Retry-After: 2 waits exactly 2 s each time, and a Retry-After of 120 s waits 60 s", () =>
     Effect.gen(function*() {
@@ -197,7 +198,7 @@ describe("throttling: throttleRetries 3, 500/1000/2000 ms without Retry-After, R
       yield* until(() => gets() === 5, "the throttled attempt")
       assert.strictEqual(yield* nextAttempt(gets, 60_000, 60_000), 60_000)
       assert.isTrue(Option.isSome(yield* Fiber.join(capped)))
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("mutations: a POST is never sent again after a 500, but is after a 429 (500/1000/2000 ms)", () =>
     Effect.gen(function*() {
@@ -222,7 +223,7 @@ describe("throttling: throttleRetries 3, 500/1000/2000 ms without Retry-After, R
       assert.deepStrictEqual(delays, [500, 1000, 2000])
       assert.strictEqual((yield* Fiber.join(throttled)).metadata?.name, "a")
       assert.strictEqual(posts(), 5)
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 })
 
 const isWatch = (_method: string, _path: string, query: Readonly<Record<string, string>>) => query["watch"] === "true"
@@ -261,7 +262,7 @@ describe("the Watcher: Watcher.defaultBackoff (800 ms doubling to 30 s, jittered
       yield* until(() => events.length === 4, "the change")
       assert.deepStrictEqual(events.map(show), ["Init", "InitApply a", "InitDone", "Apply a"])
       yield* Fiber.interrupt(fiber)
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("a failure within two minutes of the last backoff goes on doubling; after two quiet minutes, 800 ms", () =>
     Effect.gen(function*() {
@@ -293,7 +294,7 @@ describe("the Watcher: Watcher.defaultBackoff (800 ms doubling to 30 s, jittered
       yield* jittered(watches, 800, 10)
       yield* until(() => cluster.openWatches() === 1, "watching again")
       yield* Fiber.interrupt(fiber)
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("a watch answered 503 or 429 with Retry-After: 5 is tried again after exactly 5 s", () =>
     Effect.gen(function*() {
@@ -307,7 +308,7 @@ describe("the Watcher: Watcher.defaultBackoff (800 ms doubling to 30 s, jittered
       assert.strictEqual(yield* nextAttempt(watches, 5000, 5000), 5000)
       yield* until(() => cluster.openWatches() === 1, "watching")
       yield* Fiber.interrupt(fiber)
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("a failing first list: the read retries (200/400/800 ms) inside, then the watcher's 800 ms", () =>
     Effect.gen(function*() {
@@ -328,7 +329,7 @@ describe("the Watcher: Watcher.defaultBackoff (800 ms doubling to 30 s, jittered
       assert.deepStrictEqual(events.map(show), ["Init", "InitApply a", "InitDone"])
       assert.strictEqual(lists(), 6)
       yield* Fiber.interrupt(fiber)
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 })
 
 describe("the Controller: errorPolicy default (5 ms doubling to 1000 s per key, no jitter), requeueAfter", () => {
@@ -354,7 +355,7 @@ describe("the Controller: errorPolicy default (5 ms doubling to 1000 s per key, 
       assert.deepStrictEqual(expected.slice(0, 4), [5, 10, 20, 40])
       assert.strictEqual(expected[17], 655_360)
       yield* Fiber.interrupt(fiber)
-    }).pipe(Effect.provide(FakeCluster.layer({ objects: [configMap("parent"), configMap("taken")] }))))
+    }).pipe(Effect.provide(FakeCluster.layer({ ...apiServerOnly, objects: [configMap("parent"), configMap("taken")] }))))
 
   it.effect("a reconcile that dies backs off the same way", () =>
     Effect.gen(function*() {
@@ -378,7 +379,7 @@ describe("the Controller: errorPolicy default (5 ms doubling to 1000 s per key, 
       ]
       assert.deepStrictEqual(delays, [5, 10, 20, 40])
       yield* Fiber.interrupt(fiber)
-    }).pipe(Effect.provide(FakeCluster.layer({ objects: [configMap("parent"), configMap("taken")] }))))
+    }).pipe(Effect.provide(FakeCluster.layer({ ...apiServerOnly, objects: [configMap("parent"), configMap("taken")] }))))
 
   it.effect("requeueAfter runs the key again after exactly its delay, each time", () =>
     Effect.gen(function*() {
@@ -400,7 +401,7 @@ describe("the Controller: errorPolicy default (5 ms doubling to 1000 s per key, 
       const delays = [yield* nextAttempt(posts, 90_000, 90_000), yield* nextAttempt(posts, 90_000, 90_000)]
       assert.deepStrictEqual(delays, [90_000, 90_000])
       yield* Fiber.interrupt(fiber)
-    }).pipe(Effect.provide(FakeCluster.layer({ objects: [configMap("parent"), configMap("taken")] }))))
+    }).pipe(Effect.provide(FakeCluster.layer({ ...apiServerOnly, objects: [configMap("parent"), configMap("taken")] }))))
 
   it.effect("a custom errorPolicy that ends gives the key up until its next change", () =>
     Effect.gen(function*() {
@@ -425,5 +426,5 @@ describe("the Controller: errorPolicy default (5 ms doubling to 1000 s per key, 
       cluster.update(ref("parent"), { data: { n: "1" } })
       yield* until(() => posts() === 4, "the change runs it again")
       yield* Fiber.interrupt(fiber)
-    }).pipe(Effect.provide(FakeCluster.layer({ objects: [configMap("parent"), configMap("taken")] }))))
+    }).pipe(Effect.provide(FakeCluster.layer({ ...apiServerOnly, objects: [configMap("parent"), configMap("taken")] }))))
 })

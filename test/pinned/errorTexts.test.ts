@@ -35,6 +35,7 @@ import * as FakeCluster from "../../src/testing/FakeCluster.js"
 import * as Warnings from "../../src/Warnings.js"
 import * as Loopback from "../util/loopback.js"
 import { writeExecPlugin } from "../util/execPlugin.js"
+import { apiServerOnly } from "../util/apiServerOnly.js"
 
 const pods = Kube.api(Pods, { namespace: "default" })
 const configMaps = Kube.api(ConfigMaps, { namespace: "default" })
@@ -112,7 +113,7 @@ describe("ValidationError", () => {
       // A name that is only not a DNS name (Errors.ts's own example) is the server's to refuse: sent, 404.
       assert.isTrue(Option.isNone(yield* pods.get("Web_1")))
       assert.strictEqual(cluster.requests().length, 1)
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("a missing namespace: an empty one given, and an empty one from the kubeconfig", () =>
     Effect.gen(function*() {
@@ -128,7 +129,7 @@ describe("ValidationError", () => {
         tag: "ValidationError",
         message: `namespace: Namespace is cluster-scoped, so no namespace may be given (got "default")`
       })
-    }).pipe(Effect.provide(FakeCluster.layer({ namespace: "" }))))
+    }).pipe(Effect.provide(FakeCluster.layer({ ...apiServerOnly, namespace: "" }))))
 
   it.effect("an empty selector for deleteAll", () =>
     Effect.gen(function*() {
@@ -144,7 +145,7 @@ describe("ValidationError", () => {
         message: "deleteAll of Pod: needs a non-empty labelSelector or fieldSelector (an empty one would delete " +
           "every object)"
       })
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("a written object that names another namespace, or another name", () =>
     Effect.gen(function*() {
@@ -158,7 +159,7 @@ describe("ValidationError", () => {
         tag: "ValidationError",
         message: `ConfigMap default/b: metadata.name is "b" but the name given is "a"`
       })
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("a response that fails a generated Schema names the object, the request and the path", () =>
     Effect.gen(function*() {
@@ -189,7 +190,7 @@ describe("ValidationError", () => {
         message: "answer to GET /api/v1/namespaces/default/pods: Pod default/odd: does not match its schema: " +
           ".spec.containers[0].name Expected string"
       })
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("a response that fails the user's transforming Schema; an object it cannot encode", () =>
     Effect.gen(function*() {
@@ -216,7 +217,7 @@ describe("ValidationError", () => {
         tag: "ValidationError",
         message: "ConfigMap default/nan: cannot be encoded: .data.size Expected number"
       })
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("a manifest that is not YAML, or has no kind", () =>
     Effect.gen(function*() {
@@ -271,7 +272,7 @@ describe("ApiError: k8s: <METHOD> <path>: <code> <reason>: <message>", () => {
         tag: "ApiError",
         message: `k8s: DELETE /api/v1/namespaces/default/configmaps/nope: 404 NotFound: configmaps "nope" not found`
       })
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("a Status the server chose (403, 422), and a strict unknown field", () =>
     Effect.gen(function*() {
@@ -287,8 +288,9 @@ describe("ApiError: k8s: <METHOD> <path>: <code> <reason>: <message>", () => {
       const strict = yield* Effect.flip(configMaps.create(typo, { fieldValidation: "Strict" }))
       assert.deepStrictEqual(shown(strict), {
         tag: "ApiError",
-        message: `k8s: POST /api/v1/namespaces/default/configmaps?fieldValidation=Strict: 400 BadRequest: strict ` +
-          `decoding error: unknown field "dta"`
+        // the server's own text: the decoder names the kind and version it could not decode
+        message: `k8s: POST /api/v1/namespaces/default/configmaps?fieldValidation=Strict: 400 BadRequest: ConfigMap in ` +
+          `version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "dta"`
       })
       cluster.failNext({ status: 422, message: `Pod "p" is invalid: spec.containers: Required value` })
       const invalid = yield* Effect.flip(pods.create({ metadata: { name: "p" }, spec: { containers: [] } }))
@@ -297,7 +299,7 @@ describe("ApiError: k8s: <METHOD> <path>: <code> <reason>: <message>", () => {
         message: `k8s: POST /api/v1/namespaces/default/pods: 422 Invalid: Pod "p" is invalid: spec.containers: ` +
           `Required value`
       })
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("a watch from a compacted resourceVersion: 410 Expired", () =>
     Effect.gen(function*() {
@@ -310,7 +312,7 @@ describe("ApiError: k8s: <METHOD> <path>: <code> <reason>: <message>", () => {
         message: "k8s: GET /api/v1/namespaces/default/pods?watch=true&resourceVersion=1: 410 Expired: too old " +
           "resource version: 1 (6)"
       })
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   // The body is named by its type and length, not quoted: a proxy that echoes the request would echo the token.
   it.effect("an answer that is not a Status: its content type and length", () =>
@@ -428,7 +430,7 @@ describe("WaitTimeout, RequestTimeout (Duration.format)", () => {
         tag: "WaitTimeout",
         message: "timed out after 1m 30s 500ms waiting for Pod default/web to be predicate"
       })
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("a request with no answer within the policy's timeout (default 30 s, and 1.5 s)", () =>
     Effect.gen(function*() {
@@ -452,7 +454,7 @@ describe("WaitTimeout, RequestTimeout (Duration.format)", () => {
         tag: "RequestTimeout",
         message: "k8s: POST /api/v1/namespaces/default/configmaps: no complete answer within 1s 500ms (request timeout)"
       })
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 })
 
 describe("ServerWarning, ExecFailed", () => {
@@ -466,7 +468,7 @@ describe("ServerWarning, ExecFailed", () => {
         message: `k8s: POST /api/v1/namespaces/default/configmaps: the server warned: v1 ConfigMap is deprecated, ` +
           `use "v2"`
       })
-    }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(), Warnings.layerFail))))
+    }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(apiServerOnly), Warnings.layerFail))))
 
   it.effect("a command that exits non-zero under execOrFail", () =>
     Effect.gen(function*() {
@@ -478,6 +480,7 @@ describe("ServerWarning, ExecFailed", () => {
         message: `command "migrate" in pod web exited with code 3: migration 7 failed: table exists`
       })
     }).pipe(Effect.provide(FakeCluster.layer({
+  ...apiServerOnly,
       exec: (_pod, _container, command, io) =>
         command[0] === "migrate" ? Effect.as(io.stderr("  migration 7 failed: table exists\n"), 3) : undefined
     }))))
@@ -512,7 +515,7 @@ describe("ApplyFailed, DeleteFailed (Manifests)", () => {
           "/api/v1/namespaces/default/configmaps/three: 403 Forbidden: no deletes here; ConfigMap default/one: k8s: " +
           "DELETE /api/v1/namespaces/default/configmaps/one: 403 Forbidden: no deletes here"
       })
-    }).pipe(Effect.provide(FakeCluster.layer())))
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 })
 
 describe("FakeClusterError", () => {
@@ -527,13 +530,13 @@ describe("FakeClusterError", () => {
         ),
         () => Effect.promise(() => new Promise<void>((resolve) => blocker.close(() => resolve())))
       )
-      const inUse = yield* Effect.flip(FakeCluster.serve({ port }))
+      const inUse = yield* Effect.flip(FakeCluster.serve({ ...apiServerOnly, port }))
       assert.deepStrictEqual(shown(inUse), {
         tag: "FakeClusterError",
         message: `FakeCluster could not listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use ` +
           `127.0.0.1:${port}`
       })
-      const noDir = yield* Effect.flip(FakeCluster.serve({ kubeconfigDir: "/nonexistent/effect-kube-pin" }))
+      const noDir = yield* Effect.flip(FakeCluster.serve({ ...apiServerOnly, kubeconfigDir: "/nonexistent/effect-kube-pin" }))
       assert.deepStrictEqual({ tag: noDir._tag, message: noDir.message.replace(/:\d+/, ":<port>") }, {
         tag: "FakeClusterError",
         message: "FakeCluster could not write the kubeconfig for http://127.0.0.1:<port>: ENOENT: no such file or " +

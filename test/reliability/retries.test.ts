@@ -35,6 +35,7 @@ import {
   serveTls,
   sleeps
 } from "../util/reliability.js"
+import { apiServerOnly } from "../util/apiServerOnly.js"
 
 const counts = makeCounts()
 afterAll(() => report("retries", counts))
@@ -176,7 +177,7 @@ const withFake = <A, E>(
     const result = yield* program(control)
     counts.requests += control.requests().length
     return result
-  }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(), policy)))
+  }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(apiServerOnly), policy)))
 
 describe("429 and 503 with Retry-After: every verb retries, honouring Retry-After", () => {
   for (const verb of verbs) {

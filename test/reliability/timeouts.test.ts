@@ -30,6 +30,7 @@ import {
   serveTls,
   sleeps
 } from "../util/reliability.js"
+import { apiServerOnly } from "../util/apiServerOnly.js"
 
 const counts = makeCounts()
 afterAll(() => report("timeouts", counts))
@@ -134,7 +135,9 @@ describe("the timeout ends non-streaming calls", () => {
       const control = yield* FakeCluster.FakeCluster
       yield* recordingSleeps(late(control))
       counts.requests += control.requests().length
-    }).pipe(Effect.provide(Layer.merge(FakeCluster.layer(), RequestPolicy.layer({ timeout: "2 seconds" })))))
+    }).pipe(
+      Effect.provide(Layer.merge(FakeCluster.layer(apiServerOnly), RequestPolicy.layer({ timeout: "2 seconds" })))
+    ))
 
   it.effect("a read that times out is sent again; a read that always times out fails after readRetries", () =>
     withServed(

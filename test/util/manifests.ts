@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import type * as Kube from "../../src/Kube.js"
 import type * as Manifests from "../../src/Manifests.js"
 import * as FakeCluster from "../../src/testing/FakeCluster.js"
+import { apiServerOnly } from "./apiServerOnly.js"
 
 export const secretValue = "TOPSECRET-hunter2-value"
 
@@ -44,7 +45,8 @@ export const service = (name: string): Manifests.Manifest => ({
 export const withCluster = <A, E>(
   body: (cluster: FakeCluster.Service) => Effect.Effect<A, E, FakeCluster.FakeCluster | Kube.Requirements>,
   options?: FakeCluster.Options
-) => Effect.flatMap(FakeCluster.FakeCluster, body).pipe(Effect.provide(FakeCluster.layer(options)))
+) =>
+  Effect.flatMap(FakeCluster.FakeCluster, body).pipe(Effect.provide(FakeCluster.layer({ ...apiServerOnly, ...options })))
 
 export const writes = (cluster: FakeCluster.Service) =>
   cluster.requests().filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`)

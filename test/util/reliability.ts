@@ -19,6 +19,7 @@ import * as KubeConfig from "../../src/KubeConfig.js"
 import * as NodeKube from "../../src/NodeKube.js"
 import * as FakeCluster from "../../src/testing/FakeCluster.js"
 import { pki } from "./pki.js"
+import { apiServerOnly } from "./apiServerOnly.js"
 
 /** The token the served fake demands: it must never appear in an error. */
 export const servedToken = "reliability-token-0123456789abcdef"
@@ -48,7 +49,8 @@ export const serveTls = (
   options: Omit<FakeCluster.ServeOptions, "tls"> = {}
 ): Effect.Effect<FakeCluster.Served, never, Scope.Scope> => {
   const { ca, server } = pki()
-  return FakeCluster.serve({ token: servedToken, ...options, tls: { cert: server.cert, key: server.key, ca: ca.cert } })
+  const tls = { cert: server.cert, key: server.key, ca: ca.cert }
+  return FakeCluster.serve({ ...apiServerOnly, token: servedToken, ...options, tls })
     .pipe(Effect.orDie)
 }
 

@@ -1,12 +1,56 @@
 /**
  * CustomResourceDefinitions: storing one serves its kind (discovery lists it, its
- * paths answer); deleting it removes the kind and every object of it.
+ * paths answer); deleting it removes the kind and every object of it. A served
+ * version's `openAPIV3Schema` is what its objects are pruned, defaulted and validated
+ * by; lists of custom resources are written as the API server writes unstructured
+ * lists (keys sorted, `continue` always there).
  *
  * @internal
  */
 import { isObject, type JsonObject } from "./json.js"
 import { customKind, type KindInfo } from "./kinds.js"
 import type { FakeState } from "./state.js"
+import { type Entry, keyOf } from "./store.js"
+import { type Schema, schemaOf } from "./validation/schema.js"
+
+const schemas = new WeakMap<Entry, Map<string, Schema | undefined>>()
+
+/**
+ * The structural schema a custom kind's version has in its CRD, if the kind comes from a
+ * stored CRD and that version has one (a kind registered through the options has none).
+ *
+ * @internal
+ */
+export const schemaFor = (state: FakeState, kind: KindInfo, version: string): Schema | undefined => {
+  const crdKind = state.registry.byResource("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+  if (crdKind === undefined) return undefined
+  const entry = state.store.existing(crdKind)?.entries.get(keyOf("", `${kind.plural}.${kind.group}`))
+  if (entry === undefined) return undefined
+  let byVersion = schemas.get(entry)
+  if (byVersion === undefined) schemas.set(entry, byVersion = new Map())
+  if (!byVersion.has(version)) byVersion.set(version, schemaOf(entry.obj, version))
+  return byVersion.get(version)
+}
+
+/**
+ * A list of custom resources as the API server writes it (an unstructured list, every
+ * map's keys sorted): `{"apiVersion","items","kind","metadata":{"continue":"",...}}`.
+ * The items are stored sorted already.
+ *
+ * @internal
+ */
+export const customListJson = (
+  kind: KindInfo,
+  apiVersion: string,
+  metadata: { readonly continue?: string | undefined; readonly remainingItemCount?: number | undefined; readonly resourceVersion: string },
+  items: string
+): string => {
+  const meta: JsonObject = { continue: metadata.continue ?? "" }
+  if (metadata.remainingItemCount !== undefined) meta.remainingItemCount = metadata.remainingItemCount
+  meta.resourceVersion = metadata.resourceVersion
+  return `{"apiVersion":${JSON.stringify(apiVersion)},"items":[${items}],"kind":${JSON.stringify(kind.listKind)},` +
+    `"metadata":${JSON.stringify(meta)}}`
+}
 
 const isCrdKind = (kind: KindInfo): boolean =>
   kind.group === "apiextensions.k8s.io" && kind.plural === "customresourcedefinitions"

@@ -107,15 +107,24 @@ const hash = (text: string): string => {
   return Buffer.from(String(h >>> 0)).toString("base64").slice(0, 11)
 }
 
-/** @internal */
+/**
+ * `/version`, as kube-apiserver v1.35 (the version of the kinds the fake serves) answers
+ * it, the emulation and minimum compatibility versions included.
+ *
+ * @internal
+ */
 export const version = {
   major: "1",
-  minor: "31",
-  gitVersion: "v1.31.0-fake",
+  minor: "35",
+  emulationMajor: "1",
+  emulationMinor: "35",
+  minCompatibilityMajor: "1",
+  minCompatibilityMinor: "34",
+  gitVersion: "v1.35.0",
   gitCommit: "0000000000000000000000000000000000000000",
   gitTreeState: "clean",
-  buildDate: "2024-08-13T00:00:00Z",
-  goVersion: "go1.22.5",
+  buildDate: "2025-12-17T00:00:00Z",
+  goVersion: "go1.25.5",
   compiler: "gc",
   platform: "linux/amd64"
 }

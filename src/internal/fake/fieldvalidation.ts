@@ -1,20 +1,23 @@
 /**
- * Server-side field validation (`fieldValidation=Strict|Warn|Ignore` on create, update
- * and patch): the fields of a written object that the kind's schema does not know. The
- * schema is the generated one of the built-in kind (its AST walked alongside the JSON);
- * custom resources are not checked. Strict answers 400 `strict decoding error: unknown
- * field "spec.foo"`, Warn a `Warning: 299 - "unknown field \"spec.foo\""` header per
- * field, as the API server does.
+ * Server-side field validation (`fieldValidation=Strict|Warn|Ignore`, default Warn) and
+ * the pruning that goes with decoding: the fields of a written object its kind's schema
+ * does not know are dropped (the generated Schema of a built-in kind, walked alongside
+ * the JSON; a custom resource's structural schema), and fields a JSON body repeats are
+ * found in its text. Strict answers 400 (`Deployment in version "v1" cannot be handled
+ * as a Deployment: strict decoding error: unknown field "spec.foo"`, without the prefix
+ * for patches), Warn a `Warning: 299 - "unknown field \"spec.foo\""` header per field;
+ * an unsupported value is a 422 on the request's options, as the API server answers.
  *
  * @internal
  */
 import type * as Schema from "effect/Schema"
-import * as SchemaAST from "effect/SchemaAST"
-import type { RawResponse } from "./http.js"
-import { isObject } from "./json.js"
+import type * as SchemaAST from "effect/SchemaAST"
+import { type RawRequest, type RawResponse, readBody } from "./http.js"
+import { drop, isObject, type JsonObject } from "./json.js"
 import { apiVersionOf } from "./kinds.js"
 import type { Route } from "./state.js"
 import * as Status from "./status.js"
+import * as Field from "./validation/field.js"
 
 type Schemas = ReadonlyMap<string, SchemaAST.AST>
 
@@ -33,6 +36,10 @@ const loadSchemas = (): Promise<Schemas> =>
     }
     return byKind
   })
+
+/** The generated Schema of a built-in kind's version, once loaded. @internal */
+export const builtinSchema = async (route: Route): Promise<SchemaAST.AST | undefined> =>
+  (await loadSchemas()).get(`${apiVersionOf(route.kind.group, route.version)}/${route.kind.kind}`)
 
 /**
  * The member of a union that can describe `value` (an object or an array), or undefined.
@@ -58,54 +65,247 @@ const shapeFor = (ast: SchemaAST.AST, value: unknown): SchemaAST.AST | undefined
   }
 }
 
-/** The paths (`spec.foo`, `spec.containers[0].bar`) of the fields of `value` that `ast` does not know. */
-export const unknownFields = (ast: SchemaAST.AST, value: unknown, path = ""): Array<string> => {
-  const shape = shapeFor(ast, value)
-  if (shape === undefined) return []
+/**
+ * The paths (`spec.foo`, `spec.containers[0].bar`) of the fields of `value` that `ast`
+ * does not know; with `prune`, those fields are dropped from `value` too, and the keys of
+ * its maps (labels, data, ...) put in order, as Go writes a map.
+ *
+ * @internal
+ */
+export const unknownFields = (ast: SchemaAST.AST, value: unknown, path = "", prune = false): Array<string> => {
   const out: Array<string> = []
+  walk(ast, value, path, prune, out)
+  return out
+}
+
+const walk = (ast: SchemaAST.AST, value: unknown, path: string, prune: boolean, out: Array<string>): void => {
+  const shape = shapeFor(ast, value)
+  if (shape === undefined) return
   if (shape._tag === "Arrays") {
     const element = shape.rest[0]
-    if (element === undefined) return out
-    ;(value as Array<unknown>).forEach((item, i) => out.push(...unknownFields(element, item, `${path}[${i}]`)))
-    return out
+    if (element === undefined) return
+    const list = value as Array<unknown>
+    for (let i = 0; i < list.length; i++) walk(element, list[i], `${path}[${i}]`, prune, out)
+    return
   }
-  if (shape._tag !== "Objects") return out
-  const known = new Map(shape.propertySignatures.map((p) => [p.name, p.type]))
+  if (shape._tag !== "Objects") return
+  const obj = value as JsonObject
+  const signatures = shape.propertySignatures
   const index = shape.indexSignatures[0]?.type
-  for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
+  if (signatures.length === 0 && index !== undefined) {
+    // a map: every key is known; Go writes its keys sorted
+    if (prune) sortInPlace(obj)
+    for (const key in obj) walk(index, obj[key], path === "" ? key : `${path}.${key}`, prune, out)
+    return
+  }
+  for (const key in obj) {
     // strategic merge patch directives ($patch, $retainKeys, $setElementOrder/...)
-    if (key.startsWith("$")) continue
+    if (key.charCodeAt(0) === 36 /* $ */) continue
     const at = path === "" ? key : `${path}.${key}`
-    const type = known.get(key) ?? index
-    if (type === undefined) out.push(at)
-    else out.push(...unknownFields(type, field, at))
+    let type: SchemaAST.AST | undefined = index
+    for (let i = 0; i < signatures.length; i++) {
+      if (signatures[i]!.name === key) {
+        type = signatures[i]!.type
+        break
+      }
+    }
+    if (type === undefined) {
+      if (obj[key] === undefined) continue
+      out.push(at)
+      if (prune) drop(obj, key)
+    } else walk(type, obj[key], at, prune, out)
+  }
+}
+
+const sortInPlace = (obj: JsonObject): void => {
+  const keys = Object.keys(obj)
+  let sorted = true
+  for (let i = 1; i < keys.length; i++) {
+    if (keys[i - 1]! > keys[i]!) {
+      sorted = false
+      break
+    }
+  }
+  if (sorted) return
+  const entries = keys.sort().map((k) => [k, obj[k]] as const)
+  for (const k of keys) delete obj[k]
+  for (const [k, v] of entries) obj[k] = v
+}
+
+/** @internal */
+export type Mode = "Strict" | "Warn" | "Ignore"
+
+/**
+ * The request's `fieldValidation` (Warn when absent), or the 422 the API server gives an
+ * unsupported one on the request's options (`CreateOptions`, `UpdateOptions`, `PatchOptions`).
+ *
+ * @internal
+ */
+export const modeOf = (query: Record<string, string>, options: "CreateOptions" | "UpdateOptions" | "PatchOptions"): Mode => {
+  const mode = query.fieldValidation ?? ""
+  if (mode === "") return "Warn"
+  if (mode === "Strict" || mode === "Warn" || mode === "Ignore") return mode
+  throw Field.toStatus({ group: "meta.k8s.io", kind: options, plural: options.toLowerCase() }, "", [
+    Field.notSupported("fieldValidation", mode, ["", "Ignore", "Strict", "Warn"])
+  ])
+}
+
+const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9
+
+/** How many object keys a JSON text has (a string followed by `:`). */
+const countKeys = (text: string): number => {
+  let keys = 0
+  const n = text.length
+  for (let i = 0; i < n; i++) {
+    if (text.charCodeAt(i) !== 34) continue
+    i++
+    while (i < n) {
+      const c = text.charCodeAt(i)
+      if (c === 92) i += 2
+      else if (c === 34) break
+      else i++
+    }
+    let j = i + 1
+    while (j < n && isSpace(text.charCodeAt(j))) j++
+    if (text.charCodeAt(j) === 58) keys++
+  }
+  return keys
+}
+
+const countParsed = (value: unknown): number => {
+  if (Array.isArray(value)) {
+    let n = 0
+    for (const v of value) n += countParsed(v)
+    return n
+  }
+  if (value === null || typeof value !== "object") return 0
+  let n = 0
+  for (const k in value as JsonObject) n += 1 + countParsed((value as JsonObject)[k])
+  return n
+}
+
+/** A repeated field of a JSON text: its path and the line it is on (1-based). @internal */
+export interface Duplicate {
+  readonly path: string
+  readonly line: number
+}
+
+interface Frame {
+  readonly path: string
+  readonly array: boolean
+  index: number
+  readonly keys: Set<string> | undefined
+  pendingKey: string | undefined
+}
+
+/** The paths of the fields a JSON text repeats within one object, in document order. */
+const findDuplicates = (text: string): Array<Duplicate> => {
+  const out: Array<Duplicate> = []
+  const stack: Array<Frame> = []
+  let line = 1
+  let lastKey: string | undefined
+  const valuePath = (): string => {
+    const top = stack[stack.length - 1]
+    if (top === undefined) return ""
+    if (top.array) return `${top.path}[${top.index}]`
+    const key = top.pendingKey ?? ""
+    return top.path === "" ? key : `${top.path}.${key}`
+  }
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 10) line++
+    else if (c === 123 /* { */ || c === 91 /* [ */) {
+      const path = valuePath()
+      stack.push({ path, array: c === 91, index: 0, keys: c === 123 ? new Set() : undefined, pendingKey: undefined })
+    } else if (c === 125 || c === 93) {
+      stack.pop()
+    } else if (c === 44 /* , */) {
+      const top = stack[stack.length - 1]
+      if (top?.array === true) top.index++
+    } else if (c === 34) {
+      const start = i + 1
+      i++
+      let escaped = false
+      while (i < text.length) {
+        const d = text.charCodeAt(i)
+        if (d === 92) {
+          escaped = true
+          i += 2
+        } else if (d === 34) break
+        else i++
+      }
+      let j = i + 1
+      while (j < text.length && isSpace(text.charCodeAt(j))) j++
+      const top = stack[stack.length - 1]
+      if (text.charCodeAt(j) === 58 && top !== undefined && !top.array) {
+        const raw = text.slice(start, i)
+        lastKey = escaped ? (JSON.parse(`"${raw}"`) as string) : raw
+        if (top.keys!.has(lastKey)) {
+          out.push({ path: top.path === "" ? lastKey : `${top.path}.${lastKey}`, line })
+        } else top.keys!.add(lastKey)
+        top.pendingKey = lastKey
+      }
+    }
   }
   return out
 }
 
+/** The fields a JSON text repeats; nothing (and next to no work) when it repeats none. @internal */
+export const duplicateFields = (text: string, parsed: unknown): Array<Duplicate> =>
+  countKeys(text) === countParsed(parsed) ? [] : findDuplicates(text)
+
+/** A write's body, read once: its text and the value it parses to (JSON, or YAML by its content type). @internal */
+export const readText = async (request: RawRequest): Promise<{ readonly text: string; readonly body: unknown }> => {
+  const text = await request.text()
+  const trimmed = text.trimStart()
+  // JSON sent as an apply configuration: the YAML reader would refuse its repeated fields
+  if (trimmed.startsWith("{")) {
+    try {
+      return { text, body: JSON.parse(text) }
+    } catch {
+      // the reader below reports it
+    }
+  }
+  return { text, body: await readBody({ ...request, text: () => Promise.resolve(text) }) }
+}
+
 /**
- * Checks a written object as `fieldValidation` asks: throws 400 for Strict, answers the
- * warnings for Warn (the server's default is Warn), nothing for Ignore or a custom kind.
+ * What field validation makes of a write's problems: nothing for Ignore, the warnings
+ * for Warn, a 400 for Strict (`prefixed` for creates and updates, which the API server
+ * reports as a failure to decode the kind).
  *
  * @internal
  */
-export const check = async (
+export const report = (
   route: Route,
-  query: Record<string, string>,
-  obj: unknown
-): Promise<ReadonlyArray<string>> => {
-  const mode = query.fieldValidation ?? "Warn"
-  if (mode !== "Strict" && mode !== "Warn" && mode !== "Ignore") {
-    throw Status.badRequest(`fieldValidation ${JSON.stringify(mode)} is invalid: must be one of Ignore, Warn, Strict`)
-  }
-  if (mode === "Ignore" || route.kind.custom) return []
-  const ast = (await loadSchemas()).get(`${apiVersionOf(route.kind.group, route.version)}/${route.kind.kind}`)
-  if (ast === undefined) return []
-  const unknown = unknownFields(ast, obj)
-  if (unknown.length === 0) return []
-  const messages = unknown.map((f) => `unknown field ${JSON.stringify(f)}`)
-  if (mode === "Strict") throw Status.badRequest(`strict decoding error: ${messages.join(", ")}`)
-  return messages
+  mode: Mode,
+  duplicates: ReadonlyArray<Duplicate>,
+  unknown: ReadonlyArray<string>,
+  prefixed: boolean
+): ReadonlyArray<string> => {
+  if (mode === "Ignore" || (duplicates.length === 0 && unknown.length === 0)) return []
+  const messages = [
+    ...duplicates.map((d) => `duplicate field ${JSON.stringify(d.path)}`),
+    ...unknown.map((f) => `unknown field ${JSON.stringify(f)}`)
+  ]
+  if (mode === "Warn") return messages
+  const strict = `strict decoding error: ${messages.join(", ")}`
+  const kind = route.kind.kind
+  throw Status.badRequest(prefixed ? `${kind} in version ${JSON.stringify(route.version)} cannot be handled as a ${kind}: ${strict}` : strict)
+}
+
+/**
+ * An apply configuration's repeated fields, as the YAML decoder reports them: a 400 for
+ * Strict, warnings for Warn.
+ *
+ * @internal
+ */
+export const reportApplyDuplicates = (mode: Mode, duplicates: ReadonlyArray<Duplicate>): ReadonlyArray<string> => {
+  if (mode === "Ignore" || duplicates.length === 0) return []
+  const lines = duplicates.map((d) => `  line ${d.line}: key ${JSON.stringify(d.path.slice(d.path.lastIndexOf(".") + 1))} already set in map`)
+  const message = `error converting YAML to JSON: yaml: unmarshal errors:\n${lines.join("\n")}`
+  if (mode === "Strict") throw Status.badRequest(`error strict decoding YAML: ${message}`)
+  return [message]
 }
 
 /** The answer with one `Warning: 299` per message (joined as HTTP joins repeated headers). @internal */

@@ -16,6 +16,8 @@ export interface RawRequest {
   readonly url: string
   readonly header: (name: string) => string | undefined
   readonly text: () => Promise<string>
+  /** The body as sent, for the binary (protobuf) encoding; where absent, only text bodies are read. */
+  readonly bytes?: (() => Promise<Uint8Array>) | undefined
   readonly signal?: AbortSignal | undefined
 }
 

@@ -8,7 +8,7 @@
  *
  * @internal
  */
-import { clone, deepEqual, isObject, type JsonObject, now } from "./json.js"
+import { clone, deepEqual, isObject, type JsonObject } from "./json.js"
 import { mergeKeyFor } from "./patch.js"
 
 /** @internal */
@@ -18,7 +18,27 @@ export interface ManagerEntry {
   readonly apiVersion: string
   readonly time: string
   readonly fields: ReadonlySet<string>
+  /** The subresource the manager wrote through (`status`, `scale`, ...); the object itself when absent. */
+  readonly subresource?: string | undefined
 }
+
+/** Whether an entry is the one a manager's operation through a subresource (or the object) keeps. */
+const isEntryOf = (
+  e: ManagerEntry,
+  manager: string,
+  operation: ManagerEntry["operation"],
+  subresource: string | undefined
+): boolean => e.manager === manager && e.operation === operation && e.subresource === subresource
+
+/** Which part of an object a write owns fields in: `.status` through the status subresource, the rest otherwise. */
+export type Domain = "main" | "status"
+
+/** The part of the object a write through a subresource (or the object itself) changes. @internal */
+export const domainOf = (subresource: string | undefined): Domain => (subresource === "status" ? "status" : "main")
+
+/** Whether a path lies in a domain (`f:status...` in the status one). @internal */
+export const inDomain = (path: string, domain: Domain): boolean =>
+  (path === "f:status" || path.startsWith("f:status\n")) === (domain === "status")
 
 /** A field another manager owns with a different value. @internal */
 export interface Conflict {
@@ -78,9 +98,19 @@ const walk = (value: unknown, path: string, field: string, out: Set<string>): vo
   out.add(path)
 }
 
-/** The owned paths an object sets: leaves and list elements, without server fields. @internal */
-export const fieldPaths = (obj: JsonObject): Set<string> => {
+/**
+ * The owned paths an object sets in a domain: leaves and list elements, without server
+ * fields; the main domain leaves `.status` out, the status domain is `.status` alone.
+ *
+ * @internal
+ */
+export const fieldPaths = (obj: JsonObject, domain: Domain = "main"): Set<string> => {
   const out = new Set<string>()
+  if (domain === "status") {
+    const status = obj.status
+    if (status !== undefined && status !== null) walk(status, "f:status", "status", out)
+    return out
+  }
   for (const k of Object.keys(obj)) {
     if (k === "apiVersion" || k === "kind" || k === "status") continue
     const v = obj[k]
@@ -159,6 +189,13 @@ export const formatPath = (path: string): string =>
     return `[=${segment.slice(2)}]`
   }).join("")
 
+/** A fieldsV1 tree with its members in the order structured-merge-diff writes them (`.` first, then sorted). */
+const sortTree = (tree: JsonObject): JsonObject => {
+  const out: JsonObject = {}
+  for (const k of Object.keys(tree).sort()) out[k] = sortTree(tree[k] as JsonObject)
+  return out
+}
+
 /** `metadata.managedFields` for the entries. @internal */
 export const render = (entries: ReadonlyArray<ManagerEntry>): Array<JsonObject> =>
   entries.map((entry) => {
@@ -177,40 +214,102 @@ export const render = (entries: ReadonlyArray<ManagerEntry>): Array<JsonObject> 
       }
       if (segments[segments.length - 1]!.startsWith("k:")) node["."] = {}
     }
-    return {
+    const rendered: JsonObject = {
       manager: entry.manager,
       operation: entry.operation,
       apiVersion: entry.apiVersion,
       time: entry.time,
       fieldsType: "FieldsV1",
-      fieldsV1: tree
+      fieldsV1: sortTree(tree)
     }
+    if (entry.subresource !== undefined) rendered.subresource = entry.subresource
+    return rendered
   })
+
+const pathsOf = (tree: JsonObject, prefix: string, out: Set<string>): void => {
+  for (const k of Object.keys(tree)) {
+    if (k === ".") continue
+    const path = prefix === "" ? k : `${prefix}${SEP}${k}`
+    const node = isObject(tree[k]) ? (tree[k] as JsonObject) : {}
+    const children = Object.keys(node)
+    if (children.length === 0 || node["."] !== undefined) out.add(path)
+    pathsOf(node, path, out)
+  }
+}
+
+/**
+ * The entries a client wrote into `metadata.managedFields` (a PUT or a patch may set
+ * them), or undefined when they do not decode: each needs an `Apply` or `Update`
+ * operation and FieldsV1. `[{}]` decodes to no entry at all: the documented way to clear
+ * them.
+ *
+ * @internal
+ */
+export const parse = (managedFields: unknown, time: string): Array<ManagerEntry> | undefined => {
+  if (!Array.isArray(managedFields)) return undefined
+  const out: Array<ManagerEntry> = []
+  for (const raw of managedFields) {
+    if (!isObject(raw)) return undefined
+    if (Object.keys(raw).length === 0) continue
+    const { apiVersion, fieldsType, fieldsV1, manager, operation, subresource } = raw
+    if (operation !== "Apply" && operation !== "Update") return undefined
+    if (fieldsType !== undefined && fieldsType !== "FieldsV1") return undefined
+    const fields = new Set<string>()
+    if (isObject(fieldsV1)) pathsOf(fieldsV1, "", fields)
+    if (fields.size === 0) continue
+    out.push({
+      manager: typeof manager === "string" ? manager : "",
+      operation,
+      apiVersion: typeof apiVersion === "string" ? apiVersion : "",
+      time: typeof raw.time === "string" ? raw.time : time,
+      fields,
+      subresource: typeof subresource === "string" && subresource !== "" ? subresource : undefined
+    })
+  }
+  return out
+}
+
+const sameFields = (a: ReadonlySet<string>, b: ReadonlySet<string>): boolean => {
+  if (a.size !== b.size) return false
+  for (const x of a) if (!b.has(x)) return false
+  return true
+}
 
 const upsert = (
   entries: ReadonlyArray<ManagerEntry>,
   manager: string,
   operation: ManagerEntry["operation"],
   apiVersion: string,
-  fields: ReadonlySet<string>
+  fields: ReadonlySet<string>,
+  subresource: string | undefined,
+  time: string
 ): Array<ManagerEntry> => {
   const next: Array<ManagerEntry> = []
   let placed = false
   for (const e of entries) {
-    if (e.manager === manager && e.operation === operation) {
+    if (isEntryOf(e, manager, operation, subresource)) {
       placed = true
-      if (fields.size > 0) next.push({ manager, operation, apiVersion, time: now(), fields })
+      // an entry whose fields did not change keeps its time: the write changed nothing of it
+      if (fields.size > 0) {
+        next.push(
+          e.apiVersion === apiVersion && sameFields(e.fields, fields)
+            ? e
+            : { manager, operation, apiVersion, time, fields, subresource }
+        )
+      }
     } else if (e.fields.size > 0) {
       next.push(e)
     }
   }
-  if (!placed && fields.size > 0) next.push({ manager, operation, apiVersion, time: now(), fields })
+  if (!placed && fields.size > 0) next.push({ manager, operation, apiVersion, time, fields, subresource })
   return next
 }
 
 /**
- * Ownership after a create, replace or patch (an `Update`): the writer takes every
- * field it changed away from the other managers; removed fields belong to nobody.
+ * Ownership after a create, replace or patch (an `Update`), or a write through a
+ * subresource: the writer takes every field of the domain it changed away from the
+ * other managers; removed fields belong to nobody. Entries that lose nothing are kept as
+ * they are, in their place, so that a write that changes nothing leaves them equal.
  *
  * @internal
  */
@@ -219,32 +318,39 @@ export const recordUpdate = (
   manager: string,
   apiVersion: string,
   before: JsonObject | undefined,
-  after: JsonObject
+  after: JsonObject,
+  time: string,
+  subresource?: string | undefined
 ): Array<ManagerEntry> => {
-  const afterPaths = fieldPaths(after)
+  const domain = domainOf(subresource)
+  const afterPaths = fieldPaths(after, domain)
   const changed = new Set<string>()
   for (const p of afterPaths) {
     if (before === undefined || !deepEqual(valueAt(before, p), valueAt(after, p))) changed.add(p)
   }
   const next: Array<ManagerEntry> = []
+  let ownIndex = -1
   let own: ManagerEntry | undefined
   for (const e of entries) {
-    if (e.manager === manager && e.operation === "Update") {
+    if (isEntryOf(e, manager, "Update", subresource)) {
       own = e
+      ownIndex = next.length
       continue
     }
     const fields = new Set<string>()
-    for (const p of e.fields) if (afterPaths.has(p) && !changed.has(p)) fields.add(p)
+    for (const p of e.fields) if (!inDomain(p, domain) || (afterPaths.has(p) && !changed.has(p))) fields.add(p)
     if (fields.size > 0) next.push(fields.size === e.fields.size ? e : { ...e, fields })
   }
   const ownFields = new Set<string>(changed)
-  if (own !== undefined) for (const p of own.fields) if (afterPaths.has(p)) ownFields.add(p)
-  if (ownFields.size === 0) return next
-  if (own !== undefined && changed.size === 0 && ownFields.size === own.fields.size) {
-    next.push(own)
-    return next
+  if (own !== undefined) {
+    for (const p of own.fields) if (!inDomain(p, domain) || afterPaths.has(p)) ownFields.add(p)
   }
-  next.push({ manager, operation: "Update", apiVersion, time: now(), fields: ownFields })
+  if (ownFields.size === 0) return next
+  const entry: ManagerEntry = own !== undefined && sameFields(own.fields, ownFields) && own.apiVersion === apiVersion
+    ? own
+    : { manager, operation: "Update", apiVersion, time, fields: ownFields, subresource }
+  if (own !== undefined) next.splice(ownIndex, 0, entry)
+  else next.push(entry)
   return next
 }
 
@@ -308,13 +414,18 @@ export const apply = (options: {
   readonly apiVersion: string
   readonly force: boolean
   readonly entries: ReadonlyArray<ManagerEntry>
+  /** `status` for an apply through the status subresource: its fields are the domain. */
+  readonly subresource?: string | undefined
+  /** When the apply happens (the fake's clock), for an entry that changes. */
+  readonly time: string
 }): ApplyResult => {
-  const { config, entries, force, live, manager } = options
-  const applied = fieldPaths(config)
+  const { config, entries, force, live, manager, subresource } = options
+  const domain = domainOf(subresource)
+  const applied = fieldPaths(config, domain)
   const conflicts: Array<Conflict> = []
   if (live !== undefined) {
     for (const entry of entries) {
-      if (entry.manager === manager && entry.operation === "Apply") continue
+      if (isEntryOf(entry, manager, "Apply", subresource)) continue
       for (const path of applied) {
         if (!entry.fields.has(path)) continue
         const last = path.slice(path.lastIndexOf(SEP) + 1)
@@ -326,21 +437,25 @@ export const apply = (options: {
   }
   if (conflicts.length > 0 && !force) return { _tag: "Conflicts", conflicts }
   const taken = new Set(conflicts.map((c) => c.path))
-  const others = entries
-    .filter((e) => !(e.manager === manager && e.operation === "Apply"))
-    .map((e) => (taken.size > 0 ? { ...e, fields: difference(e.fields, taken) } : e))
+  const others = entries.map((e) =>
+    isEntryOf(e, manager, "Apply", subresource) || taken.size === 0 ? e : { ...e, fields: difference(e.fields, taken) }
+  )
   const object = applyMerge(live, config, "") as JsonObject
-  const previous = entries.find((e) => e.manager === manager && e.operation === "Apply")
+  const previous = entries.find((e) => isEntryOf(e, manager, "Apply", subresource))
   if (previous !== undefined) {
     const stillOwned = new Set<string>()
-    for (const e of others) for (const p of e.fields) stillOwned.add(p)
+    for (const e of others) if (e !== previous) for (const p of e.fields) stillOwned.add(p)
     // shortest first: a removed list element takes its fields with it, and its key
     // fields are still there to find it by
-    const dropped = [...previous.fields].filter((p) => !applied.has(p) && !stillOwned.has(p))
+    const dropped = [...previous.fields].filter((p) => inDomain(p, domain) && !applied.has(p) && !stillOwned.has(p))
     dropped.sort((a, b) => a.length - b.length)
     for (const p of dropped) removeAt(object, p)
   }
-  return { _tag: "Applied", object, entries: upsert(others, manager, "Apply", options.apiVersion, applied) }
+  return {
+    _tag: "Applied",
+    object,
+    entries: upsert(others, manager, "Apply", options.apiVersion, applied, subresource, options.time)
+  }
 }
 
 /** The 409 message of a failed apply, worded as the API server words it. @internal */

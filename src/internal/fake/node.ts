@@ -60,13 +60,15 @@ const kubeconfigText = (
   ].join("\n")
 }
 
-const readText = (req: Http.IncomingMessage): Promise<string> =>
+const readBytes = (req: Http.IncomingMessage): Promise<Buffer> =>
   new Promise((resolve, reject) => {
     const chunks: Array<Buffer> = []
     req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    req.on("end", () => resolve(Buffer.concat(chunks)))
     req.on("error", reject)
   })
+
+const readText = (req: Http.IncomingMessage): Promise<string> => readBytes(req).then((b) => b.toString("utf8"))
 
 /** kube-apiserver's threshold: answers smaller than this are sent as they are. */
 const gzipThreshold = 128 * 1024
@@ -259,6 +261,7 @@ export const listen = async (server: FakeServer, options: ListenOptions = {}): P
         return Array.isArray(v) ? v.join(", ") : v
       },
       text: () => readText(req),
+      bytes: () => readBytes(req),
       signal: abort.signal
     }).then(
       (raw) => respond(req, res, raw, abort, gzipped),

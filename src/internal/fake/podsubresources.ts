@@ -1,58 +1,20 @@
 /**
  * The subresources that act rather than show: a pod's `eviction` (a delete that a
  * PodDisruptionBudget may refuse with 429, as the API server's eviction REST does) and
- * a service account's `token` (a TokenRequest answered with an opaque token).
+ * a service account's `token` (a TokenRequest answered with a signed service-account
+ * token).
  *
  * @internal
  */
+import { rfc3339 } from "./clock.js"
+import { entriesOf, selectorMatches } from "./controllers/api.js"
+import { budgetKind, budgetOf, isHealthy } from "./controllers/disruption.js"
 import { json, type RawRequest, type RawResponse, readBody } from "./http.js"
 import { isObject, type JsonObject } from "./json.js"
-import type { KindInfo } from "./kinds.js"
 import type { FakeState, Route } from "./state.js"
 import * as Status from "./status.js"
 import type { Entry } from "./store.js"
-
-const matchesSelector = (selector: unknown, labels: JsonObject): boolean => {
-  // policy/v1: a missing selector matches no pod, an empty one every pod of the namespace
-  if (!isObject(selector)) return false
-  const matchLabels = isObject(selector.matchLabels) ? selector.matchLabels : {}
-  const expressions = Array.isArray(selector.matchExpressions) ? selector.matchExpressions : []
-  if (Object.keys(matchLabels).length === 0 && expressions.length === 0) return true
-  for (const [k, v] of Object.entries(matchLabels)) if (labels[k] !== v) return false
-  for (const e of expressions) {
-    if (!isObject(e) || typeof e.key !== "string") return false
-    const values = Array.isArray(e.values) ? e.values : []
-    const has = Object.prototype.hasOwnProperty.call(labels, e.key)
-    const value = labels[e.key]
-    if (e.operator === "In" && !(has && values.includes(value))) return false
-    if (e.operator === "NotIn" && has && values.includes(value)) return false
-    if (e.operator === "Exists" && !has) return false
-    if (e.operator === "DoesNotExist" && has) return false
-  }
-  return true
-}
-
-const labelsOf = (obj: JsonObject): JsonObject => {
-  const metadata = obj.metadata as JsonObject
-  return isObject(metadata.labels) ? metadata.labels : {}
-}
-
-/** A pod that counts toward a budget: running, ready (or no Ready condition), not being deleted. */
-const isHealthy = (pod: JsonObject): boolean => {
-  const status = isObject(pod.status) ? pod.status : {}
-  if ((pod.metadata as JsonObject).deletionTimestamp !== undefined || status.phase !== "Running") return false
-  const conditions = Array.isArray(status.conditions) ? status.conditions : []
-  const ready = conditions.find((c) => isObject(c) && c.type === "Ready")
-  return !isObject(ready) || ready.status === "True"
-}
-
-/** An int-or-percent of `total`, rounded up as the disruption controller does. */
-const scaled = (value: unknown, total: number): number | undefined => {
-  if (typeof value === "number") return value
-  if (typeof value === "string" && /^\d+%$/.test(value)) return Math.ceil((Number(value.slice(0, -1)) * total) / 100)
-  if (typeof value === "string" && /^\d+$/.test(value)) return Number(value)
-  return undefined
-}
+import { issue, issuer, type Named } from "./tokens.js"
 
 /** Pods that need no budget: not running yet, finished, or already being deleted. */
 const ignoresBudget = (pod: JsonObject): boolean => {
@@ -90,10 +52,9 @@ export const evict = async (
   const options: JsonObject = isObject(body.deleteOptions) ? { ...body.deleteOptions } : {}
   const dryRun = Array.isArray(options.dryRun) && options.dryRun.includes("All")
   if (!ignoresBudget(pod.obj)) {
-    const pdbKind = state.kindFor("policy/v1", "PodDisruptionBudget")
-    const labels = labelsOf(pod.obj)
-    const budgets = [...state.collectionOf(pdbKind).entries.values()].filter((e) =>
-      e.namespace === pod.namespace && matchesSelector((e.obj.spec as JsonObject | undefined)?.selector, labels)
+    const labels = isObject((pod.obj.metadata as JsonObject).labels) ? (pod.obj.metadata as JsonObject).labels : {}
+    const budgets = entriesOf(state, budgetKind(state), pod.namespace).filter((e) =>
+      selectorMatches((e.obj.spec as JsonObject | undefined)?.selector, labels)
     )
     if (budgets.length > 1) {
       throw new Status.StatusError(
@@ -117,18 +78,7 @@ export const evict = async (
 }
 
 const checkBudget = (state: FakeState, budget: Entry, pod: Entry): void => {
-  const spec = isObject(budget.obj.spec) ? budget.obj.spec : {}
-  const podKind: KindInfo = state.kindFor("v1", "Pod")
-  const selected = [...state.collectionOf(podKind).entries.values()].filter((e) =>
-    e.namespace === pod.namespace && matchesSelector(spec.selector, labelsOf(e.obj))
-  )
-  const healthy = selected.filter((e) => isHealthy(e.obj)).length
-  const expected = selected.length
-  const desired = spec.minAvailable !== undefined
-    ? scaled(spec.minAvailable, expected) ?? 0
-    : spec.maxUnavailable !== undefined
-    ? Math.max(0, expected - (scaled(spec.maxUnavailable, expected) ?? 0))
-    : 0
+  const { desired, healthy } = budgetOf(state, budget)
   // IfHealthyBudget (the default): an unhealthy pod may go while the budget holds; a healthy one if one can be spared
   if (!isHealthy(pod.obj) ? healthy >= desired : healthy - 1 >= desired) return
   throw tooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", [{
@@ -140,10 +90,72 @@ const checkBudget = (state: FakeState, budget: Entry, pod: Entry): void => {
 /** The default and the bounds of a token's life, as the API server has them. */
 const defaultExpirationSeconds = 3600
 const minimumExpirationSeconds = 600
+const maximumExpirationSeconds = 2 ** 32
+
+const tokenRequestKind = { group: "authentication.k8s.io", plural: "tokenrequests", kind: "TokenRequest" }
 
 /**
- * POST of an authentication/v1 TokenRequest for a service account: an opaque token and
- * its expiry (the requested life, at least 10 minutes, default one hour).
+ * What a token is bound to (`spec.boundObjectRef`): a Pod (running as the account), a
+ * Secret or a Node of the fake, checked as the API server checks it.
+ */
+const boundObject = (
+  state: FakeState,
+  account: Entry,
+  ref: JsonObject
+): { readonly pod?: Named; readonly secret?: Named; readonly node?: Named } => {
+  const kind = typeof ref.kind === "string" ? ref.kind : ""
+  const apiVersion = typeof ref.apiVersion === "string" ? ref.apiVersion : ""
+  const name = typeof ref.name === "string" ? ref.name : ""
+  const plural = kind === "Pod" ? "pods" : kind === "Secret" ? "secrets" : kind === "Node" ? "nodes" : undefined
+  if (plural === undefined || apiVersion !== "v1") {
+    const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : ""
+    const version = apiVersion.includes("/") ? apiVersion.slice(apiVersion.indexOf("/") + 1) : apiVersion
+    throw Status.badRequest(`cannot bind token to object of type ${group}/${version}, Kind=${kind}`)
+  }
+  const objectKind = state.kindFor("v1", plural)
+  const object = state.entryOf({
+    kind: objectKind,
+    version: "v1",
+    namespace: plural === "nodes" ? undefined : account.namespace,
+    name,
+    subresource: undefined,
+    watchPath: false
+  })
+  if (plural === "pods") {
+    const runsAs = (object.obj.spec as JsonObject | undefined)?.serviceAccountName ?? "default"
+    if (runsAs !== account.name) {
+      throw Status.badRequest(
+        `cannot bind token for serviceaccount ${JSON.stringify(account.name)} to pod running with serviceaccount ` +
+          JSON.stringify(runsAs)
+      )
+    }
+  }
+  if (typeof ref.uid === "string" && ref.uid !== "" && ref.uid !== object.uid) {
+    throw new Status.StatusError(
+      409,
+      "Conflict",
+      `Operation cannot be fulfilled on ${kind} ${JSON.stringify(name)}: the UID in the bound object reference ` +
+        `(${ref.uid}) does not match the UID in record (${object.uid}). The object might have been deleted and then ` +
+        "recreated",
+      { name, kind }
+    )
+  }
+  const bound = { name: object.name, uid: object.uid }
+  if (plural === "secrets") return { secret: bound }
+  if (plural === "nodes") return { node: bound }
+  // a token bound to a pod also names the pod's node
+  const nodeName = (object.obj.spec as JsonObject | undefined)?.nodeName
+  const node = typeof nodeName === "string" && nodeName !== "" ?
+    state.store.existing(state.kindFor("v1", "nodes"))?.entries.get(`/${nodeName}`) :
+    undefined
+  return { pod: bound, ...(node !== undefined ? { node: { name: node.name, uid: node.uid } } : {}) }
+}
+
+/**
+ * POST of an authentication/v1 TokenRequest for a service account: a signed
+ * service-account JWT (see `tokens.ts`) and its expiry: the requested life (at least 10
+ * minutes, one hour when unset or null), for the requested audiences (the API server's
+ * own by default), bound to a pod, secret or node when asked.
  *
  * @internal
  */
@@ -153,25 +165,42 @@ export const token = async (state: FakeState, route: Route, request: RawRequest)
   if (!isObject(body)) throw Status.badRequest("the body of a token request must be a TokenRequest")
   const account = state.entryOf(route)
   const spec = isObject(body.spec) ? body.spec : {}
-  const requested = spec.expirationSeconds
-  if (requested !== undefined && (typeof requested !== "number" || requested < minimumExpirationSeconds)) {
-    throw Status.invalid({ group: "authentication.k8s.io", plural: "tokenrequests", kind: "TokenRequest" }, "", [{
+  const requested = spec.expirationSeconds ?? undefined
+  const invalid = (message: string) =>
+    Status.invalid(tokenRequestKind, "", [{
       reason: "FieldValueInvalid",
       field: "spec.expirationSeconds",
-      message: `Invalid value: ${JSON.stringify(requested)}: may not specify a duration less than 10 minutes`
+      message: `Invalid value: ${JSON.stringify(requested)}: ${message}`
     }])
+  if (requested !== undefined) {
+    if (typeof requested !== "number" || !Number.isInteger(requested)) throw invalid("must be an integer")
+    if (requested < minimumExpirationSeconds) throw invalid("may not specify a duration less than 10 minutes")
+    if (requested > maximumExpirationSeconds) throw invalid("may not specify a duration larger than 2^32 seconds")
   }
-  const seconds = typeof requested === "number" ? requested : defaultExpirationSeconds
-  const audiences = Array.isArray(spec.audiences) && spec.audiences.length > 0
-    ? spec.audiences
-    : ["https://kubernetes.default.svc.cluster.local"]
-  const expirationTimestamp = new Date(Date.now() + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z")
-  const opaque = `fake-sa-token.${crypto.randomUUID().replaceAll("-", "")}`
+  const seconds = requested ?? defaultExpirationSeconds
+  const audiences = Array.isArray(spec.audiences) && spec.audiences.length > 0 ?
+    spec.audiences.filter((a): a is string => typeof a === "string") :
+    [issuer]
+  const ref = isObject(spec.boundObjectRef) ? spec.boundObjectRef : undefined
+  const bound = ref === undefined ? {} : boundObject(state, account, ref)
+  const boundUid = (bound.pod ?? bound.secret ?? bound.node)?.uid
+  const issued = await issue(state, {
+    namespace: account.namespace,
+    serviceAccount: { name: account.name, uid: account.uid },
+    ...bound,
+    audiences
+  }, seconds)
   return json(201, {
     kind: "TokenRequest",
     apiVersion: "authentication.k8s.io/v1",
     metadata: { name: account.name, namespace: account.namespace, creationTimestamp: null },
-    spec: { ...spec, audiences, expirationSeconds: seconds },
-    status: { token: opaque, expirationTimestamp }
+    spec: {
+      audiences,
+      expirationSeconds: seconds,
+      boundObjectRef: ref === undefined ?
+        null :
+        { kind: ref.kind, apiVersion: ref.apiVersion, name: ref.name, uid: boundUid }
+    },
+    status: { token: issued.token, expirationTimestamp: rfc3339(issued.expiresAt) }
   })
 }

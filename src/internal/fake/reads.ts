@@ -1,20 +1,18 @@
 /**
- * Reads: get and list (with label and field selectors, pagination by continue token,
- * and the Table form kubectl asks for) and watch (from now, with the initial state, or
- * replayed from a resourceVersion).
+ * Reads: get and list (with label and field selectors, pagination by continue token)
+ * and watch (from now, with the initial state, or replayed from a resourceVersion). The
+ * Table and metadata-only forms are made from these answers (routing, tables/).
  *
  * @internal
  */
-import * as Columns from "./columns.js"
 import { isTrue, json, jsonHeaders, type RawResponse } from "./http.js"
-import { type JsonObject, stringAt } from "./json.js"
+import type { JsonObject } from "./json.js"
 import { apiVersionOf, type KindInfo } from "./kinds.js"
 import { type Matcher, parseFieldSelector, parseLabelSelector } from "./selectors.js"
 import type { FakeState, Route } from "./state.js"
 import * as Status from "./status.js"
 import type { Entry } from "./store.js"
 import { ActiveWatch } from "./watch.js"
-import { partialForm } from "./partial.js"
 
 
 const encodeContinue = (rv: number, lastKey: string): string =>
@@ -36,26 +34,6 @@ const decodeContinue = (token: string): { readonly rv: number; readonly after: s
 export const listJson = (kind: KindInfo, apiVersion: string, metadata: JsonObject, items: string): string =>
   `{"kind":"${kind.listKind}","apiVersion":"${apiVersion}","metadata":${JSON.stringify(metadata)},"items":[${items}]}`
 
-const column = (name: string, format: string, description: string): JsonObject => ({
-  name,
-  type: "string",
-  format,
-  description,
-  priority: 0
-})
-
-const age = (timestamp: unknown): string => {
-  if (typeof timestamp !== "string") return "<unknown>"
-  const seconds = Math.max(0, Math.floor((Date.now() - Date.parse(timestamp)) / 1000))
-  if (seconds < 120) return `${seconds}s`
-  const minutes = Math.floor(seconds / 60)
-  if (minutes < 120) return `${minutes}m`
-  const hours = Math.floor(minutes / 60)
-  return hours < 48 ? `${hours}h` : `${Math.floor(hours / 24)}d`
-}
-
-const wantsTable = (accept: string | undefined): boolean => accept !== undefined && accept.includes("as=Table")
-
 /** Whether a query selects by label or field. @internal */
 export const hasSelector = (query: Record<string, string>): boolean =>
   (query.labelSelector !== undefined && query.labelSelector.trim() !== "") ||
@@ -73,22 +51,11 @@ export const matchers = (route: Route, query: Record<string, string>): Matcher =
 }
 
 
-/** GET of one object (or its Table row). @internal */
-export const get = (state: FakeState, route: Route, accept: string | undefined): RawResponse => {
-  const entry = state.entryOf(route)
-  if (wantsTable(accept)) {
-    return json(200, table(route.kind, [entry], String(state.store.resourceVersion), undefined, Columns.of(state, route)))
-  }
-  return json(200, state.jsonIn(entry, route.version))
-}
+/** GET of one object. @internal */
+export const get = (state: FakeState, route: Route): RawResponse => json(200, state.jsonIn(state.entryOf(route), route.version))
 
-/** GET of a collection: selectors, `limit` and `continue`, Table form. @internal */
-export const list = (
-  state: FakeState,
-  route: Route,
-  query: Record<string, string>,
-  accept: string | undefined
-): RawResponse => {
+/** GET of a collection: selectors, `limit` and `continue`. @internal */
+export const list = (state: FakeState, route: Route, query: Record<string, string>): RawResponse => {
   const matches = matchers(route, query)
   const collection = state.collectionOf(route.kind)
   const limit = query.limit !== undefined && query.limit !== "" ? Number(query.limit) : 0
@@ -126,58 +93,22 @@ export const list = (
     metadata.continue = encodeContinue(listRv, selected[selected.length - 1]!.key)
     if (!filtered) metadata.remainingItemCount = end - i
   }
-  if (wantsTable(accept)) return json(200, table(route.kind, selected, String(listRv), metadata, Columns.of(state, route)))
   const apiVersion = apiVersionOf(route.kind.group, route.version)
   const items = selected.map((e) => state.jsonIn(e, route.version)).join(",")
   return json(200, listJson(route.kind, apiVersion, metadata, items))
 }
 
 /**
- * The Table form of some objects: name and age (and a pod's phase), or, for a custom resource whose CRD
- * names printer columns, name and those columns, as the API server answers `kubectl get`.
+ * A watch stream: from now, with initial events, or replayed from a resourceVersion;
+ * `transform` rewrites each event into the form the client asked for.
+ *
+ * @internal
  */
-const table = (
-  kind: KindInfo,
-  entries: ReadonlyArray<Entry>,
-  rv: string,
-  metadata?: JsonObject,
-  columns?: ReadonlyArray<Columns.Column>
-): JsonObject => {
-  const isPod = kind.kind === "Pod"
-  return {
-    kind: "Table",
-    apiVersion: "meta.k8s.io/v1",
-    metadata: metadata ?? { resourceVersion: rv },
-    columnDefinitions: [
-      column("Name", "name", "Name must be unique within a namespace."),
-      ...(columns !== undefined
-        ? columns.map(({ description, format, name, priority, type }) => ({ name, type, format, description, priority }))
-        : [
-          ...(isPod ? [column("Status", "", "The phase of the pod.")] : []),
-          column("Age", "", "CreationTimestamp of the object.")
-        ])
-    ],
-    rows: entries.map((e) => {
-      const meta = e.obj.metadata as JsonObject
-      return {
-        cells: [
-          meta.name,
-          ...(columns !== undefined
-            ? columns.map((c) => Columns.cell(e.obj, c))
-            : [...(isPod ? [stringAt(e.obj, "status", "phase") ?? "Unknown"] : []), age(meta.creationTimestamp)])
-        ],
-        object: { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: meta }
-      }
-    })
-  }
-}
-
-/** A watch stream: from now, with initial events, or replayed from a resourceVersion. @internal */
 export const watch = (
   state: FakeState,
   route: Route,
   query: Record<string, string>,
-  accept?: string | undefined
+  transform?: ((line: string) => string) | undefined
 ): RawResponse => {
   const matches = matchers(route, query)
   const collection = state.collectionOf(route.kind)
@@ -203,7 +134,7 @@ export const watch = (
     isTrue(query.allowWatchBookmarks),
     timeout !== undefined && Number.isFinite(timeout) ? timeout : undefined
   )
-  watch.partial = partialForm(accept) !== undefined
+  watch.transform = transform
   const response: RawResponse = { status: 200, headers: { ...jsonHeaders, "cache-control": "no-cache" }, body: watch }
   const fromNow = rvParam === "" || rvParam === "0"
   if (isTrue(sendInitial) || (fromNow && sendInitial === undefined)) {

@@ -3,12 +3,15 @@
  * forms, SelfSubjectRulesReview; authentication.k8s.io TokenReview and
  * SelfSubjectReview): create-only, never stored, answered with the request and a
  * `status`. The fake has no authorizer, so every access is allowed, as for a cluster
- * admin; a token review authenticates the fake's own token.
+ * admin; a token review authenticates the fake's own token and the service-account
+ * tokens it issued (for the audiences asked, the API server's own by default).
  *
  * @internal
  */
 import { json, type RawRequest, type RawResponse } from "./http.js"
+import type { FakeState } from "./state.js"
 import * as Status from "./status.js"
+import { issuer, userOf, verify } from "./tokens.js"
 
 const reviewKinds = new Set([
   "subjectaccessreviews",
@@ -30,7 +33,8 @@ export const review = async (
   plural: string,
   namespace: string | undefined,
   token: string | undefined,
-  request: RawRequest
+  request: RawRequest,
+  state?: FakeState | undefined
 ): Promise<RawResponse> => {
   let body: unknown
   try {
@@ -57,14 +61,43 @@ export const review = async (
     : plural === "selfsubjectrulesreviews"
     ? { resourceRules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }], nonResourceRules: [], incomplete: false }
     : plural === "tokenreviews"
-    ? (token === undefined || spec["token"] === token
-      ? { authenticated: true, user: { username: "fake-admin", groups: ["system:masters", "system:authenticated"] } }
-      : { authenticated: false, error: "invalid bearer token" })
-    : { userInfo: { username: "fake-admin", groups: ["system:masters", "system:authenticated"] } }
+    ? tokenReview(spec, token, state)
+    : { userInfo: requester(request, state) }
   return json(201, {
     ...body,
     metadata: namespace !== undefined ? { ...metadata, namespace } : metadata,
     spec,
     status
   })
+}
+
+const admin = { username: "fake-admin", groups: ["system:masters", "system:authenticated"] }
+
+/** A TokenReview's status: the fake's own token is its admin; a service-account token its account. */
+const tokenReview = (
+  spec: Record<string, unknown>,
+  token: string | undefined,
+  state: FakeState | undefined
+): Record<string, unknown> => {
+  const presented = spec["token"]
+  const asked = Array.isArray(spec["audiences"]) && spec["audiences"].length > 0 ?
+    spec["audiences"].filter((a): a is string => typeof a === "string") :
+    undefined
+  if (typeof presented === "string" && state !== undefined && presented.split(".").length === 3) {
+    const claims = verify(state, presented, asked ?? [issuer])
+    if (!("error" in claims)) return { authenticated: true, user: userOf(claims), audiences: claims.audiences }
+    if (presented !== token) return { user: {}, error: claims.error }
+  }
+  if (token === undefined || presented === token) {
+    return { authenticated: true, user: admin, ...(asked !== undefined ? { audiences: asked } : {}) }
+  }
+  return { user: {}, error: "invalid bearer token" }
+}
+
+/** Who sent a request: the account of a service-account token, else the fake's admin. */
+const requester = (request: RawRequest, state: FakeState | undefined): Record<string, unknown> => {
+  const authorization = request.header("authorization")
+  if (state === undefined || authorization === undefined || !authorization.startsWith("Bearer ")) return admin
+  const claims = verify(state, authorization.slice(7))
+  return "error" in claims ? admin : userOf(claims)
 }

@@ -7,15 +7,20 @@
  * @internal
  */
 import * as Deletes from "./deletes.js"
+import * as Exec from "./exec.js"
 import * as Discovery from "./discovery.js"
 import * as PodSubresources from "./podsubresources.js"
 import { withFault } from "./faults.js"
-import { firstValues, isTrue, json, type RawRequest, type RawResponse, statusResponse } from "./http.js"
+import { firstValues, isTrue, json, mediaType, type RawRequest, type RawResponse, statusResponse } from "./http.js"
+import * as Protobuf from "./protobuf/decode.js"
 import * as Reads from "./reads.js"
 import type { FakeState, Route } from "./state.js"
 import * as Status from "./status.js"
 import * as Subresources from "./subresources.js"
-import { asPartial, partialForm } from "./partial.js"
+import { checkPartial, negotiate, type Target } from "./negotiate.js"
+import { asPartial, partialEvent } from "./partial.js"
+import * as Tables from "./tables/index.js"
+import { authenticates } from "./tokens.js"
 import { isReview, review } from "./reviews.js"
 import { processRequest } from "./template.js"
 import * as Writes from "./writes.js"
@@ -35,18 +40,32 @@ export const handleRaw = async (state: FakeState, request: RawRequest): Promise<
     acceptEncoding: request.header("accept-encoding")
   })
   const publicPath = path === "/version" || path === "/healthz" || path === "/livez" || path === "/readyz"
-  if (state.token !== undefined && !publicPath && request.header("authorization") !== `Bearer ${state.token}`) {
+  if (!publicPath && !authenticates(state, request.header("authorization"))) {
     return statusResponse(Status.unauthorized())
   }
   return withFault(state.faults.take(method, path, query), request, async () => {
     try {
-      return await dispatch(state, method, path, query, request)
+      return await dispatch(state, method, path, query, await withJsonBody(request))
     } catch (e) {
       return e instanceof Status.StatusError
         ? statusResponse(e)
         : statusResponse(Status.internalError(e instanceof Error ? e.message : String(e)))
     }
   })
+}
+
+/**
+ * A protobuf body (what kubectl's typed commands send since 1.32) as the JSON body it
+ * encodes, so that every handler reads JSON; answers stay JSON, which such clients accept.
+ */
+const withJsonBody = async (request: RawRequest): Promise<RawRequest> => {
+  if (request.bytes === undefined || mediaType(request.header("content-type")) !== Protobuf.mediaType) return request
+  const text = JSON.stringify(Protobuf.decode(await request.bytes()))
+  return {
+    ...request,
+    header: (name) => (name.toLowerCase() === "content-type" ? "application/json" : request.header(name)),
+    text: () => Promise.resolve(text)
+  }
 }
 
 const dispatch = async (
@@ -70,6 +89,7 @@ const dispatch = async (
   if (head === "version" && segments.length === 1) return json(200, Discovery.version)
   if (head === "api") {
     if (segments.length === 1) return json(200, Discovery.apiVersions(request.header("host") ?? "127.0.0.1"))
+    if (Exec.isStreamPath(path)) return streamWithoutUpgrade(state, method, request)
     return dispatchGroup(state, "", segments[1]!, segments.slice(2), method, query, request)
   }
   if (head === "apis") {
@@ -94,6 +114,19 @@ const dispatch = async (
   return { status: 404, headers: { "content-type": "text/plain; charset=utf-8" }, body: "404 page not found\n" }
 }
 
+const plain: Target = { _tag: "Json" }
+
+/**
+ * exec, attach or port-forward without an upgrade: the same checks as the upgrade's
+ * (a missing pod is still 404), then 400 `Upgrade request required`.
+ */
+const streamWithoutUpgrade = async (state: FakeState, method: string, request: RawRequest): Promise<RawResponse> => {
+  if (method !== "GET" && method !== "POST") throw Status.methodNotAllowed()
+  const decision = await Exec.decide(state, state.options, request, "none", true)
+  if (decision._tag !== "Refuse") throw Status.badRequest("Upgrade request required")
+  return { status: decision.status, headers: { "content-type": decision.contentType }, body: decision.body }
+}
+
 const dispatchGroup = (
   state: FakeState,
   group: string,
@@ -111,9 +144,39 @@ const dispatchGroup = (
   const route = parseRoute(state, group, version, rest)
   // processing a template reads nothing and stores nothing
   if (method !== "GET" && method !== "HEAD" && route.kind.plural !== "processedtemplates") state.mutationCount++
-  const partial = route.subresource === undefined ? partialForm(request.header("accept")) : undefined
-  if (partial === undefined) return serveResource(state, route, method, query, request)
-  return Promise.resolve(serveResource(state, route, method, query, request)).then((r) => asPartial(r, partial))
+  // subresources (status, scale, logs) answer in their own form
+  const target: Target = route.subresource === undefined ? negotiate(request.header("accept"), route.kind) : plain
+  if (target._tag === "Json") return serveResource(state, route, method, query, request, undefined)
+  const table = target._tag === "Table" ? Tables.tableRequest(target.version, query) : undefined
+  // a watch rewrites each event; a list of PartialObjectMetadataList per event is refused
+  // by the API server's transform, which then sends the events as they are
+  const events = table !== undefined
+    ? Tables.tableEvents(state, route.kind, route.version, table, () => state.clock.now())
+    : target._tag === "Partial" && target.form === "object"
+    ? partialEvent
+    : undefined
+  return Promise.resolve(serveResource(state, route, method, query, request, events)).then((response) =>
+    transformAnswer(state, route, response, target, table)
+  )
+}
+
+/** A one-shot JSON answer in the form negotiated; Status answers and streams are left as they are. */
+const transformAnswer = (
+  state: FakeState,
+  route: Route,
+  response: RawResponse,
+  target: Target,
+  table: Tables.TableRequest | undefined
+): RawResponse => {
+  if (typeof response.body !== "string" || response.status >= 300) return response
+  const body = JSON.parse(response.body) as Record<string, unknown>
+  if (body.kind === "Status") return response
+  if (table !== undefined) {
+    return { ...response, body: Tables.table(state, route.kind, route.version, body, table, state.clock.now()) }
+  }
+  if (target._tag !== "Partial") return response
+  checkPartial(route.kind, target.form, body)
+  return asPartial(response, target.form)
 }
 
 const parseRoute = (state: FakeState, group: string, version: string, rest: ReadonlyArray<string>): Route => {
@@ -147,7 +210,8 @@ const serveResource = (
   route: Route,
   method: string,
   query: Record<string, string>,
-  request: RawRequest
+  request: RawRequest,
+  events: ((line: string) => string) | undefined
 ): Promise<RawResponse> | RawResponse => {
   const { kind, name, subresource } = route
   const allowed = (verb: string) => {
@@ -158,16 +222,16 @@ const serveResource = (
       case "GET":
         if (route.watchPath || isTrue(query.watch)) {
           allowed("watch")
-          return Reads.watch(state, route, query, request.header("accept"))
+          return Reads.watch(state, route, query, events)
         }
         allowed("list")
-        return Reads.list(state, route, query, request.header("accept"))
+        return Reads.list(state, route, query)
       case "POST":
         allowed("create")
         // processing a template reads nothing and stores nothing
         if (route.kind.plural === "processedtemplates") return processRequest(request)
         // a review is answered, not stored
-        if (isReview(kind.group, kind.plural)) return review(kind.plural, route.namespace, state.token, request)
+        if (isReview(kind.group, kind.plural)) return review(kind.plural, route.namespace, state.token, request, state)
         return Writes.create(state, route, query, request)
       case "DELETE":
         allowed("deletecollection")
@@ -179,7 +243,7 @@ const serveResource = (
   if (route.watchPath) {
     allowed("watch")
     const fieldSelector = Reads.joinSelector(query.fieldSelector, `metadata.name=${name}`)
-    return Reads.watch(state, route, { ...query, fieldSelector }, request.header("accept"))
+    return Reads.watch(state, route, { ...query, fieldSelector }, events)
   }
   if (subresource === "log") {
     if (method !== "GET") throw Status.methodNotAllowed()
@@ -195,7 +259,7 @@ const serveResource = (
   switch (method) {
     case "GET":
       allowed("get")
-      return Reads.get(state, route, request.header("accept"))
+      return Reads.get(state, route)
     case "PUT":
       allowed("update")
       return Writes.replace(state, route, query, request)

@@ -15,6 +15,7 @@
  *
  * @internal
  */
+import type { FakeClock } from "./clock.js"
 import * as CrdRules from "../cel/crdRules.js"
 import * as Policies from "../cel/policies.js"
 import * as Controls from "./controls.js"
@@ -31,25 +32,17 @@ import type { Control, Options } from "./types.js"
 /** @internal */
 export class FakeServer {
   private readonly state: FakeState
-  private readonly bookmarkTimer: ReturnType<typeof setInterval> | undefined
   readonly control: Control
 
-  constructor(readonly options: Options = {}) {
-    const state = this.state = new FakeState(options)
+  /** `clock` runs the fake's timers (the Effect Clock of a layer or `serve`; real time by default). */
+  constructor(readonly options: Options = {}, clock?: FakeClock) {
+    const state = this.state = new FakeState(options, clock)
     Crds.install(state)
     CrdRules.install(state)
     Policies.install(state)
     Simulation.install(state)
     Subresources.install(state)
     for (const r of options.resources ?? []) state.registry.add(customKind(r))
-    const namespaces = new Set(["default", "kube-system", "kube-public", "kube-node-lease", state.defaultNamespace])
-    for (const ns of options.namespaces ?? []) namespaces.add(ns)
-    for (const ns of namespaces) state.ensureNamespace(ns)
-    const interval = options.bookmarkIntervalMs ?? 60_000
-    if (interval > 0) {
-      this.bookmarkTimer = setInterval(() => state.sendBookmarks(), interval)
-      this.bookmarkTimer.unref?.()
-    }
     this.control = Controls.make(state)
     if (options.objects !== undefined) this.control.seed(options.objects)
   }
@@ -61,14 +54,7 @@ export class FakeServer {
 
   /** Stops timers and ends every open watch and log stream. */
   close(): void {
-    const state = this.state
-    if (state.closed) return
-    state.closed = true
-    if (this.bookmarkTimer !== undefined) clearInterval(this.bookmarkTimer)
-    for (const t of state.timers) clearTimeout(t)
-    state.timers.clear()
-    for (const w of [...state.hub.open]) w.end()
-    for (const f of [...state.logStreams]) f.finish()
+    this.state.close()
   }
 
   /** Answers a web `Request`. A reset fault rejects (before the answer) or errors the body. */
@@ -79,17 +65,19 @@ export class FakeServer {
       url: url.pathname + url.search,
       header: (name) => request.headers.get(name) ?? undefined,
       text: () => request.text(),
+      bytes: () => request.arrayBuffer().then((b) => new Uint8Array(b)),
       signal: request.signal
     })
     return toWebResponse(raw, request.signal)
   }
 
   /**
-   * Checks an exec, attach or port-forward upgrade request as the API server does before it
-   * upgrades: the session to start on the connection, or the HTTP answer refusing it.
+   * Checks an exec, attach or port-forward upgrade request (WebSocket or SPDY) as the API
+   * server does before it upgrades: the session to start on the connection, or the HTTP
+   * answer refusing it.
    */
-  upgrade(request: { readonly url: string; readonly header: (name: string) => string | undefined }): Promise<Exec.Decision> {
-    return Exec.decide(this.state, this.options, request)
+  upgrade(request: Exec.UpgradeRequest, transport: Exec.Transport): Promise<Exec.Decision> {
+    return Exec.decide(this.state, this.options, request, transport)
   }
 
   /** Answers a transport-free request. */

@@ -2,22 +2,25 @@
  * What the handlers of one fake cluster share: the kinds it serves, the object store,
  * open watches and log streams, the request log, pending faults and timers, and the
  * few primitives every concern uses (finding an object, its JSON in a requested
- * version, removing it, scheduling work).
+ * version, removing it, the clock, work to do later).
  *
- * Concerns that react to changes (CRDs registering their kinds, simulated pods and
- * jobs, pod logs) subscribe with `onWrite` / `onRemove`, so that the modules which
- * write and delete need not know them.
+ * Concerns that react to changes (CRDs registering their kinds, the controllers and the
+ * kubelet, pod logs) subscribe with `onWrite` / `onRemove`, so that the modules which
+ * write and delete need not know them. What they do about a change they `defer`: it
+ * runs once the write that caused it is done (in a microtask, so before the client
+ * sees the answer; or when a control returns), never inside it.
  *
  * @internal
  */
+import { type FakeClock, realClock, rfc3339 } from "./clock.js"
 import { Faults } from "./faults.js"
-import { type JsonObject, now } from "./json.js"
+import type { JsonObject } from "./json.js"
 import { apiVersionOf, builtinKinds, type KindInfo, Registry, splitApiVersion } from "./kinds.js"
 import type { ContainerLog, LogFollower } from "./logs.js"
 import * as Status from "./status.js"
 import { type Collection, type Entry, keyOf, Store } from "./store.js"
 import type { AuditAnnotation, ObjectRef, Options, RequestRecord } from "./types.js"
-import type { WatchHub } from "./watch.js"
+import type { ActiveWatch, WatchHub } from "./watch.js"
 
 /** A resource path taken apart. @internal */
 export interface Route {
@@ -32,17 +35,18 @@ export interface Route {
 /** The `apiVersion` a route addresses. @internal */
 export const routeApiVersion = (route: Route): string => apiVersionOf(route.kind.group, route.version)
 
-/** @internal */
+/**
+ * Whether something still holds an object marked for deletion: `metadata.finalizers`, and
+ * for a namespace also `spec.finalizers` (the namespace controller's `kubernetes`).
+ *
+ * @internal
+ */
 export const hasFinalizers = (obj: JsonObject): boolean => {
   const finalizers = (obj.metadata as JsonObject | undefined)?.finalizers
-  return Array.isArray(finalizers) && finalizers.length > 0
-}
-
-/** How simulated pods progress, with the defaults filled in. @internal */
-export interface Simulation {
-  readonly podStartMs: number
-  readonly podRunMs: number
-  readonly completePods: boolean
+  if (Array.isArray(finalizers) && finalizers.length > 0) return true
+  if (obj.kind !== "Namespace" || obj.apiVersion !== "v1") return false
+  const spec = (obj.spec as JsonObject | undefined)?.finalizers
+  return Array.isArray(spec) && spec.length > 0
 }
 
 /** Called after an object was stored (`prev` undefined when it is new). @internal */
@@ -50,6 +54,22 @@ export type WriteHook = (kind: KindInfo, entry: Entry, prev: Entry | undefined) 
 
 /** Called after an object was removed, with its last stored version. @internal */
 export type RemoveHook = (kind: KindInfo, removed: Entry) => void
+
+/** A set that tells when something is added: the open watches, to arm the bookmark timer. */
+class WatchSet<A> extends Set<A> {
+  constructor(private readonly added: (a: A) => void) {
+    super()
+  }
+
+  override add(a: A): this {
+    super.add(a)
+    this.added(a)
+    return this
+  }
+}
+
+/** How many deferred tasks one settling may run before the fake calls it a loop between controllers. */
+const settleLimit = 1_000_000
 
 /** A write about to be stored, as admission sees it. @internal */
 export interface AdmissionRequest {
@@ -83,28 +103,39 @@ export class FakeState {
   readonly maxRequestLog: number
   mutationCount = 0
   readonly faults = new Faults()
-  readonly timers = new Set<ReturnType<typeof setTimeout>>()
-  readonly simulate: Simulation | undefined
+  /** The cancels of the timers waiting on the clock. */
+  private readonly timers = new Set<() => void>()
   podIps = 0
   closed = false
   private readonly writeHooks: Array<WriteHook> = []
   private readonly removeHooks: Array<RemoveHook> = []
+  private deferred: Array<() => void> = []
+  private settling = false
+  private settleQueued = false
+  private readonly bookmarkIntervalMs: number
+  private bookmarksArmed = false
   private readonly admitHooks: Array<AdmitHook> = []
 
-  constructor(readonly options: Options) {
+  constructor(readonly options: Options, readonly clock: FakeClock = realClock) {
     this.store = new Store(options.compactionWindow ?? 1000)
-    this.hub = { store: this.store, open: new Set(), dropAfter: undefined }
+    const open = new WatchSet<ActiveWatch>((w) => {
+      if (w.bookmarks) this.armBookmarks()
+    })
+    const later = (ms: number, f: () => void) => this.later(ms, f)
+    const hub = { store: this.store, open, dropAfter: undefined, later }
+    this.hub = hub
     this.defaultNamespace = options.namespace ?? "default"
     this.token = options.token
     this.maxRequestLog = options.maxRequestLog ?? 100_000
-    const sim = options.simulate
-    this.simulate = sim === undefined || sim === false
-      ? undefined
-      : {
-        podStartMs: (sim === true ? undefined : sim.podStartMs) ?? 50,
-        podRunMs: (sim === true ? undefined : sim.podRunMs) ?? 150,
-        completePods: (sim === true ? undefined : sim.completePods) ?? true
-      }
+    this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000
+    const namespaces = new Set(["default", "kube-system", "kube-public", "kube-node-lease", this.defaultNamespace])
+    for (const ns of options.namespaces ?? []) namespaces.add(ns)
+    for (const ns of namespaces) this.createNamespace(ns)
+  }
+
+  /** The fake's time as the API server writes timestamps (RFC 3339, whole seconds, UTC). */
+  now(): string {
+    return rfc3339(this.clock.now())
   }
 
   onWrite(hook: WriteHook): void {
@@ -140,6 +171,109 @@ export class FakeState {
     return gone
   }
 
+  /**
+   * Work a change calls for (a controller's reconcile), run after the current write:
+   * in a microtask, or by `settle`. Tasks deferred while settling run in the same settling.
+   */
+  defer(task: () => void): void {
+    if (this.closed) return
+    this.deferred.push(task)
+    if (this.settling || this.settleQueued) return
+    this.settleQueued = true
+    queueMicrotask(() => this.settle())
+  }
+
+  /** Runs the deferred work until there is none left (the controllers have caught up). */
+  settle(): void {
+    this.settleQueued = false
+    if (this.settling) return
+    this.settling = true
+    try {
+      let ran = 0
+      while (this.deferred.length > 0 && !this.closed) {
+        const tasks = this.deferred
+        this.deferred = []
+        for (const task of tasks) {
+          try {
+            task()
+          } catch (e) {
+            // the work of a controller has no caller to fail: it is the fake's own bug, told loudly
+            console.error("effect-kube FakeCluster: a controller failed", e)
+          }
+        }
+        ran += tasks.length
+        if (ran > settleLimit) throw new Error("the fake cluster's controllers do not settle (a loop between them?)")
+      }
+    } finally {
+      this.settling = false
+    }
+  }
+
+  /**
+   * Runs `f` once `ms` have passed on the fake's clock (at once, as deferred work, when
+   * `ms` is 0 or less); the returned function cancels it. The controllers' work that `f`
+   * calls for is settled before the timer is done.
+   */
+  later(ms: number, f: () => void): () => void {
+    if (this.closed) return () => {}
+    if (!(ms > 0)) {
+      let cancelled = false
+      this.defer(() => {
+        if (!cancelled) f()
+      })
+      return () => {
+        cancelled = true
+      }
+    }
+    if (ms === Infinity) return () => {}
+    const cancel = this.clock.after(ms, () => {
+      this.timers.delete(cancel)
+      if (this.closed) return
+      try {
+        f()
+        this.settle()
+      } catch (e) {
+        // a timer has no caller to tell: the failure is the fake's own bug
+        console.error("effect-kube FakeCluster: a timer failed", e)
+      }
+    })
+    this.timers.add(cancel)
+    return () => {
+      this.timers.delete(cancel)
+      cancel()
+    }
+  }
+
+  /** Sends bookmarks every interval while a watch that allows them is open. */
+  private armBookmarks(): void {
+    if (this.bookmarksArmed || this.bookmarkIntervalMs <= 0) return
+    this.bookmarksArmed = true
+    const tick = () => {
+      let wanted = false
+      for (const w of this.hub.open) {
+        if (w.bookmarks) wanted = true
+      }
+      if (!wanted) {
+        this.bookmarksArmed = false
+        return
+      }
+      this.sendBookmarks()
+      this.later(this.bookmarkIntervalMs, tick)
+    }
+    this.later(this.bookmarkIntervalMs, tick)
+  }
+
+  /** Stops the timers and deferred work, and ends every open watch and log stream. */
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    for (const cancel of [...this.timers]) cancel()
+    this.timers.clear()
+    this.deferred = []
+    for (const w of [...this.hub.open]) w.end()
+    for (const f of [...this.logStreams]) f.finish()
+  }
+
   record(entry: RequestRecord): void {
     if (this.requestLog.length >= this.maxRequestLog) this.requestLog.shift()
     this.requestLog.push(entry)
@@ -163,20 +297,16 @@ export class FakeState {
     return JSON.stringify({ ...entry.obj, apiVersion, kind })
   }
 
-  later(ms: number, f: () => void): void {
-    if (this.closed) return
-    const t = setTimeout(() => {
-      this.timers.delete(t)
-      if (!this.closed) f()
-    }, ms)
-    this.timers.add(t)
+  private namespaceEntry(name: string): Entry | undefined {
+    const kind = this.registry.byResource("", "v1", "namespaces")!
+    return this.collectionOf(kind).entries.get(keyOf("", name))
   }
 
-  ensureNamespace(name: string): void {
+  /** Creates a namespace (Active, with the `kubernetes` finalizer) unless it exists. */
+  createNamespace(name: string): void {
+    if (this.namespaceEntry(name) !== undefined) return
     const kind = this.registry.byResource("", "v1", "namespaces")!
-    const collection = this.collectionOf(kind)
-    if (collection.entries.has(keyOf("", name))) return
-    this.store.write(collection, "", name, (rv) => ({
+    const entry = this.store.write(this.collectionOf(kind), "", name, (rv) => ({
       obj: {
         apiVersion: "v1",
         kind: "Namespace",
@@ -184,7 +314,7 @@ export class FakeState {
           name,
           uid: crypto.randomUUID(),
           resourceVersion: String(rv),
-          creationTimestamp: now(),
+          creationTimestamp: this.now(),
           labels: { "kubernetes.io/metadata.name": name }
         },
         spec: { finalizers: ["kubernetes"] },
@@ -192,6 +322,53 @@ export class FakeState {
       },
       managers: []
     }))
+    this.afterWrite(kind, entry, undefined)
+  }
+
+  /**
+   * The NamespaceLifecycle admission of a write into a namespace: 404 when it does not
+   * exist (unless `autoCreateNamespaces`, which creates it), 403 for a create while it is
+   * being terminated.
+   */
+  admitNamespace(route: Pick<Route, "kind" | "namespace" | "name">, operation: "create" | "update"): void {
+    const namespace = route.namespace
+    if (!route.kind.namespaced || namespace === undefined) return
+    const entry = this.namespaceEntry(namespace)
+    if (entry === undefined) {
+      if (this.options.autoCreateNamespaces === true) return this.createNamespace(namespace)
+      throw Status.notFound({ group: "", plural: "namespaces" }, namespace)
+    }
+    if (operation === "create" && (entry.obj.status as JsonObject | undefined)?.phase === "Terminating") {
+      const kind = route.kind
+      const resource = kind.group === "" ? kind.plural : `${kind.plural}.${kind.group}`
+      const name = route.name ?? ""
+      throw new Status.StatusError(
+        403,
+        "Forbidden",
+        `${resource}${name === "" ? "" : ` "${name}"`} is forbidden: unable to create new content in namespace ` +
+          `${namespace} because it is being terminated`,
+        {
+          ...(name !== "" ? { name } : {}),
+          ...(kind.group !== "" ? { group: kind.group } : {}),
+          kind: kind.plural,
+          causes: [{
+            reason: "NamespaceTerminating",
+            message: `namespace ${namespace} is being terminated`,
+            field: "metadata.namespace"
+          }]
+        }
+      )
+    }
+  }
+
+  /**
+   * A write into a namespace that may not exist (the writes' last check before storing):
+   * as `admitNamespace` for an update.
+   */
+  ensureNamespace(name: string): void {
+    if (this.namespaceEntry(name) !== undefined) return
+    const anyNamespaced = this.registry.byResource("", "v1", "pods")!
+    this.admitNamespace({ kind: anyNamespaced, namespace: name, name: undefined }, "update")
   }
 
   kindFor(apiVersion: string, kindOrPlural: string): KindInfo {

@@ -39,9 +39,10 @@ export class StatusError {
       apiVersion: "v1",
       metadata: this.metadata ?? {},
       status: "Failure",
-      message: this.message,
-      reason: this.reason
+      message: this.message
     }
+    // a plain error (not a Status) reaches a client without a reason, as `StatusReasonUnknown`
+    if (this.reason !== "") body.reason = this.reason
     if (this.details !== undefined) body.details = this.details
     body.code = this.code
     return body
@@ -108,13 +109,15 @@ export const invalid = (
   causes: ReadonlyArray<{ readonly reason: string; readonly field: string; readonly message: string }>
 ): StatusError => {
   const kindName = t.group === "" ? t.kind : `${t.kind}.${t.group}`
-  const summary = causes.map((c) => `${c.field}: ${c.message}`).join(", ")
-  const message = `${kindName} "${name}" is invalid: ${causes.length > 1 ? `[${summary}]` : summary}`
+  // the aggregate of the errors says each message once; the causes keep every one
+  const messages = [...new Set(causes.map((c) => `${c.field}: ${c.message}`))]
+  const summary = messages.join(", ")
+  const message = `${kindName} "${name}" is invalid: ${messages.length > 1 ? `[${summary}]` : summary}`
   return new StatusError(422, "Invalid", message, {
     name,
     ...(t.group !== "" ? { group: t.group } : {}),
     kind: t.kind,
-    causes
+    causes: causes.map((c) => ({ reason: c.reason, message: c.message, ...(c.field !== "" ? { field: c.field } : {}) }))
   })
 }
 

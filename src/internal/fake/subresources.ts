@@ -6,14 +6,16 @@
  * @internal
  */
 import { isTrue, json, mediaType, type RawRequest, type RawResponse, readBody } from "./http.js"
-import { child, isObject, type JsonObject, stringAt } from "./json.js"
+import { child, drop, isObject, type JsonObject, stringAt } from "./json.js"
 import { ContainerLog, LogFollower, type ReadOptions } from "./logs.js"
 import * as Managed from "./managed.js"
 import { jsonPatch, mergePatch } from "./patch.js"
 import { type FakeState, type Route, routeApiVersion } from "./state.js"
 import * as Status from "./status.js"
 import type { Entry } from "./store.js"
-import { commit, fieldManagerOf, finish } from "./writes.js"
+import * as Crds from "./crds.js"
+import * as Validation from "./validation/index.js"
+import { commit, fieldManagerOf, finish, validates } from "./writes.js"
 
 const labelSelectorString = (obj: JsonObject): string => {
   const selector = (obj.spec as JsonObject | undefined)?.selector
@@ -30,7 +32,13 @@ export const containerNames = (pod: JsonObject): Array<string> => {
     .map((c) => c.name as string)
 }
 
-/** The `scale` subresource: GET, PUT or PATCH of `spec.replicas` as a Scale. @internal */
+/**
+ * The `scale` subresource: GET, PUT or PATCH of `spec.replicas` as a Scale. A write is
+ * checked as a Scale (`Scale.autoscaling "web" is invalid: spec.replicas: ...`), then as
+ * an update of the object, and its manager's entry names the subresource.
+ *
+ * @internal
+ */
 export const scale = (
   state: FakeState,
   route: Route,
@@ -41,6 +49,7 @@ export const scale = (
   const toScale = (entry: Entry): JsonObject => {
     const meta = entry.obj.metadata as JsonObject
     const selector = stringAt(entry.obj, "spec", "selector") ?? labelSelectorString(entry.obj)
+    const replicas = (entry.obj.spec as JsonObject | undefined)?.replicas ?? 1
     return {
       kind: "Scale",
       apiVersion: "autoscaling/v1",
@@ -51,7 +60,8 @@ export const scale = (
         resourceVersion: meta.resourceVersion,
         creationTimestamp: meta.creationTimestamp
       },
-      spec: { replicas: (entry.obj.spec as JsonObject | undefined)?.replicas ?? 1 },
+      // a Scale's replicas are `omitempty`: zero replicas is `spec: {}`
+      spec: replicas === 0 ? {} : { replicas },
       status: { replicas: (entry.obj.status as JsonObject | undefined)?.replicas ?? 0, selector }
     }
   }
@@ -70,14 +80,22 @@ export const scale = (
     if (rv !== undefined && rv !== "" && rv !== (prev.obj.metadata as JsonObject).resourceVersion) {
       throw Status.conflict(route.kind, route.name!)
     }
-    const replicas = isObject(scale) && isObject(scale.spec) ? scale.spec.replicas : undefined
-    if (typeof replicas !== "number") throw Status.badRequest("spec.replicas must be a number")
+    if (!isObject(scale)) throw Status.badRequest("the body of the request must be a JSON object")
+    if (validates(state)) Validation.checkScale(scale, route.name!)
+    const replicas = isObject(scale.spec) && typeof scale.spec.replicas === "number" ? scale.spec.replicas : 0
+    const live = prev.copy()
+    drop(live.metadata as JsonObject, "managedFields")
     const next = prev.copy()
+    drop(next.metadata as JsonObject, "managedFields")
     child(next, "spec").replicas = replicas
-    finish(route.kind, next, prev.obj, undefined, true)
+    finish(route.kind, next, prev.obj, undefined, true, state.now())
+    if (validates(state)) {
+      Validation.check(route.kind, next, live, route.kind.custom ? Crds.schemaFor(state, route.kind, route.version) : undefined)
+    }
     const manager = fieldManagerOf(query, request)
-    const managers = Managed.recordUpdate(prev.managers, manager, routeApiVersion(route), prev.obj, next)
-    const result = commit(state, { ...route, subresource: undefined }, prev, next, managers, query.dryRun === "All")
+    const managers = Managed.recordUpdate(prev.managers, manager, routeApiVersion(route), live, next, state.now(), "scale")
+    const main = { ...route, subresource: undefined }
+    const result = commit(state, main, prev, next, managers, query.dryRun === "All")
     const entry = result.entry ?? prev
     return json(200, toScale(entry))
   })()
@@ -144,7 +162,7 @@ export const podLog = (state: FakeState, route: Route, query: Record<string, str
     }])
   }
   const sinceSeconds = num("sinceSeconds")
-  let sinceMs: number | undefined = sinceSeconds !== undefined ? Date.now() - sinceSeconds * 1000 : undefined
+  let sinceMs: number | undefined = sinceSeconds !== undefined ? state.clock.now() - sinceSeconds * 1000 : undefined
   if (query.sinceTime !== undefined) {
     const t = Date.parse(query.sinceTime)
     if (Number.isNaN(t)) throw Status.badRequest(`invalid sinceTime: ${query.sinceTime}`)
@@ -181,8 +199,8 @@ export const appendLog = (
   const { entry } = state.refEntry({ apiVersion: "v1", kind: "Pod", namespace, name: pod })
   if (entry === undefined) throw new Error(`appendLog: pod ${namespace}/${pod} does not exist`)
   const { log } = containerLog(state, entry, options.container, true)
-  if (typeof text === "string") log.append(text)
-  else log.appendLines(text)
+  if (typeof text === "string") log.append(text, state.clock.now())
+  else log.appendLines(text, state.clock.now())
 }
 
 /** A removed pod's logs go with it: their followers see the end. @internal */

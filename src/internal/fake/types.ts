@@ -26,18 +26,80 @@ export interface ResourceSpec {
 }
 
 /**
- * How simulated pods and jobs progress (`simulate: true` uses the defaults).
+ * The older way to make pods run by themselves (`simulate: true` uses the defaults): the
+ * kubelet with these times, writing a few log lines per container, and (unless
+ * `completePods: false`) taking every pod to Succeeded, whatever its restart policy.
  *
  * @since 0.1.0
  * @category models
  */
 export interface SimulateOptions {
-  /** Milliseconds from a pod's creation to Running (default 50). */
+  /** Milliseconds from a pod's scheduling to Running (default 50). */
   readonly podStartMs?: number | undefined
   /** Milliseconds from Running to Succeeded (default 150). */
   readonly podRunMs?: number | undefined
   /** Whether running pods go on to Succeeded (default true). */
   readonly completePods?: boolean | undefined
+}
+
+/**
+ * How the fake kubelet runs the pods scheduled to its node. Every time is on the fake's
+ * clock (the Effect `Clock`: `TestClock.adjust` steps it in `it.effect`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface KubeletOptions {
+  /** The node the kubelet registers and the scheduler binds pods to (default `fake-node`). */
+  readonly nodeName?: string | undefined
+  /** Milliseconds from a pod's scheduling to Running and Ready (default 50). */
+  readonly podStartMs?: number | undefined
+  /**
+   * Milliseconds the containers of a pod that does not restart (`restartPolicy` Never or
+   * OnFailure) run before they exit 0 (default 150); `Infinity` runs them until deleted.
+   * Pods that restart (`Always`, the default) run until deleted.
+   */
+  readonly podRunMs?: number | undefined
+  /** Milliseconds a deleted pod's containers take to stop, at most its grace period (default 50). */
+  readonly podStopMs?: number | undefined
+}
+
+/**
+ * The core controllers and the kubelet, each on unless turned off (`false`), so that a
+ * test can play one itself. `controllers: false` turns them all off.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ControllerOptions {
+  /** Binds new pods to the kubelet's node (`spec.nodeName`, PodScheduled). */
+  readonly scheduler?: boolean | undefined
+  /** Runs the pods bound to its node: Running, Ready, exits, stops deleted pods, ephemeral containers, resizes. */
+  readonly kubelet?: boolean | KubeletOptions | undefined
+  /** Deployments: ReplicaSets per template, rolling updates and Recreate, revisions, status and conditions. */
+  readonly deployment?: boolean | undefined
+  /** ReplicaSets: pods to match `replicas`, adoption of matching orphans, status. */
+  readonly replicaSet?: boolean | undefined
+  /** Jobs: pods up to `parallelism` until `completions` succeed or `backoffLimit` is passed, status, conditions. */
+  readonly job?: boolean | undefined
+  /**
+   * Deleting a namespace deletes its contents, then the namespace; `contentDeletionDelayMs`
+   * (default 500) is how long the controller takes to start, as on a cluster, where
+   * `kubectl delete -f` of a file that starts with its Namespace still finds the rest.
+   */
+  readonly namespace?: boolean | { readonly contentDeletionDelayMs?: number | undefined } | undefined
+  /** Every namespace gets the ServiceAccount `default`. */
+  readonly serviceAccount?: boolean | undefined
+  /** Every namespace gets the ConfigMap `kube-root-ca.crt` (the cluster's CA). */
+  readonly rootCaPublisher?: boolean | undefined
+  /** CustomResourceDefinitions become NamesAccepted and Established; deleting one deletes its objects first. */
+  readonly crd?: boolean | undefined
+  /** PodDisruptionBudgets get their status (healthy pods, disruptions allowed, DisruptionAllowed). */
+  readonly disruption?: boolean | undefined
+  /** Services with a selector get EndpointSlices of their ready pods. */
+  readonly endpointSlice?: boolean | undefined
+  /** Dependents go with their owners (background, foreground) or are orphaned, by `ownerReferences`. */
+  readonly garbageCollector?: boolean | undefined
 }
 
 /**
@@ -59,13 +121,27 @@ export interface Options {
   /** Namespaces to create besides `default`, `kube-system`, `kube-public`, `kube-node-lease`. */
   readonly namespaces?: ReadonlyArray<string> | undefined
   /**
+   * Writing into a namespace that does not exist creates it (default false: 404
+   * `namespaces "x" not found`, as a cluster answers).
+   */
+  readonly autoCreateNamespaces?: boolean | undefined
+  /** The core controllers and the kubelet (all on by default); `false` turns them all off. */
+  readonly controllers?: boolean | ControllerOptions | undefined
+  /**
+   * Whether writes are validated as kube-apiserver validates them (default true: a 422
+   * Invalid with the server's message and a cause per field). `false` stores what a write
+   * sends once decoded, pruned and defaulted: for tests that send made-up objects to
+   * exercise a client, never to stand in for a cluster.
+   */
+  readonly validation?: boolean | undefined
+  /**
    * How many changes the event history keeps (default 1000). A watch or continue token
    * from a resourceVersion older than that answers 410 Expired.
    */
   readonly compactionWindow?: number | undefined
   /** Interval of BOOKMARK events to watches that allow them (ms, default 60000; 0 disables). */
   readonly bookmarkIntervalMs?: number | undefined
-  /** Created pods go Pending -> Running -> Succeeded (writing a few log lines) and jobs complete. */
+  /** Pods go Pending -> Running -> Succeeded whatever their restart policy, writing a few log lines (see `SimulateOptions`). */
   readonly simulate?: boolean | SimulateOptions | undefined
   /** How many requests the request log keeps (default 100000, oldest dropped). */
   readonly maxRequestLog?: number | undefined

@@ -10,7 +10,6 @@ import { apiVersionOf } from "./kinds.js"
 import type { StatusError } from "./status.js"
 import type { Collection, Store, WatchTarget } from "./store.js"
 import { Batcher, type Sink, type StreamBody } from "./stream.js"
-import { partialEvent } from "./partial.js"
 
 /** @internal */
 export interface WatchHub {
@@ -29,8 +28,8 @@ export class ActiveWatch implements WatchTarget, StreamBody {
   private sent = 0
   private timer: ReturnType<typeof setTimeout> | undefined
   private finished = false
-  /** Sends objects as PartialObjectMetadata (a metadata-only watch). */
-  partial = false
+  /** Rewrites each event line into the form the client asked for (metadata only, a Table). */
+  transform: ((line: string) => string) | undefined = undefined
 
   constructor(
     private readonly hub: WatchHub,
@@ -82,7 +81,7 @@ export class ActiveWatch implements WatchTarget, StreamBody {
   }
 
   deliver(line: string): void {
-    this.write(this.partial ? partialEvent(line) : line)
+    this.write(this.transform === undefined ? line : this.transform(line))
   }
 
   bookmark(rv: number, annotations?: Record<string, string>): void {

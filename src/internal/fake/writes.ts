@@ -1,24 +1,31 @@
 /**
  * Writes: create, replace, patch (JSON, merge, strategic merge) and server-side apply,
- * with the API server's checks (names, body against URL, preconditions, media types),
- * the fields it owns (uid, timestamps, generation, resourceVersion, status), field
- * managers, dry runs, and no-op writes that keep the stored version. Also the fake's
- * own changes (controls, simulation), which skip all of that.
+ * as kube-apiserver handles them: the body decoded (field validation: repeated and
+ * unknown fields), unknown fields pruned, the kind's defaults applied, checked against
+ * the URL and preconditions, validated (422 Invalid with the server's messages), the
+ * fields it owns filled in (uid, timestamps, generation, resourceVersion, status), field
+ * managers recorded (with the subresource written through), dry runs, and no-op writes
+ * that keep the stored version. Also the fake's own changes (controls, simulation),
+ * which skip all of that.
  *
  * @internal
  */
-import * as MicroTime from "./microtime.js"
-import { isTrue, json, mediaType, type RawRequest, type RawResponse, readBody } from "./http.js"
+import * as Crds from "./crds.js"
+import * as Defaults from "./defaults/index.js"
+import * as FieldValidation from "./fieldvalidation.js"
+import { isTrue, json, mediaType, type RawRequest, type RawResponse } from "./http.js"
 import { child, clone, deepEqual, drop, isObject, type JsonObject, now, randomSuffix } from "./json.js"
 import { apiVersionOf, type KindInfo } from "./kinds.js"
-import * as FieldValidation from "./fieldvalidation.js"
 import * as Managed from "./managed.js"
-import { jsonPatch, mergePatch, PatchError, strategicMerge } from "./patch.js"
+import * as MicroTime from "./microtime.js"
+import { jsonPatch, mergeKeyFor, mergePatch, PatchError, strategicMerge } from "./patch.js"
 import { type FakeState, hasFinalizers, type Route, routeApiVersion } from "./state.js"
 import * as Status from "./status.js"
 import { type Entry, keyOf } from "./store.js"
 import type { FakeObject, ObjectRef } from "./types.js"
-
+import * as Validation from "./validation/index.js"
+import * as Pods from "./validation/pods.js"
+import * as Schema from "./validation/schema.js"
 
 const PATCH_TYPES = [
   "application/json-patch+json",
@@ -26,30 +33,6 @@ const PATCH_TYPES = [
   "application/strategic-merge-patch+json",
   "application/apply-patch+yaml"
 ]
-
-const dns1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
-const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
-
-const nameProblem = (rule: KindInfo["nameRule"], name: string): string | undefined => {
-  if (rule === "path") {
-    if (name === "." || name === ".." || name.includes("/") || name.includes("%")) {
-      return `may not contain '/' or '%' and may not be '.' or '..'`
-    }
-    return undefined
-  }
-  if (rule === "label") {
-    if (name.length > 63) return "must be no more than 63 characters"
-    if (!dns1123Label.test(name)) {
-      return `a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`
-    }
-    return undefined
-  }
-  if (name.length > 253) return "must be no more than 253 characters"
-  if (!dns1123Subdomain.test(name)) {
-    return `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`
-  }
-  return undefined
-}
 
 /** Fields outside metadata and status: a change to them bumps `generation`. */
 const specChanged = (a: JsonObject, b: JsonObject): boolean => {
@@ -87,7 +70,7 @@ const managersEqual = (a: ReadonlyArray<Managed.ManagerEntry>, b: ReadonlyArray<
     const other = b[i]!
     return e === other || (
       e.manager === other.manager && e.operation === other.operation && e.apiVersion === other.apiVersion &&
-      e.fields.size === other.fields.size && [...e.fields].every((f) => other.fields.has(f))
+      e.subresource === other.subresource && e.fields.size === other.fields.size && [...e.fields].every((f) => other.fields.has(f))
     )
   })
 
@@ -114,7 +97,7 @@ export const checkBody = (route: Route, body: unknown): JsonObject => {
       `the kind in the data (${body.kind}) does not match the expected kind (${route.kind.kind})`
     )
   }
-  const obj: JsonObject = { apiVersion, kind: route.kind.kind, ...clone(body) }
+  const obj: JsonObject = { apiVersion, kind: route.kind.kind, ...body }
   obj.apiVersion = apiVersion
   obj.kind = route.kind.kind
   const metadata = isObject(obj.metadata) ? obj.metadata : (obj.metadata = {})
@@ -131,31 +114,37 @@ export const checkBody = (route: Route, body: unknown): JsonObject => {
 
 /** Fails with 422 Invalid when a name breaks the kind's naming rule. @internal */
 export const validateName = (kind: KindInfo, name: string): void => {
-  const problem = nameProblem(kind.nameRule, name)
-  if (problem !== undefined) {
-    throw Status.invalid(kind, name, [{
-      reason: "FieldValueInvalid",
-      field: "metadata.name",
-      message: `Invalid value: ${JSON.stringify(name)}: ${problem}`
-    }])
+  const errors = Validation.nameRuleOf(kind)(name, false)
+  if (errors.length > 0) {
+    throw Status.invalid(
+      kind,
+      name,
+      errors.map((problem) => ({
+        reason: "FieldValueInvalid",
+        field: "metadata.name",
+        message: `Invalid value: ${JSON.stringify(name)}: ${problem}`
+      }))
+    )
   }
 }
 
 /**
  * Fills in what the server owns on a new or changed object: identity, uid,
- * creationTimestamp, generation, resourceVersion and (for kinds with a status
- * subresource) the status.
+ * creationTimestamp (`at`, the fake's time), generation (for the kinds that have one),
+ * resourceVersion and (for kinds with a status subresource) the status.
  */
 export const finish = (
   kind: KindInfo,
   obj: JsonObject,
   prev: JsonObject | undefined,
   rv: number | undefined,
-  mainResource: boolean
+  mainResource: boolean,
+  at: string = now()
 ): JsonObject => {
   MicroTime.checkMicroTimes(kind, obj)
   const metadata = child(obj, "metadata")
   const prevMeta = prev !== undefined ? (prev.metadata as JsonObject) : undefined
+  const generation = Validation.hasGeneration(kind)
   if (prevMeta !== undefined) {
     metadata.uid = prevMeta.uid
     metadata.creationTimestamp = prevMeta.creationTimestamp
@@ -166,26 +155,25 @@ export const finish = (
       drop(metadata, "deletionTimestamp")
       drop(metadata, "deletionGracePeriodSeconds")
     }
-    const generation = typeof prevMeta.generation === "number" ? prevMeta.generation : 1
-    metadata.generation = specChanged(prev!, obj) ? generation + 1 : generation
+    if (generation) {
+      const before = typeof prevMeta.generation === "number" ? prevMeta.generation : 1
+      metadata.generation = specChanged(prev!, obj) ? before + 1 : before
+    } else drop(metadata, "generation")
     if (kind.hasStatus && mainResource) {
       if (prev!.status !== undefined) obj.status = clone(prev!.status)
       else drop(obj, "status")
     }
   } else {
     metadata.uid = crypto.randomUUID()
-    metadata.creationTimestamp = now()
-    metadata.generation = 1
+    metadata.creationTimestamp = at
+    if (generation) metadata.generation = 1
+    else drop(metadata, "generation")
     drop(metadata, "deletionTimestamp")
     drop(metadata, "deletionGracePeriodSeconds")
     if (kind.hasStatus && mainResource) {
-      if (kind.kind === "Pod" && kind.group === "") obj.status = { phase: "Pending", qosClass: "BestEffort" }
+      if (kind.kind === "Pod" && kind.group === "") obj.status = { phase: "Pending", qosClass: Pods.qosClass(obj.spec) }
       else if (kind.kind === "Namespace" && kind.group === "") obj.status = { phase: "Active" }
       else drop(obj, "status")
-    }
-    if (kind.kind === "Namespace" && kind.group === "") {
-      const spec = child(obj, "spec")
-      if (!Array.isArray(spec.finalizers)) spec.finalizers = ["kubernetes"]
     }
   }
   drop(metadata, "selfLink")
@@ -210,8 +198,10 @@ const stripForCompare = (obj: JsonObject): JsonObject => {
 }
 
 /**
- * Writes a new version of an object (replace, patch, apply, status): no-op writes
- * keep the stored version, like the API server.
+ * Writes a new version of an object (create, replace, patch, apply, status), `finish`ed
+ * by the caller: a write that changes nothing (the object and its managers) keeps the
+ * stored version, no event, like the API server. A custom resource is stored with its
+ * keys sorted, as the API server's unstructured JSON is.
  */
 export const commit = (
   state: FakeState,
@@ -219,8 +209,7 @@ export const commit = (
   prev: Entry | undefined,
   candidate: JsonObject,
   managers: ReadonlyArray<Managed.ManagerEntry>,
-  dryRun: boolean,
-  mainResource = true
+  dryRun: boolean
 ): {
   readonly status: number
   readonly entry: Entry | undefined
@@ -230,7 +219,7 @@ export const commit = (
   const kind = route.kind
   const namespace = route.namespace ?? ""
   const name = route.name ?? (candidate.metadata as JsonObject).name as string
-  const obj = finish(kind, candidate, prev?.obj, undefined, mainResource)
+  const obj = candidate
   const warnings = state.admit({
     route: { ...route, name },
     operation: prev === undefined ? "CREATE" : "UPDATE",
@@ -243,15 +232,17 @@ export const commit = (
       managersEqual(managers, prev.managers)
     if (unchanged) return { status: 200, entry: prev, json: state.jsonIn(prev, route.version), warnings }
   }
-  if (dryRun) {
-    withManagedFields(obj, managers)
-    if (prev !== undefined) (obj.metadata as JsonObject).resourceVersion = String(prev.rv)
-    return { status: prev === undefined ? 201 : 200, entry: undefined, json: JSON.stringify(obj), warnings }
+  const stored = (o: JsonObject): JsonObject => {
+    withManagedFields(o, managers)
+    return kind.custom ? (Schema.sortKeys(o) as JsonObject) : o
   }
-  if (kind.namespaced) state.ensureNamespace(namespace)
+  if (dryRun) {
+    if (prev !== undefined) (obj.metadata as JsonObject).resourceVersion = String(prev.rv)
+    return { status: prev === undefined ? 201 : 200, entry: undefined, json: JSON.stringify(stored(obj)), warnings }
+  }
   const entry = state.store.write(state.collectionOf(kind), namespace, name, (rv) => {
     (obj.metadata as JsonObject).resourceVersion = String(rv)
-    return { obj: withManagedFields(obj, managers), managers }
+    return { obj: stored(obj), managers }
   })
   state.afterWrite(kind, entry, prev)
   const metadata = entry.obj.metadata as JsonObject
@@ -262,34 +253,91 @@ export const commit = (
   return { status: prev === undefined ? 201 : 200, entry, json: state.jsonIn(entry, route.version), warnings }
 }
 
+/** Unknown fields of an object, dropped: by the generated Schema of a built-in kind, a custom resource's CRD schema. */
+const prune = async (state: FakeState, route: Route, obj: JsonObject): Promise<Array<string>> => {
+  if (route.kind.custom) {
+    const schema = Crds.schemaFor(state, route.kind, route.version)
+    return schema === undefined ? [] : Schema.prune(obj, schema)
+  }
+  const ast = await FieldValidation.builtinSchema(route)
+  return ast === undefined ? [] : FieldValidation.unknownFields(ast, obj, "", true)
+}
+
+/** The fields of an object its kind's schema does not declare, left in place (an apply configuration's). */
+const undeclared = async (state: FakeState, route: Route, obj: JsonObject): Promise<Array<string>> => {
+  const copy = clone(obj)
+  return prune(state, route, copy)
+}
+
+/** Every Service's cluster IPs and node ports (`:30080`), for the addresses a new Service may take. */
+const serviceAddresses = (state: FakeState, kind: KindInfo): ReadonlySet<string> => {
+  const taken = new Set<string>()
+  const collection = state.store.existing(kind)
+  if (collection === undefined) return taken
+  for (const entry of collection.entries.values()) {
+    const spec = entry.obj.spec
+    if (!isObject(spec)) continue
+    if (Array.isArray(spec.clusterIPs)) for (const ip of spec.clusterIPs) taken.add(String(ip))
+    if (Array.isArray(spec.ports)) {
+      for (const p of spec.ports) if (isObject(p) && typeof p.nodePort === "number") taken.add(`:${p.nodePort}`)
+    }
+  }
+  return taken
+}
+
+/**
+ * What the API server does to an object between decoding and storing: its kind's
+ * defaults (a custom resource's schema defaults), then validation against the stored
+ * version on update (a 422 Invalid Status on failure). The stored version (`prev`, a
+ * copy) is defaulted first, as the API server decodes what it reads from storage: a
+ * seeded object compares as a stored one would.
+ */
+const admit = (state: FakeState, route: Route, obj: JsonObject, prev: JsonObject | undefined): void => {
+  const kind = route.kind
+  let schema: Schema.Schema | undefined
+  if (kind.custom) {
+    schema = Crds.schemaFor(state, kind, route.version)
+    if (schema !== undefined) {
+      if (prev !== undefined) Schema.applyDefaults(prev, schema)
+      Schema.applyDefaults(obj, schema)
+    }
+  } else {
+    const takenServiceAddresses = () => serviceAddresses(state, kind)
+    if (prev !== undefined) Defaults.apply(kind, prev, { old: prev, takenServiceAddresses })
+    Defaults.apply(kind, obj, { old: prev, takenServiceAddresses })
+  }
+  if (validates(state)) Validation.check(kind, obj, prev, schema)
+}
+
+/** Whether the fake validates writes (the `validation` option, on unless `false`). @internal */
+export const validates = (state: FakeState): boolean => state.options.validation !== false
+
+/**
+ * The managers to start from for an update: what the client wrote into
+ * `metadata.managedFields` when it changed them (to something that decodes; `[{}]`
+ * clears them), else the stored ones.
+ */
+const baseManagers = (state: FakeState, prev: Entry, sent: unknown): ReadonlyArray<Managed.ManagerEntry> => {
+  if (!Array.isArray(sent) || sent.length === 0) return prev.managers
+  const current = (prev.obj.metadata as JsonObject).managedFields
+  if (deepEqual(sent, current)) return prev.managers
+  return Managed.parse(sent, state.now()) ?? prev.managers
+}
+
 /**
  * What a write through a subresource keeps of the object sent: `status` its `.status`,
- * a pod's `ephemeralcontainers` its `spec.ephemeralContainers` (added only: one cannot
- * be removed or changed), a pod's `resize` its containers' `resources`. The rest is the
- * stored object's.
+ * a pod's `ephemeralcontainers` its `spec.ephemeralContainers`, a pod's `resize` its
+ * containers' `resources`. The rest is the stored object's.
  */
 const subresourceWrite = (route: Route, prev: Entry, obj: JsonObject): JsonObject => {
   const next = prev.copy()
+  drop(next.metadata as JsonObject, "managedFields")
   const sent = isObject(obj.spec) ? obj.spec : {}
   switch (route.subresource) {
     case "status":
       return { ...next, status: obj.status }
     case "ephemeralcontainers": {
-      const had = Array.isArray(child(next, "spec").ephemeralContainers)
-        ? (child(next, "spec").ephemeralContainers as Array<JsonObject>)
-        : []
-      const given = Array.isArray(sent.ephemeralContainers) ? (sent.ephemeralContainers as Array<unknown>) : []
-      for (const old of had) {
-        const same = given.find((c) => isObject(c) && c.name === old.name)
-        if (same === undefined || !deepEqual(same, old)) {
-          throw Status.invalid(route.kind, route.name!, [{
-            reason: "FieldValueForbidden",
-            field: "spec.ephemeralContainers",
-            message: "Forbidden: existing ephemeral containers may not be changed"
-          }])
-        }
-      }
-      child(next, "spec").ephemeralContainers = given
+      child(next, "spec").ephemeralContainers = Array.isArray(sent.ephemeralContainers) ? sent.ephemeralContainers : []
       return next
     }
     case "resize": {
@@ -298,7 +346,10 @@ const subresourceWrite = (route: Route, prev: Entry, obj: JsonObject): JsonObjec
       if (Array.isArray(containers)) {
         for (const c of containers) {
           const same = given.find((g) => isObject(g) && isObject(c) && g.name === c.name)
-          if (isObject(c) && isObject(same)) c.resources = same.resources
+          if (isObject(c) && isObject(same)) {
+            c.resources = same.resources
+            if (same.resizePolicy !== undefined) c.resizePolicy = same.resizePolicy
+          }
         }
       }
       return next
@@ -308,14 +359,27 @@ const subresourceWrite = (route: Route, prev: Entry, obj: JsonObject): JsonObjec
   }
 }
 
-/** The object a POST or PUT sends (JSON or YAML), checked, and the warnings of its field validation. */
-const objectOf = async (route: Route, query: Record<string, string>, request: RawRequest) => {
+/**
+ * The object a POST or PUT sends (JSON or YAML), checked against the URL, its unknown
+ * fields pruned, and the warnings of its field validation.
+ */
+const objectOf = async (
+  state: FakeState,
+  route: Route,
+  query: Record<string, string>,
+  request: RawRequest,
+  options: "CreateOptions" | "UpdateOptions"
+) => {
   const type = mediaType(request.header("content-type"))
   if (type !== "" && type !== "application/json" && type !== "application/yaml") {
     throw Status.unsupportedMediaType(type, ["application/json", "application/yaml"])
   }
-  const obj = checkBody(route, await readBody(request))
-  return { obj, warnings: await FieldValidation.check(route, query, obj) }
+  const mode = FieldValidation.modeOf(query, options)
+  const { body, text } = await FieldValidation.readText(request)
+  const duplicates = mode === "Ignore" ? [] : FieldValidation.duplicateFields(text, body)
+  const obj = checkBody(route, body)
+  const unknown = await prune(state, route, obj)
+  return { obj, warnings: FieldValidation.report(route, mode, duplicates, unknown, true) }
 }
 
 /** POST of a new object (a name or generateName is required). @internal */
@@ -325,32 +389,32 @@ export const create = async (
   query: Record<string, string>,
   request: RawRequest
 ): Promise<RawResponse> => {
-  const { obj, warnings } = await objectOf(route, query, request)
+  const { obj, warnings } = await objectOf(state, route, query, request, "CreateOptions")
   const metadata = obj.metadata as JsonObject
   const collection = state.collectionOf(route.kind)
   const namespace = route.namespace ?? ""
-  if (typeof metadata.name !== "string" || metadata.name === "") {
-    if (typeof metadata.generateName === "string" && metadata.generateName !== "") {
-      let name = `${metadata.generateName}${randomSuffix()}`
-      while (collection.entries.has(keyOf(namespace, name))) name = `${metadata.generateName}${randomSuffix()}`
-      metadata.name = name
-    } else {
-      throw Status.invalid(route.kind, "", [{
-        reason: "FieldValueRequired",
-        field: "metadata.name",
-        message: "Required value: name or generateName is required"
-      }])
-    }
+  if ((typeof metadata.name !== "string" || metadata.name === "") && typeof metadata.generateName === "string" &&
+    metadata.generateName !== "") {
+    let name = `${metadata.generateName}${randomSuffix()}`
+    while (collection.entries.has(keyOf(namespace, name))) name = `${metadata.generateName}${randomSuffix()}`
+    metadata.name = name
   }
-  const name = metadata.name as string
-  validateName(route.kind, name)
+  const name = typeof metadata.name === "string" ? metadata.name : ""
+  state.admitNamespace({ kind: route.kind, namespace: route.namespace, name }, "create")
+  finish(route.kind, obj, undefined, undefined, true, state.now())
+  admit(state, route, obj, undefined)
   if (collection.entries.has(keyOf(namespace, name))) throw Status.alreadyExists(route.kind, name)
-  const dryRun = query.dryRun === "All"
-  finish(route.kind, obj, undefined, undefined, true)
-  const managers = Managed.recordUpdate([], fieldManagerOf(query, request), routeApiVersion(route), undefined, obj)
-  const result = commit(state, { ...route, name }, undefined, obj, managers, dryRun)
+  const managers = Managed.recordUpdate([], fieldManagerOf(query, request), routeApiVersion(route), undefined, obj, state.now())
+  const result = commit(state, { ...route, name }, undefined, obj, managers, query.dryRun === "All")
   return FieldValidation.withWarnings(json(result.status, result.json), [...warnings, ...result.warnings])
 }
+
+const mustHaveResourceVersion = (route: Route, name: string): Status.StatusError =>
+  Status.invalid(route.kind, name, [{
+    reason: "FieldValueInvalid",
+    field: "metadata.resourceVersion",
+    message: "Invalid value: 0x0: must be specified for an update"
+  }])
 
 /** PUT of an object or its status: resourceVersion and uid preconditions. @internal */
 export const replace = async (
@@ -359,7 +423,7 @@ export const replace = async (
   query: Record<string, string>,
   request: RawRequest
 ): Promise<RawResponse> => {
-  const { obj, warnings } = await objectOf(route, query, request)
+  const { obj, warnings } = await objectOf(state, route, query, request, "UpdateOptions")
   const metadata = obj.metadata as JsonObject
   if (metadata.name !== undefined && metadata.name !== route.name) {
     throw Status.badRequest(
@@ -367,9 +431,12 @@ export const replace = async (
     )
   }
   metadata.name = route.name
+  state.admitNamespace(route, "update")
   const prev = state.entryOf(route)
   const prevMeta = prev.obj.metadata as JsonObject
   const rv = metadata.resourceVersion
+  // custom resources allow no unconditional update
+  if (route.kind.custom && (rv === undefined || rv === "")) throw mustHaveResourceVersion(route, route.name!)
   if (rv !== undefined && rv !== "" && rv !== prevMeta.resourceVersion) {
     throw Status.conflict(route.kind, route.name!)
   }
@@ -384,10 +451,13 @@ export const replace = async (
 }
 
 /**
- * Stores the new state of an existing object (a PUT or a PATCH): through its subresource's
- * own rules when the route names one, else with the manager's fields recorded.
+ * Stores the new state of an existing object (a PUT or a PATCH): through its
+ * subresource's own rules when the route names one, else as an update of the object,
+ * with the manager's fields recorded either way. The stored version is compared as the
+ * API server decodes it from storage, without fields its schema does not declare (a
+ * seeded object may have some).
  */
-const commitUpdate = (
+const commitUpdate = async (
   state: FakeState,
   route: Route,
   query: Record<string, string>,
@@ -395,15 +465,31 @@ const commitUpdate = (
   prev: Entry,
   obj: JsonObject,
   warnings: ReadonlyArray<string>
-): RawResponse => {
+): Promise<RawResponse> => {
+  const manager = fieldManagerOf(query, request)
+  const apiVersion = routeApiVersion(route)
+  const live = prev.copy()
+  drop(live.metadata as JsonObject, "managedFields")
+  await prune(state, route, live)
   if (route.subresource !== undefined) {
     const next = subresourceWrite(route, prev, obj)
-    const result = commit(state, route, prev, next, prev.managers, query.dryRun === "All", false)
-    return FieldValidation.withWarnings(json(result.status, result.json), result.warnings)
+    finish(route.kind, next, prev.obj, undefined, false, state.now())
+    if (route.subresource === "ephemeralcontainers" || route.subresource === "resize") {
+      if (!route.kind.custom) Defaults.apply(route.kind, next, { old: prev.obj, takenServiceAddresses: () => new Set() })
+      if (validates(state)) Validation.checkPodSubresource(route.kind, route.subresource, next, live)
+    } else if (validates(state)) {
+      Validation.checkStatus(route.kind, next, live)
+    }
+    const managers = Managed.recordUpdate(prev.managers, manager, apiVersion, live, next, state.now(), route.subresource)
+    const result = commit(state, route, prev, next, managers, query.dryRun === "All")
+    return FieldValidation.withWarnings(json(result.status, result.json), [...warnings, ...result.warnings])
   }
-  finish(route.kind, obj, prev.obj, undefined, true)
-  const manager = fieldManagerOf(query, request)
-  const managers = Managed.recordUpdate(prev.managers, manager, routeApiVersion(route), prev.obj, obj)
+  const sentManagers = (obj.metadata as JsonObject).managedFields
+  drop(obj.metadata as JsonObject, "managedFields")
+  finish(route.kind, obj, prev.obj, undefined, true, state.now())
+  admit(state, route, obj, live)
+  const base = baseManagers(state, prev, sentManagers)
+  const managers = Managed.recordUpdate(base, manager, apiVersion, live, obj, state.now())
   const result = commit(state, route, prev, obj, managers, query.dryRun === "All")
   return FieldValidation.withWarnings(json(200, result.json), [...warnings, ...result.warnings])
 }
@@ -421,10 +507,13 @@ export const patch = async (
     throw Status.unsupportedMediaType(type, PATCH_TYPES.filter((t) => t !== "application/strategic-merge-patch+json"))
   }
   if (type === "application/apply-patch+yaml") return apply(state, route, query, request)
-  const body = await readBody(request)
+  const mode = FieldValidation.modeOf(query, "PatchOptions")
+  const { body, text } = await FieldValidation.readText(request)
+  const duplicates = mode === "Ignore" ? [] : FieldValidation.duplicateFields(text, body)
+  state.admitNamespace(route, "update")
   const prev = state.entryOf(route)
+  // the stored object with its managedFields: a patch may change them too
   const base = prev.copy()
-  drop(base.metadata as JsonObject, "managedFields")
   let patched: unknown
   try {
     if (type === "application/json-patch+json") patched = jsonPatch(base, body)
@@ -442,8 +531,6 @@ export const patch = async (
     throw e
   }
   if (!isObject(patched)) throw Status.badRequest("the patch did not produce an object")
-  // a JSON patch is checked by its result, the merge patches by what they send
-  const warnings = await FieldValidation.check(route, query, type === "application/json-patch+json" ? patched : body)
   const metadata = child(patched, "metadata")
   const prevMeta = prev.obj.metadata as JsonObject
   if (metadata.resourceVersion !== undefined && metadata.resourceVersion !== prevMeta.resourceVersion) {
@@ -460,7 +547,41 @@ export const patch = async (
   if (route.kind.namespaced) metadata.namespace = route.namespace
   patched.apiVersion = prev.obj.apiVersion
   patched.kind = prev.obj.kind
+  // what the stored object already had that its schema does not know (a seeded one) is no news
+  const unknown = await prune(state, route, patched)
+  const known = unknown.length === 0 ? [] : await undeclared(state, route, prev.copy())
+  const warnings = FieldValidation.report(route, mode, duplicates, unknown.filter((f) => !known.includes(f)), false)
   return commitUpdate(state, route, query, request, prev, patched, warnings)
+}
+
+/** `ns/name; group/version, Kind=Kind`, as the field manager names an object in its errors. */
+const objectName = (route: Route, name: string): string =>
+  `${route.kind.namespaced ? route.namespace ?? "" : ""}/${name}; ${route.kind.group}/${route.version}, Kind=${route.kind.kind}`
+
+/** `.spec.foo`, `.spec.containers[name="app"].bar`: a pruned path as structured-merge-diff prints it. */
+const smdPath = (config: JsonObject, path: string): string => {
+  let out = ""
+  let node: unknown = config
+  const parts = path.match(/[^.[\]]+|\[\d+\]/g) ?? []
+  let field = ""
+  for (const part of parts) {
+    if (part.startsWith("[")) {
+      const i = Number(part.slice(1, -1))
+      const list = node as Array<unknown>
+      const item = Array.isArray(list) ? list[i] : undefined
+      const mergeKey = Array.isArray(list) ? mergeKeyFor(field, list) : undefined
+      const key = mergeKey !== undefined && isObject(item) && item[mergeKey] !== undefined
+        ? `[${mergeKey}=${JSON.stringify(item[mergeKey])}]`
+        : `[${i}]`
+      out += key
+      node = item
+    } else {
+      out += `.${part}`
+      field = part
+      node = isObject(node) ? node[part] : undefined
+    }
+  }
+  return out
 }
 
 /** Server-side apply: field ownership by manager, conflicts unless forced. @internal */
@@ -488,7 +609,8 @@ export const apply = async (
     )
   }
   if (route.subresource !== undefined && route.subresource !== "status") throw Status.methodNotAllowed()
-  const body = await readBody(request)
+  const mode = FieldValidation.modeOf(query, "PatchOptions")
+  const { body, text } = await FieldValidation.readText(request)
   if (!isObject(body)) throw Status.badRequest("error decoding YAML: the apply configuration must be an object")
   const apiVersion = apiVersionOf(route.kind.group, route.version)
   if (body.apiVersion !== apiVersion || body.kind !== route.kind.kind) {
@@ -498,7 +620,6 @@ export const apply = async (
     )
   }
   const config = clone(body)
-  const warnings = await FieldValidation.check(route, query, config)
   const metadata = child(config, "metadata")
   if (metadata.name !== route.name) {
     throw Status.badRequest(
@@ -513,14 +634,28 @@ export const apply = async (
   } else {
     drop(metadata, "namespace")
   }
-  validateName(route.kind, route.name!)
   const prev = state.collectionOf(route.kind).entries.get(keyOf(route.namespace ?? "", route.name!))
+  state.admitNamespace(route, prev === undefined ? "create" : "update")
+  // a field the schema does not declare cannot be typed: the field manager fails with a plain error (a 500)
+  const notDeclared = await undeclared(state, route, config)
+  if (notDeclared.length > 0) {
+    const paths = notDeclared.map((p) => `${smdPath(config, p)}: field not declared in schema`)
+    throw new Status.StatusError(
+      500,
+      "",
+      `failed to create typed patch object (${objectName(route, route.name!)}): ${
+        paths.length === 1 ? paths[0] : `errors:\n  ${paths.join("\n  ")}`
+      }`
+    )
+  }
+  const warnings = FieldValidation.reportApplyDuplicates(mode, mode === "Ignore" ? [] : FieldValidation.duplicateFields(text, body))
   if (prev !== undefined && metadata.resourceVersion !== undefined && metadata.resourceVersion !== String(prev.rv)) {
     throw Status.conflict(route.kind, route.name!)
   }
   for (const k of serverOwnedMetadata) drop(metadata, k)
+  const toStatus = route.subresource === "status"
   // the status subresource applies only `.status`; the main resource ignores it
-  if (route.subresource === "status") {
+  if (toStatus) {
     if (prev === undefined) throw Status.notFound(route.kind, route.name!)
     for (const k of Object.keys(config)) if (!["apiVersion", "kind", "metadata", "status"].includes(k)) drop(config, k)
     for (const k of Object.keys(metadata)) if (k !== "name" && k !== "namespace") drop(metadata, k)
@@ -533,7 +668,9 @@ export const apply = async (
     manager,
     apiVersion,
     force: isTrue(query.force),
-    entries: prev?.managers ?? []
+    entries: prev?.managers ?? [],
+    subresource: toStatus ? "status" : undefined,
+    time: state.now()
   })
   if (result._tag === "Conflicts") {
     throw new Status.StatusError(409, "Conflict", Managed.conflictMessage(result.conflicts), {
@@ -544,44 +681,19 @@ export const apply = async (
       }))
     })
   }
-  const entries = route.kind.hasStatus
-    ? keepOtherHalf(result.entries, prev?.managers ?? [], manager, route.subresource === "status")
-    : result.entries
-  if (route.subresource === "status") {
-    const next = { ...prev!.copy(), status: result.object.status }
-    const committed = commit(state, route, prev, next, entries, query.dryRun === "All", false)
-    return FieldValidation.withWarnings(json(committed.status, committed.json), committed.warnings)
+  const dryRun = query.dryRun === "All"
+  if (toStatus) {
+    const next: JsonObject = { ...prev!.copy(), status: result.object.status }
+    drop(next.metadata as JsonObject, "managedFields")
+    finish(route.kind, next, prev!.obj, undefined, false, state.now())
+    if (validates(state)) Validation.checkStatus(route.kind, next, live!)
+    const committed = commit(state, route, prev, next, result.entries, dryRun)
+    return FieldValidation.withWarnings(json(committed.status, committed.json), [...warnings, ...committed.warnings])
   }
-  const obj = finish(route.kind, result.object, prev?.obj, undefined, true)
-  const committed = commit(state, route, prev, obj, entries, query.dryRun === "All")
+  const obj = finish(route.kind, result.object, prev?.obj, undefined, true, state.now())
+  admit(state, route, obj, live)
+  const committed = commit(state, route, prev, obj, result.entries, dryRun)
   return FieldValidation.withWarnings(json(committed.status, committed.json), [...warnings, ...committed.warnings])
-}
-
-const isStatusPath = (path: string): boolean => path === "f:status" || path.startsWith("f:status\n")
-
-/**
- * A manager's Apply entry keeps what it owns in the other half of the object (`.status`
- * for an apply to the main resource, the rest for an apply to status): the API server
- * keeps one entry per subresource, so one apply never disowns the other's fields. (The
- * fake does not track ownership of `.status` fields themselves: `Managed.fieldPaths`
- * leaves them out.)
- */
-const keepOtherHalf = (
-  entries: ReadonlyArray<Managed.ManagerEntry>,
-  before: ReadonlyArray<Managed.ManagerEntry>,
-  manager: string,
-  toStatus: boolean
-): ReadonlyArray<Managed.ManagerEntry> => {
-  const previous = before.find((e) => e.manager === manager && e.operation === "Apply")
-  if (previous === undefined) return entries
-  const kept = [...previous.fields].filter((p) => isStatusPath(p) !== toStatus)
-  if (kept.length === 0) return entries
-  if (!entries.some((e) => e.manager === manager && e.operation === "Apply")) {
-    return [...entries, { ...previous, fields: new Set(kept) }]
-  }
-  return entries.map((e) =>
-    e.manager === manager && e.operation === "Apply" ? { ...e, fields: new Set([...e.fields, ...kept]) } : e
-  )
 }
 
 /** A change made by the fake itself (controls, simulation): no field manager, no validation. */
@@ -602,7 +714,7 @@ export const serverUpdate = (state: FakeState, kind: KindInfo, prev: Entry, next
     return {
       obj: withManagedFields(next, prev.managers),
       managers: prev.managers,
-      generationFrom: prev,
+      generationFrom: Validation.hasGeneration(kind) ? prev : undefined,
       cache: false
     }
   })

@@ -1,0 +1,60 @@
+/**
+ * The fake cluster's sense of time: what "now" is, and running something later. The
+ * layer and `serve` take it from the Effect `Clock` they run under, so a test on the
+ * `TestClock` steps the kubelet, grace periods, watch timeouts and every other timer of
+ * the fake with `TestClock.adjust`; `makeServer` (no Effect) uses the machine's clock.
+ *
+ * @internal
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+
+/** @internal */
+export interface FakeClock {
+  /** Milliseconds since the epoch. */
+  readonly now: () => number
+  /** Runs `f` once `ms` (more than 0) have passed; the returned function cancels it. */
+  readonly after: (ms: number, f: () => void) => () => void
+}
+
+/** The machine's clock; its timers never keep the process alive. @internal */
+export const realClock: FakeClock = {
+  now: () => Date.now(),
+  after: (ms, f) => {
+    const timer = setTimeout(f, ms)
+    timer.unref?.()
+    return () => clearTimeout(timer)
+  }
+}
+
+/**
+ * The Effect `Clock` of `context` (the `TestClock` in `it.effect`): each timer is a fiber
+ * sleeping on it, forked with `context` so that the test clock's scheduler sees it.
+ *
+ * @internal
+ */
+export const effectClock = (context: Context.Context<never>): FakeClock => {
+  const clock = Context.get(context, Clock.Clock)
+  const run = Effect.runCallbackWith(context)
+  return {
+    now: () => clock.currentTimeMillisUnsafe(),
+    after: (ms, f) => {
+      let cancelled = false
+      const interrupt = run(Effect.andThen(
+        clock.sleep(Duration.millis(ms)),
+        Effect.sync(() => {
+          if (!cancelled) f()
+        })
+      ))
+      return () => {
+        cancelled = true
+        interrupt()
+      }
+    }
+  }
+}
+
+/** A time as the API server writes it: RFC 3339 in UTC, whole seconds. @internal */
+export const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")

@@ -1,0 +1,411 @@
+/**
+ * RBAC (roles and their bindings), Leases, events.k8s.io Events, PodDisruptionBudgets,
+ * Ingresses and CustomResourceDefinitions, as their API groups' validation checks them.
+ *
+ * @internal
+ */
+import { deepEqual, isObject, type JsonObject } from "../json.js"
+import { intOrPercent } from "./apps.js"
+import { eventStrings } from "./core.js"
+import * as Field from "./field.js"
+import * as Meta from "./meta.js"
+import * as Names from "./names.js"
+import { at, child, type Errors, index, nonNegative, oneOf, positive, type Rule, valueAt } from "./rules.js"
+
+const objectAt = (obj: unknown, path: string): JsonObject => {
+  const v = valueAt(obj, path)
+  return isObject(v) ? v : {}
+}
+const str = (v: unknown): string => (typeof v === "string" ? v : "")
+
+const rbacGroup = "rbac.authorization.k8s.io"
+
+const policyRules = (namespaced: boolean): Rule => (obj, errors) => {
+  const rules = Array.isArray(obj.rules) ? obj.rules : []
+  rules.forEach((r, i) => {
+    const rule = isObject(r) ? r : {}
+    const path = index("rules", i)
+    const list = (k: string) => (Array.isArray(rule[k]) ? (rule[k] as Array<unknown>) : [])
+    if (list("verbs").length === 0) errors.push(Field.required(child(path, "verbs"), "verbs must contain at least one value"))
+    if (list("nonResourceURLs").length > 0) {
+      if (namespaced) {
+        errors.push(Field.invalid(
+          child(path, "nonResourceURLs"),
+          Field.goValue(rule.nonResourceURLs),
+          "namespaced rules cannot apply to non-resource URLs"
+        ))
+      }
+      if (list("apiGroups").length > 0 || list("resources").length > 0 || list("resourceNames").length > 0) {
+        errors.push(Field.invalid(
+          child(path, "nonResourceURLs"),
+          Field.goValue(rule.nonResourceURLs),
+          "rules cannot apply to both regular resources and non-resource URLs"
+        ))
+      }
+      return
+    }
+    if (list("apiGroups").length === 0) {
+      errors.push(Field.required(child(path, "apiGroups"), "resource rules must supply at least one api group"))
+    }
+    if (list("resources").length === 0) {
+      errors.push(Field.required(child(path, "resources"), "resource rules must supply at least one resource"))
+    }
+  })
+}
+
+/** @internal */
+export const role: ReadonlyArray<Rule> = [policyRules(true)]
+
+/** @internal */
+export const clusterRole: ReadonlyArray<Rule> = [policyRules(false)]
+
+const goRoleRef = (ref: unknown): Field.GoValue => {
+  const r = isObject(ref) ? ref : {}
+  return Field.goStruct("rbac.RoleRef", [
+    ["APIGroup", Field.goValue(str(r.apiGroup))],
+    ["Kind", Field.goValue(str(r.kind))],
+    ["Name", Field.goValue(str(r.name))]
+  ])
+}
+
+const binding = (namespaced: boolean): Rule => (obj, errors) => {
+  const ref = objectAt(obj, "roleRef")
+  if (ref.apiGroup !== rbacGroup) errors.push(Field.notSupported("roleRef.apiGroup", str(ref.apiGroup), [rbacGroup]))
+  const kinds = namespaced ? ["Role", "ClusterRole"] : ["ClusterRole"]
+  if (typeof ref.kind !== "string" || !kinds.includes(ref.kind)) errors.push(Field.notSupported("roleRef.kind", str(ref.kind), kinds))
+  const name = str(ref.name)
+  if (name === "") errors.push(Field.required("roleRef.name", ""))
+  else for (const msg of Names.isValidPathSegmentName(name)) errors.push(Field.invalid("roleRef.name", name, msg))
+  const subjects = Array.isArray(obj.subjects) ? obj.subjects : []
+  subjects.forEach((s, i) => {
+    const subject = isObject(s) ? s : {}
+    const path = index("subjects", i)
+    const subjectName = str(subject.name)
+    if (subjectName === "") errors.push(Field.required(child(path, "name"), ""))
+    switch (subject.kind) {
+      case "ServiceAccount":
+        if (subjectName !== "") {
+          for (const msg of Names.isDns1123Subdomain(subjectName)) errors.push(Field.invalid(child(path, "name"), subjectName, msg))
+        }
+        if (str(subject.apiGroup) !== "") errors.push(Field.notSupported(child(path, "apiGroup"), subject.apiGroup, [""]))
+        if (!namespaced && str(subject.namespace) === "") errors.push(Field.required(child(path, "namespace"), ""))
+        break
+      case "User":
+      case "Group":
+        if (subject.apiGroup !== rbacGroup) errors.push(Field.notSupported(child(path, "apiGroup"), str(subject.apiGroup), [rbacGroup]))
+        break
+      default:
+        errors.push(Field.notSupported(child(path, "kind"), str(subject.kind), ["ServiceAccount", "User", "Group"]))
+    }
+  })
+}
+
+const roleRefImmutable: Rule = (obj, errors, old) => {
+  if (old !== undefined && !deepEqual(obj.roleRef, old.roleRef)) {
+    errors.push(Field.invalid("roleRef", goRoleRef(obj.roleRef), "cannot change roleRef"))
+  }
+}
+
+/** @internal */
+export const roleBinding: ReadonlyArray<Rule> = [binding(true), roleRefImmutable]
+
+/** @internal */
+export const clusterRoleBinding: ReadonlyArray<Rule> = [binding(false), roleRefImmutable]
+
+/** @internal */
+export const lease: ReadonlyArray<Rule> = [
+  at("spec.leaseDurationSeconds", positive),
+  at("spec.leaseTransitions", nonNegative),
+  (obj, errors) => {
+    const spec = objectAt(obj, "spec")
+    if (str(spec.preferredHolder) !== "" && str(spec.strategy) === "") {
+      errors.push(Field.forbidden("spec.preferredHolder", "may only be specified if `strategy` is defined"))
+    }
+  }
+]
+
+/** events.k8s.io/v1 Events: the strict checks that API version adds to the legacy ones. @internal */
+export const event: ReadonlyArray<Rule> = [
+  (obj, errors) => {
+    const namespace = str(valueAt(obj, "metadata.namespace"))
+    const regardingNs = str(valueAt(obj, "regarding.namespace"))
+    const eventTime = obj.eventTime
+    const hasTime = eventTime !== undefined && eventTime !== null
+    if (!hasTime) {
+      if (regardingNs === "" ? namespace !== "" && namespace !== "default" : namespace !== regardingNs) {
+        errors.push(Field.invalid("involvedObject.namespace", regardingNs, "does not match event.namespace"))
+      }
+    } else {
+      if (regardingNs === "" && namespace !== "default" && namespace !== "kube-system") {
+        errors.push(Field.invalid("involvedObject.namespace", regardingNs, "does not match event.namespace"))
+      }
+      eventStrings(obj.reportingController, obj.reportingInstance, obj.action, obj.reason, obj.note, errors)
+    }
+    const series = obj.series
+    if (isObject(series)) {
+      if (typeof series.count !== "number" || series.count < 2) errors.push(Field.invalid("series.count", "", "should be at least 2"))
+      if (series.lastObservedTime === undefined || series.lastObservedTime === null) {
+        errors.push(Field.required("series.lastObservedTime", ""))
+      }
+    }
+    if (!hasTime) errors.push(Field.required("eventTime", ""))
+    if (obj.type !== "Normal" && obj.type !== "Warning") {
+      errors.push(Field.invalid("type", "", `has invalid value: ${str(obj.type)}`))
+    }
+    for (const [f, path] of [["deprecatedFirstTimestamp", "firstTimestamp"], ["deprecatedLastTimestamp", "lastTimestamp"]]) {
+      if (obj[f!] !== undefined && obj[f!] !== null) errors.push(Field.invalid(path!, "", "needs to be unset"))
+    }
+    if (typeof obj.deprecatedCount === "number" && obj.deprecatedCount !== 0) {
+      errors.push(Field.invalid("count", "", "needs to be unset"))
+    }
+    const source = objectAt(obj, "deprecatedSource")
+    if (str(source.component) !== "" || str(source.host) !== "") errors.push(Field.invalid("source", "", "needs to be unset"))
+  },
+  (obj, errors, old) => {
+    if (old === undefined) return
+    const pairs: ReadonlyArray<readonly [string, string]> = [
+      ["regarding", "involvedObject"],
+      ["reason", "reason"],
+      ["note", "message"],
+      ["deprecatedSource", "source"],
+      ["deprecatedFirstTimestamp", "firstTimestamp"],
+      ["deprecatedLastTimestamp", "lastTimestamp"],
+      ["deprecatedCount", "count"],
+      ["type", "type"],
+      ["eventTime", "eventTime"],
+      ["action", "action"],
+      ["related", "related"],
+      ["reportingController", "reportingController"],
+      ["reportingInstance", "reportingInstance"]
+    ]
+    for (const [f, path] of pairs) {
+      if (!deepEqual(obj[f], old[f])) errors.push(Field.immutable(path, Field.goValue(obj[f] ?? "")))
+    }
+  }
+]
+
+/** @internal */
+export const podDisruptionBudget: ReadonlyArray<Rule> = [
+  (obj, errors) => {
+    const spec = objectAt(obj, "spec")
+    if (spec.minAvailable !== undefined && spec.maxUnavailable !== undefined) {
+      errors.push(Field.invalid(
+        "spec",
+        new Field.GoValue("policy.PodDisruptionBudgetSpec{...}"),
+        "minAvailable and maxUnavailable cannot be both set"
+      ))
+    }
+    intOrPercent(spec.minAvailable, "spec.minAvailable", errors)
+    intOrPercent(spec.maxUnavailable, "spec.maxUnavailable", errors)
+    Meta.validateLabelSelector(spec.selector, "spec.selector", errors)
+    oneOf(["AlwaysAllow", "IfHealthyBudget"])(spec.unhealthyPodEvictionPolicy, "spec.unhealthyPodEvictionPolicy", errors)
+  }
+]
+
+const ingressBackend = (backend: unknown, path: string, errors: Errors): void => {
+  const b = isObject(backend) ? backend : {}
+  const hasResource = b.resource !== undefined && b.resource !== null
+  const hasService = isObject(b.service)
+  if (hasResource && hasService) {
+    errors.push(Field.invalid(path, "", "cannot set both resource and service backends"))
+    return
+  }
+  if (hasResource) return
+  if (!hasService) {
+    errors.push(Field.invalid(path, "", "resource or service backend is required"))
+    return
+  }
+  const service = b.service as JsonObject
+  const name = str(service.name)
+  if (name === "") errors.push(Field.required(child(path, "service.name"), ""))
+  else for (const msg of Names.isDns1035Label(name)) errors.push(Field.invalid(child(path, "service.name"), name, msg))
+  const port = isObject(service.port) ? service.port : {}
+  const portName = str(port.name)
+  const portNumber = typeof port.number === "number" ? port.number : 0
+  if (portName !== "" && portNumber !== 0) errors.push(Field.invalid(path, "", "cannot set both port name & port number"))
+  else if (portName !== "") {
+    for (const msg of Names.isValidPortName(portName)) errors.push(Field.invalid(child(path, "service.port.name"), portName, msg))
+  } else if (portNumber !== 0) {
+    for (const msg of Names.isValidPortNum(portNumber)) {
+      errors.push(Field.invalid(child(path, "service.port.number"), portNumber, msg))
+    }
+  } else errors.push(Field.required(path, "port name or number is required"))
+}
+
+const pathTypes = ["Exact", "ImplementationSpecific", "Prefix"]
+
+/** @internal */
+export const ingress: ReadonlyArray<Rule> = [
+  (obj, errors) => {
+    const spec = objectAt(obj, "spec")
+    const rules = Array.isArray(spec.rules) ? spec.rules : []
+    if (rules.length === 0 && spec.defaultBackend === undefined) {
+      errors.push(Field.invalid(
+        "spec",
+        new Field.GoValue("[]networking.IngressRule(nil)"),
+        "either `defaultBackend` or `rules` must be specified"
+      ))
+    }
+    if (spec.defaultBackend !== undefined) ingressBackend(spec.defaultBackend, "spec.defaultBackend", errors)
+    rules.forEach((r, i) => {
+      const rule = isObject(r) ? r : {}
+      const path = index("spec.rules", i)
+      const host = str(rule.host)
+      if (host !== "") {
+        const plain = host.startsWith("*.") ? host.slice(2) : host
+        for (const msg of Names.isDns1123Subdomain(plain)) errors.push(Field.invalid(child(path, "host"), host, msg))
+      }
+      const paths = Array.isArray(valueAt(rule, "http.paths")) ? (valueAt(rule, "http.paths") as Array<unknown>) : []
+      paths.forEach((p, j) => {
+        const httpPath = isObject(p) ? p : {}
+        const at = index(child(path, "http.paths"), j)
+        const type = httpPath.pathType
+        const value = str(httpPath.path)
+        if (type === undefined) {
+          errors.push(Field.required(child(at, "pathType"), "pathType must be specified"))
+          return
+        }
+        if (type === "Exact" || type === "Prefix") {
+          if (!value.startsWith("/")) errors.push(Field.invalid(child(at, "path"), value, "must be an absolute path"))
+          for (const seq of ["//", "/./", "/../", "%2f", "%2F"]) {
+            if (value.includes(seq)) errors.push(Field.invalid(child(at, "path"), value, `must not contain '${seq}'`))
+          }
+          for (const suffix of ["/..", "/."]) {
+            if (value.endsWith(suffix)) errors.push(Field.invalid(child(at, "path"), value, `cannot end with '${suffix}'`))
+          }
+        } else if (type === "ImplementationSpecific") {
+          if (value !== "" && !value.startsWith("/")) {
+            errors.push(Field.invalid(child(at, "path"), value, "must be an absolute path"))
+          }
+        } else {
+          errors.push(Field.notSupported(child(at, "pathType"), type, pathTypes))
+        }
+        ingressBackend(httpPath.backend, child(at, "backend"), errors)
+      })
+    })
+    const className = spec.ingressClassName
+    if (typeof className === "string" && className !== "") {
+      for (const msg of Names.isDns1123Subdomain(className)) errors.push(Field.invalid("spec.ingressClassName", className, msg))
+    }
+  }
+]
+
+const dns1035 = (value: string, path: string, errors: Errors, prefix = ""): void => {
+  const msgs = Names.isDns1035Label(value)
+  if (msgs.length > 0) errors.push(Field.invalid(path, value, `${prefix}${msgs.join(",")}`))
+}
+
+/** Where a structural schema breaks the rules, as `schema.openAPIV3Schema.<path>` errors. */
+const structural = (schema: unknown, path: string, errors: Errors, root: boolean): void => {
+  if (!isObject(schema)) return
+  const intOrString = schema["x-kubernetes-int-or-string"] === true
+  const preserve = schema["x-kubernetes-preserve-unknown-fields"] === true
+  const type = schema.type
+  if ((type === undefined || type === "") && !intOrString && !preserve) {
+    errors.push(Field.required(child(path, "type"), root ? "must not be empty at the root" : "must not be empty for specified object fields"))
+  }
+  if (root && type !== undefined && type !== "object") {
+    errors.push(Field.invalid(child(path, "type"), type, "must be object at the root"))
+  }
+  if (type === "array" && !isObject(schema.items)) errors.push(Field.required(child(path, "items"), "must be specified"))
+  if (isObject(schema.properties)) {
+    for (const [name, sub] of Object.entries(schema.properties)) {
+      const at = `${child(path, "properties")}[${name}]`
+      if (root && name === "metadata" && isObject(sub)) {
+        const keys = Object.keys(sub).filter((k) => k !== "type" && k !== "properties")
+        const props = isObject(sub.properties) ? Object.keys(sub.properties) : []
+        if (keys.length > 0 || props.some((p) => p !== "name" && p !== "generateName")) {
+          errors.push(Field.forbidden(
+            at,
+            "must not specify anything other than name and generateName, but metadata is implicitly specified"
+          ))
+        }
+        continue
+      }
+      structural(sub, at, errors, false)
+    }
+  }
+  if (isObject(schema.items)) structural(schema.items, child(path, "items"), errors, false)
+  if (isObject(schema.additionalProperties)) structural(schema.additionalProperties, child(path, "additionalProperties"), errors, false)
+}
+
+/** @internal */
+export const customResourceDefinition: ReadonlyArray<Rule> = [
+  (obj, errors) => {
+    const spec = objectAt(obj, "spec")
+    const names = objectAt(spec, "names")
+    const name = str(valueAt(obj, "metadata.name"))
+    const required = `${str(names.plural)}.${str(spec.group)}`
+    if (name !== "" && name !== required) {
+      errors.push(Field.invalid("metadata.name", name, "must be spec.names.plural+\".\"+spec.group"))
+    }
+    const group = str(spec.group)
+    if (group === "") errors.push(Field.required("spec.group", ""))
+    else {
+      const msgs = Names.isDns1123Subdomain(group)
+      if (msgs.length > 0) errors.push(Field.invalid("spec.group", group, msgs.join(",")))
+      else if (group.split(".").length < 2) errors.push(Field.invalid("spec.group", group, "should be a domain with at least one dot"))
+    }
+    oneOf(["Cluster", "Namespaced"], "required")(spec.scope, "spec.scope", errors)
+    const versions = Array.isArray(spec.versions) ? spec.versions : []
+    if (versions.length === 0) errors.push(Field.invalid("spec.versions", new Field.GoValue("[]apiextensions.CustomResourceDefinitionVersion(nil)"), "must have exactly one version marked as storage version"))
+    let storage = 0
+    const seen = new Set<string>()
+    let unique = true
+    versions.forEach((v, i) => {
+      const version = isObject(v) ? v : {}
+      const at = index("spec.versions", i)
+      if (version.storage === true) storage++
+      const vName = str(version.name)
+      if (seen.has(vName)) unique = false
+      seen.add(vName)
+      dns1035(vName, child(at, "name"), errors)
+      const schema = valueAt(version, "schema.openAPIV3Schema")
+      if (!isObject(schema)) errors.push(Field.required(child(at, "schema.openAPIV3Schema"), "schemas are required"))
+      else structural(schema, child(at, "schema.openAPIV3Schema"), errors, true)
+    })
+    if (!unique) {
+      errors.push(Field.invalid("spec.versions", new Field.GoValue("[]apiextensions.CustomResourceDefinitionVersion{...}"), "must contain unique version names"))
+    }
+    if (versions.length > 0 && storage !== 1) {
+      errors.push(Field.invalid(
+        "spec.versions",
+        new Field.GoValue("[]apiextensions.CustomResourceDefinitionVersion{...}"),
+        "must have exactly one version marked as storage version"
+      ))
+    }
+    for (const f of ["plural", "singular", "kind", "listKind"]) {
+      if (str(names[f]) === "") errors.push(Field.required(child("spec.names", f), ""))
+    }
+    if (str(names.plural) !== "") dns1035(str(names.plural), "spec.names.plural", errors)
+    if (str(names.singular) !== "") dns1035(str(names.singular), "spec.names.singular", errors)
+    for (const f of ["kind", "listKind"]) {
+      const value = str(names[f])
+      if (value === "") continue
+      const msgs = Names.isDns1035Label(value.toLowerCase())
+      if (msgs.length > 0) {
+        errors.push(Field.invalid(child("spec.names", f), value, `may have mixed case, but should otherwise match: ${msgs.join(",")}`))
+      }
+    }
+    const shortNames = Array.isArray(names.shortNames) ? names.shortNames : []
+    shortNames.forEach((s, i) => dns1035(str(s), index("spec.names.shortNames", i), errors))
+    if (str(names.kind) !== "" && names.kind === names.listKind) {
+      errors.push(Field.invalid("spec.names.listKind", names.listKind, "kind and listKind may not be the same"))
+    }
+  },
+  (obj, errors, old) => {
+    if (old === undefined) return
+    if (valueAt(obj, "spec.scope") !== valueAt(old, "spec.scope")) {
+      errors.push(Field.immutable("spec.scope", valueAt(obj, "spec.scope") ?? ""))
+    }
+    const stored = valueAt(obj, "status.storedVersions")
+    const versions = valueAt(obj, "spec.versions")
+    if (Array.isArray(stored) && Array.isArray(versions)) {
+      stored.forEach((s, i) => {
+        if (!versions.some((v) => isObject(v) && v.name === s)) {
+          errors.push(Field.invalid(index("status.storedVersions", i), s, "must appear in spec.versions"))
+        }
+      })
+    }
+  }
+]
