@@ -232,6 +232,28 @@ const validateContainerCommon = (
   validateResources(ctr.resources, child(path, "resources"), errors)
 }
 
+/**
+ * Each container of a list with the checks every kind of container gets (the common fields,
+ * a name unique across all the pod's containers), then the checks of its kind.
+ */
+const eachContainer = (
+  list: ReadonlyArray<unknown>,
+  volumes: ReadonlySet<string>,
+  path: string,
+  errors: Errors,
+  names: Set<string>,
+  check: (ctr: Record<string, unknown>, at: string) => void
+): void =>
+  list.forEach((c, i) => {
+    const ctr = isObject(c) ? c : {}
+    const at = index(path, i)
+    validateContainerCommon(ctr, volumes, at, errors)
+    const name = stringAt(ctr, "name")
+    if (names.has(name)) errors.push(Field.duplicate(child(at, "name"), name))
+    else names.add(name)
+    check(ctr, at)
+  })
+
 const validateContainers = (
   containers: unknown,
   volumes: ReadonlySet<string>,
@@ -241,13 +263,7 @@ const validateContainers = (
 ): void => {
   const list = Array.isArray(containers) ? containers : []
   if (list.length === 0) errors.push(Field.required(path, ""))
-  list.forEach((c, i) => {
-    const ctr = isObject(c) ? c : {}
-    const at = index(path, i)
-    validateContainerCommon(ctr, volumes, at, errors)
-    const name = stringAt(ctr, "name")
-    if (names.has(name)) errors.push(Field.duplicate(child(at, "name"), name))
-    else names.add(name)
+  eachContainer(list, volumes, path, errors, names, (ctr, at) => {
     validateProbe(ctr.livenessProbe, child(at, "livenessProbe"), errors, "liveness")
     validateProbe(ctr.readinessProbe, child(at, "readinessProbe"), errors, "readiness")
     validateProbe(ctr.startupProbe, child(at, "startupProbe"), errors, "startup")
@@ -262,13 +278,7 @@ const validateInitContainers = (
   names: Set<string>
 ): void => {
   if (!Array.isArray(containers)) return
-  containers.forEach((c, i) => {
-    const ctr = isObject(c) ? c : {}
-    const at = index(path, i)
-    validateContainerCommon(ctr, volumes, at, errors)
-    const name = stringAt(ctr, "name")
-    if (names.has(name)) errors.push(Field.duplicate(child(at, "name"), name))
-    else names.add(name)
+  eachContainer(containers, volumes, path, errors, names, (ctr, at) => {
     const sidecar = ctr.restartPolicy === "Always"
     if (ctr.restartPolicy !== undefined && !sidecar) {
       errors.push(Field.notSupported(child(at, "restartPolicy"), ctr.restartPolicy, ["Always"]))
@@ -295,13 +305,7 @@ const validateEphemeralContainers = (
   names: Set<string>
 ): void => {
   if (!Array.isArray(containers)) return
-  containers.forEach((c, i) => {
-    const ctr = isObject(c) ? c : {}
-    const at = index(path, i)
-    validateContainerCommon(ctr, volumes, at, errors)
-    const name = stringAt(ctr, "name")
-    if (names.has(name)) errors.push(Field.duplicate(child(at, "name"), name))
-    else names.add(name)
+  eachContainer(containers, volumes, path, errors, names, (ctr, at) => {
     for (const f of ephemeralForbidden) {
       if (ctr[f] !== undefined && ctr[f] !== null && !(f === "resources" && isEmpty(ctr[f]))) {
         errors.push(Field.forbidden(child(at, f), "cannot be set for an Ephemeral Container"))
