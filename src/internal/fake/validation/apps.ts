@@ -72,16 +72,25 @@ const templateMatchesSelector: Rule = (obj, errors) => {
 /** `ValidatePodTemplateSpecForReplicaSet` (Deployments and ReplicaSets). */
 const replicaSetTemplate: Rule = (obj, errors) => {
   templateMatchesSelector(obj, errors, undefined)
+  restartingTemplate("ReplicaSet")(obj, errors, undefined)
+}
+
+/**
+ * The pod template of a controller whose pods run for ever (ReplicaSet, StatefulSet,
+ * DaemonSet): a valid template, `restartPolicy: Always`, no `activeDeadlineSeconds`
+ * (DaemonSet's validation calls that Invalid, the others Forbidden).
+ */
+const restartingTemplate = (kind: "ReplicaSet" | "StatefulSet" | "DaemonSet"): Rule => (obj, errors) => {
   Pods.validatePodTemplateSpec(valueAt(obj, "spec.template"), "spec.template", errors)
   const spec = objectAt(obj, "spec.template.spec")
   if (spec.restartPolicy !== "Always") {
     errors.push(Field.notSupported("spec.template.spec.restartPolicy", spec.restartPolicy ?? "", ["Always"]))
   }
-  if (spec.activeDeadlineSeconds !== undefined && spec.activeDeadlineSeconds !== null) {
-    errors.push(Field.forbidden(
-      "spec.template.spec.activeDeadlineSeconds",
-      "activeDeadlineSeconds in ReplicaSet is not Supported"
-    ))
+  const deadline = spec.activeDeadlineSeconds
+  if (deadline !== undefined && deadline !== null) {
+    const path = "spec.template.spec.activeDeadlineSeconds"
+    const detail = `activeDeadlineSeconds in ${kind} is not Supported`
+    errors.push(kind === "DaemonSet" ? Field.invalid(path, deadline, detail) : Field.forbidden(path, detail))
   }
 }
 
@@ -203,19 +212,7 @@ export const statefulSet: ReadonlyArray<Rule> = [
   at("spec.ordinals.start", nonNegative),
   selectorRules("statefulset"),
   templateMatchesSelector,
-  (obj, errors) => {
-    Pods.validatePodTemplateSpec(valueAt(obj, "spec.template"), "spec.template", errors)
-    const spec = objectAt(obj, "spec.template.spec")
-    if (spec.restartPolicy !== "Always") {
-      errors.push(Field.notSupported("spec.template.spec.restartPolicy", spec.restartPolicy ?? "", ["Always"]))
-    }
-    if (spec.activeDeadlineSeconds !== undefined && spec.activeDeadlineSeconds !== null) {
-      errors.push(Field.forbidden(
-        "spec.template.spec.activeDeadlineSeconds",
-        "activeDeadlineSeconds in StatefulSet is not Supported"
-      ))
-    }
-  },
+  restartingTemplate("StatefulSet"),
   (obj, errors, old) => {
     if (old === undefined) return
     const now: JsonObject = { ...objectAt(obj, "spec") }
@@ -244,19 +241,8 @@ export const daemonSet: ReadonlyArray<Rule> = [
     if (isObject(selector) && Meta.isEmptySelector(selector)) {
       errors.push(Field.invalid("spec.selector", Field.goSelector(selector), "empty selector is invalid for daemonset"))
     }
-    Pods.validatePodTemplateSpec(valueAt(obj, "spec.template"), "spec.template", errors)
-    const spec = objectAt(obj, "spec.template.spec")
-    if (spec.restartPolicy !== "Always") {
-      errors.push(Field.notSupported("spec.template.spec.restartPolicy", spec.restartPolicy ?? "", ["Always"]))
-    }
-    if (spec.activeDeadlineSeconds !== undefined && spec.activeDeadlineSeconds !== null) {
-      errors.push(Field.invalid(
-        "spec.template.spec.activeDeadlineSeconds",
-        spec.activeDeadlineSeconds,
-        "activeDeadlineSeconds in DaemonSet is not Supported"
-      ))
-    }
   },
+  restartingTemplate("DaemonSet"),
   at("spec.minReadySeconds", nonNegative),
   (obj, errors) => {
     const strategy = objectAt(obj, "spec.updateStrategy")
