@@ -1084,9 +1084,11 @@ export interface Invalid {
  *
  * const program = Effect.gen(function* () {
  *   const configMaps = Kube.api(ConfigMaps, { namespace: "default" })
- *   yield* configMaps.create({ metadata: { name: "a" }, data: { mode: "fast" } })
- *   yield* configMaps.create({ metadata: { name: "b" }, data: { mode: "turbo" } })
- *   const { items } = yield* Kube.api(Settings, { namespace: "default" }).list({ invalid: "raw" })
+ *   yield* configMaps.create({ metadata: { name: "a", labels: { app: "settings" } }, data: { mode: "fast" } })
+ *   yield* configMaps.create({ metadata: { name: "b", labels: { app: "settings" } }, data: { mode: "turbo" } })
+ *   // (a namespace also holds the cluster's kube-root-ca.crt ConfigMap: select ours)
+ *   const { items } = yield* Kube.api(Settings, { namespace: "default" })
+ *     .list({ labelSelector: "app=settings", invalid: "raw" })
  *   const invalid = items.filter(Kube.isInvalid)
  *   assert.strictEqual(items.length, 2)
  *   assert.strictEqual(invalid.length, 1) // "turbo" did not fit, and the list did not fail
