@@ -191,6 +191,46 @@ describe("Deployments", () => {
       assert.isUndefined(rs.metadata.ownerReferences)
     }).pipe(Effect.provide(FakeCluster.layer())))
 
+  // what a real API server refuses, stored by a fake that does not validate: the controllers do what
+  // kube-controller-manager does with it, once, and go quiet
+  it.effect("a template its selector does not select: no ReplicaSet, the refusal in Progressing, then quiet", () =>
+    Effect.gen(function*() {
+      const control = yield* fake
+      const mismatched = deployment("web", 2)
+      mismatched.spec.template.metadata.labels = { app: "other" }
+      yield* Kube.api(Deployments).create(mismatched)
+      yield* TestClock.adjust("1 second")
+      assert.deepStrictEqual(list(control, "apps/v1", "ReplicaSet"), [])
+      const progressing = condition(get(control, "apps/v1", "Deployment", "web"), "Progressing")
+      assert.strictEqual(progressing.status, "False")
+      assert.strictEqual(progressing.reason, "ReplicaSetCreateError")
+      const hash = "[bcdfghjklmnpqrstvwxz2456789]+"
+      assert.match(
+        progressing.message,
+        new RegExp(
+          `^Failed to create new replica set "web-${hash}": ReplicaSet.apps "web-${hash}" is invalid: ` +
+            `spec.template.metadata.labels: Invalid value: map\\[string\\]string\\{"app":"other", ` +
+            `"pod-template-hash":"${hash}"\\}: \`selector\` does not match template \`labels\`$`
+        )
+      )
+      const rv = control.resourceVersion()
+      yield* TestClock.adjust("1 hour")
+      assert.strictEqual(control.resourceVersion(), rv)
+    }).pipe(Effect.provide(FakeCluster.layer({ validation: false }))))
+
+  it.effect("a selector LabelSelectorAsSelector refuses (an unknown operator): the controllers write nothing", () =>
+    Effect.gen(function*() {
+      const control = yield* fake
+      const odd = deployment("web", 2)
+      odd.spec.selector.matchExpressions = [{ key: "app", operator: "Near", values: ["web"] }]
+      yield* Kube.api(Deployments).create(odd)
+      const rv = control.resourceVersion()
+      yield* TestClock.adjust("1 hour")
+      assert.strictEqual(control.resourceVersion(), rv)
+      assert.deepStrictEqual(list(control, "apps/v1", "ReplicaSet"), [])
+      assert.deepStrictEqual(get(control, "apps/v1", "Deployment", "web").status ?? {}, {})
+    }).pipe(Effect.provide(FakeCluster.layer({ validation: false }))))
+
   it.effect("with the deployment controller off a test plays it: no ReplicaSet appears", () =>
     Effect.gen(function*() {
       const control = yield* fake
