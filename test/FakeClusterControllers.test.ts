@@ -17,15 +17,21 @@ import * as Kube from "../src/Kube.js"
 import * as KubeConfig from "../src/KubeConfig.js"
 import * as Patch from "../src/Patch.js"
 import {
+  Bindings,
   ConfigMaps,
   CustomResourceDefinitions,
   Deployments,
   Jobs,
+  LocalSubjectAccessReviews,
   Namespaces,
   PodDisruptionBudgets,
   Pods,
+  SelfSubjectAccessReviews,
+  SelfSubjectReviews,
+  SelfSubjectRulesReviews,
   ServiceAccounts,
   Services,
+  SubjectAccessReviews,
   TokenReviews
 } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
@@ -590,10 +596,7 @@ describe("service-account tokens", () => {
       assert.strictEqual(expirationTimestamp, "1970-01-01T01:00:00Z")
 
       const review = (audiences?: ReadonlyArray<string>) =>
-        Kube.api(TokenReviews).create({
-          metadata: { name: "review" },
-          spec: { token: jwt, ...(audiences !== undefined ? { audiences } : {}) }
-        })
+        Kube.api(TokenReviews).create({ spec: { token: jwt, ...(audiences !== undefined ? { audiences } : {}) } })
       const reviewed = yield* review(["vault"])
       assert.isTrue(reviewed.status?.authenticated)
       assert.strictEqual(reviewed.status?.user?.username, "system:serviceaccount:default:default")
@@ -607,6 +610,33 @@ describe("service-account tokens", () => {
       assert.isUndefined((yield* review()).status?.authenticated)
       yield* TestClock.adjust("61 minutes")
       assert.include((yield* review(["vault"])).status?.error, "service account token has expired")
+    }).pipe(Effect.provide(FakeCluster.layer())))
+
+  it.effect("the review kinds are created without a name, as on a real server, and answered with a status", () =>
+    Effect.gen(function*() {
+      const resourceAttributes = { verb: "create", resource: "pods", namespace: "default" }
+      const self = yield* Kube.api(SelfSubjectAccessReviews).create({ spec: { resourceAttributes } })
+      assert.isTrue(self.status?.allowed)
+      assert.isUndefined(self.metadata?.name)
+      const subject = yield* Kube.api(SubjectAccessReviews).create({ spec: { user: "jane", resourceAttributes } })
+      assert.isTrue(subject.status?.allowed)
+      const local = yield* Kube.api(LocalSubjectAccessReviews, { namespace: "default" }).create({
+        spec: { user: "jane", resourceAttributes }
+      })
+      assert.isTrue(local.status?.allowed)
+      assert.strictEqual(local.metadata?.namespace, "default")
+      const rules = yield* Kube.api(SelfSubjectRulesReviews).create({ spec: { namespace: "default" } })
+      assert.deepStrictEqual(rules.status?.resourceRules?.[0]?.verbs, ["*"])
+      const whoami = yield* Kube.api(SelfSubjectReviews).create({})
+      assert.strictEqual(whoami.status?.userInfo?.username, "fake-admin")
+      // a Binding, create-only too, names the pod it binds: still refused without one, before any request
+      const control = yield* fake
+      const before = control.requests().length
+      const binding = yield* Effect.result(
+        Kube.api(Bindings, { namespace: "default" }).create({ target: { kind: "Node", name: "fake-node" } })
+      )
+      assert.isTrue(Result.isFailure(binding) && binding.failure._tag === "ValidationError")
+      assert.strictEqual(control.requests().length, before)
     }).pipe(Effect.provide(FakeCluster.layer())))
 
   it.effect("a token authenticates requests to a fake that requires a bearer token, until its account is gone", () =>
