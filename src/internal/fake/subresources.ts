@@ -76,7 +76,8 @@ const nestedAt = (obj: JsonObject, path: string, expected: "int64" | "string"): 
   }
   if (value === undefined || value === null) return undefined
   if (goType(value) !== expected) {
-    throw Status.badRequest(`${accessor} accessor error: ${goPlain(value)} is of the type ${goType(value)}, expected ${expected}`)
+    const type = goType(value)
+    throw Status.badRequest(`${accessor} accessor error: ${goPlain(value)} is of the type ${type}, expected ${expected}`)
   }
   return value
 }
