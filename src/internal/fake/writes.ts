@@ -341,16 +341,10 @@ const subresourceWrite = (route: Route, prev: Entry, obj: JsonObject): JsonObjec
       return next
     }
     case "resize": {
-      const containers = child(next, "spec").containers
-      const given = Array.isArray(sent.containers) ? sent.containers : []
-      if (Array.isArray(containers)) {
-        for (const c of containers) {
-          const same = given.find((g) => isObject(g) && isObject(c) && g.name === c.name)
-          if (isObject(c) && isObject(same)) {
-            c.resources = same.resources
-            if (same.resizePolicy !== undefined) c.resizePolicy = same.resizePolicy
-          }
-        }
+      const spec = child(next, "spec")
+      for (const field of ["containers", "initContainers"]) {
+        if (!Array.isArray(spec[field]) || !Array.isArray(sent[field])) continue
+        spec[field] = resizedContainers(spec[field], sent[field])
       }
       return next
     }
@@ -358,6 +352,21 @@ const subresourceWrite = (route: Route, prev: Entry, obj: JsonObject): JsonObjec
       throw Status.methodNotAllowed()
   }
 }
+
+/**
+ * The containers a resize leaves: each sent container (in the order sent, so that a
+ * reordering or renaming is seen by validation) as stored, with the resources and resize
+ * policy sent.
+ */
+const resizedContainers = (stored: Array<unknown>, sent: Array<unknown>): Array<unknown> =>
+  sent.map((given, i) => {
+    if (!isObject(given)) return given
+    const same = stored.find((c) => isObject(c) && c.name === given.name) ?? stored[i]
+    const base: JsonObject = isObject(same) ? { ...same, name: given.name } : { name: given.name }
+    base.resources = given.resources
+    if (given.resizePolicy !== undefined) base.resizePolicy = given.resizePolicy
+    return base
+  })
 
 /**
  * The object a POST or PUT sends (JSON or YAML), checked against the URL, its unknown
