@@ -446,3 +446,103 @@ describe("FakeCluster validation as kube-apiserver v1.35 answers", () => {
     assert.include(direct.body.message, "pod updates may not change fields other than")
   })
 })
+
+describe("FakeCluster's field validation as kube-apiserver v1.35 answers", () => {
+  const configMaps = "/api/v1/namespaces/default/configmaps"
+  const bogus = (options: string) =>
+    `${options}.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Bogus": supported values: "", ` +
+    `"Ignore", "Strict", "Warn"`
+
+  it("an unsupported fieldValidation is a 422 on the request's options", async () => {
+    const body = await invalid(
+      send("POST", `${configMaps}?fieldValidation=Bogus`, { metadata: { name: "options" } }),
+      bogus("CreateOptions"),
+      [`fieldValidation: Unsupported value: "Bogus": supported values: "", "Ignore", "Strict", "Warn"`]
+    )
+    assert.deepStrictEqual([body.details.group, body.details.kind, body.details.name], ["meta.k8s.io", "CreateOptions", ""])
+    await ok(send("POST", configMaps, { metadata: { name: "options" } }))
+    await invalid(send("PUT", `${configMaps}/options?fieldValidation=Bogus`, { metadata: { name: "options" } }), bogus("UpdateOptions"))
+    await invalid(send("PATCH", `${configMaps}/options?fieldValidation=Bogus`, {}), bogus("PatchOptions"))
+    await invalid(
+      send("PATCH", `${configMaps}/options?fieldValidation=Bogus&fieldManager=me`, "{}", "application/apply-patch+yaml"),
+      bogus("PatchOptions")
+    )
+  })
+
+  it("repeated JSON fields: refused under Strict, warned of under Warn, the last kept; in the decoder's order", async () => {
+    const repeated = `{"metadata":{"name":"first","name":"twice"},"data":{"a":"1"},"extra":true}`
+    const strict = await send("POST", `${configMaps}?fieldValidation=Strict`, repeated)
+    assert.strictEqual(strict.status, 400)
+    assert.strictEqual(strict.body.reason, "BadRequest")
+    assert.strictEqual(
+      strict.body.message,
+      `ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field ` +
+        `"metadata.name", unknown field "extra"`
+    )
+    // the decoder meets the unknown field first here
+    const later = await send("POST", `${configMaps}?fieldValidation=Strict`, `{"extra":1,"metadata":{"name":"a"},"metadata":{"name":"b"}}`)
+    assert.include(later.body.message, `strict decoding error: unknown field "extra", duplicate field "metadata"`)
+    const warned = await send("POST", configMaps, repeated)
+    assert.strictEqual(warned.status, 201)
+    assert.strictEqual(warned.warning, `299 - "duplicate field \\"metadata.name\\"", 299 - "unknown field \\"extra\\""`)
+    assert.strictEqual(warned.body.metadata.name, "twice")
+    const ignored = await send("POST", `${configMaps}?fieldValidation=Ignore`, repeated.replace("twice", "thrice"))
+    assert.strictEqual(ignored.status, 201)
+    assert.isNull(ignored.warning)
+    // patches: without the create's prefix; inside lists, by index
+    const patch = await send("PATCH", `${configMaps}/twice?fieldValidation=Strict`, `{"data":{"b":"1","b":"2"}}`)
+    assert.strictEqual(patch.status, 400)
+    assert.strictEqual(patch.body.message, `strict decoding error: duplicate field "data.b"`)
+    await ok(send("POST", "/api/v1/namespaces/default/pods", {
+      metadata: { name: "listed" },
+      spec: { containers: [{ name: "app", image: "nginx" }] }
+    }))
+    const inList = await send(
+      "PATCH",
+      "/api/v1/namespaces/default/pods/listed",
+      `{"spec":{"containers":[{"name":"app","image":"nginx:1","image":"nginx:2","bogus":1}]}}`,
+      "application/strategic-merge-patch+json"
+    )
+    // a patch's repeated fields come first (it is read into a map before the patched object is decoded)
+    assert.strictEqual(
+      inList.warning,
+      `299 - "duplicate field \\"spec.containers[0].image\\"", 299 - "unknown field \\"spec.containers[0].bogus\\""`
+    )
+    assert.strictEqual(inList.body.spec.containers[0].image, "nginx:2")
+  })
+
+  it("repeated YAML keys: go-yaml's error under Strict, its warning under Warn, the last kept", async () => {
+    const yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: yaml-first\n  name: yaml-cm\ndata:\n  a: \"1\"\n"
+    const strict = await send("POST", `${configMaps}?fieldValidation=Strict`, yaml, "application/yaml")
+    assert.strictEqual(strict.status, 400)
+    assert.strictEqual(
+      strict.body.message,
+      `ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: yaml: unmarshal errors:\n` +
+        `  line 5: key "name" already set in map`
+    )
+    const warned = await send("POST", configMaps, yaml, "application/yaml")
+    assert.strictEqual(warned.status, 201)
+    // Go writes the line break of a header value as a space
+    assert.strictEqual(warned.warning, `299 - "yaml: unmarshal errors:   line 5: key \\"name\\" already set in map"`)
+    assert.strictEqual(warned.body.metadata.name, "yaml-cm")
+    const ignored = await send("POST", `${configMaps}?fieldValidation=Ignore`, yaml.replace("yaml-cm", "yaml-ignored"), "application/yaml")
+    assert.strictEqual(ignored.status, 201)
+    assert.isNull(ignored.warning)
+
+    const apply = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  a: \"1\"\n  a: \"2\"\n"
+    const applyPath = `${configMaps}/applied?fieldManager=me`
+    const refused = await send("PATCH", `${applyPath}&fieldValidation=Strict`, apply, "application/apply-patch+yaml")
+    assert.strictEqual(refused.status, 400)
+    assert.strictEqual(
+      refused.body.message,
+      `error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "a" already set in map`
+    )
+    const applied = await send("PATCH", applyPath, apply, "application/apply-patch+yaml")
+    assert.strictEqual(applied.status, 201)
+    assert.strictEqual(
+      applied.warning,
+      `299 - "error converting YAML to JSON: yaml: unmarshal errors:   line 7: key \\"a\\" already set in map"`
+    )
+    assert.deepStrictEqual(applied.body.data, { a: "2" })
+  })
+})

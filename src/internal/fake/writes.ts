@@ -384,11 +384,11 @@ const objectOf = async (
     throw Status.unsupportedMediaType(type, ["application/json", "application/yaml"])
   }
   const mode = FieldValidation.modeOf(query, options)
-  const { body, text } = await FieldValidation.readText(request)
-  const duplicates = mode === "Ignore" ? [] : FieldValidation.duplicateFields(text, body)
-  const obj = checkBody(route, body)
+  const read = await FieldValidation.readText(request)
+  const duplicates = FieldValidation.duplicatesOf(mode, read)
+  const obj = checkBody(route, read.body)
   const unknown = await prune(state, route, obj)
-  return { obj, warnings: FieldValidation.report(route, mode, duplicates, unknown, true) }
+  return { obj, warnings: FieldValidation.report(route, mode, read, duplicates, unknown, true) }
 }
 
 /** POST of a new object (a name or generateName is required). @internal */
@@ -517,8 +517,9 @@ export const patch = async (
   }
   if (type === "application/apply-patch+yaml") return apply(state, route, query, request)
   const mode = FieldValidation.modeOf(query, "PatchOptions")
-  const { body, text } = await FieldValidation.readText(request)
-  const duplicates = mode === "Ignore" ? [] : FieldValidation.duplicateFields(text, body)
+  const read = await FieldValidation.readText(request)
+  const body = read.body
+  const duplicates = FieldValidation.duplicatesOf(mode, read)
   state.admitNamespace(route, "update")
   const prev = state.entryOf(route)
   // the stored object with its managedFields: a patch may change them too
@@ -559,7 +560,7 @@ export const patch = async (
   // what the stored object already had that its schema does not know (a seeded one) is no news
   const unknown = await prune(state, route, patched)
   const known = unknown.length === 0 ? [] : await undeclared(state, route, prev.copy())
-  const warnings = FieldValidation.report(route, mode, duplicates, unknown.filter((f) => !known.includes(f)), false)
+  const warnings = FieldValidation.report(route, mode, read, duplicates, unknown.filter((f) => !known.includes(f)), false)
   return commitUpdate(state, route, query, request, prev, patched, warnings)
 }
 
@@ -619,7 +620,8 @@ export const apply = async (
   }
   if (route.subresource !== undefined && route.subresource !== "status") throw Status.methodNotAllowed()
   const mode = FieldValidation.modeOf(query, "PatchOptions")
-  const { body, text } = await FieldValidation.readText(request)
+  const read = await FieldValidation.readText(request)
+  const body = read.body
   if (!isObject(body)) throw Status.badRequest("error decoding YAML: the apply configuration must be an object")
   const apiVersion = apiVersionOf(route.kind.group, route.version)
   if (body.apiVersion !== apiVersion || body.kind !== route.kind.kind) {
@@ -657,7 +659,7 @@ export const apply = async (
       }`
     )
   }
-  const warnings = FieldValidation.reportApplyDuplicates(mode, mode === "Ignore" ? [] : FieldValidation.duplicateFields(text, body))
+  const warnings = FieldValidation.reportApplyDuplicates(mode, FieldValidation.duplicatesOf(mode, read))
   if (prev !== undefined && metadata.resourceVersion !== undefined && metadata.resourceVersion !== String(prev.rv)) {
     throw Status.conflict(route.kind, route.name!)
   }
