@@ -546,3 +546,133 @@ describe("FakeCluster's field validation as kube-apiserver v1.35 answers", () =>
     assert.deepStrictEqual(applied.body.data, { a: "2" })
   })
 })
+
+describe("FakeCluster's smaller API details as kube-apiserver v1.35 answers", () => {
+  const managers = (obj: Record<string, any>) =>
+    (obj.metadata.managedFields ?? []).map((m: Record<string, string>) => [m.manager, m.operation, m.subresource])
+
+  it("a subresource's writer is recorded with its subresource", async () => {
+    const pods = "/api/v1/namespaces/default/pods"
+    await ok(send("POST", `${pods}?fieldManager=creator`, {
+      metadata: { name: "managed" },
+      spec: { containers: [{ name: "app", image: "nginx" }] }
+    }))
+    await ok(send("PATCH", `${pods}/managed/status?fieldManager=prober`, {
+      status: { conditions: [{ type: "Probed", status: "True" }] }
+    }))
+    await ok(send("PATCH", `${pods}/managed/ephemeralcontainers?fieldManager=debugger`, {
+      spec: { ephemeralContainers: [{ name: "debug", image: "busybox" }] }
+    }, "application/strategic-merge-patch+json"))
+    const applied = await ok(send(
+      "PATCH",
+      `${pods}/managed/status?fieldManager=applier&force=true`,
+      { apiVersion: "v1", kind: "Pod", metadata: { name: "managed" }, status: { conditions: [{ type: "Applied", status: "True" }] } },
+      "application/apply-patch+yaml"
+    ))
+    const own = managers(applied).filter(([name]: [string]) => name !== "node" && !name.startsWith("kube"))
+    assert.deepStrictEqual(own, [
+      ["creator", "Update", undefined],
+      ["prober", "Update", "status"],
+      ["debugger", "Update", "ephemeralcontainers"],
+      ["applier", "Apply", "status"]
+    ])
+  })
+
+  it("managedFields through a JSON patch: [{}] clears them, leaving them out keeps them, an edit is taken", async () => {
+    const configMaps = "/api/v1/namespaces/default/configmaps"
+    const jsonPatch = (ops: unknown, manager: string) =>
+      send("PATCH", `${configMaps}/owned?fieldManager=${manager}`, JSON.stringify(ops), "application/json-patch+json")
+    await ok(send("POST", `${configMaps}?fieldManager=creator`, { metadata: { name: "owned" }, data: { a: "1" } }))
+    const cleared = await ok(jsonPatch([{ op: "replace", path: "/metadata/managedFields", value: [{}] }], "clearer"))
+    assert.isUndefined(cleared.metadata.managedFields)
+    await ok(jsonPatch([{ op: "add", path: "/data/b", value: "2" }], "second"))
+    const kept = await ok(jsonPatch([
+      { op: "remove", path: "/metadata/managedFields" },
+      { op: "add", path: "/data/c", value: "3" }
+    ], "third"))
+    assert.deepStrictEqual(managers(kept), [["second", "Update", undefined], ["third", "Update", undefined]])
+    const renamed = await ok(jsonPatch([{ op: "replace", path: "/metadata/managedFields/0/manager", value: "renamed" }], "editor"))
+    assert.deepStrictEqual(managers(renamed), [["renamed", "Update", undefined], ["third", "Update", undefined]])
+  })
+
+  it("custom resources are written as Go writes a map, their lists with an empty continue", async () => {
+    await ok(send("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
+      metadata: { name: "sprockets.example.com" },
+      spec: {
+        group: "example.com",
+        scope: "Namespaced",
+        names: { plural: "sprockets", kind: "Sprocket" },
+        versions: [{
+          name: "v1",
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } }
+        }]
+      }
+    }))
+    const sprockets = "/apis/example.com/v1/namespaces/default/sprockets"
+    let raw = ""
+    for (let i = 0; i < 100 && !raw.startsWith("{"); i++) {
+      const response = await fetch(`${listening.url}${sprockets}`)
+      if (response.status === 200) raw = await response.text()
+      else await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    assert.match(raw, /^\{"apiVersion":"example\.com\/v1","items":\[\],"kind":"SprocketList","metadata":\{"continue":"","resourceVersion":"\d+"\}\}$/)
+    await ok(send("POST", sprockets, {
+      kind: "Sprocket",
+      apiVersion: "example.com/v1",
+      spec: { zeta: 1, alpha: { y: 1, b: 2 } },
+      metadata: { name: "s", labels: { b: "1", a: "2" } }
+    }))
+    const one = await (await fetch(`${listening.url}${sprockets}/s`)).text()
+    assert.match(one, /^\{"apiVersion":"example\.com\/v1","kind":"Sprocket","metadata":\{"creationTimestamp":/)
+    assert.include(one, `"labels":{"a":"2","b":"1"}`)
+    assert.include(one, `"spec":{"alpha":{"b":2,"y":1},"zeta":1}`)
+    const page = JSON.parse(await (await fetch(`${listening.url}${sprockets}?limit=1`)).text())
+    assert.strictEqual(page.metadata.continue, "")
+    // a built-in list has no continue when there is no more
+    const builtIn = await (await fetch(`${listening.url}/api/v1/namespaces/default/configmaps`)).text()
+    assert.notInclude(builtIn.slice(0, builtIn.indexOf(`"items"`)), "continue")
+  })
+
+  it("every MicroTime is kept in UTC, to the microsecond", async () => {
+    const event = await ok(send("POST", "/api/v1/namespaces/default/events", {
+      metadata: { name: "timed" },
+      involvedObject: { kind: "Pod", name: "p", namespace: "default" },
+      eventTime: "2026-12-01T11:00:00.123456+01:00",
+      series: { count: 2, lastObservedTime: "2026-12-01T12:00:00.000001-02:00" },
+      reportingComponent: "example.com/timer",
+      reportingInstance: "timer-0",
+      action: "Tick",
+      reason: "Ticked"
+    }))
+    assert.deepStrictEqual([event.eventTime, event.series.lastObservedTime], [
+      "2026-12-01T10:00:00.123456Z",
+      "2026-12-01T14:00:00.000001Z"
+    ])
+    const candidate = await ok(send("POST", "/apis/coordination.k8s.io/v1beta1/namespaces/default/leasecandidates", {
+      metadata: { name: "candidate" },
+      spec: {
+        leaseName: "leader",
+        binaryVersion: "1.35.0",
+        strategy: "OldestEmulationVersion",
+        pingTime: "2026-12-01T11:00:00.000100+01:00",
+        renewTime: "2026-12-01T11:00:00.000200+01:00"
+      }
+    }))
+    assert.deepStrictEqual([candidate.spec.pingTime, candidate.spec.renewTime], [
+      "2026-12-01T10:00:00.000100Z",
+      "2026-12-01T10:00:00.000200Z"
+    ])
+    const malformed = await send("POST", "/apis/coordination.k8s.io/v1beta1/namespaces/default/leasecandidates", {
+      metadata: { name: "late" },
+      spec: { leaseName: "leader", binaryVersion: "1.35.0", strategy: "OldestEmulationVersion", renewTime: "2026-12-01T11:00:00Z" }
+    })
+    assert.strictEqual(malformed.status, 400)
+    assert.strictEqual(
+      malformed.body.message,
+      `LeaseCandidate in version "v1beta1" cannot be handled as a LeaseCandidate: unable to decode spec.renewTime: ` +
+        `parsing time "2026-12-01T11:00:00Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse as RFC 3339 with microseconds`
+    )
+  })
+})
