@@ -40,7 +40,8 @@ const send = async (
     ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) })
   })
   const text = await response.text()
-  return { status: response.status, body: text === "" ? {} : JSON.parse(text), warning: response.headers.get("warning") }
+  const parsed = text === "" ? {} : JSON.parse(text)
+  return { status: response.status, body: parsed, warning: response.headers.get("warning") }
 }
 
 const ok = async (answer: Promise<Answer>): Promise<Record<string, any>> => {
@@ -84,9 +85,12 @@ describe("FakeCluster validation as kube-apiserver v1.35 answers", () => {
       `RoleBinding.rbac.authorization.k8s.io "readers" is invalid: roleRef: Invalid value: rbac.RoleRef{APIGroup:` +
       `"rbac.authorization.k8s.io", Kind:"ClusterRole", Name:"admin"}: cannot change roleRef`
     await invalid(
-      send("PUT", `${bindings}/readers`, { metadata: { name: "readers" }, roleRef: { ...roleRef, kind: "ClusterRole", name: "admin" } }),
+      send("PUT", `${bindings}/readers`, {
+        metadata: { name: "readers" },
+        roleRef: { ...roleRef, kind: "ClusterRole", name: "admin" }
+      }),
       changed,
-      [`roleRef: Invalid value: rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"ClusterRole", Name:"admin"}: cannot change roleRef`]
+      [changed.slice(changed.indexOf("roleRef: "))]
     )
     await invalid(send("PATCH", `${bindings}/readers`, { roleRef: { kind: "ClusterRole", name: "admin" } }), changed)
     // the subjects may change
@@ -112,7 +116,7 @@ describe("FakeCluster validation as kube-apiserver v1.35 answers", () => {
     )
   })
 
-  it("PersistentVolumeClaim: access modes and storage on create, an immutable spec but a bound claim's size", async () => {
+  it("PersistentVolumeClaim: access modes and storage required, the spec immutable but a bound claim's size", async () => {
     const claims = "/api/v1/namespaces/default/persistentvolumeclaims"
     await invalid(
       send("POST", claims, { metadata: { name: "data" }, spec: {} }),
@@ -132,7 +136,8 @@ describe("FakeCluster validation as kube-apiserver v1.35 answers", () => {
       metadata: { name: "data" },
       spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } }
     }))
-    const immutable = "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims"
+    const immutable =
+      "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims"
     const modes = await invalid(
       send("PATCH", `${claims}/data`, { spec: { accessModes: ["ReadWriteMany"] } }),
       `PersistentVolumeClaim "data" is invalid: spec: Forbidden: ${immutable}\n  core.PersistentVolumeClaimSpec{\n` +
@@ -208,7 +213,10 @@ describe("FakeCluster validation as kube-apiserver v1.35 answers", () => {
     )
     // the same instant written in another zone is no change (and is kept in UTC); labels may change
     const relabelled = await ok(
-      send("PATCH", `${events}/scaled`, { eventTime: "2026-12-01T11:00:00.000000+01:00", metadata: { labels: { a: "b" } } })
+      send("PATCH", `${events}/scaled`, {
+        eventTime: "2026-12-01T11:00:00.000000+01:00",
+        metadata: { labels: { a: "b" } }
+      })
     )
     assert.strictEqual(relabelled.eventTime, eventTime)
   })
@@ -315,12 +323,18 @@ describe("FakeCluster validation as kube-apiserver v1.35 answers", () => {
 
   const pods = "/api/v1/namespaces/default/pods"
   const strategic = "application/strategic-merge-patch+json"
+  /** A strategic merge patch of one container of a list (through `path`, the resize subresource or the pod). */
+  const resizeTo = (path: string, list: "containers" | "initContainers", container: Record<string, unknown>) =>
+    send("PATCH", path, { spec: { [list]: [container] } }, strategic)
 
-  it("ephemeral containers: not on create, only through their subresource, restricted, never changed or removed", async () => {
+  it("ephemeral containers: not on create, only by their subresource, restricted, never changed or removed", async () => {
     await invalid(
       send("POST", pods, {
         metadata: { name: "early" },
-        spec: { containers: [{ name: "app", image: "nginx" }], ephemeralContainers: [{ name: "debug", image: "busybox" }] }
+        spec: {
+          containers: [{ name: "app", image: "nginx" }],
+          ephemeralContainers: [{ name: "debug", image: "busybox" }]
+        }
       }),
       `Pod "early" is invalid: spec.ephemeralContainers: Forbidden: cannot be set on create`
     )
@@ -380,7 +394,7 @@ describe("FakeCluster validation as kube-apiserver v1.35 answers", () => {
       spec: { ephemeralContainers: [{ name: "shell", image: "busybox" }] }
     }, strategic)
     assert.strictEqual(direct.status, 422)
-    assert.include(direct.body.message, `Pod "debugged" is invalid: spec: Forbidden: pod updates may not change fields other than`)
+    assert.include(direct.body.message, `Pod "debugged" is invalid: spec: Forbidden: pod updates may not change fields`)
   })
 
   it("resize: cpu and memory only, the same QoS class, containers in place, nothing removed", async () => {
@@ -392,7 +406,11 @@ describe("FakeCluster validation as kube-apiserver v1.35 answers", () => {
           { name: "sidecar", image: "envoy", restartPolicy: "Always", resources: { requests: { cpu: "50m" } } }
         ],
         containers: [
-          { name: "app", image: "nginx", resources: { requests: { cpu: "100m", "ephemeral-storage": "1Gi" }, limits: { cpu: "200m" } } },
+          {
+            name: "app",
+            image: "nginx",
+            resources: { requests: { cpu: "100m", "ephemeral-storage": "1Gi" }, limits: { cpu: "200m" } }
+          },
           { name: "log", image: "fluentd" }
         ]
       }
@@ -410,15 +428,15 @@ describe("FakeCluster validation as kube-apiserver v1.35 answers", () => {
     })
     assert.deepStrictEqual(resized.spec.initContainers[1].resources, { requests: { cpu: "75m" } })
     await invalid(
-      send("PATCH", resize, { spec: { containers: [{ name: "app", resources: { requests: { "ephemeral-storage": "2Gi" } } }] } }, strategic),
+      resizeTo(resize, "containers", { name: "app", resources: { requests: { "ephemeral-storage": "2Gi" } } }),
       `Pod "sized" is invalid: spec: Forbidden: only cpu and memory resources are mutable`
     )
     await invalid(
-      send("PATCH", resize, { spec: { containers: [{ name: "app", resources: { limits: { cpu: null } } }] } }, strategic),
+      resizeTo(resize, "containers", { name: "app", resources: { limits: { cpu: null } } }),
       `Pod "sized" is invalid: spec.containers[0].resources.limits: Forbidden: resource limits cannot be removed`
     )
     await invalid(
-      send("PATCH", resize, { spec: { initContainers: [{ name: "setup", resources: { requests: { cpu: "60m" } } }] } }, strategic),
+      resizeTo(resize, "initContainers", { name: "setup", resources: { requests: { cpu: "60m" } } }),
       `Pod "sized" is invalid: spec.initContainers[0].resources: Forbidden: resources for non-sidecar init containers ` +
         `are immutable`
     )
@@ -435,13 +453,17 @@ describe("FakeCluster validation as kube-apiserver v1.35 answers", () => {
     assert.strictEqual(dropped.status, 422)
     assert.include(dropped.body.message, "spec.containers: Forbidden: containers may not be added or removed on resize")
     // a request equal to its limit on every container would make the Burstable pod Guaranteed
-    await ok(send("POST", pods, { metadata: { name: "besteffort" }, spec: { containers: [{ name: "app", image: "nginx" }] } }))
+    await ok(send("POST", pods, {
+      metadata: { name: "besteffort" },
+      spec: { containers: [{ name: "app", image: "nginx" }] }
+    }))
     await invalid(
-      send("PATCH", `${pods}/besteffort/resize`, { spec: { containers: [{ name: "app", resources: { requests: { memory: "64Mi" } } }] } }, strategic),
-      `Pod "besteffort" is invalid: spec: Invalid value: "BestEffort": Pod QOS Class may not change as a result of resizing`
+      resizeTo(`${pods}/besteffort/resize`, "containers", { name: "app", resources: { requests: { memory: "64Mi" } } }),
+      `Pod "besteffort" is invalid: spec: Invalid value: "BestEffort": Pod QOS Class may not change as a result of ` +
+        `resizing`
     )
     // and resources change only through the subresource
-    const direct = await send("PATCH", `${pods}/sized`, { spec: { containers: [{ name: "app", resources: { requests: { cpu: "1" } } }] } }, strategic)
+    const direct = await resizeTo(`${pods}/sized`, "containers", { name: "app", resources: { requests: { cpu: "1" } } })
     assert.strictEqual(direct.status, 422)
     assert.include(direct.body.message, "pod updates may not change fields other than")
   })
@@ -459,9 +481,13 @@ describe("FakeCluster's field validation as kube-apiserver v1.35 answers", () =>
       bogus("CreateOptions"),
       [`fieldValidation: Unsupported value: "Bogus": supported values: "", "Ignore", "Strict", "Warn"`]
     )
-    assert.deepStrictEqual([body.details.group, body.details.kind, body.details.name], ["meta.k8s.io", "CreateOptions", ""])
+    const { group, kind, name } = body.details
+    assert.deepStrictEqual([group, kind, name], ["meta.k8s.io", "CreateOptions", ""])
     await ok(send("POST", configMaps, { metadata: { name: "options" } }))
-    await invalid(send("PUT", `${configMaps}/options?fieldValidation=Bogus`, { metadata: { name: "options" } }), bogus("UpdateOptions"))
+    await invalid(
+      send("PUT", `${configMaps}/options?fieldValidation=Bogus`, { metadata: { name: "options" } }),
+      bogus("UpdateOptions")
+    )
     await invalid(send("PATCH", `${configMaps}/options?fieldValidation=Bogus`, {}), bogus("PatchOptions"))
     await invalid(
       send("PATCH", `${configMaps}/options?fieldValidation=Bogus&fieldManager=me`, "{}", "application/apply-patch+yaml"),
@@ -469,7 +495,7 @@ describe("FakeCluster's field validation as kube-apiserver v1.35 answers", () =>
     )
   })
 
-  it("repeated JSON fields: refused under Strict, warned of under Warn, the last kept; in the decoder's order", async () => {
+  it("repeated JSON fields: refused under Strict, warned of under Warn, the last kept, in the decoder's order", async () => {
     const repeated = `{"metadata":{"name":"first","name":"twice"},"data":{"a":"1"},"extra":true}`
     const strict = await send("POST", `${configMaps}?fieldValidation=Strict`, repeated)
     assert.strictEqual(strict.status, 400)
@@ -480,7 +506,11 @@ describe("FakeCluster's field validation as kube-apiserver v1.35 answers", () =>
         `"metadata.name", unknown field "extra"`
     )
     // the decoder meets the unknown field first here
-    const later = await send("POST", `${configMaps}?fieldValidation=Strict`, `{"extra":1,"metadata":{"name":"a"},"metadata":{"name":"b"}}`)
+    const later = await send(
+      "POST",
+      `${configMaps}?fieldValidation=Strict`,
+      `{"extra":1,"metadata":{"name":"a"},"metadata":{"name":"b"}}`
+    )
     assert.include(later.body.message, `strict decoding error: unknown field "extra", duplicate field "metadata"`)
     const warned = await send("POST", configMaps, repeated)
     assert.strictEqual(warned.status, 201)
@@ -525,7 +555,12 @@ describe("FakeCluster's field validation as kube-apiserver v1.35 answers", () =>
     // Go writes the line break of a header value as a space
     assert.strictEqual(warned.warning, `299 - "yaml: unmarshal errors:   line 5: key \\"name\\" already set in map"`)
     assert.strictEqual(warned.body.metadata.name, "yaml-cm")
-    const ignored = await send("POST", `${configMaps}?fieldValidation=Ignore`, yaml.replace("yaml-cm", "yaml-ignored"), "application/yaml")
+    const ignored = await send(
+      "POST",
+      `${configMaps}?fieldValidation=Ignore`,
+      yaml.replace("yaml-cm", "yaml-ignored"),
+      "application/yaml"
+    )
     assert.strictEqual(ignored.status, 201)
     assert.isNull(ignored.warning)
 
@@ -535,7 +570,8 @@ describe("FakeCluster's field validation as kube-apiserver v1.35 answers", () =>
     assert.strictEqual(refused.status, 400)
     assert.strictEqual(
       refused.body.message,
-      `error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "a" already set in map`
+      `error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "a" already ` +
+        `set in map`
     )
     const applied = await send("PATCH", applyPath, apply, "application/apply-patch+yaml")
     assert.strictEqual(applied.status, 201)
@@ -566,7 +602,12 @@ describe("FakeCluster's smaller API details as kube-apiserver v1.35 answers", ()
     const applied = await ok(send(
       "PATCH",
       `${pods}/managed/status?fieldManager=applier&force=true`,
-      { apiVersion: "v1", kind: "Pod", metadata: { name: "managed" }, status: { conditions: [{ type: "Applied", status: "True" }] } },
+      {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: "managed" },
+        status: { conditions: [{ type: "Applied", status: "True" }] }
+      },
       "application/apply-patch+yaml"
     ))
     const own = managers(applied).filter(([name]: [string]) => name !== "node" && !name.startsWith("kube"))
@@ -578,7 +619,7 @@ describe("FakeCluster's smaller API details as kube-apiserver v1.35 answers", ()
     ])
   })
 
-  it("managedFields through a JSON patch: [{}] clears them, leaving them out keeps them, an edit is taken", async () => {
+  it("managedFields by JSON patch: [{}] clears them, leaving them out keeps them, an edit is taken", async () => {
     const configMaps = "/api/v1/namespaces/default/configmaps"
     const jsonPatch = (ops: unknown, manager: string) =>
       send("PATCH", `${configMaps}/owned?fieldManager=${manager}`, JSON.stringify(ops), "application/json-patch+json")
@@ -591,7 +632,9 @@ describe("FakeCluster's smaller API details as kube-apiserver v1.35 answers", ()
       { op: "add", path: "/data/c", value: "3" }
     ], "third"))
     assert.deepStrictEqual(managers(kept), [["second", "Update", undefined], ["third", "Update", undefined]])
-    const renamed = await ok(jsonPatch([{ op: "replace", path: "/metadata/managedFields/0/manager", value: "renamed" }], "editor"))
+    const renamed = await ok(
+      jsonPatch([{ op: "replace", path: "/metadata/managedFields/0/manager", value: "renamed" }], "editor")
+    )
     assert.deepStrictEqual(managers(renamed), [["renamed", "Update", undefined], ["third", "Update", undefined]])
   })
 
@@ -617,7 +660,10 @@ describe("FakeCluster's smaller API details as kube-apiserver v1.35 answers", ()
       if (response.status === 200) raw = await response.text()
       else await new Promise((resolve) => setTimeout(resolve, 20))
     }
-    assert.match(raw, /^\{"apiVersion":"example\.com\/v1","items":\[\],"kind":"SprocketList","metadata":\{"continue":"","resourceVersion":"\d+"\}\}$/)
+    assert.match(
+      raw,
+      /^\{"apiVersion":"example\.com\/v1","items":\[\],"kind":"SprocketList","metadata":\{"continue":"","resourceVersion":"\d+"\}\}$/
+    )
     await ok(send("POST", sprockets, {
       kind: "Sprocket",
       apiVersion: "example.com/v1",
@@ -666,13 +712,19 @@ describe("FakeCluster's smaller API details as kube-apiserver v1.35 answers", ()
     ])
     const malformed = await send("POST", "/apis/coordination.k8s.io/v1beta1/namespaces/default/leasecandidates", {
       metadata: { name: "late" },
-      spec: { leaseName: "leader", binaryVersion: "1.35.0", strategy: "OldestEmulationVersion", renewTime: "2026-12-01T11:00:00Z" }
+      spec: {
+        leaseName: "leader",
+        binaryVersion: "1.35.0",
+        strategy: "OldestEmulationVersion",
+        renewTime: "2026-12-01T11:00:00Z"
+      }
     })
     assert.strictEqual(malformed.status, 400)
     assert.strictEqual(
       malformed.body.message,
       `LeaseCandidate in version "v1beta1" cannot be handled as a LeaseCandidate: unable to decode spec.renewTime: ` +
-        `parsing time "2026-12-01T11:00:00Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse as RFC 3339 with microseconds`
+        `parsing time "2026-12-01T11:00:00Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse as RFC 3339 with ` +
+        `microseconds`
     )
   })
 })

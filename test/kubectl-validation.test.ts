@@ -154,7 +154,8 @@ describe(suite, () => {
       ok(yield* run("debug", "pod/tool", "--image=busybox", "--container=debugger", "--target=app"))
       assert.strictEqual(yield* jsonpath("pod/tool", "{.spec.ephemeralContainers[0].targetContainerName}"), "app")
       ok(yield* run(
-        "patch", "pod", "tool", "--subresource=resize", "-p", `{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"150m"}}}]}}`
+        "patch", "pod", "tool", "--subresource=resize", "-p",
+        `{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"150m"}}}]}}`
       ))
       assert.strictEqual(yield* jsonpath("pod/tool", "{.spec.containers[0].resources.requests.cpu}"), "150m")
       const storage = yield* run(

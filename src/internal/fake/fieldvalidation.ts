@@ -289,7 +289,8 @@ const yamlDuplicates = (text: string): Array<Duplicate> => {
             seen.add(key)
             continue
           }
-          const offset = YAML.isNode(pair.key) && pair.key.range !== undefined && pair.key.range !== null ? pair.key.range[0] : 0
+          const range = YAML.isNode(pair.key) ? pair.key.range : undefined
+          const offset = range !== undefined && range !== null ? range[0] : 0
           out.push({ path: String(key), line: lines.linePos(offset).line, offset })
         }
       }
@@ -330,11 +331,13 @@ export const readText = async (request: RawRequest): Promise<Body> => {
 }
 
 /** go-yaml's strict error for repeated keys (`yaml: unmarshal errors:` and a line per key). */
-const yamlUnmarshalErrors = (fields: ReadonlyArray<Duplicate>): string =>
-  `yaml: unmarshal errors:\n${
-    fields.map((d) => `  line ${d.line}: key ${JSON.stringify(d.path.slice(d.path.lastIndexOf(".") + 1))} already set in map`)
-      .join("\n")
-  }`
+const yamlUnmarshalErrors = (fields: ReadonlyArray<Duplicate>): string => {
+  const lines = fields.map((d) => {
+    const key = d.path.slice(d.path.lastIndexOf(".") + 1)
+    return `  line ${d.line}: key ${JSON.stringify(key)} already set in map`
+  })
+  return `yaml: unmarshal errors:\n${lines.join("\n")}`
+}
 
 /**
  * The strict decoding errors of a body in the order the API server finds them: go-yaml's

@@ -56,10 +56,11 @@ export const checkMicroTimes = (kindInfo: Pick<KindInfo, "group" | "kind">, obj:
       const apiVersion = typeof (obj as { apiVersion?: unknown }).apiVersion === "string"
         ? (obj as { apiVersion: string }).apiVersion
         : "v1"
+      const version = JSON.stringify(apiVersion.slice(apiVersion.indexOf("/") + 1))
       throw Status.badRequest(
-        `${kindInfo.kind} in version ${JSON.stringify(apiVersion.slice(apiVersion.indexOf("/") + 1))} cannot be handled as a ${kindInfo.kind}: unable to decode ${
-          path.join(".")
-        }: parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05.000000Z07:00": cannot parse as RFC 3339 with microseconds`
+        `${kindInfo.kind} in version ${version} cannot be handled as a ${kindInfo.kind}: unable to decode ` +
+          `${path.join(".")}: parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05.000000Z07:00": cannot ` +
+          `parse as RFC 3339 with microseconds`
       )
     }
     parent![key] = inUtc(value)

@@ -38,11 +38,13 @@ const decodeContinue = (token: string): { readonly rv: number; readonly after: s
  */
 export const listJson = (kind: KindInfo, apiVersion: string, metadata: JsonObject, items: string): string => {
   if (!kind.custom) {
-    return `{"kind":"${kind.listKind}","apiVersion":"${apiVersion}","metadata":${JSON.stringify(metadata)},"items":[${items}]}`
+    const meta = JSON.stringify(metadata)
+    return `{"kind":"${kind.listKind}","apiVersion":"${apiVersion}","metadata":${meta},"items":[${items}]}`
   }
   const sorted: JsonObject = {}
   for (const key of Object.keys(metadata).sort()) sorted[key] = metadata[key]
-  return `{"apiVersion":"${apiVersion}","items":[${items}],"kind":"${kind.listKind}","metadata":${JSON.stringify(sorted)}}`
+  const meta = JSON.stringify(sorted)
+  return `{"apiVersion":"${apiVersion}","items":[${items}],"kind":"${kind.listKind}","metadata":${meta}}`
 }
 
 /** Whether a query selects by label or field. @internal */

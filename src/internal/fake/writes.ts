@@ -560,7 +560,8 @@ export const patch = async (
   // what the stored object already had that its schema does not know (a seeded one) is no news
   const unknown = await prune(state, route, patched)
   const known = unknown.length === 0 ? [] : await undeclared(state, route, prev.copy())
-  const warnings = FieldValidation.report(route, mode, read, duplicates, unknown.filter((f) => !known.includes(f)), false)
+  const news = unknown.filter((f) => !known.includes(f))
+  const warnings = FieldValidation.report(route, mode, read, duplicates, news, false)
   return commitUpdate(state, route, query, request, prev, patched, warnings)
 }
 

@@ -232,7 +232,8 @@ export const persistentVolumeClaim: ReadonlyArray<Rule> = [
     if (valueAt(obj, "status.phase") === "Bound") {
       const requests = valueAt(now, "resources.requests")
       if (isObject(requests)) {
-        now.resources = { ...objectAt(now, "resources"), requests: { ...requests, storage: valueAt(before, "resources.requests.storage") } }
+        const storage = valueAt(before, "resources.requests.storage")
+        now.resources = { ...objectAt(now, "resources"), requests: { ...requests, storage } }
       }
       if (now.volumeAttributesClassName !== undefined) now.volumeAttributesClassName = before.volumeAttributesClassName
     }

@@ -128,7 +128,9 @@ export const lease: ReadonlyArray<Rule> = [
 const eventSeries = (obj: JsonObject, errors: Errors): void => {
   const series = obj.series
   if (!isObject(series)) return
-  if (typeof series.count !== "number" || series.count < 2) errors.push(Field.invalid("series.count", "", "should be at least 2"))
+  if (typeof series.count !== "number" || series.count < 2) {
+    errors.push(Field.invalid("series.count", "", "should be at least 2"))
+  }
   if (series.lastObservedTime === undefined || series.lastObservedTime === null) {
     errors.push(Field.required("series.lastObservedTime", ""))
   }

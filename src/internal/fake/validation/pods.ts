@@ -323,7 +323,9 @@ const validateEphemeralContainers = (
     listAt(ctr, "volumeMounts").forEach((m, i) => {
       if (!isObject(m)) return
       for (const f of ["subPath", "subPathExpr"]) {
-        if (stringAt(m, f) !== "") errors.push(Field.forbidden(child(index(child(at, "volumeMounts"), i), f), ephemeralText))
+        if (stringAt(m, f) !== "") {
+          errors.push(Field.forbidden(child(index(child(at, "volumeMounts"), i), f), ephemeralText))
+        }
       }
     })
   })
@@ -466,7 +468,8 @@ export const validatePodUpdate = (pod: JsonObject, old: JsonObject, errors: Erro
   if (!deepEqual(munged, oldSpec)) {
     errors.push(Field.forbidden(
       "spec",
-      `pod updates may not change fields other than ${updatablePodSpecFields}\n${Field.specDiff("core.PodSpec", oldSpec, munged)}`
+      `pod updates may not change fields other than ${updatablePodSpecFields}\n` +
+        Field.specDiff("core.PodSpec", oldSpec, munged)
     ))
   }
 }
