@@ -65,6 +65,24 @@ const invalid = async (answer: Promise<Answer>, message: string, causes?: Readon
 const rbac = "/apis/rbac.authorization.k8s.io/v1"
 const roleRef = { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "reader" }
 
+const crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+const version = (name: string, storage: boolean) => ({
+  name,
+  served: true,
+  storage,
+  schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } }
+})
+const crd = (name: string, spec: Record<string, unknown>) => ({
+  metadata: { name },
+  spec: {
+    group: "example.com",
+    scope: "Namespaced",
+    names: { plural: "widgets", kind: "Widget" },
+    versions: [version("v1", true)],
+    ...spec
+  }
+})
+
 describe("FakeCluster validation as kube-apiserver v1.35 answers", () => {
   it("RoleBinding and ClusterRoleBinding: roleRef is required and cannot change", async () => {
     const bindings = `${rbac}/namespaces/default/rolebindings`
@@ -219,24 +237,6 @@ describe("FakeCluster validation as kube-apiserver v1.35 answers", () => {
       })
     )
     assert.strictEqual(relabelled.eventTime, eventTime)
-  })
-
-  const crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
-  const version = (name: string, storage: boolean) => ({
-    name,
-    served: true,
-    storage,
-    schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } }
-  })
-  const crd = (name: string, spec: Record<string, unknown>) => ({
-    metadata: { name },
-    spec: {
-      group: "example.com",
-      scope: "Namespaced",
-      names: { plural: "widgets", kind: "Widget" },
-      versions: [version("v1", true)],
-      ...spec
-    }
   })
 
   it("CustomResourceDefinition: named <plural>.<group>, its names, scope and versions", async () => {
@@ -639,20 +639,7 @@ describe("FakeCluster's smaller API details as kube-apiserver v1.35 answers", ()
   })
 
   it("custom resources are written as Go writes a map, their lists with an empty continue", async () => {
-    await ok(send("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
-      metadata: { name: "sprockets.example.com" },
-      spec: {
-        group: "example.com",
-        scope: "Namespaced",
-        names: { plural: "sprockets", kind: "Sprocket" },
-        versions: [{
-          name: "v1",
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } }
-        }]
-      }
-    }))
+    await ok(send("POST", crds, crd("sprockets.example.com", { names: { plural: "sprockets", kind: "Sprocket" } })))
     const sprockets = "/apis/example.com/v1/namespaces/default/sprockets"
     let raw = ""
     for (let i = 0; i < 100 && !raw.startsWith("{"); i++) {
