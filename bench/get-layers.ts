@@ -14,12 +14,10 @@
  *   plus the Pod's decoding and check).
  * Names on the command line pick variants (the floor always runs).
  */
-import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Https from "node:https"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { performance } from "node:perf_hooks"
 import * as Effect from "effect/Effect"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -33,52 +31,28 @@ import * as Client from "../src/internal/client.js"
 import { currentCredentials } from "../src/internal/credentials.js"
 import * as NodeTransport from "../src/internal/nodeTransport.js"
 import * as Undici from "../src/internal/undici.js"
-import { pki } from "../test/util/pki.js"
 import { writeTokenFileKubeconfig } from "./kubeconfig.js"
-import type { ServerConfig, ServerReady } from "./server.js"
+import { printTurns, startServer, takeTurns, turn, type Turn } from "./turns.js"
 
 const [count, ...picked] = process.argv.slice(2)
 const n = Number(count ?? 1000)
-const block = 50
 const token = "bench-token"
 
-interface Variant {
-  readonly name: string
-  readonly get: () => Promise<unknown>
-  readonly times: Array<number>
-  cpu: number
-}
-
 const main = async () => {
-  const { ca, server: serverPair } = pki()
-  const config: ServerConfig = {
-    tls: { cert: serverPair.cert, key: serverPair.key, ca: ca.cert },
-    token,
-    seed: [{ namespace: "default", pods: 1 }]
-  }
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/server.ts", JSON.stringify(config)], {
-    stdio: ["ignore", "pipe", "inherit"]
-  })
+  const { ca, child, ready } = await startServer(token)
   process.on("exit", () => child.kill())
-  const ready = await new Promise<ServerReady>((resolve) => {
-    let text = ""
-    child.stdout!.on("data", (chunk: Buffer) => {
-      text += chunk.toString("utf8")
-      if (text.includes("\n")) resolve(JSON.parse(text.split("\n")[0]!) as ServerReady)
-    })
-  })
   const podName = ready.podNames["default"]![0]!
   const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-layers-"))
-  const kubeconfig = writeTokenFileKubeconfig(dir, ready.url, token, ca.cert)
+  const kubeconfig = writeTokenFileKubeconfig(dir, ready.url, token, ca)
   const path = `/api/v1/namespaces/default/pods/${podName}`
   const url = `${ready.url}${path}`
   const headers = { authorization: `Bearer ${token}`, accept: "application/json" }
-  const variants: Array<Variant> = []
+  const variants: Array<Turn> = []
   const add = (name: string, get: () => Promise<unknown>) => {
-    if (name === "floor" || picked.length === 0 || picked.includes(name)) variants.push({ name, get, times: [], cpu: 0 })
+    if (name === "floor" || picked.length === 0 || picked.includes(name)) variants.push(turn(name, get))
   }
 
-  const agent = new Https.Agent({ keepAlive: true, ca: ca.cert })
+  const agent = new Https.Agent({ keepAlive: true, ca })
   add("floor", () =>
     new Promise((resolve, reject) => {
       const req = Https.get(url, { agent, headers }, (res) => {
@@ -92,7 +66,7 @@ const main = async () => {
 
   const origin = new URL(ready.url).origin
   for (const h2 of [false, true]) {
-    const raw = new Undici.Agent({ connect: { ca: ca.cert }, bodyTimeout: 0, headersTimeout: 0, allowH2: h2 })
+    const raw = new Undici.Agent({ connect: { ca }, bodyTimeout: 0, headersTimeout: 0, allowH2: h2 })
     add(`undici-${h2 ? "h2" : "h1"}`, async () => {
       const res = await raw.request({ origin, path, method: "GET", headers })
       return JSON.parse(await res.body.text())
@@ -131,31 +105,8 @@ const main = async () => {
     add(`get-${suffix}`, () => runtime.runPromise(viaApi))
   }
 
-  for (const v of variants) for (let i = 0; i < 300; i++) await v.get()
-  for (let done = 0; done < n; done += block) {
-    for (const v of variants) {
-      const cpu = process.cpuUsage()
-      for (let i = 0; i < block; i++) {
-        const t0 = performance.now()
-        await v.get()
-        v.times.push(performance.now() - t0)
-      }
-      const used = process.cpuUsage(cpu)
-      v.cpu += used.user + used.system
-    }
-  }
-  const q = (times: Array<number>, p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))]!
-  for (const v of variants) v.times.sort((a, b) => a - b)
-  const floor = variants[0]!
-  for (const v of variants) {
-    const p50 = q(v.times, 0.5)
-    const p99 = q(v.times, 0.99)
-    console.log(
-      `${v.name.padEnd(13)} p50 ${p50.toFixed(3)} ms (${(p50 / q(floor.times, 0.5)).toFixed(2)}x)  ` +
-        `p99 ${p99.toFixed(3)} ms (${(p99 / q(floor.times, 0.99)).toFixed(2)}x)  ` +
-        `CPU ${(v.cpu / v.times.length).toFixed(0)} µs/GET`
-    )
-  }
+  await takeTurns(variants, n)
+  printTurns(variants)
   Fs.rmSync(dir, { recursive: true, force: true })
   process.exit(0)
 }
