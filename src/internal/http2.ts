@@ -64,8 +64,9 @@ interface Http2Session {
   readonly closed: boolean
   readonly destroyed: boolean
   on(event: "remoteSettings", listener: (settings: { readonly maxConcurrentStreams?: number }) => void): void
-  on(event: "goaway", listener: () => void): void
+  on(event: "goaway", listener: (errorCode: number, ...rest: Array<unknown>) => void): void
   once(event: "close", listener: () => void): void
+  listeners(event: "goaway"): Array<(this: Http2Session, errorCode: number, ...rest: Array<unknown>) => void>
   removeAllListeners(event: "goaway"): void
   ping(callback: (error: Error | null) => void): boolean
 }
@@ -109,18 +110,22 @@ const isBusy = (client: Client): boolean => internalsOf(client)[Undici.clientInt
 /**
  * Undici 7 ends a connection as soon as GOAWAY arrives, destroying its socket and with it
  * every stream still open, those the server has promised to finish (RFC 9113 §6.8) too, so
- * a mutation in flight fails. Its listener is replaced: Node's session closes gracefully by
- * itself on a GOAWAY without error (streams up to the last one the server took run to their
- * end, later ones are refused), and the connection is marked as taking no new stream (its
- * context always busy), which leaves its Client free to dial a new one only for a request
- * queued on it before. The pool sends nothing more to it (`goingAway`).
+ * a mutation in flight fails. On a GOAWAY without error its listener is not called: Node's
+ * session closes gracefully by itself (streams up to the last one the server took run to
+ * their end, later ones are refused), and the connection is marked as taking no new stream
+ * (its context always busy), which leaves its Client free to dial a new one only for a
+ * request queued on it before. The pool sends nothing more to it (`goingAway`), whatever the
+ * GOAWAY's code.
  */
 const drainOnGoAway = (client: Client, session: Http2Session, goingAway: () => void): void => {
+  const undicis = session.listeners("goaway")
   session.removeAllListeners("goaway")
-  session.on("goaway", () => {
+  session.on("goaway", (errorCode, ...rest) => {
+    goingAway()
+    // a GOAWAY with an error: Node destroys the session, and undici's own handling of it stands
+    if (errorCode !== 0) return undicis.forEach((listener) => listener.call(session, errorCode, ...rest))
     const context = internalsOf(client)[Undici.clientInternals.context] as { busy: (request: unknown) => boolean } | null
     if (context !== null && context !== undefined) context.busy = () => true
-    goingAway()
   })
 }
 
