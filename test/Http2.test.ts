@@ -242,7 +242,7 @@ describe("a shared connection that fails", () => {
       }).pipe(Effect.provide(layerWith(served)))
     }), 60_000)
 
-  it.live("GOAWAY twice: each time the next requests take one new connection", () =>
+  it.live("GOAWAY three times: each time the next requests take one new connection", () =>
     Effect.gen(function*() {
       const served = yield* serve()
       yield* Effect.gen(function*() {
