@@ -117,6 +117,9 @@ const isBusy = (client: Client): boolean => internalsOf(client)[Undici.clientInt
  * request queued on it before. The pool sends nothing more to it (`goingAway`), whatever the
  * GOAWAY's code.
  */
+/** The `busy` of a connection's context once GOAWAY has come. */
+const takesNoStream = (): boolean => true
+
 const drainOnGoAway = (client: Client, session: Http2Session, goingAway: () => void): void => {
   const undicis = session.listeners("goaway")
   session.removeAllListeners("goaway")
@@ -125,7 +128,7 @@ const drainOnGoAway = (client: Client, session: Http2Session, goingAway: () => v
     // a GOAWAY with an error: Node destroys the session, and undici's own handling of it stands
     if (errorCode !== 0) return undicis.forEach((listener) => listener.call(session, errorCode, ...rest))
     const context = internalsOf(client)[Undici.clientInternals.context] as { busy: (request: unknown) => boolean } | null
-    if (context !== null && context !== undefined) context.busy = () => true
+    if (context !== null && context !== undefined) context.busy = takesNoStream
   })
 }
 
