@@ -54,6 +54,8 @@ interface Hooks {
   readonly dialing: (client: Client) => void
   readonly negotiated: (client: Client, protocol: "h2" | "http/1.1") => void
   readonly failed: (client: Client) => void
+  /** The connection ended (closed by either side, or its request was abandoned). */
+  readonly disconnected: (client: Client) => void
   /** The server sent GOAWAY: the connection takes no new stream; those it has finish. */
   readonly goingAway: (client: Client) => void
 }
@@ -163,7 +165,7 @@ const makeClient = (
     watchHealth(session, socket, health)
   })
   client.on("connectionError", () => hooks.failed(client))
-  client.on("disconnect", () => hooks.failed(client))
+  client.on("disconnect", () => hooks.disconnected(client))
   return client
 }
 
@@ -240,6 +242,18 @@ export class Negotiated extends Undici.DispatcherBase {
         this.dialed(client)
       },
       failed: (client) => this.dialed(client),
+      disconnected: (client) => {
+        this.dialed(client)
+        // An abandoned HTTP/1.1 request ends its connection, and undici's Client then dials a new one
+        // for the abandoned request before it sees the request is gone: an idle connection nobody asked
+        // for. A Client holds one HTTP/1.1 request at a time, which the disconnect has already failed,
+        // so destroying it here loses nothing; the next request makes a new Client.
+        if (this.protocol !== "http/1.1") return
+        const index = this.clients.indexOf(client)
+        if (index !== -1) this.clients.splice(index, 1)
+        this.open.delete(client)
+        client.destroy().catch(() => undefined)
+      },
       goingAway: (client) => {
         const index = this.clients.indexOf(client)
         if (index !== -1) this.clients.splice(index, 1)
