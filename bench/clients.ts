@@ -38,7 +38,8 @@ export interface Target {
   readonly floorGzip?: boolean | undefined
 }
 
-export type ClientName = "floor" | "effect-kube" | "client-node"
+/** `effect-kube-h1`: effect-kube with HTTP/2 turned off (`http2: false`), for the HTTP/2 table's side-by-side rows. */
+export type ClientName = "floor" | "effect-kube" | "effect-kube-h1" | "client-node"
 
 export interface Client {
   /** Loads the configuration and builds what the client needs before its first request. */
@@ -166,12 +167,13 @@ const floor = (target: Target): Client => {
  */
 const maxConnections = process.env["BENCH_MAX_CONNECTIONS"]
 
-const effectKube = (target: Target): Client => {
+const effectKube = (target: Target, http2: boolean): Client => {
   const kubeConfig = KubeConfig.layerFromFile({ path: target.kubeconfig })
   const runtime = ManagedRuntime.make(
-    maxConnections === undefined || maxConnections === ""
-      ? NodeKube.layerFromKubeConfig(kubeConfig)
-      : NodeKube.layerFromKubeConfig(kubeConfig, { maxConnections: Number(maxConnections) })
+    NodeKube.layerFromKubeConfig(kubeConfig, {
+      ...(maxConnections === undefined || maxConnections === "" ? {} : { maxConnections: Number(maxConnections) }),
+      ...(http2 ? {} : { http2: false })
+    })
   )
   const apis = new Map<string, Kube.Api<typeof Pods.schema.Type, "log">>()
   const api = (namespace: string) => {
@@ -336,4 +338,8 @@ const clientNode = (target: Target): Client => {
 }
 
 export const make = (name: ClientName, target: Target): Client =>
-  name === "floor" ? floor(target) : name === "effect-kube" ? effectKube(target) : clientNode(target)
+  name === "floor"
+    ? floor(target)
+    : name === "effect-kube" || name === "effect-kube-h1"
+    ? effectKube(target, name === "effect-kube")
+    : clientNode(target)

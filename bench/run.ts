@@ -32,8 +32,16 @@
  * `FakeCluster.layer()`, effect-kube alone. `exec` (`bench/exec.ts`) pushes 64 MB through
  * `cat` in an exec session.
  *
+ * `watches`: 200 watches opened at once and held (each proven connected by a first event),
+ * after a warm-up GET and watch: connections the client opened, RSS and heap over what they
+ * were before (after a GC).
+ *
+ * The HTTP/2 table (issue 27) puts effect-kube over h2 (the default) beside effect-kube with
+ * `http2: false` (`effect-kube-h1`, run in `load`, `watches` and `list` beside the others),
+ * client-node (HTTP/1.1) and the floor (HTTP/1.1).
+ *
  * Options: `--quick` (one repetition each), `--only <measures>` (comma-separated, of
- * list,list-gzip,get,watch,logs,logs-bytes,load,list-slow,exec,cold,bundle,fake-round),
+ * list,list-gzip,get,watch,logs,logs-bytes,load,list-slow,watches,exec,cold,bundle,fake-round),
  * `--reps N` (every measurement N times), `--clients floor,effect-kube` (a subset of
  * floor,effect-kube,client-node), `--profile effect-kube` (that client's workers CPU-profile
  * the measured part into `.tmp/bench-profiles/`; `tsx bench/profile.ts <file>` lists where
@@ -73,7 +81,8 @@ const workerMeasures: ReadonlyArray<Measure> = [
   "logs",
   "logs-bytes",
   "load",
-  "list-slow"
+  "list-slow",
+  "watches"
 ]
 /** The measures with a harness of their own. */
 const otherMeasures = ["exec", "cold", "bundle", "fake-round"] as const
@@ -88,9 +97,18 @@ const repsFlag = flag("--reps")
 const profiled = flag("--profile")
 const profileDir = Path.join(here, "..", ".tmp", "bench-profiles")
 
-const allClients: ReadonlyArray<ClientName> = ["floor", "effect-kube", "client-node"]
-const clientNames: ReadonlyArray<ClientName> = (flag("--clients")?.split(",") as Array<ClientName> | undefined) ??
+/** The clients `--clients` names (effect-kube with HTTP/2 off runs beside effect-kube, see `clientsOf`). */
+type NamedClient = Exclude<ClientName, "effect-kube-h1">
+const allClients: ReadonlyArray<NamedClient> = ["floor", "effect-kube", "client-node"]
+const clientNames: ReadonlyArray<NamedClient> = (flag("--clients")?.split(",") as Array<NamedClient> | undefined) ??
   allClients
+
+/** The measures of the HTTP/2 table, where effect-kube also runs with HTTP/2 off (`effect-kube-h1`), beside itself. */
+const h1Measures: ReadonlySet<Measure> = new Set(["load", "watches", "list"])
+const clientsOf = (measure: Measure): ReadonlyArray<ClientName> =>
+  h1Measures.has(measure) && clientNames.includes("effect-kube")
+    ? clientNames.flatMap((c) => c === "effect-kube" ? [c, "effect-kube-h1" as const] : [c])
+    : clientNames
 
 const sizes = {
   listCount: 10_000,
@@ -106,7 +124,8 @@ const sizes = {
   loadGets: 1_000,
   loadWarmup: 200,
   loadWatches: 50,
-  loadTouchEveryMs: 100
+  loadTouchEveryMs: 100,
+  openWatches: 200
 }
 
 const defaultReps: Record<Measure | OtherMeasure, number> = {
@@ -119,6 +138,7 @@ const defaultReps: Record<Measure | OtherMeasure, number> = {
   // one `load` run each: its six bursts (1,000 TLS handshakes for the floor and client-node) take ~40 s
   load: 1,
   "list-slow": 3,
+  watches: 3,
   exec: 3,
   cold: 7,
   // sizes do not change from one build to the next
@@ -335,6 +355,137 @@ const figures: Record<Figure, FigureInfo> = {
   }
 }
 
+/** A row of the HTTP/2 table: every figure there is better lower. */
+interface Http2Row {
+  readonly label: string
+  readonly unit: string
+  readonly measure: Measure
+  readonly from: (r: Result) => number
+  /** For a count of connections: the streams open at once, which over h2 take ceil(streams / the server's limit). */
+  readonly streamsAtOnce?: number
+}
+
+const openWatchesFigure = (from: (r: Extract<Result, { measure: "watches" }>) => number) => (r: Result) =>
+  r.measure === "watches" ? from(r) : NaN
+
+const http2Rows: Record<string, Http2Row> = {
+  loadConnections: {
+    label: "1,000 concurrent GETs: connections the client opened",
+    unit: "connections",
+    measure: "load",
+    from: loadFigure(false, (r) => r.connectionsTotal),
+    streamsAtOnce: sizes.loadGets
+  },
+  loadWallMs: {
+    label: "1,000 concurrent GETs: wall",
+    unit: "ms",
+    measure: "load",
+    from: loadFigure(false, (r) => r.wallMs)
+  },
+  loadP99Ms: {
+    label: "1,000 concurrent GETs: p99 latency",
+    unit: "ms",
+    measure: "load",
+    from: loadFigure(false, (r) => r.p99Ms)
+  },
+  loadWatchedConnections: {
+    label: `1,000 concurrent GETs beside ${sizes.loadWatches} open watches: connections the client opened`,
+    unit: "connections",
+    measure: "load",
+    from: loadFigure(true, (r) => r.connectionsTotal),
+    streamsAtOnce: sizes.loadGets + sizes.loadWatches
+  },
+  loadWatchedWallMs: {
+    label: `1,000 concurrent GETs beside ${sizes.loadWatches} open watches: wall`,
+    unit: "ms",
+    measure: "load",
+    from: loadFigure(true, (r) => r.wallMs)
+  },
+  loadWatchedP99Ms: {
+    label: `1,000 concurrent GETs beside ${sizes.loadWatches} open watches: p99 latency`,
+    unit: "ms",
+    measure: "load",
+    from: loadFigure(true, (r) => r.p99Ms)
+  },
+  watchesConnections: {
+    label: `${sizes.openWatches} watches open at once: connections`,
+    unit: "connections",
+    measure: "watches",
+    from: openWatchesFigure((r) => r.connections),
+    streamsAtOnce: sizes.openWatches
+  },
+  watchesRssMB: {
+    label: `${sizes.openWatches} watches open at once: RSS over baseline`,
+    unit: "MB",
+    measure: "watches",
+    from: openWatchesFigure((r) => r.rssBytes / 2 ** 20)
+  },
+  watchesHeapMB: {
+    label: `${sizes.openWatches} watches open at once: heap over baseline`,
+    unit: "MB",
+    measure: "watches",
+    from: openWatchesFigure((r) => r.heapBytes / 2 ** 20)
+  },
+  listWallMs: { label: "list 10k pods (pages of 500): wall", unit: "ms", measure: "list", from: listWall("list") }
+}
+
+/** The `SETTINGS_MAX_CONCURRENT_STREAMS` of the bench's fake (`FakeCluster.listen`'s default, kube-apiserver's). */
+const fakeStreamsPerConnection = 1000
+
+/** Within this ratio of HTTP/1.1's wall time counts as no worse: one run's noise on a shared machine. */
+const http2WallSlack = 1.1
+
+/**
+ * The HTTP/2 table and issue 27's targets: 1 connection for the GETs (and beside the watches)
+ * over h2, wall times no worse than HTTP/1.1's, no figure behind client-node's.
+ */
+const http2Table = (samples: Record<Measure, Record<ClientName, Array<Result>>>) => {
+  const columns = ["floor", "effect-kube", "effect-kube-h1", "client-node"] as const
+  const rows: Array<string> = [
+    "| measurement (HTTP/2, issue 27) | floor (HTTP/1.1) | effect-kube (h2) | effect-kube (HTTP/1.1) | " +
+    "client-node (HTTP/1.1) | h2 / HTTP/1.1 | h2 / client-node |",
+    "|---|---:|---:|---:|---:|---:|---:|"
+  ]
+  const figures: Record<string, unknown> = {}
+  const verdicts: Array<Verdict> = []
+  const behind: Array<string> = []
+  for (const [name, row] of Object.entries(http2Rows)) {
+    if (!only.has(row.measure)) continue
+    const value = (c: ClientName) => median(samples[row.measure][c].map(row.from).filter((v) => !Number.isNaN(v)))
+    const [floor, h2, h1, theirs] = columns.map(value) as [number, number, number, number]
+    figures[name] = { unit: row.unit, floor, effectKubeH2: h2, effectKubeHttp1: h1, clientNode: theirs }
+    const cells = [floor, h2, h1, theirs].map((v) => format(v, row.unit)).join(" | ")
+    rows.push(`| ${row.label} (${row.unit}) | ${cells} | ${ratio(h2, h1)} | ${ratio(h2, theirs)} |`)
+    if (h2 > theirs) behind.push(row.label)
+    const streams = row.streamsAtOnce
+    if (streams !== undefined) {
+      // as client-go, a new connection once a connection's streams are all in use
+      const fewest = Math.ceil(streams / fakeStreamsPerConnection)
+      verdicts.push({
+        target: `${row.label} over h2: ${fewest} (${streams.toLocaleString("en-US")} streams at once, ` +
+          `${fakeStreamsPerConnection.toLocaleString("en-US")} a connection)`,
+        figure: format(h2, row.unit),
+        met: h2 <= fewest
+      })
+    }
+    if (row.unit === "ms" && !row.label.includes("p99")) {
+      verdicts.push({
+        target: `${row.label} over h2: no worse than HTTP/1.1's (≤ ${http2WallSlack}x)`,
+        figure: `${ratio(h2, h1)} HTTP/1.1's (${format(h2, row.unit)} against ${format(h1, row.unit)} ms)`,
+        met: h2 / h1 <= http2WallSlack
+      })
+    }
+  }
+  if (rows.length > 2 && clientNames.includes("client-node")) {
+    verdicts.push({
+      target: "every HTTP/2 figure of effect-kube at or ahead of client-node's",
+      figure: behind.length === 0 ? "none behind" : `behind: ${behind.join("; ")}`,
+      met: behind.length === 0
+    })
+  }
+  return { table: rows.length > 2 ? rows.join("\n") : undefined, figures, verdicts }
+}
+
 /** How many answers of a `list-gzip` run the server sent gzipped (counted by the server, kept beside the result). */
 const gzippedAnswers = new WeakMap<Result, number>()
 
@@ -381,7 +532,7 @@ const format = (value: number, unit: string): string =>
   unit === "ms"
     ? value < 10 ? value.toFixed(2) : value.toFixed(0)
     : unit === "MB"
-    ? value.toFixed(0)
+    ? value < 10 ? value.toFixed(1) : value.toFixed(0)
     : Math.round(value).toLocaleString("en-US")
 
 const ratio = (a: number, b: number): string => (Number.isFinite(a / b) ? `${(a / b).toFixed(2)}x` : "-")
@@ -434,7 +585,8 @@ const runListSlow = async (server: ServerReady, ca: string): Promise<Array<SlowS
               get: { namespace: "bench", name: "", warmup: 0, count: 0 },
               watch: { namespace: "", warmup: 0, count: 0 },
               logs: { namespace: "", warmPod: "", pod: "", warmup: 0, count: 0 },
-              load: { namespace: "", name: "", warmup: 0, count: 0, watches: 0, watchNamespace: "", touchEveryMs: 0 }
+              load: { namespace: "", name: "", warmup: 0, count: 0, watches: 0, watchNamespace: "", touchEveryMs: 0 },
+              watches: { namespace: "", count: 0 }
             })
             const sample: SlowSample = {
               variant: variant.name,
@@ -526,13 +678,13 @@ const main = async () => {
   const certs = pki()
 
   const samples = Object.fromEntries(
-    workerMeasures.map((m) => [m, { floor: [], "effect-kube": [], "client-node": [] }])
+    workerMeasures.map((m) => [m, { floor: [], "effect-kube": [], "effect-kube-h1": [], "client-node": [] }])
   ) as unknown as Record<Measure, Record<ClientName, Array<Result>>>
   const slow: Array<SlowSample> = []
 
   const groups: ReadonlyArray<{ readonly measures: ReadonlyArray<Measure>; readonly seed: ServerConfig["seed"] }> = [
     {
-      measures: ["list", "list-gzip", "get", "load", "list-slow"],
+      measures: ["list", "list-gzip", "get", "load", "list-slow", "watches"],
       seed: [
         { namespace: "bench", pods: sizes.listCount },
         { namespace: "warm", pods: sizes.warmListCount },
@@ -573,7 +725,7 @@ const main = async () => {
         // `load` runs twice per client and repetition: alone, then beside open watches.
         const variants = measure === "load" ? [0, sizes.loadWatches] : [0]
         for (let rep = 0; rep < reps[measure]; rep++) {
-          for (const watches of variants) for (const client of clientNames) {
+          for (const watches of variants) for (const client of clientsOf(measure)) {
             const isLogs = measure === "logs" || measure === "logs-bytes"
             const job: Job = {
               measure,
@@ -604,7 +756,8 @@ const main = async () => {
                 watches,
                 watchNamespace: "loadwatch",
                 touchEveryMs: sizes.loadTouchEveryMs
-              }
+              },
+              watches: { namespace: "loadwatch", count: sizes.openWatches }
             }
             const before = measure === "list-gzip" ? await gzipped() : 0
             const result = await runWorker(job)
@@ -682,6 +835,10 @@ const main = async () => {
     })
   }
 
+  const http2 = http2Table(samples)
+  results["http2"] = http2.figures
+  verdicts.push(...http2.verdicts)
+
   // GETs of the load bursts that failed (a client opening a connection per request may be refused some).
   let loadFailures = ""
   if (only.has("load")) {
@@ -700,7 +857,7 @@ const main = async () => {
     "|---|---:|---:|---:|---:|---:|"
   ]
   const cpu: Record<string, unknown> = {}
-  const cpuLabels: Record<Exclude<Measure, "list-slow">, string> = {
+  const cpuLabels: Record<Exclude<Measure, "list-slow" | "watches">, string> = {
     list: "list 10k pods (ms)",
     "list-gzip": "list 10k pods, server gzips (ms)",
     watch: "watch 50k events (ms)",
@@ -760,7 +917,7 @@ const main = async () => {
   const fakeRound = only.has("fake-round") ? await runFakeRound() : undefined
 
   const targetRows = [
-    "| target (issue 21) | effect-kube | |",
+    "| target (issue 21; HTTP/2: issue 27) | effect-kube | |",
     "|---|---|---|",
     ...verdicts.map((v) => `| ${v.target} | ${v.figure} | ${v.met ? "met" : "MISSED"} |`)
   ]
@@ -784,6 +941,7 @@ const main = async () => {
     targets: verdicts,
     missed: verdicts.filter((v) => !v.met).map((v) => v.target),
     table,
+    http2Table: http2.table,
     listSlow: slow.length > 0 ? { link: slowLink, ...slowTable(slow).figures } : undefined,
     listSlowTable,
     cpuTable,
@@ -797,6 +955,7 @@ const main = async () => {
   }
   const tables = [
     rows.length > 2 ? table : undefined,
+    http2.table,
     cpuRows.length > 2 ? cpuTable : undefined,
     listSlowTable,
     coldTable,

@@ -20,7 +20,16 @@ import { performance } from "node:perf_hooks"
 import type * as Clients from "./clients.js"
 import { undiciRedirected } from "./undici-compat.js"
 
-export type Measure = "list" | "list-gzip" | "get" | "watch" | "logs" | "logs-bytes" | "load" | "list-slow"
+export type Measure =
+  | "list"
+  | "list-gzip"
+  | "get"
+  | "watch"
+  | "logs"
+  | "logs-bytes"
+  | "load"
+  | "list-slow"
+  | "watches"
 
 export interface Job {
   readonly measure: Measure
@@ -58,6 +67,8 @@ export interface Job {
     /** Every this many ms during the burst one pod of `watchNamespace` changes: an event on every watch. */
     readonly touchEveryMs: number
   }
+  /** `watches`: this many watches of the namespace opened at once and held. */
+  readonly watches: { readonly namespace: string; readonly count: number }
 }
 
 /**
@@ -100,6 +111,10 @@ export type Result =
     readonly wallMs: number
     /** Connections the server accepted during the burst. */
     readonly connections: number
+    /** Connections the server accepted from the client's first request on (warm-up, watches and burst). */
+    readonly connectionsTotal: number
+    /** Each GET's time from the burst's start to its answer. */
+    readonly p99Ms: number
     /** GETs of the burst that failed (the wall time includes them). */
     readonly failed: number
     /** Events the watches received during the burst. */
@@ -107,6 +122,18 @@ export type Result =
     readonly cpuMs: number
   }
   | { readonly measure: "list-slow"; readonly wallMs: number; readonly items: number; readonly cpuMs: number }
+  | {
+    readonly measure: "watches"
+    readonly watches: number
+    /** Connections the server accepted from the client's first request on (one warm-up GET and watch too). */
+    readonly connections: number
+    /** RSS and heap in use with every watch open, less what they were before the first was opened (after a GC). */
+    readonly rssBytes: number
+    readonly heapBytes: number
+    /** From the first watch sent to the last one's first event. */
+    readonly openMs: number
+    readonly cpuMs: number
+  }
 
 const cpuSince = (start: NodeJS.CpuUsage): number => {
   const used = process.cpuUsage(start)
@@ -342,26 +369,9 @@ const logs = async (job: Job, client: Clients.Client): Promise<Result> => {
  */
 const load = async (job: Job, client: Clients.Client): Promise<Result> => {
   const { count, name, namespace, touchEveryMs, warmup, watchNamespace, watches } = job.load
+  const first = Number(await control(job, "/connections"))
   for (let i = 0; i < warmup; i++) await client.get(namespace, name)
-  let events = 0
-  const connected = new Set<number>()
-  if (watches > 0) {
-    const resourceVersion = await control(job, `/rv?namespace=${watchNamespace}`)
-    for (let w = 0; w < watches; w++) {
-      client.watch(watchNamespace, resourceVersion, Number.MAX_SAFE_INTEGER, () => {
-        connected.add(w)
-        events++
-      }).catch((error: unknown) => {
-        if (!closing) process.stderr.write(`${job.client}: watch ${w} failed: ${String(error)}\n`)
-      })
-    }
-    const deadline = performance.now() + 30_000
-    while (connected.size < watches) {
-      if (performance.now() > deadline) throw new Error(`${job.client}: ${connected.size} of ${watches} watches open`)
-      await control(job, `/touch?namespace=${watchNamespace}&count=1`)
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }
+  const open = watches > 0 ? await openWatches(job, client, watchNamespace, watches) : { events: () => 0 }
   const touching = watches > 0
     ? setInterval(() => {
       control(job, `/touch?namespace=${watchNamespace}&count=1`).catch((error: unknown) => {
@@ -370,7 +380,8 @@ const load = async (job: Job, client: Clients.Client): Promise<Result> => {
     }, touchEveryMs)
     : undefined
   const before = Number(await control(job, "/connections"))
-  const eventsBefore = events
+  const eventsBefore = open.events()
+  const latencies: Array<number> = []
   await profileStart(job)
   const cpu = process.cpuUsage()
   const start = performance.now()
@@ -379,6 +390,7 @@ const load = async (job: Job, client: Clients.Client): Promise<Result> => {
   await Promise.all(Array.from({ length: count }, () =>
     client.get(namespace, name).then(
       (pod) => {
+        latencies.push(performance.now() - start)
         if (nameOf(pod) !== name) throw new Error(`${job.client}: a GET did not return the pod`)
       },
       (error: unknown) => {
@@ -390,11 +402,79 @@ const load = async (job: Job, client: Clients.Client): Promise<Result> => {
   const cpuMs = cpuSince(cpu)
   await profileStop(job)
   clearInterval(touching)
-  const connections = Number(await control(job, "/connections")) - before
+  const after = Number(await control(job, "/connections"))
   if (firstFailure !== undefined) {
     process.stderr.write(`${job.client}: ${failed} of ${count} GETs failed, the first with ${String(firstFailure)}\n`)
   }
-  return { measure: "load", watches, wallMs, connections, failed, watchEvents: events - eventsBefore, cpuMs }
+  return {
+    measure: "load",
+    watches,
+    wallMs,
+    connections: after - before,
+    connectionsTotal: after - first,
+    p99Ms: quantile(latencies.sort((a, b) => a - b), 0.99),
+    failed,
+    watchEvents: open.events() - eventsBefore,
+    cpuMs
+  }
+}
+
+/**
+ * Opens `count` watches of a namespace at once and waits until each has had an event (the
+ * namespace is touched until then), which proves it connected. They are held until the process ends.
+ */
+const openWatches = async (job: Job, client: Clients.Client, namespace: string, count: number) => {
+  let events = 0
+  const connected = new Set<number>()
+  const resourceVersion = await control(job, `/rv?namespace=${namespace}`)
+  for (let w = 0; w < count; w++) {
+    client.watch(namespace, resourceVersion, Number.MAX_SAFE_INTEGER, () => {
+      connected.add(w)
+      events++
+    }).catch((error: unknown) => {
+      if (!closing) process.stderr.write(`${job.client}: watch ${w} failed: ${String(error)}\n`)
+    })
+  }
+  const deadline = performance.now() + 30_000
+  while (connected.size < count) {
+    if (performance.now() > deadline) throw new Error(`${job.client}: ${connected.size} of ${count} watches open`)
+    await control(job, `/touch?namespace=${namespace}&count=1`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return { events: () => events }
+}
+
+/**
+ * `watches`: after one GET and one watch for warm-up, `count` watches opened at once and
+ * held: how many connections they took, and the client's memory with all of them open.
+ */
+const watches = async (job: Job, client: Clients.Client): Promise<Result> => {
+  const { count, namespace } = job.watches
+  const first = Number(await control(job, "/connections"))
+  await client.get(job.load.namespace, job.load.name)
+  const warm = await control(job, `/rv?namespace=${namespace}`)
+  const warmWatch = client.watch(namespace, warm, 1, () => undefined)
+  await control(job, `/touch?namespace=${namespace}&count=1`)
+  await warmWatch
+  gc()
+  const baseline = process.memoryUsage()
+  const cpu = process.cpuUsage()
+  const start = performance.now()
+  await openWatches(job, client, namespace, count)
+  const openMs = performance.now() - start
+  const cpuMs = cpuSince(cpu)
+  gc()
+  const held = process.memoryUsage()
+  const connections = Number(await control(job, "/connections")) - first
+  return {
+    measure: "watches",
+    watches: count,
+    connections,
+    rssBytes: held.rss - baseline.rss,
+    heapBytes: held.heapUsed - baseline.heapUsed,
+    openMs,
+    cpuMs
+  }
 }
 
 /** Set once the result is out: streams failing as the client closes are expected then. */
@@ -407,7 +487,17 @@ const main = async () => {
   void undiciRedirected
   const client = Clients.make(job.client, job.target)
   await client.init()
-  const run = { list, "list-gzip": list, get, watch, logs, "logs-bytes": logs, load, "list-slow": listSlow }[job.measure]
+  const run = {
+    list,
+    "list-gzip": list,
+    get,
+    watch,
+    logs,
+    "logs-bytes": logs,
+    load,
+    "list-slow": listSlow,
+    watches
+  }[job.measure]
   const result = await run(job, client)
   process.stdout.write(`${JSON.stringify(result)}\n`)
   closing = true

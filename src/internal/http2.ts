@@ -1,34 +1,35 @@
 /**
  * HTTP/2 to the cluster, where its server offers it by ALPN (kube-apiserver does): every
  * request and stream (watches, log follows) is a stream on one TLS connection, as with
- * client-go. Undici speaks it (`allowH2`), but three things are added here:
+ * client-go. Undici speaks it (`allowH2`); what is added here:
  *
  * - **Streams per connection.** An undici Client runs at most `pipelining` requests at once
  *   (1 unless told), on HTTP/2 too. Once a connection's SETTINGS have come its Client is
  *   given what the server allows (`SETTINGS_MAX_CONCURRENT_STREAMS`; 100 when it says
- *   nothing); the pool opens a second connection only when a first is full. A connection that
- *   negotiated HTTP/1.1 keeps 1 (no HTTP/1.1 pipelining). Known gap: when a burst goes past a
- *   small limit (tens of streams), undici's pool can queue a request or two on a full
- *   connection, where they wait for one of its streams to end; kube-apiserver's limit (100 or
- *   more) makes that rare, and `http2: false` avoids it.
+ *   nothing), and a request goes to a connection with a free stream or, when all are full,
+ *   to a new one (as client-go does). A connection that negotiated HTTP/1.1 keeps 1 (no
+ *   HTTP/1.1 pipelining). The pool is our own (`Negotiated`): undici's Pool takes a Client's
+ *   'drain' (emitted a microtask late) as the word that it has room, so after a burst it
+ *   sends a request or two to a connection that is full again by then, where they wait for
+ *   one of its streams to end, and it cannot leave a connection to drain after GOAWAY.
  * - **One connection from a cold start.** A pool opens a connection for every request that
  *   arrives while the first is still connecting, so a burst of a thousand would open as many
  *   as the cap allows before knowing the server speaks h2; the same when a full connection
- *   needs a second, or after GOAWAY. `Negotiated` holds requests while a connection is being
- *   dialled, until it has negotiated; then everything goes on h2, or, on HTTP/1.1,
- *   long-running requests go to their own pool as before.
+ *   needs a second, or after GOAWAY. Requests are held while a connection is being dialled,
+ *   until it has negotiated; then everything goes on h2, or, on HTTP/1.1, long-running
+ *   requests go to their own pool as before.
+ * - **GOAWAY drains** (RFC 9113 §6.8, as Go's transport does): the streams the server took
+ *   run to their end (a mutation in flight succeeds, a watch goes on until the server ends
+ *   it), new requests go to a new connection, and the old one closes once its last stream
+ *   has. Undici 7 would end the connection at once, failing them (`drainOnGoAway`).
  * - **A ping health check**, as client-go's (`ReadIdleTimeout` 30 s, `PingTimeout` 15 s): a
  *   connection is pinged every `pingIntervalMs`, and one whose ping is not answered within
  *   `pingTimeoutMs` (a peer gone behind a NAT, a dead node) is destroyed: its streams fail
  *   (watchers resume on a new connection) and the next request dials again. Undici's own
  *   ping only reports a ping that failed, never one left unanswered, so it is off.
  *
- * Undici keeps the session and socket of a Client under its own symbols (`clientInternals`,
- * of the pinned undici version); they are read only here.
- *
- * Undici ends a connection as soon as it receives GOAWAY, failing the streams still open on
- * it rather than letting them finish: watches resume and reads are retried, but a mutation
- * in flight then fails (see the README).
+ * Undici keeps the session, socket and state of a Client under its own symbols
+ * (`clientInternals`, of the pinned undici version); they are read only here.
  *
  * @internal
  */
@@ -50,16 +51,25 @@ const initialStreams = 100
 
 /** What a Client reports of its connections. */
 interface Hooks {
-  readonly dialing: (client: object) => void
-  readonly negotiated: (client: object, protocol: "h2" | "http/1.1") => void
-  readonly failed: (client: object) => void
+  readonly dialing: (client: Client) => void
+  readonly negotiated: (client: Client, protocol: "h2" | "http/1.1") => void
+  readonly failed: (client: Client) => void
+  /** The connection ended (closed by either side, or its request was abandoned). */
+  readonly disconnected: (client: Client) => void
+  /** The server sent GOAWAY: the connection takes no new stream; those it has finish. */
+  readonly goingAway: (client: Client) => void
 }
+
+type Client = InstanceType<typeof Undici.Client>
 
 interface Http2Session {
   readonly closed: boolean
   readonly destroyed: boolean
   on(event: "remoteSettings", listener: (settings: { readonly maxConcurrentStreams?: number }) => void): void
+  on(event: "goaway", listener: (errorCode: number, ...rest: Array<unknown>) => void): void
   once(event: "close", listener: () => void): void
+  listeners(event: "goaway"): Array<(this: Http2Session, errorCode: number, ...rest: Array<unknown>) => void>
+  removeAllListeners(event: "goaway"): void
   ping(callback: (error: Error | null) => void): boolean
 }
 
@@ -94,38 +104,68 @@ const watchHealth = (session: Http2Session, socket: { destroy(error?: Error): vo
   })
 }
 
-/** The connector a Pool hands its Clients (undici's `buildConnector`). */
-type Connector = (options: object, callback: (...args: Array<unknown>) => void) => unknown
+const internalsOf = (client: Client) => client as unknown as Record<symbol, unknown>
 
-const makeClient = (origin: URL | string, options: Undici.Client.Options, health: Health, hooks: Hooks) => {
-  const connect = options.connect as unknown as Connector
-  const client: InstanceType<typeof Undici.Client> = new Undici.Client(origin, {
+/** Whether a Client takes no request now: its streams (or its one HTTP/1.1 request) are all in use, or it is dialling. */
+const isBusy = (client: Client): boolean => internalsOf(client)[Undici.clientInternals.busy] === true
+
+/**
+ * Undici 7 ends a connection as soon as GOAWAY arrives, destroying its socket and with it
+ * every stream still open, those the server has promised to finish (RFC 9113 §6.8) too, so
+ * a mutation in flight fails. On a GOAWAY without error its listener is not called: Node's
+ * session closes gracefully by itself (streams up to the last one the server took run to
+ * their end, later ones are refused), and the connection is marked as taking no new stream
+ * (its context always busy), which leaves its Client free to dial a new one only for a
+ * request queued on it before. The pool sends nothing more to it (`goingAway`), whatever the
+ * GOAWAY's code.
+ */
+/** The `busy` of a connection's context once GOAWAY has come. */
+const takesNoStream = (): boolean => true
+
+const drainOnGoAway = (client: Client, session: Http2Session, goingAway: () => void): void => {
+  const undicis = session.listeners("goaway")
+  session.removeAllListeners("goaway")
+  session.on("goaway", (errorCode, ...rest) => {
+    goingAway()
+    // a GOAWAY with an error: Node destroys the session, and undici's own handling of it stands
+    if (errorCode !== 0) return undicis.forEach((listener) => listener.call(session, errorCode, ...rest))
+    const context = internalsOf(client)[Undici.clientInternals.context] as { busy: (request: unknown) => boolean } | null
+    if (context !== null && context !== undefined) context.busy = takesNoStream
+  })
+}
+
+const makeClient = (
+  origin: string,
+  options: Undici.Client.Options,
+  connect: Undici.buildConnector.connector,
+  health: Health,
+  hooks: Hooks
+): Client => {
+  const client: Client = new Undici.Client(origin, {
     ...options,
     pingInterval: 0,
     // called as a connection is dialled, whether by a new Client or by one whose connection ended
-    connect: ((connectOptions: object, callback: (...args: Array<unknown>) => void) => {
+    connect: ((connectOptions, callback) => {
       hooks.dialing(client)
       return connect(connectOptions, callback)
-    }) as unknown as Undici.buildConnector.connector
+    }) as Undici.buildConnector.connector
   })
-  const internals = client as unknown as Record<symbol, unknown>
+  const internals = internalsOf(client)
   client.on("connect", () => {
     const session = internals[Undici.clientInternals.session] as Http2Session | null | undefined
-    if (session === null || session === undefined) {
-      client.pipelining = 1
-      return hooks.negotiated(client, "http/1.1")
-    }
     client.pipelining = 1
+    if (session === null || session === undefined) return hooks.negotiated(client, "http/1.1")
     // what was held waits for the server's SETTINGS, so that it is spread by the real limit
     session.on("remoteSettings", (settings) => {
       client.pipelining = streamsFor(settings)
       hooks.negotiated(client, "h2")
     })
+    drainOnGoAway(client, session, () => hooks.goingAway(client))
     const socket = internals[Undici.clientInternals.socket] as { destroy(error?: Error): void }
     watchHealth(session, socket, health)
   })
   client.on("connectionError", () => hooks.failed(client))
-  client.on("disconnect", () => hooks.failed(client))
+  client.on("disconnect", () => hooks.disconnected(client))
   return client
 }
 
@@ -144,32 +184,56 @@ const forH2 = (options: Undici.Dispatcher.DispatchOptions): Undici.Dispatcher.Di
     : { ...options, idempotent: true }
 }
 
+type Held = readonly [Undici.Dispatcher.DispatchOptions, Undici.Dispatcher.DispatchHandler]
+
 /**
- * Sends requests to an h2-capable pool and, unless the server is known to speak HTTP/1.1,
- * holds them while a connection is being dialled, until it has negotiated (on h2, until the
- * server's SETTINGS have come), so that a burst never dials a connection a request. On h2
- * everything goes to that pool; on HTTP/1.1 long-running requests (`isLongRunning`) go to
- * `streams`. It only routes:
- * its dispatchers are closed by their owner.
+ * The cluster's connections, h2 where the server offers it: a pool of undici Clients (one
+ * connection each) of our own, as undici's Pool cannot leave a connection that got GOAWAY
+ * to drain while new requests go to a new one, nor be told when a connection is full.
+ *
+ * A request goes to the first connection with a free stream (on HTTP/1.1: an idle
+ * connection); when every one is full a new one is dialled (client-go opens a new
+ * connection when the streams of its others are used up), up to `connections`, after which
+ * requests wait for a stream in the order they came. Unless the server is known to speak
+ * HTTP/1.1, requests are held while a connection is being dialled, until it has negotiated
+ * (on h2, until the server's SETTINGS have come), so that a burst never dials a connection
+ * a request. On h2 everything goes to this pool; on HTTP/1.1 long-running requests
+ * (`isLongRunning`) go to `streams`, which its owner closes.
  *
  * @internal
  */
 export class Negotiated extends Undici.DispatcherBase {
   private protocol: "h2" | "http/1.1" | undefined = undefined
   /** The Clients dialling a connection; while there are any (and not on HTTP/1.1), requests are held. */
-  private readonly dialing = new Set<object>()
-  private held: Array<readonly [Undici.Dispatcher.DispatchOptions, Undici.Dispatcher.DispatchHandler]> = []
-  readonly shared: Undici.Dispatcher
+  private readonly dialing = new Set<Client>()
+  /** Requests held while dialling, or waiting for a stream once `connections` are full, oldest first. */
+  private waiting: Array<Held> = []
+  /** The Clients new requests go to, in the order they were made. */
+  private readonly clients: Array<Client> = []
+  /** Every Client not yet closed: those of `clients`, and those draining after GOAWAY. */
+  private readonly open = new Set<Client>()
+  private readonly hooks: Hooks
+  private readonly connector: Undici.buildConnector.connector
+  private readonly clientOptions: Undici.Client.Options
 
   constructor(
-    connect: object,
-    connections: number | null,
+    readonly origin: string,
+    connect: Undici.buildConnector.BuildOptions,
+    readonly connections: number | null,
     readonly streams: Undici.Dispatcher,
     readonly isLongRunning: (path: string) => boolean,
-    health: Health = defaultHealth
+    readonly health: Health = defaultHealth,
+    maxHeaderSize?: number
   ) {
     super()
-    const hooks: Hooks = {
+    this.connector = Undici.buildConnector({ ...connect, allowH2: true })
+    this.clientOptions = {
+      allowH2: true,
+      bodyTimeout: 0,
+      headersTimeout: 0,
+      ...(maxHeaderSize !== undefined ? { maxHeaderSize } : {})
+    }
+    this.hooks = {
       dialing: (client) => {
         this.dialing.add(client)
       },
@@ -177,20 +241,27 @@ export class Negotiated extends Undici.DispatcherBase {
         this.protocol = protocol
         this.dialed(client)
       },
-      failed: (client) => this.dialed(client)
+      failed: (client) => this.dialed(client),
+      disconnected: (client) => {
+        this.dialed(client)
+        // An abandoned HTTP/1.1 request ends its connection, and undici's Client then dials a new one
+        // for the abandoned request before it sees the request is gone: an idle connection nobody asked
+        // for. A Client holds one HTTP/1.1 request at a time, which the disconnect has already failed,
+        // so destroying it here loses nothing; the next request makes a new Client.
+        if (this.protocol !== "http/1.1") return
+        const index = this.clients.indexOf(client)
+        if (index !== -1) this.clients.splice(index, 1)
+        this.open.delete(client)
+        client.destroy().catch(() => undefined)
+      },
+      goingAway: (client) => {
+        const index = this.clients.indexOf(client)
+        if (index !== -1) this.clients.splice(index, 1)
+        this.dialed(client)
+        // once its streams have ended; a Client closed takes no new request
+        client.close().then(() => this.open.delete(client), () => this.open.delete(client))
+      }
     }
-    this.shared = new Undici.Agent({
-      connect: { ...connect },
-      allowH2: true,
-      connections,
-      bodyTimeout: 0,
-      headersTimeout: 0,
-      factory: (origin, options) =>
-        new Undici.Pool(origin, {
-          ...options,
-          factory: (origin, options) => makeClient(origin, options as Undici.Client.Options, health, hooks)
-        })
-    })
   }
 
   /** Whether the cluster's connections speak HTTP/2 (`undefined` before the first has negotiated). */
@@ -199,33 +270,79 @@ export class Negotiated extends Undici.DispatcherBase {
   }
 
   override dispatch(given: Undici.Dispatcher.DispatchOptions, handler: Undici.Dispatcher.DispatchHandler): boolean {
-    if (this.protocol === "http/1.1") return this.route(given, handler)
-    const options = forH2(given)
-    if (this.dialing.size > 0) {
-      this.held.push([options, handler])
+    const options = this.protocol === "http/1.1" ? given : forH2(given)
+    if (this.waiting.length > 0 || (this.dialing.size > 0 && this.protocol !== "http/1.1")) {
+      this.waiting.push([options, handler])
       return true
     }
-    return this.route(options, handler)
+    if (!this.send(options, handler)) this.waiting.push([options, handler])
+    return true
   }
 
-  private route(options: Undici.Dispatcher.DispatchOptions, handler: Undici.Dispatcher.DispatchHandler): boolean {
-    return (this.protocol === "http/1.1" && this.isLongRunning(options.path) ? this.streams : this.shared)
-      .dispatch(options, handler)
+  /** Sends a request to a connection with room, dialling one if none has it; false when every one allowed is full. */
+  private send(options: Undici.Dispatcher.DispatchOptions, handler: Undici.Dispatcher.DispatchHandler): boolean {
+    if (this.protocol === "http/1.1" && this.isLongRunning(options.path)) {
+      this.streams.dispatch(options, handler)
+      return true
+    }
+    let client: Client | undefined
+    for (const each of this.clients) {
+      if (!isBusy(each)) {
+        client = each
+        break
+      }
+    }
+    if (client === undefined) {
+      if (this.connections !== null && this.clients.length >= this.connections) return false
+      client = makeClient(this.origin, this.clientOptions, this.connector, this.health, this.hooks)
+      client.on("drain", () => this.flush())
+      this.clients.push(client)
+      this.open.add(client)
+    }
+    client.dispatch(options, handler)
+    return true
   }
 
-  /**
-   * A dial has ended (negotiated or failed): once none is left, what was held is sent, each
-   * held again if it makes the pool dial once more.
-   */
-  private dialed(client: object): void {
+  /** Sends what waits, as long as connections have room (and, unless on HTTP/1.1, none is being dialled). */
+  private flush(): void {
+    let sent = 0
+    while (sent < this.waiting.length && (this.dialing.size === 0 || this.protocol === "http/1.1")) {
+      const [options, handler] = this.waiting[sent]!
+      if (!this.send(options, handler)) break
+      sent++
+    }
+    if (sent > 0) this.waiting = this.waiting.slice(sent)
+  }
+
+  /** A dial has ended (negotiated or failed): once none is left, what was held is sent. */
+  private dialed(client: Client): void {
     if (!this.dialing.delete(client) || this.dialing.size > 0) return
-    // after undici's own 'drain' (a microtask of the Client that just connected): sent before
-    // it, requests would fill the Client, and its late 'drain' would mark it free again
-    setImmediate(() => {
-      if (this.dialing.size > 0) return
-      const held = this.held
-      this.held = []
-      for (const [options, handler] of held) this.dispatch(options, handler)
-    })
+    // after the Client's own resume, which follows its 'connect'
+    queueMicrotask(() => this.flush())
+  }
+
+  override close(): Promise<void>
+  override close(callback: () => void): void
+  override close(callback?: () => void): Promise<void> | void {
+    const closed = Promise.all([...this.open].map((client) => client.close())).then(() => undefined)
+    if (callback === undefined) return closed
+    closed.then(callback, callback)
+  }
+
+  override destroy(): Promise<void>
+  override destroy(error: Error | null): Promise<void>
+  override destroy(callback: () => void): void
+  override destroy(error: Error | null, callback: () => void): void
+  override destroy(first?: Error | null | (() => void), second?: () => void): Promise<void> | void {
+    const error = typeof first === "function" || first === undefined || first === null
+      ? new Error("the cluster's connections were closed")
+      : first
+    const callback = typeof first === "function" ? first : second
+    const waiting = this.waiting
+    this.waiting = []
+    for (const [, handler] of waiting) (handler as { onError?: (error: Error) => void }).onError?.(error)
+    const destroyed = Promise.all([...this.open].map((client) => client.destroy(error))).then(() => undefined)
+    if (callback === undefined) return destroyed
+    destroyed.then(callback, callback)
   }
 }

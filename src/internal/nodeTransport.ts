@@ -313,8 +313,16 @@ export const make = (
       const streams = pool(connect, null)
       if (http2) {
         const longRunning = (path: string) => isLongRunning(path, prefix)
-        const negotiated = new Http2.Negotiated(connect, cap, streams, longRunning, options.http2Health)
-        return { dispatcher: negotiated, pools: [negotiated.shared, streams] }
+        const negotiated = new Http2.Negotiated(
+          clusterUrl!.origin,
+          connect,
+          cap,
+          streams,
+          longRunning,
+          options.http2Health,
+          maxHeaderSize
+        )
+        return { dispatcher: negotiated, pools: [negotiated, streams] }
       }
       const short = pool(connect, cap)
       return { dispatcher: new Routed(short, streams, prefix), pools: [short, streams] }

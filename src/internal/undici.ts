@@ -26,6 +26,8 @@ import ClientImpl from "undici/lib/dispatcher/client.js"
 // @ts-expect-error see above
 import symbols from "undici/lib/core/symbols.js"
 // @ts-expect-error see above
+import buildConnectorImpl from "undici/lib/core/connect.js"
+// @ts-expect-error see above
 import ProxyAgentImpl from "undici/lib/dispatcher/proxy-agent.js"
 // @ts-expect-error see above
 import Socks5ProxyAgentImpl from "undici/lib/dispatcher/socks5-proxy-agent.js"
@@ -33,7 +35,7 @@ import Socks5ProxyAgentImpl from "undici/lib/dispatcher/socks5-proxy-agent.js"
 Object.assign((DispatcherImpl as { prototype: object }).prototype, api as object)
 
 /** @internal */
-export type { buildConnector, Dispatcher } from "undici"
+export type { Dispatcher } from "undici"
 
 /** Undici's base dispatcher class (what `Agent` and the others extend), for dispatchers of our own. @internal */
 export const DispatcherBase: typeof Undici.Dispatcher = DispatcherImpl
@@ -47,6 +49,17 @@ export const Pool: typeof Undici.Pool = PoolImpl
 /** @internal */
 export const Client: typeof Undici.Client = ClientImpl
 
+/** The TLS connector a Pool builds for its Clients, for a pool of our own (`http2.ts`). @internal */
+export const buildConnector: typeof Undici.buildConnector = buildConnectorImpl
+
+/** @internal */
+export declare namespace buildConnector {
+  /** @internal */
+  export type connector = Undici.buildConnector.connector
+  /** @internal */
+  export type BuildOptions = Undici.buildConnector.BuildOptions
+}
+
 /** @internal */
 export declare namespace Client {
   /** @internal */
@@ -54,15 +67,24 @@ export declare namespace Client {
 }
 
 /**
- * Where a Client keeps its HTTP/2 session and its socket (undici's own symbols, of the
- * version pinned in package.json): `http2.ts` reads them to follow the server's SETTINGS and
- * to ping, which undici's public API does not offer.
+ * Where a Client keeps its HTTP/2 session, its socket, its protocol context (HTTP/1.1 or h2)
+ * and whether it takes no more requests now (undici's own symbols, of the version pinned in
+ * package.json): `http2.ts` reads them to follow the server's SETTINGS, to ping, to pick a
+ * connection with a free stream and to drain one after GOAWAY, which undici's public API
+ * does not offer.
  *
  * @internal
  */
-export const clientInternals: { readonly session: symbol; readonly socket: symbol } = {
+export const clientInternals: {
+  readonly session: symbol
+  readonly socket: symbol
+  readonly context: symbol
+  readonly busy: symbol
+} = {
   session: (symbols as { kHTTP2Session: symbol }).kHTTP2Session,
-  socket: (symbols as { kSocket: symbol }).kSocket
+  socket: (symbols as { kSocket: symbol }).kSocket,
+  context: (symbols as { kHTTPContext: symbol }).kHTTPContext,
+  busy: (symbols as { kBusy: symbol }).kBusy
 }
 
 /** @internal */
