@@ -8,7 +8,7 @@
  *
  * @internal
  */
-import type { JsonObject } from "./json.js"
+import { clone, type JsonObject } from "./json.js"
 import { collectionId, type KindInfo } from "./kinds.js"
 import type { ManagerEntry } from "./managed.js"
 
@@ -112,9 +112,10 @@ export class Entry {
     this.cached = undefined
   }
 
-  /** A fresh copy to change. */
+  /** A fresh copy to change (walked from the parsed object while it is kept: faster than parsing again). */
   copy(): JsonObject {
-    return JSON.parse(this.json) as JsonObject
+    const obj = this.cached
+    return obj !== undefined ? clone(obj) : JSON.parse(this.json) as JsonObject
   }
 
   /**
