@@ -51,7 +51,7 @@ import { WebSocketDialer } from "../internal/exec/dialer.js"
 import { effectClock, type FakeClock } from "../internal/fake/clock.js"
 import * as FakeExec from "../internal/fake/exec.js"
 import * as Node from "../internal/fake/node.js"
-import { textResponse } from "../internal/fake/clientResponse.js"
+import { streamResponse, textResponse } from "../internal/fake/clientResponse.js"
 import * as Http from "../internal/fake/http.js"
 import * as Internal from "../internal/fake/server.js"
 import type { Control, ListenOptions, Listening, Options } from "../internal/fake/types.js"
@@ -429,9 +429,11 @@ export const httpClient = (server: Server): HttpClient.HttpClient => {
       text: () => Promise.resolve(text),
       signal
     }).then((raw) =>
-      raw.reset === undefined && (raw.body === undefined || typeof raw.body === "string")
+      raw.reset !== undefined
+        ? HttpClientResponse.fromWeb(request, Http.toWebResponse(raw, signal))
+        : raw.body === undefined || typeof raw.body === "string"
         ? textResponse(request, url, raw.status, raw.headers, raw.status === 204 ? undefined : raw.body ?? "")
-        : HttpClientResponse.fromWeb(request, Http.toWebResponse(raw, signal))
+        : streamResponse(request, url, raw.status, raw.headers, raw.body, signal)
     )
   }
   return HttpClient.make((request, url, signal) =>
