@@ -189,40 +189,53 @@ export const formatPath = (path: string): string =>
     return `[=${segment.slice(2)}]`
   }).join("")
 
-/** A fieldsV1 tree with its members in the order structured-merge-diff writes them (`.` first, then sorted). */
-const sortTree = (tree: JsonObject): JsonObject => {
-  const out: JsonObject = {}
-  for (const k of Object.keys(tree).sort()) out[k] = sortTree(tree[k] as JsonObject)
-  return out
+/**
+ * The `fieldsV1` tree of a set of paths, with its members in the order structured-merge-diff
+ * writes them (`.` first, then sorted). The paths are sorted whole: their separator sorts
+ * before every character of a segment, so a parent comes before its children and the
+ * members of each node are inserted in order.
+ */
+const fieldsTree = (fields: ReadonlySet<string>): JsonObject => {
+  const tree: JsonObject = {}
+  for (const path of [...fields].sort()) {
+    let node = tree
+    const segments = path.split(SEP)
+    for (const segment of segments) {
+      const next = node[segment]
+      if (next !== undefined) node = next as JsonObject
+      else {
+        const created: JsonObject = {}
+        node[segment] = created
+        node = created
+      }
+    }
+    // a list element's own path comes before its members': `.` is its node's first key
+    if (segments[segments.length - 1]!.startsWith("k:")) node["."] = {}
+  }
+  return tree
 }
 
-/** `metadata.managedFields` for the entries. @internal */
+/** Each entry's rendering: entries are never changed, and a write keeps the ones it does not touch. */
+const renderedEntries = new WeakMap<ManagerEntry, JsonObject>()
+
+/**
+ * `metadata.managedFields` for the entries (shared between the stored versions that keep an
+ * entry: stored objects are read-only). @internal
+ */
 export const render = (entries: ReadonlyArray<ManagerEntry>): Array<JsonObject> =>
   entries.map((entry) => {
-    const tree: JsonObject = {}
-    for (const path of entry.fields) {
-      let node = tree
-      const segments = path.split(SEP)
-      for (const segment of segments) {
-        const next = node[segment]
-        if (isObject(next)) node = next
-        else {
-          const created: JsonObject = {}
-          node[segment] = created
-          node = created
-        }
-      }
-      if (segments[segments.length - 1]!.startsWith("k:")) node["."] = {}
-    }
+    const cached = renderedEntries.get(entry)
+    if (cached !== undefined) return cached
     const rendered: JsonObject = {
       manager: entry.manager,
       operation: entry.operation,
       apiVersion: entry.apiVersion,
       time: entry.time,
       fieldsType: "FieldsV1",
-      fieldsV1: sortTree(tree)
+      fieldsV1: fieldsTree(entry.fields)
     }
     if (entry.subresource !== undefined) rendered.subresource = entry.subresource
+    renderedEntries.set(entry, rendered)
     return rendered
   })
 
