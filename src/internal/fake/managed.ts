@@ -189,30 +189,31 @@ export const formatPath = (path: string): string =>
     return `[=${segment.slice(2)}]`
   }).join("")
 
-/**
- * The `fieldsV1` tree of a set of paths, with its members in the order structured-merge-diff
- * writes them (`.` first, then sorted). The paths are sorted whole: their separator sorts
- * before every character of a segment, so a parent comes before its children and the
- * members of each node are inserted in order.
- */
+/** A fieldsV1 tree with its members in the order structured-merge-diff writes them (`.` first, then sorted). */
+const sortTree = (tree: JsonObject): JsonObject => {
+  const out: JsonObject = {}
+  for (const k of Object.keys(tree).sort()) out[k] = sortTree(tree[k] as JsonObject)
+  return out
+}
+
+/** The `fieldsV1` tree of a set of paths. */
 const fieldsTree = (fields: ReadonlySet<string>): JsonObject => {
   const tree: JsonObject = {}
-  for (const path of [...fields].sort()) {
+  for (const path of fields) {
     let node = tree
     const segments = path.split(SEP)
     for (const segment of segments) {
       const next = node[segment]
-      if (next !== undefined) node = next as JsonObject
+      if (isObject(next)) node = next
       else {
         const created: JsonObject = {}
         node[segment] = created
         node = created
       }
     }
-    // a list element's own path comes before its members': `.` is its node's first key
     if (segments[segments.length - 1]!.startsWith("k:")) node["."] = {}
   }
-  return tree
+  return sortTree(tree)
 }
 
 /** Each entry's rendering: entries are never changed, and a write keeps the ones it does not touch. */
