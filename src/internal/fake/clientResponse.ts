@@ -146,7 +146,6 @@ class InMemoryClientResponse extends Inspectable.Class implements HttpClientResp
   }
 
   pipe() {
-    // eslint-disable-next-line prefer-rest-params
     return pipeArguments(this, arguments)
   }
 }
