@@ -58,6 +58,45 @@ spec:
   containers: []
 `
 
+const binding = (role: string) => `apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: readers
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: ${role}
+subjects:
+- kind: User
+  name: jane
+  apiGroup: rbac.authorization.k8s.io
+`
+
+const claimWithoutAccessModes = `apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: data
+spec:
+  resources:
+    requests:
+      storage: 1Gi
+`
+
+const podWithResources = `apiVersion: v1
+kind: Pod
+metadata:
+  name: tool
+spec:
+  containers:
+  - name: app
+    image: nginx
+    resources:
+      requests:
+        cpu: 100m
+      limits:
+        cpu: 200m
+`
+
 const withUnknownField = `apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -96,6 +135,35 @@ describe(suite, () => {
       const empty = yield* run("apply", "-f", file("empty.yaml", podWithoutContainers))
       assert.notStrictEqual(empty.code, 0)
       assert.include(empty.stderr, "spec.containers: Required value")
+      ok(yield* run("apply", "-f", file("binding.yaml", binding("view"))))
+      const rebound = yield* run("apply", "-f", file("binding.yaml", binding("edit")))
+      assert.notStrictEqual(rebound.code, 0)
+      assert.include(
+        rebound.stderr,
+        `The RoleBinding "readers" is invalid: roleRef: Invalid value: rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", ` +
+          `Kind:"ClusterRole", Name:"edit"}: cannot change roleRef`
+      )
+      const claim = yield* run("apply", "-f", file("claim.yaml", claimWithoutAccessModes))
+      assert.notStrictEqual(claim.code, 0)
+      assert.include(
+        claim.stderr,
+        `The PersistentVolumeClaim "data" is invalid: spec.accessModes: Required value: at least 1 access mode is required`
+      )
+      // ephemeral containers (kubectl debug) and resizes go through their subresources, by their rules
+      ok(yield* run("apply", "-f", file("tool.yaml", podWithResources)))
+      ok(yield* run("debug", "pod/tool", "--image=busybox", "--container=debugger", "--target=app"))
+      assert.strictEqual(yield* jsonpath("pod/tool", "{.spec.ephemeralContainers[0].targetContainerName}"), "app")
+      ok(yield* run(
+        "patch", "pod", "tool", "--subresource=resize", "-p",
+        `{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"150m"}}}]}}`
+      ))
+      assert.strictEqual(yield* jsonpath("pod/tool", "{.spec.containers[0].resources.requests.cpu}"), "150m")
+      const storage = yield* run(
+        "patch", "pod", "tool", "--subresource=resize", "-p",
+        `{"spec":{"containers":[{"name":"app","resources":{"requests":{"ephemeral-storage":"1Gi"}}}]}}`
+      )
+      assert.notStrictEqual(storage.code, 0)
+      assert.include(storage.stderr, `The Pod "tool" is invalid: spec: Forbidden: only cpu and memory resources are mutable`)
 
       // 2. unknown fields: refused under kubectl's default (Strict), warned of and pruned under Warn
       const strict = yield* run("apply", "-f", file("unknown.yaml", withUnknownField))

@@ -118,5 +118,11 @@ const waitForAbort = (signal: AbortSignal | undefined): Promise<void> =>
     signal.addEventListener("abort", () => resolve(), { once: true })
   })
 
-/** A warning as the API server writes it: code 299, no agent, the text quoted. @internal */
-export const warningHeader = (text: string): string => `299 - "${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`
+/**
+ * A warning as the API server writes it: code 299, no agent, the text quoted; a line break
+ * goes out as a space, as Go's HTTP server writes one in a header value.
+ *
+ * @internal
+ */
+export const warningHeader = (text: string): string =>
+  `299 - "${text.replace(/[\\"\r\n]/g, (c) => (c === "\r" || c === "\n" ? " " : `\\${c}`))}"`

@@ -12,7 +12,9 @@
  */
 import type * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
-import { type RawRequest, type RawResponse, readBody } from "./http.js"
+import * as YAML from "yaml"
+import { warningHeader } from "./faults.js"
+import { mediaType, type RawRequest, type RawResponse, readBody } from "./http.js"
 import { drop, isObject, type JsonObject } from "./json.js"
 import { apiVersionOf } from "./kinds.js"
 import type { Route } from "./state.js"
@@ -184,10 +186,11 @@ const countParsed = (value: unknown): number => {
   return n
 }
 
-/** A repeated field of a JSON text: its path and the line it is on (1-based). @internal */
+/** A repeated field of a body: its path, the line it is on (1-based) and where in the text. @internal */
 export interface Duplicate {
   readonly path: string
   readonly line: number
+  readonly offset: number
 }
 
 interface Frame {
@@ -198,8 +201,11 @@ interface Frame {
   pendingKey: string | undefined
 }
 
-/** The paths of the fields a JSON text repeats within one object, in document order. */
-const findDuplicates = (text: string): Array<Duplicate> => {
+/**
+ * The paths of the fields a JSON text repeats within one object, in document order; with
+ * `firstSeen`, where each field of the text first is, by path.
+ */
+const findDuplicates = (text: string, firstSeen?: Map<string, number>): Array<Duplicate> => {
   const out: Array<Duplicate> = []
   const stack: Array<Frame> = []
   let line = 1
@@ -240,9 +246,12 @@ const findDuplicates = (text: string): Array<Duplicate> => {
       if (text.charCodeAt(j) === 58 && top !== undefined && !top.array) {
         const raw = text.slice(start, i)
         lastKey = escaped ? (JSON.parse(`"${raw}"`) as string) : raw
-        if (top.keys!.has(lastKey)) {
-          out.push({ path: top.path === "" ? lastKey : `${top.path}.${lastKey}`, line })
-        } else top.keys!.add(lastKey)
+        const path = top.path === "" ? lastKey : `${top.path}.${lastKey}`
+        if (top.keys!.has(lastKey)) out.push({ path, line, offset: start })
+        else {
+          top.keys!.add(lastKey)
+          firstSeen?.set(path, start)
+        }
         top.pendingKey = lastKey
       }
     }
@@ -250,23 +259,105 @@ const findDuplicates = (text: string): Array<Duplicate> => {
   return out
 }
 
-/** The fields a JSON text repeats; nothing (and next to no work) when it repeats none. @internal */
-export const duplicateFields = (text: string, parsed: unknown): Array<Duplicate> =>
-  countKeys(text) === countParsed(parsed) ? [] : findDuplicates(text)
+/** A write's body, read once: its text, the value it parses to, and whether it was YAML. @internal */
+export interface Body {
+  readonly text: string
+  readonly body: unknown
+  readonly yaml: boolean
+}
 
-/** A write's body, read once: its text and the value it parses to (JSON, or YAML by its content type). @internal */
-export const readText = async (request: RawRequest): Promise<{ readonly text: string; readonly body: unknown }> => {
+/** A body's repeated fields, as its decoder reports them (YAML's go-yaml way, JSON's field paths). @internal */
+export interface Duplicates {
+  readonly yaml: boolean
+  readonly fields: ReadonlyArray<Duplicate>
+}
+
+const noDuplicates: Duplicates = { yaml: false, fields: [] }
+
+/** The keys a YAML text repeats within one mapping, with their lines, in document order. */
+const yamlDuplicates = (text: string): Array<Duplicate> => {
+  const lines = new YAML.LineCounter()
+  const out: Array<Duplicate> = []
+  for (const doc of YAML.parseAllDocuments(text, { lineCounter: lines, uniqueKeys: false })) {
+    if (!("contents" in doc)) continue
+    YAML.visit(doc, {
+      Map(_, map) {
+        const seen = new Set<unknown>()
+        for (const pair of map.items) {
+          const key = YAML.isScalar(pair.key) ? pair.key.value : pair.key
+          if (!seen.has(key)) {
+            seen.add(key)
+            continue
+          }
+          const range = YAML.isNode(pair.key) ? pair.key.range : undefined
+          const offset = range !== undefined && range !== null ? range[0] : 0
+          out.push({ path: String(key), line: lines.linePos(offset).line, offset })
+        }
+      }
+    })
+  }
+  return out
+}
+
+/**
+ * The fields a body repeats under a field validation that reports them (nothing for
+ * Ignore). A JSON text is scanned only when it has more keys than its value (next to no
+ * work when it repeats none); YAML, rare in requests, is read again for its key lines.
+ *
+ * @internal
+ */
+export const duplicatesOf = (mode: Mode, read: Body): Duplicates => {
+  if (mode === "Ignore") return noDuplicates
+  if (read.yaml) return { yaml: true, fields: yamlDuplicates(read.text) }
+  if (countKeys(read.text) === countParsed(read.body)) return noDuplicates
+  return { yaml: false, fields: findDuplicates(read.text) }
+}
+
+/** A write's body, read once (JSON, or YAML by its content type). @internal */
+export const readText = async (request: RawRequest): Promise<Body> => {
   const text = await request.text()
   const trimmed = text.trimStart()
   // JSON sent as an apply configuration: the YAML reader would refuse its repeated fields
   if (trimmed.startsWith("{")) {
     try {
-      return { text, body: JSON.parse(text) }
+      return { text, body: JSON.parse(text), yaml: false }
     } catch {
       // the reader below reports it
     }
   }
-  return { text, body: await readBody({ ...request, text: () => Promise.resolve(text) }) }
+  const type = mediaType(request.header("content-type"))
+  const yaml = type === "application/yaml" || type === "application/apply-patch+yaml"
+  return { text, body: await readBody({ ...request, text: () => Promise.resolve(text) }), yaml }
+}
+
+/** go-yaml's strict error for repeated keys (`yaml: unmarshal errors:` and a line per key). */
+const yamlUnmarshalErrors = (fields: ReadonlyArray<Duplicate>): string => {
+  const lines = fields.map((d) => {
+    const key = d.path.slice(d.path.lastIndexOf(".") + 1)
+    return `  line ${d.line}: key ${JSON.stringify(key)} already set in map`
+  })
+  return `yaml: unmarshal errors:\n${lines.join("\n")}`
+}
+
+/**
+ * The strict decoding errors of a body in the order the API server finds them: go-yaml's
+ * first for YAML; for a built-in object sent whole as JSON (`inOrder`), repeated and
+ * unknown fields as the typed decoder meets them in the text; else (a patch, read into a
+ * map before the patched object is decoded; a custom resource, pruned after decoding)
+ * the repeated fields first.
+ */
+const strictErrors = (text: string, duplicates: Duplicates, unknown: ReadonlyArray<string>, inOrder: boolean) => {
+  const unknownMessages = unknown.map((f) => `unknown field ${JSON.stringify(f)}`)
+  if (duplicates.fields.length === 0) return unknownMessages
+  if (duplicates.yaml) return [yamlUnmarshalErrors(duplicates.fields), ...unknownMessages]
+  const duplicateMessages = duplicates.fields.map((d) => `duplicate field ${JSON.stringify(d.path)}`)
+  if (unknown.length === 0 || !inOrder) return [...duplicateMessages, ...unknownMessages]
+  const firstSeen = new Map<string, number>()
+  findDuplicates(text, firstSeen)
+  return [
+    ...duplicates.fields.map((d, i) => ({ at: d.offset, message: duplicateMessages[i]! })),
+    ...unknown.map((f, i) => ({ at: firstSeen.get(f) ?? Infinity, message: unknownMessages[i]! }))
+  ].sort((a, b) => a.at - b.at).map((e) => e.message)
 }
 
 /**
@@ -279,15 +370,13 @@ export const readText = async (request: RawRequest): Promise<{ readonly text: st
 export const report = (
   route: Route,
   mode: Mode,
-  duplicates: ReadonlyArray<Duplicate>,
+  read: Body,
+  duplicates: Duplicates,
   unknown: ReadonlyArray<string>,
   prefixed: boolean
 ): ReadonlyArray<string> => {
-  if (mode === "Ignore" || (duplicates.length === 0 && unknown.length === 0)) return []
-  const messages = [
-    ...duplicates.map((d) => `duplicate field ${JSON.stringify(d.path)}`),
-    ...unknown.map((f) => `unknown field ${JSON.stringify(f)}`)
-  ]
+  if (mode === "Ignore" || (duplicates.fields.length === 0 && unknown.length === 0)) return []
+  const messages = strictErrors(read.text, duplicates, unknown, prefixed && !route.kind.custom)
   if (mode === "Warn") return messages
   const strict = `strict decoding error: ${messages.join(", ")}`
   const kind = route.kind.kind
@@ -300,10 +389,9 @@ export const report = (
  *
  * @internal
  */
-export const reportApplyDuplicates = (mode: Mode, duplicates: ReadonlyArray<Duplicate>): ReadonlyArray<string> => {
-  if (mode === "Ignore" || duplicates.length === 0) return []
-  const lines = duplicates.map((d) => `  line ${d.line}: key ${JSON.stringify(d.path.slice(d.path.lastIndexOf(".") + 1))} already set in map`)
-  const message = `error converting YAML to JSON: yaml: unmarshal errors:\n${lines.join("\n")}`
+export const reportApplyDuplicates = (mode: Mode, duplicates: Duplicates): ReadonlyArray<string> => {
+  if (mode === "Ignore" || duplicates.fields.length === 0) return []
+  const message = `error converting YAML to JSON: ${yamlUnmarshalErrors(duplicates.fields)}`
   if (mode === "Strict") throw Status.badRequest(`error strict decoding YAML: ${message}`)
   return [message]
 }
@@ -314,5 +402,5 @@ export const withWarnings = (response: RawResponse, warnings: ReadonlyArray<stri
     ? response
     : {
       ...response,
-      headers: { ...response.headers, warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(", ") }
+      headers: { ...response.headers, warning: warnings.map(warningHeader).join(", ") }
     }

@@ -76,7 +76,8 @@ export const readBody = async (request: RawRequest): Promise<unknown> => {
   const type = mediaType(request.header("content-type"))
   if (type === "application/yaml" || type === "application/apply-patch+yaml") {
     try {
-      return YAML.parse(text)
+      // go-yaml, unlike the YAML 1.2 default, keeps the last of repeated keys (strict decoding reports them)
+      return YAML.parse(text, { uniqueKeys: false })
     } catch (e) {
       throw Status.badRequest(`error decoding YAML: ${(e as Error).message}`)
     }

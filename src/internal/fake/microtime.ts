@@ -1,6 +1,7 @@
 /**
  * The fake is as strict as the real API server about MicroTime fields (Lease
- * `acquireTime`/`renewTime`, events.k8s.io `eventTime`): RFC 3339 with exactly six
+ * `acquireTime`/`renewTime`, LeaseCandidate `pingTime`/`renewTime`, an Event's `eventTime`
+ * and `series.lastObservedTime`, in both its APIs): RFC 3339 with exactly six
  * fractional digits, a 400 BadRequest otherwise (Go's `metav1.MicroTime` fails to decode
  * anything else); a valid one is stored as the server writes it back, in UTC
  * (`...T10:00:00.123456+02:00` is `...T08:00:00.123456Z`). `checkMicroTimes` runs on every
@@ -16,8 +17,9 @@ const microTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-]\d{2}:\d{2}
 /** The MicroTime fields of each kind, as paths from the object's root. */
 const fields: Record<string, ReadonlyArray<ReadonlyArray<string>>> = {
   "coordination.k8s.io/Lease": [["spec", "acquireTime"], ["spec", "renewTime"]],
+  "coordination.k8s.io/LeaseCandidate": [["spec", "pingTime"], ["spec", "renewTime"]],
   "events.k8s.io/Event": [["eventTime"], ["series", "lastObservedTime"]],
-  "/Event": [["eventTime"]]
+  "/Event": [["eventTime"], ["series", "lastObservedTime"]]
 }
 
 /** The object holding the field at a path (and the field's name), when there is one. */
@@ -51,10 +53,14 @@ export const checkMicroTimes = (kindInfo: Pick<KindInfo, "group" | "kind">, obj:
     const value = parent?.[key]
     if (value === undefined || value === null) continue
     if (typeof value !== "string" || !microTime.test(value)) {
+      const apiVersion = typeof (obj as { apiVersion?: unknown }).apiVersion === "string"
+        ? (obj as { apiVersion: string }).apiVersion
+        : "v1"
+      const version = JSON.stringify(apiVersion.slice(apiVersion.indexOf("/") + 1))
       throw Status.badRequest(
-        `${kindInfo.kind} in version "v1" cannot be handled as a ${kindInfo.kind}: unable to decode ${
-          path.join(".")
-        }: parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05.000000Z07:00": cannot parse as RFC 3339 with microseconds`
+        `${kindInfo.kind} in version ${version} cannot be handled as a ${kindInfo.kind}: unable to decode ` +
+          `${path.join(".")}: parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05.000000Z07:00": cannot ` +
+          `parse as RFC 3339 with microseconds`
       )
     }
     parent![key] = inUtc(value)

@@ -30,9 +30,22 @@ const decodeContinue = (token: string): { readonly rv: number; readonly after: s
   }
 }
 
-/** A list body around items already serialized. @internal */
-export const listJson = (kind: KindInfo, apiVersion: string, metadata: JsonObject, items: string): string =>
-  `{"kind":"${kind.listKind}","apiVersion":"${apiVersion}","metadata":${JSON.stringify(metadata)},"items":[${items}]}`
+/**
+ * A list body around items already serialized. A custom resource's list is unstructured
+ * on the API server, written as Go writes a map: keys in order, at every level.
+ *
+ * @internal
+ */
+export const listJson = (kind: KindInfo, apiVersion: string, metadata: JsonObject, items: string): string => {
+  if (!kind.custom) {
+    const meta = JSON.stringify(metadata)
+    return `{"kind":"${kind.listKind}","apiVersion":"${apiVersion}","metadata":${meta},"items":[${items}]}`
+  }
+  const sorted: JsonObject = {}
+  for (const key of Object.keys(metadata).sort()) sorted[key] = metadata[key]
+  const meta = JSON.stringify(sorted)
+  return `{"apiVersion":"${apiVersion}","items":[${items}],"kind":"${kind.listKind}","metadata":${meta}}`
+}
 
 /** Whether a query selects by label or field. @internal */
 export const hasSelector = (query: Record<string, string>): boolean =>
@@ -92,6 +105,9 @@ export const list = (state: FakeState, route: Route, query: Record<string, strin
   if (limit > 0 && i < end && selected.length > 0) {
     metadata.continue = encodeContinue(listRv, selected[selected.length - 1]!.key)
     if (!filtered) metadata.remainingItemCount = end - i
+  } else if (route.kind.custom) {
+    // an unstructured list sets its continue token even when there is none
+    metadata.continue = ""
   }
   const apiVersion = apiVersionOf(route.kind.group, route.version)
   const items = selected.map((e) => state.jsonIn(e, route.version)).join(",")

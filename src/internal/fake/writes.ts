@@ -341,16 +341,10 @@ const subresourceWrite = (route: Route, prev: Entry, obj: JsonObject): JsonObjec
       return next
     }
     case "resize": {
-      const containers = child(next, "spec").containers
-      const given = Array.isArray(sent.containers) ? sent.containers : []
-      if (Array.isArray(containers)) {
-        for (const c of containers) {
-          const same = given.find((g) => isObject(g) && isObject(c) && g.name === c.name)
-          if (isObject(c) && isObject(same)) {
-            c.resources = same.resources
-            if (same.resizePolicy !== undefined) c.resizePolicy = same.resizePolicy
-          }
-        }
+      const spec = child(next, "spec")
+      for (const field of ["containers", "initContainers"]) {
+        if (!Array.isArray(spec[field]) || !Array.isArray(sent[field])) continue
+        spec[field] = resizedContainers(spec[field], sent[field])
       }
       return next
     }
@@ -358,6 +352,21 @@ const subresourceWrite = (route: Route, prev: Entry, obj: JsonObject): JsonObjec
       throw Status.methodNotAllowed()
   }
 }
+
+/**
+ * The containers a resize leaves: each sent container (in the order sent, so that a
+ * reordering or renaming is seen by validation) as stored, with the resources and resize
+ * policy sent.
+ */
+const resizedContainers = (stored: Array<unknown>, sent: Array<unknown>): Array<unknown> =>
+  sent.map((given, i) => {
+    if (!isObject(given)) return given
+    const same = stored.find((c) => isObject(c) && c.name === given.name) ?? stored[i]
+    const base: JsonObject = isObject(same) ? { ...same, name: given.name } : { name: given.name }
+    base.resources = given.resources
+    if (given.resizePolicy !== undefined) base.resizePolicy = given.resizePolicy
+    return base
+  })
 
 /**
  * The object a POST or PUT sends (JSON or YAML), checked against the URL, its unknown
@@ -375,11 +384,11 @@ const objectOf = async (
     throw Status.unsupportedMediaType(type, ["application/json", "application/yaml"])
   }
   const mode = FieldValidation.modeOf(query, options)
-  const { body, text } = await FieldValidation.readText(request)
-  const duplicates = mode === "Ignore" ? [] : FieldValidation.duplicateFields(text, body)
-  const obj = checkBody(route, body)
+  const read = await FieldValidation.readText(request)
+  const duplicates = FieldValidation.duplicatesOf(mode, read)
+  const obj = checkBody(route, read.body)
   const unknown = await prune(state, route, obj)
-  return { obj, warnings: FieldValidation.report(route, mode, duplicates, unknown, true) }
+  return { obj, warnings: FieldValidation.report(route, mode, read, duplicates, unknown, true) }
 }
 
 /** POST of a new object (a name or generateName is required). @internal */
@@ -508,8 +517,9 @@ export const patch = async (
   }
   if (type === "application/apply-patch+yaml") return apply(state, route, query, request)
   const mode = FieldValidation.modeOf(query, "PatchOptions")
-  const { body, text } = await FieldValidation.readText(request)
-  const duplicates = mode === "Ignore" ? [] : FieldValidation.duplicateFields(text, body)
+  const read = await FieldValidation.readText(request)
+  const body = read.body
+  const duplicates = FieldValidation.duplicatesOf(mode, read)
   state.admitNamespace(route, "update")
   const prev = state.entryOf(route)
   // the stored object with its managedFields: a patch may change them too
@@ -550,7 +560,8 @@ export const patch = async (
   // what the stored object already had that its schema does not know (a seeded one) is no news
   const unknown = await prune(state, route, patched)
   const known = unknown.length === 0 ? [] : await undeclared(state, route, prev.copy())
-  const warnings = FieldValidation.report(route, mode, duplicates, unknown.filter((f) => !known.includes(f)), false)
+  const news = unknown.filter((f) => !known.includes(f))
+  const warnings = FieldValidation.report(route, mode, read, duplicates, news, false)
   return commitUpdate(state, route, query, request, prev, patched, warnings)
 }
 
@@ -610,7 +621,8 @@ export const apply = async (
   }
   if (route.subresource !== undefined && route.subresource !== "status") throw Status.methodNotAllowed()
   const mode = FieldValidation.modeOf(query, "PatchOptions")
-  const { body, text } = await FieldValidation.readText(request)
+  const read = await FieldValidation.readText(request)
+  const body = read.body
   if (!isObject(body)) throw Status.badRequest("error decoding YAML: the apply configuration must be an object")
   const apiVersion = apiVersionOf(route.kind.group, route.version)
   if (body.apiVersion !== apiVersion || body.kind !== route.kind.kind) {
@@ -648,7 +660,7 @@ export const apply = async (
       }`
     )
   }
-  const warnings = FieldValidation.reportApplyDuplicates(mode, mode === "Ignore" ? [] : FieldValidation.duplicateFields(text, body))
+  const warnings = FieldValidation.reportApplyDuplicates(mode, FieldValidation.duplicatesOf(mode, read))
   if (prev !== undefined && metadata.resourceVersion !== undefined && metadata.resourceVersion !== String(prev.rv)) {
     throw Status.conflict(route.kind, route.name!)
   }

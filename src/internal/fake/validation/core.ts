@@ -226,23 +226,31 @@ export const persistentVolumeClaim: ReadonlyArray<Rule> = [
   (obj, errors, old) => {
     if (old === undefined) return
     const now: JsonObject = { ...objectAt(obj, "spec") }
-    const before: JsonObject = { ...objectAt(old, "spec") }
-    if (before.volumeName === undefined || before.volumeName === "") before.volumeName = now.volumeName
-    const bound = valueAt(obj, "status.phase") === "Bound"
-    if (bound) {
-      now.resources = before.resources
-      now.volumeAttributesClassName = before.volumeAttributesClassName
+    const before = objectAt(old, "spec")
+    // the volume may be bound once; a bound claim may change its storage request and attributes class
+    if (before.volumeName === undefined || before.volumeName === "") now.volumeName = before.volumeName
+    if (valueAt(obj, "status.phase") === "Bound") {
+      const requests = valueAt(now, "resources.requests")
+      if (isObject(requests)) {
+        const storage = valueAt(before, "resources.requests.storage")
+        now.resources = { ...objectAt(now, "resources"), requests: { ...requests, storage } }
+      }
+      if (now.volumeAttributesClassName !== undefined) now.volumeAttributesClassName = before.volumeAttributesClassName
     }
     if (!deepEqual(now, before)) {
       errors.push(Field.forbidden(
         "spec",
-        "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n"
+        "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n" +
+          Field.specDiff("core.PersistentVolumeClaimSpec", before, now)
       ))
     }
+    // shrinking is allowed down to what the volume has (recovery from a failed expansion), never below
     const oldSize = quantityOf(valueAt(old, "spec.resources.requests.storage"))
     const newSize = quantityOf(valueAt(obj, "spec.resources.requests.storage"))
-    if (oldSize !== undefined && newSize !== undefined && Quantity.compare(newSize, oldSize) < 0) {
-      errors.push(Field.forbidden("spec.resources.requests.storage", "field can not be less than previous value"))
+    const capacity = quantityOf(valueAt(old, "status.capacity.storage")) ?? Quantity.make(0n)
+    if (oldSize !== undefined && newSize !== undefined && Quantity.compare(newSize, oldSize) < 0 &&
+      Quantity.compare(newSize, capacity) <= 0) {
+      errors.push(Field.forbidden("spec.resources.requests.storage", "field can not be less than status.capacity"))
     }
   }
 ]

@@ -124,9 +124,55 @@ export const lease: ReadonlyArray<Rule> = [
   }
 ]
 
-/** events.k8s.io/v1 Events: the strict checks that API version adds to the legacy ones. @internal */
+/** `validateV1EventSeries`. */
+const eventSeries = (obj: JsonObject, errors: Errors): void => {
+  const series = obj.series
+  if (!isObject(series)) return
+  if (typeof series.count !== "number" || series.count < 2) {
+    errors.push(Field.invalid("series.count", "", "should be at least 2"))
+  }
+  if (series.lastObservedTime === undefined || series.lastObservedTime === null) {
+    errors.push(Field.required("series.lastObservedTime", ""))
+  }
+}
+
+/** A MicroTime cut to whole microseconds and read as an instant (`Truncate(time.Microsecond).UTC()`). */
+const microInstant = (value: unknown): string => {
+  if (typeof value !== "string") return ""
+  const m = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(value)
+  if (m === null) return value
+  const millis = Date.parse(`${m[1]}${m[3]}`)
+  return Number.isNaN(millis) ? value : `${millis}.${(m[2] ?? "").padEnd(6, "0").slice(0, 6)}`
+}
+
+/** The fields an events.k8s.io Event keeps, by their internal (core) names, in `ValidateEventUpdate`'s order. */
+const immutableEventFields: ReadonlyArray<readonly [string, string]> = [
+  ["regarding", "involvedObject"],
+  ["reason", "reason"],
+  ["note", "message"],
+  ["deprecatedSource", "source"],
+  ["deprecatedFirstTimestamp", "firstTimestamp"],
+  ["deprecatedLastTimestamp", "lastTimestamp"],
+  ["deprecatedCount", "count"],
+  // the API server checks the reason twice
+  ["reason", "reason"],
+  ["type", "type"],
+  ["eventTime", "eventTime"],
+  ["action", "action"],
+  ["related", "related"],
+  ["reportingController", "reportingController"],
+  ["reportingInstance", "reportingInstance"]
+]
+
+/**
+ * events.k8s.io/v1 Events: the legacy checks every version makes, then on create the strict
+ * ones (`ValidateEventCreate`), on update a changed series and the fields that never change
+ * (`ValidateEventUpdate`).
+ *
+ * @internal
+ */
 export const event: ReadonlyArray<Rule> = [
-  (obj, errors) => {
+  (obj, errors, old) => {
     const namespace = str(valueAt(obj, "metadata.namespace"))
     const regardingNs = str(valueAt(obj, "regarding.namespace"))
     const eventTime = obj.eventTime
@@ -141,13 +187,15 @@ export const event: ReadonlyArray<Rule> = [
       }
       eventStrings(obj.reportingController, obj.reportingInstance, obj.action, obj.reason, obj.note, errors)
     }
-    const series = obj.series
-    if (isObject(series)) {
-      if (typeof series.count !== "number" || series.count < 2) errors.push(Field.invalid("series.count", "", "should be at least 2"))
-      if (series.lastObservedTime === undefined || series.lastObservedTime === null) {
-        errors.push(Field.required("series.lastObservedTime", ""))
+    if (old !== undefined) {
+      if (!deepEqual(obj.series, old.series)) eventSeries(obj, errors)
+      for (const [f, path] of immutableEventFields) {
+        const same = f === "eventTime" ? microInstant(obj[f]) === microInstant(old[f]) : deepEqual(obj[f], old[f])
+        if (!same) errors.push(Field.immutable(path, Field.goValue(obj[f] ?? "")))
       }
+      return
     }
+    eventSeries(obj, errors)
     if (!hasTime) errors.push(Field.required("eventTime", ""))
     if (obj.type !== "Normal" && obj.type !== "Warning") {
       errors.push(Field.invalid("type", "", `has invalid value: ${str(obj.type)}`))
@@ -160,27 +208,6 @@ export const event: ReadonlyArray<Rule> = [
     }
     const source = objectAt(obj, "deprecatedSource")
     if (str(source.component) !== "" || str(source.host) !== "") errors.push(Field.invalid("source", "", "needs to be unset"))
-  },
-  (obj, errors, old) => {
-    if (old === undefined) return
-    const pairs: ReadonlyArray<readonly [string, string]> = [
-      ["regarding", "involvedObject"],
-      ["reason", "reason"],
-      ["note", "message"],
-      ["deprecatedSource", "source"],
-      ["deprecatedFirstTimestamp", "firstTimestamp"],
-      ["deprecatedLastTimestamp", "lastTimestamp"],
-      ["deprecatedCount", "count"],
-      ["type", "type"],
-      ["eventTime", "eventTime"],
-      ["action", "action"],
-      ["related", "related"],
-      ["reportingController", "reportingController"],
-      ["reportingInstance", "reportingInstance"]
-    ]
-    for (const [f, path] of pairs) {
-      if (!deepEqual(obj[f], old[f])) errors.push(Field.immutable(path, Field.goValue(obj[f] ?? "")))
-    }
   }
 ]
 
@@ -392,11 +419,21 @@ export const customResourceDefinition: ReadonlyArray<Rule> = [
     if (str(names.kind) !== "" && names.kind === names.listKind) {
       errors.push(Field.invalid("spec.names.listKind", names.listKind, "kind and listKind may not be the same"))
     }
+    const categories = Array.isArray(names.categories) ? names.categories : []
+    categories.forEach((c, i) => dns1035(str(c), index("spec.names.categories", i), errors))
   },
   (obj, errors, old) => {
     if (old === undefined) return
-    if (valueAt(obj, "spec.scope") !== valueAt(old, "spec.scope")) {
-      errors.push(Field.immutable("spec.scope", valueAt(obj, "spec.scope") ?? ""))
+    const conditions = valueAt(old, "status.conditions")
+    const established = Array.isArray(conditions) &&
+      conditions.some((c) => isObject(c) && c.type === "Established" && c.status === "True")
+    // what storage depends on, once established; what the CRD's name is made of, always
+    const immutable = established
+      ? ["spec.scope", "spec.names.kind", "spec.group", "spec.names.plural"]
+      : ["spec.group", "spec.names.plural"]
+    for (const path of immutable) {
+      const now = valueAt(obj, path)
+      if (now !== valueAt(old, path)) errors.push(Field.immutable(path, now ?? ""))
     }
     const stored = valueAt(obj, "status.storedVersions")
     const versions = valueAt(obj, "spec.versions")

@@ -293,29 +293,41 @@ const validateInitContainers = (
   })
 }
 
-/** Fields an ephemeral container may not set, each `Forbidden: cannot be set for an Ephemeral Container`. */
-const ephemeralForbidden = ["ports", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle", "resources", "resizePolicy"]
+/**
+ * Fields an ephemeral container may not set, each `Forbidden: cannot be set for an Ephemeral
+ * Container`, in the order of the Go struct (`validateFieldAllowList` walks its fields).
+ */
+const ephemeralForbidden = [
+  "ports", "resources", "resizePolicy", "restartPolicy", "restartPolicyRules", "volumeDevices", "livenessProbe",
+  "readinessProbe", "startupProbe", "lifecycle"
+]
+
+const ephemeralText = "cannot be set for an Ephemeral Container"
 
 const validateEphemeralContainers = (
   containers: unknown,
   volumes: ReadonlySet<string>,
-  regular: ReadonlySet<string>,
+  others: ReadonlySet<string>,
   path: string,
   errors: Errors,
   names: Set<string>
 ): void => {
   if (!Array.isArray(containers)) return
   eachContainer(containers, volumes, path, errors, names, (ctr, at) => {
-    for (const f of ephemeralForbidden) {
-      if (ctr[f] !== undefined && ctr[f] !== null && !(f === "resources" && isEmpty(ctr[f]))) {
-        errors.push(Field.forbidden(child(at, f), "cannot be set for an Ephemeral Container"))
-      }
-    }
-    if (ctr.restartPolicy !== undefined) {
-      errors.push(Field.forbidden(child(at, "restartPolicy"), "cannot be set for an Ephemeral Container"))
-    }
     const target = stringAt(ctr, "targetContainerName")
-    if (target !== "" && !regular.has(target)) errors.push(Field.notFound(child(at, "targetContainerName"), target))
+    if (target !== "" && !others.has(target)) errors.push(Field.notFound(child(at, "targetContainerName"), target))
+    for (const f of ephemeralForbidden) {
+      // a zero value (absent, null, an empty list or object) is not set
+      if (!isEmpty(ctr[f])) errors.push(Field.forbidden(child(at, f), ephemeralText))
+    }
+    listAt(ctr, "volumeMounts").forEach((m, i) => {
+      if (!isObject(m)) return
+      for (const f of ["subPath", "subPathExpr"]) {
+        if (stringAt(m, f) !== "") {
+          errors.push(Field.forbidden(child(index(child(at, "volumeMounts"), i), f), ephemeralText))
+        }
+      }
+    })
   })
 }
 
@@ -328,9 +340,10 @@ export const validatePodSpec = (spec: unknown, path: string, errors: Errors): vo
   const volumes = validateVolumes(s.volumes, child(path, "volumes"), errors)
   const names = new Set<string>()
   validateContainers(s.containers, volumes, child(path, "containers"), errors, names)
-  const regular = new Set(names)
   validateInitContainers(s.initContainers, volumes, child(path, "initContainers"), errors, names)
-  validateEphemeralContainers(s.ephemeralContainers, volumes, regular, child(path, "ephemeralContainers"), errors, names)
+  // the target of an ephemeral container is any container of the pod but another ephemeral one
+  const others = new Set(names)
+  validateEphemeralContainers(s.ephemeralContainers, volumes, others, child(path, "ephemeralContainers"), errors, names)
   oneOf(restartPolicies, "required")(s.restartPolicy, child(path, "restartPolicy"), errors)
   oneOf(dnsPolicies, "required")(s.dnsPolicy, child(path, "dnsPolicy"), errors)
   Meta.validateLabels(s.nodeSelector, child(path, "nodeSelector"), errors)
@@ -391,21 +404,6 @@ const updatablePodSpecFields = [
   "`spec.tolerations` (only additions to existing tolerations)",
   "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
 ].join(",")
-
-const goFieldName = (k: string): string => k.charAt(0).toUpperCase() + k.slice(1)
-
-/** A cut-down `cmp.Diff` of two pod specs: the top-level fields that differ, old `-` and new `+`. */
-const specDiff = (old: JsonObject, now: JsonObject): string => {
-  const lines = ["  core.PodSpec{"]
-  const keys = [...new Set([...Object.keys(old), ...Object.keys(now)])]
-  for (const k of keys) {
-    if (deepEqual(old[k], now[k])) continue
-    if (old[k] !== undefined) lines.push(`- \t${goFieldName(k)}: ${JSON.stringify(old[k])},`)
-    if (now[k] !== undefined) lines.push(`+ \t${goFieldName(k)}: ${JSON.stringify(now[k])},`)
-  }
-  lines.push("  }")
-  return `${lines.join("\n")}\n`
-}
 
 const containerUpdates = (now: Array<unknown>, old: Array<unknown>, path: string, errors: Errors): boolean => {
   if (now.length !== old.length) {
@@ -470,7 +468,8 @@ export const validatePodUpdate = (pod: JsonObject, old: JsonObject, errors: Erro
   if (!deepEqual(munged, oldSpec)) {
     errors.push(Field.forbidden(
       "spec",
-      `pod updates may not change fields other than ${updatablePodSpecFields}\n${specDiff(oldSpec, munged)}`
+      `pod updates may not change fields other than ${updatablePodSpecFields}\n` +
+        Field.specDiff("core.PodSpec", oldSpec, munged)
     ))
   }
 }
@@ -522,52 +521,84 @@ export const qosClass = (spec: unknown): "Guaranteed" | "Burstable" | "BestEffor
   return guaranteed ? "Guaranteed" : "Burstable"
 }
 
-const resourceKeys = (r: JsonObject, k: string): Array<string> => Object.keys(objectAt(r, k))
+/** The resources a list names (a patch may leave a removed one as an `undefined` key). */
+const resourceKeys = (r: JsonObject, k: string): Array<string> => {
+  const list = objectAt(r, k)
+  return Object.keys(list).filter((name) => list[name] !== undefined)
+}
+
+/** `validateContainerResize` of one container: no request or limit it had may go. */
+const resizeRemovals = (now: JsonObject, before: JsonObject, path: string, errors: Errors): void => {
+  const r = objectAt(now, "resources")
+  const o = objectAt(before, "resources")
+  if (resourceKeys(o, "requests").some((k) => !resourceKeys(r, "requests").includes(k))) {
+    errors.push(Field.forbidden(child(path, "requests"), "resource requests cannot be removed"))
+  }
+  if (resourceKeys(o, "limits").some((k) => !resourceKeys(r, "limits").includes(k))) {
+    errors.push(Field.forbidden(child(path, "limits"), "resource limits cannot be removed"))
+  }
+}
+
+/** The containers of a list kept in place by name, and their resources' allowed changes. */
+const resizeList = (now: Array<unknown>, before: Array<unknown>, field: string, errors: Errors): void => {
+  const path = child("spec", field)
+  if (now.length !== before.length) errors.push(Field.forbidden(path, `${field} may not be added or removed on resize`))
+  for (let i = 0; i < Math.min(now.length, before.length); i++) {
+    const ctr = isObject(now[i]) ? (now[i] as JsonObject) : {}
+    const old = isObject(before[i]) ? (before[i] as JsonObject) : {}
+    const at = index(path, i)
+    if (ctr.name !== old.name) {
+      // its resources are another container's: nothing to compare
+      errors.push(Field.forbidden(child(at, "name"), `${field} may not be renamed or reordered on resize`))
+      continue
+    }
+    if (field === "initContainers" && old.restartPolicy !== "Always") {
+      if (!deepEqual(ctr.resources, old.resources)) {
+        errors.push(Field.forbidden(child(at, "resources"), "resources for non-sidecar init containers are immutable"))
+      }
+      continue
+    }
+    resizeRemovals(ctr, old, child(at, "resources"), errors)
+  }
+}
+
+/** A container without its cpu and memory (the only resources a resize may change) and its resize policy. */
+const withoutCpuMemory = (c: unknown): unknown => {
+  if (!isObject(c)) return c
+  const resources = objectAt(c, "resources")
+  const strip = (k: string) => {
+    const list = objectAt(resources, k)
+    const { cpu: _cpu, memory: _memory, ...rest } = list
+    return Object.keys(rest).length === 0 ? undefined : rest
+  }
+  const kept = { ...resources, requests: strip("requests"), limits: strip("limits") }
+  return { ...c, resources: kept, resizePolicy: undefined }
+}
+
+const stripCpuMemory = (s: JsonObject): JsonObject => ({
+  ...s,
+  containers: listAt(s, "containers").map(withoutCpuMemory),
+  initContainers: s.initContainers === undefined ? undefined : listAt(s, "initContainers").map(withoutCpuMemory)
+})
 
 /**
- * `ValidatePodResize`: only the containers' cpu and memory may change, no request or
- * limit may be removed, and the pod's QoS class stays.
+ * `ValidatePodResize`: the resized spec is valid, the QoS class stays, containers (and
+ * sidecars) keep their names and places, no request or limit is removed, a plain init
+ * container's resources stay, and nothing but cpu and memory changes.
  *
  * @internal
  */
 export const validatePodResize = (pod: JsonObject, old: JsonObject, errors: Errors): void => {
+  validatePodSpec(pod.spec, "spec", errors)
   const spec = objectAt(pod, "spec")
   const oldSpec = objectAt(old, "spec")
-  const now = listAt(spec, "containers")
-  const before = listAt(oldSpec, "containers")
-  if (now.length !== before.length || now.some((c, i) => !isObject(c) || c.name !== (before[i] as JsonObject)?.name)) {
-    errors.push(Field.forbidden("spec.containers", "containers may not be renamed or reordered on resize"))
-    return
-  }
-  let onlyCpuMemory = true
-  now.forEach((c, i) => {
-    const at = child(index("spec.containers", i), "resources")
-    const r = objectAt(c as JsonObject, "resources")
-    const o = objectAt(before[i] as JsonObject, "resources")
-    if (resourceKeys(o, "requests").some((k) => !resourceKeys(r, "requests").includes(k))) {
-      errors.push(Field.forbidden(child(at, "requests"), "resource requests cannot be removed"))
-    }
-    if (resourceKeys(o, "limits").some((k) => !resourceKeys(r, "limits").includes(k))) {
-      errors.push(Field.forbidden(child(at, "limits"), "resource limits cannot be removed"))
-    }
-    for (const part of ["requests", "limits"]) {
-      const a = objectAt(r, part)
-      const b = objectAt(o, part)
-      for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
-        if (k !== "cpu" && k !== "memory" && !deepEqual(a[k], b[k])) onlyCpuMemory = false
-      }
-    }
-  })
-  const strip = (s: JsonObject) => ({
-    ...s,
-    containers: listAt(s, "containers").map((c) => (isObject(c) ? { ...c, resources: undefined, resizePolicy: undefined } : c))
-  })
-  if (!onlyCpuMemory || !deepEqual(strip(spec), strip(oldSpec))) {
-    errors.push(Field.forbidden("spec", "only cpu and memory resources are mutable"))
-  }
   const oldClass = isObject(old.status) && typeof old.status.qosClass === "string" ? old.status.qosClass : qosClass(oldSpec)
   if (qosClass(spec) !== oldClass) {
     errors.push(Field.invalid("spec", oldClass, "Pod QOS Class may not change as a result of resizing"))
   }
-  now.forEach((c, i) => validateResources(objectAt(c as JsonObject, "resources"), child(index("spec.containers", i), "resources"), errors))
+  resizeList(listAt(spec, "containers"), listAt(oldSpec, "containers"), "containers", errors)
+  resizeList(listAt(spec, "initContainers"), listAt(oldSpec, "initContainers"), "initContainers", errors)
+  if (!deepEqual(stripCpuMemory(spec), stripCpuMemory(oldSpec))) {
+    errors.push(Field.forbidden("spec", "only cpu and memory resources are mutable"))
+  }
 }
