@@ -5,7 +5,9 @@
  * our own cost without network noise. Several copies of `src` (e.g. `src` and an older commit's,
  * `git archive <commit> src | tar -x -C .tmp/old`; a copy must sit inside this checkout so that it
  * finds `node_modules`), each with one thing removed, say what each thing costs. Variants take turns
- * in blocks of 500; `floor` is the dispatcher's answer and `JSON.parse` alone.
+ * in blocks of 500; `floor` is the dispatcher's answer and `JSON.parse` alone. With `THRASH_BYTES=<n>` every GET
+ * is preceded by a walk over an n-byte buffer (not counted), which evicts the CPU's caches as the server process and
+ * TLS do between two GETs over loopback TLS: what a GET costs when it starts cold.
  */
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -32,6 +34,34 @@ const answerBody = () => {
     body.push(null)
   })
   return body
+}
+
+const thrashBytes = Number(process.env.THRASH_BYTES ?? 0)
+const junk = new Uint8Array(Math.max(1, thrashBytes))
+let touched = 0
+/** Reads one byte of every cache line of `junk` (and writes one, so that the walk is not optimised away). */
+const thrash = (): void => {
+  for (let i = 0; i < thrashBytes; i += 64) touched += junk[i]!
+  junk[touched & 1023] = touched & 255
+}
+
+/** The CPU (µs) of `count` GETs, each after a walk over `junk` when `THRASH_BYTES` is set. */
+const measureBlock = async (get: () => Promise<unknown>, count: number): Promise<number> => {
+  if (thrashBytes === 0) {
+    const cpu = process.cpuUsage()
+    for (let i = 0; i < count; i++) await get()
+    const used = process.cpuUsage(cpu)
+    return used.user + used.system
+  }
+  let total = 0
+  for (let i = 0; i < count; i++) {
+    thrash()
+    const cpu = process.cpuUsage()
+    await get()
+    const used = process.cpuUsage(cpu)
+    total += used.user + used.system
+  }
+  return total
 }
 
 const main = async () => {
@@ -74,10 +104,7 @@ const main = async () => {
   for (const v of variants) for (let i = 0; i < 2000; i++) await v.get()
   for (let done = 0; done < n; done += block) {
     for (const v of variants) {
-      const cpu = process.cpuUsage()
-      for (let i = 0; i < block; i++) await v.get()
-      const used = process.cpuUsage(cpu)
-      v.cpu += used.user + used.system
+      v.cpu += await measureBlock(v.get, block)
       v.count += block
     }
   }

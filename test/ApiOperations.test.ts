@@ -10,7 +10,6 @@ import { ApiError, ValidationError } from "../src/Errors.js"
 import * as Kube from "../src/Kube.js"
 import { ConfigMaps, DaemonSets, type Deployment, Deployments, Pods } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
-import { apiServerOnly } from "./util/apiServerOnly.js"
 
 const podSpec = { containers: [{ name: "c", image: "nginx" }] }
 const template = { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "web", image: "nginx" }] } }
@@ -32,7 +31,7 @@ describe("getOrFail", () => {
         "k8s: GET /api/v1/namespaces/default/configmaps/absent: 404 NotFound: configmaps \"absent\" not found"
       )
       assert.isTrue(Option.isNone(yield* configMaps.get("absent")))
-    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
+    }).pipe(Effect.provide(FakeCluster.layer())))
 })
 
 describe("api.reflector", () => {
@@ -56,7 +55,7 @@ describe("api.reflector", () => {
       }))
       const control = yield* FakeCluster.FakeCluster
       assert.strictEqual(control.openWatches(), 0)
-    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
+    }).pipe(Effect.provide(FakeCluster.layer())))
 })
 
 describe("Kube.rolloutRestart", () => {
@@ -80,7 +79,7 @@ describe("Kube.rolloutRestart", () => {
         "application/strategic-merge-patch+json",
         "application/strategic-merge-patch+json"
       ])
-    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
+    }).pipe(Effect.provide(FakeCluster.layer())))
 
   it.effect("refuses another kind and a paused Deployment before any change; a missing one is NotFound", () =>
     Effect.gen(function*() {
@@ -96,5 +95,5 @@ describe("Kube.rolloutRestart", () => {
       assert.include(paused.message, "paused")
       assert.strictEqual(control.requests().filter((r) => r.method === "PATCH").length, 0)
       assert.isTrue(ApiError.isNotFound(yield* Effect.flip(Kube.rolloutRestart(deployments, "none"))))
-    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
+    }).pipe(Effect.provide(FakeCluster.layer())))
 })

@@ -19,7 +19,6 @@ import {
   Pods
 } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
-import { apiServerOnly } from "./util/apiServerOnly.js"
 
 const deployments = Kube.api(Deployments, { namespace: "default" })
 
@@ -46,7 +45,7 @@ const ownedBy = (object: { readonly metadata?: ObjectMeta | undefined }, manager
   JSON.stringify(object.metadata?.managedFields?.filter((entry) => entry.manager === manager).map((e) => e.fieldsV1))
 
 describe("typed apply configurations", () => {
-  it.layer(FakeCluster.layer(apiServerOnly))((it) => {
+  it.layer(FakeCluster.layer())((it) => {
     it.effect("an autoscaler applies spec.replicas alone and owns nothing else; the answer is the whole Deployment", () =>
       Effect.gen(function*() {
         yield* deployments.apply(deployed("nginx:1.27"), { fieldManager: "deployer" })
@@ -184,7 +183,7 @@ describe("apply configurations of custom resources", () => {
         { fieldManager: "sizer", force: true } // the create's manager owns size
       )
       assert.strictEqual(resized.spec?.size, 4)
-    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
+    }).pipe(Effect.provide(FakeCluster.layer())))
 })
 
 describe("Manifests takes apply configurations", () => {
@@ -202,5 +201,5 @@ describe("Manifests takes apply configurations", () => {
       assert.deepStrictEqual(live[0]?.["data"], { mode: "fast" })
       const deleted = yield* Manifests.delete([settings, deployed("nginx")], { namespace: "default" })
       assert.strictEqual(deleted.length, 2)
-    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
+    }).pipe(Effect.provide(FakeCluster.layer())))
 })

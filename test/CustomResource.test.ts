@@ -253,6 +253,80 @@ describe("CustomResource on FakeCluster", () => {
     }).pipe(Effect.provide(FakeCluster.layer())))
 })
 
+/** A kind whose replicas and selector live elsewhere than a Deployment's: its CRD's scale paths say where. */
+const Pools = CustomResource.make({
+  group: "example.com",
+  version: "v1",
+  kind: "Pool",
+  scope: "Namespaced",
+  spec: Schema.Struct({ size: Schema.optional(Schema.Number.check(Schema.isInt())) }),
+  status: Schema.Struct({
+    ready: Schema.optional(Schema.Number.check(Schema.isInt())),
+    podSelector: Schema.optional(Schema.String)
+  }),
+  scale: { specReplicasPath: ".spec.size", statusReplicasPath: ".status.ready", labelSelectorPath: ".status.podSelector" }
+})
+
+describe("the scale subresource of a custom resource, by its CRD's paths", () => {
+  it.effect("getScale reads specReplicasPath, statusReplicasPath and labelSelectorPath; a scale writes specReplicasPath", () =>
+    Effect.gen(function*() {
+      yield* Kube.api(CustomResourceDefinitions).apply(yield* Pools.crd(), { fieldManager: "test", force: true })
+      const pools = Kube.api(Pools, { namespace: "default" })
+      yield* pools.create({ metadata: { name: "web" }, spec: { size: 2 } })
+      // nothing at the status paths yet: 0 replicas, and no selector (the API server's empty string, omitted)
+      const fresh = Option.getOrThrow(yield* pools.getScale("web"))
+      assert.strictEqual(fresh.spec?.replicas, 2)
+      assert.strictEqual(fresh.status?.replicas, 0)
+      assert.isUndefined(fresh.status?.selector)
+      yield* pools.patchStatus("web", { _tag: "Merge", body: { status: { ready: 2, podSelector: "app=web,tier in (a,b)" } } })
+      const ready = Option.getOrThrow(yield* pools.getScale("web"))
+      assert.strictEqual(ready.status?.replicas, 2)
+      assert.strictEqual(ready.status?.selector, "app=web,tier in (a,b)")
+
+      const scaled = yield* pools.patchScale("web", { _tag: "Merge", body: { spec: { replicas: 5 } } })
+      assert.strictEqual(scaled.spec?.replicas, 5)
+      const pool = Option.getOrThrow(yield* pools.get("web"))
+      assert.deepStrictEqual(pool.spec, { size: 5 })
+
+      // a selector that is not a string is the API server's 400, not a Scale
+      const control = yield* FakeCluster.FakeCluster
+      control.update({ apiVersion: "example.com/v1", kind: "Pool", namespace: "default", name: "web" }, (obj) => {
+        ;(obj.status as Record<string, unknown>).podSelector = { matchLabels: { app: "web" } }
+      })
+      const refused = yield* Effect.flip(pools.getScale("web"))
+      assert.strictEqual(refused._tag, "ApiError")
+      if (refused._tag === "ApiError") {
+        assert.strictEqual(refused.code, 400)
+        assert.strictEqual(
+          refused.statusMessage,
+          ".status.podSelector accessor error: map[matchLabels:map[app:web]] is of the type map[string]interface {}, " +
+            "expected string"
+        )
+      }
+    }).pipe(Effect.provide(FakeCluster.layer())))
+
+  it.effect.skipIf(!hasKubectl)("kubectl scale and kubectl get --subresource=scale use the same paths", () =>
+    Effect.gen(function*() {
+      const served = yield* serveWithToken()
+      const { dir, run } = yield* session(served.kubeconfigPath, "crd-scale")
+      const file = Path.join(dir, "crd.json")
+      Fs.writeFileSync(file, JSON.stringify(yield* Pools.crd()))
+      ok(yield* run("apply", "--server-side", "-f", file))
+      ok(yield* run("wait", "--for", "condition=established", "crd/pools.example.com", "--timeout=10s"))
+      const pool = Path.join(dir, "pool.json")
+      Fs.writeFileSync(pool, JSON.stringify({ apiVersion: "example.com/v1", kind: "Pool", metadata: { name: "db" }, spec: { size: 1 } }))
+      ok(yield* run("create", "-f", pool))
+      assert.match(ok(yield* run("scale", "pool/db", "--replicas=4")), /pool\.example\.com\/db scaled/)
+      assert.strictEqual(ok(yield* run("get", "pool/db", "-o", "jsonpath={.spec.size}")), "4")
+      ok(yield* run(
+        "patch", "pool/db", "--subresource=status", "--type=merge", "-p",
+        JSON.stringify({ status: { ready: 4, podSelector: "app=db" } })
+      ))
+      const scale = JSON.parse(ok(yield* run("get", "pool/db", "--subresource=scale", "-o", "json")))
+      assert.deepStrictEqual([scale.kind, scale.spec, scale.status], ["Scale", { replicas: 4 }, { replicas: 4, selector: "app=db" }])
+    }).pipe(Effect.scoped))
+})
+
 describe(suiteName("CustomResource with kubectl against FakeCluster.serve"), () => {
   it.effect.skipIf(!hasKubectl)("kubectl apply --dry-run=server takes the derived CRD, then serves the kind", () =>
     Effect.gen(function*() {

@@ -17,15 +17,21 @@ import * as Kube from "../src/Kube.js"
 import * as KubeConfig from "../src/KubeConfig.js"
 import * as Patch from "../src/Patch.js"
 import {
+  Bindings,
   ConfigMaps,
   CustomResourceDefinitions,
   Deployments,
   Jobs,
+  LocalSubjectAccessReviews,
   Namespaces,
   PodDisruptionBudgets,
   Pods,
+  SelfSubjectAccessReviews,
+  SelfSubjectReviews,
+  SelfSubjectRulesReviews,
   ServiceAccounts,
   Services,
+  SubjectAccessReviews,
   TokenReviews
 } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
@@ -190,6 +196,46 @@ describe("Deployments", () => {
       const [rs] = list(control, "apps/v1", "ReplicaSet")
       assert.isUndefined(rs.metadata.ownerReferences)
     }).pipe(Effect.provide(FakeCluster.layer())))
+
+  // what a real API server refuses, stored by a fake that does not validate: the controllers do what
+  // kube-controller-manager does with it, once, and go quiet
+  it.effect("a template its selector does not select: no ReplicaSet, the refusal in Progressing, then quiet", () =>
+    Effect.gen(function*() {
+      const control = yield* fake
+      const mismatched = deployment("web", 2)
+      mismatched.spec.template.metadata.labels = { app: "other" }
+      yield* Kube.api(Deployments).create(mismatched)
+      yield* TestClock.adjust("1 second")
+      assert.deepStrictEqual(list(control, "apps/v1", "ReplicaSet"), [])
+      const progressing = condition(get(control, "apps/v1", "Deployment", "web"), "Progressing")
+      assert.strictEqual(progressing.status, "False")
+      assert.strictEqual(progressing.reason, "ReplicaSetCreateError")
+      const hash = "[bcdfghjklmnpqrstvwxz2456789]+"
+      assert.match(
+        progressing.message,
+        new RegExp(
+          `^Failed to create new replica set "web-${hash}": ReplicaSet.apps "web-${hash}" is invalid: ` +
+            `spec.template.metadata.labels: Invalid value: map\\[string\\]string\\{"app":"other", ` +
+            `"pod-template-hash":"${hash}"\\}: \`selector\` does not match template \`labels\`$`
+        )
+      )
+      const rv = control.resourceVersion()
+      yield* TestClock.adjust("1 hour")
+      assert.strictEqual(control.resourceVersion(), rv)
+    }).pipe(Effect.provide(FakeCluster.layer({ validation: false }))))
+
+  it.effect("a selector LabelSelectorAsSelector refuses (an unknown operator): the controllers write nothing", () =>
+    Effect.gen(function*() {
+      const control = yield* fake
+      const odd = deployment("web", 2)
+      odd.spec.selector.matchExpressions = [{ key: "app", operator: "Near", values: ["web"] }]
+      yield* Kube.api(Deployments).create(odd)
+      const rv = control.resourceVersion()
+      yield* TestClock.adjust("1 hour")
+      assert.strictEqual(control.resourceVersion(), rv)
+      assert.deepStrictEqual(list(control, "apps/v1", "ReplicaSet"), [])
+      assert.deepStrictEqual(get(control, "apps/v1", "Deployment", "web").status ?? {}, {})
+    }).pipe(Effect.provide(FakeCluster.layer({ validation: false }))))
 
   it.effect("with the deployment controller off a test plays it: no ReplicaSet appears", () =>
     Effect.gen(function*() {
@@ -550,10 +596,7 @@ describe("service-account tokens", () => {
       assert.strictEqual(expirationTimestamp, "1970-01-01T01:00:00Z")
 
       const review = (audiences?: ReadonlyArray<string>) =>
-        Kube.api(TokenReviews).create({
-          metadata: { name: "review" },
-          spec: { token: jwt, ...(audiences !== undefined ? { audiences } : {}) }
-        })
+        Kube.api(TokenReviews).create({ spec: { token: jwt, ...(audiences !== undefined ? { audiences } : {}) } })
       const reviewed = yield* review(["vault"])
       assert.isTrue(reviewed.status?.authenticated)
       assert.strictEqual(reviewed.status?.user?.username, "system:serviceaccount:default:default")
@@ -567,6 +610,33 @@ describe("service-account tokens", () => {
       assert.isUndefined((yield* review()).status?.authenticated)
       yield* TestClock.adjust("61 minutes")
       assert.include((yield* review(["vault"])).status?.error, "service account token has expired")
+    }).pipe(Effect.provide(FakeCluster.layer())))
+
+  it.effect("the review kinds are created without a name, as on a real server, and answered with a status", () =>
+    Effect.gen(function*() {
+      const resourceAttributes = { verb: "create", resource: "pods", namespace: "default" }
+      const self = yield* Kube.api(SelfSubjectAccessReviews).create({ spec: { resourceAttributes } })
+      assert.isTrue(self.status?.allowed)
+      assert.isUndefined(self.metadata?.name)
+      const subject = yield* Kube.api(SubjectAccessReviews).create({ spec: { user: "jane", resourceAttributes } })
+      assert.isTrue(subject.status?.allowed)
+      const local = yield* Kube.api(LocalSubjectAccessReviews, { namespace: "default" }).create({
+        spec: { user: "jane", resourceAttributes }
+      })
+      assert.isTrue(local.status?.allowed)
+      assert.strictEqual(local.metadata?.namespace, "default")
+      const rules = yield* Kube.api(SelfSubjectRulesReviews).create({ spec: { namespace: "default" } })
+      assert.deepStrictEqual(rules.status?.resourceRules?.[0]?.verbs, ["*"])
+      const whoami = yield* Kube.api(SelfSubjectReviews).create({})
+      assert.strictEqual(whoami.status?.userInfo?.username, "fake-admin")
+      // a Binding, create-only too, names the pod it binds: still refused without one, before any request
+      const control = yield* fake
+      const before = control.requests().length
+      const binding = yield* Effect.result(
+        Kube.api(Bindings, { namespace: "default" }).create({ target: { kind: "Node", name: "fake-node" } })
+      )
+      assert.isTrue(Result.isFailure(binding) && binding.failure._tag === "ValidationError")
+      assert.strictEqual(control.requests().length, before)
     }).pipe(Effect.provide(FakeCluster.layer())))
 
   it.effect("a token authenticates requests to a fake that requires a bearer token, until its account is gone", () =>

@@ -9,6 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Option from "effect/Option"
+import * as TestClock from "effect/testing/TestClock"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -130,6 +131,20 @@ const sameServiceAccount = (value: unknown): void => {
   const o = value as Record<string, unknown>
   if ("serviceAccount" in o && "serviceAccountName" in o) o.serviceAccount = o.serviceAccountName
   for (const v of Object.values(o)) sameServiceAccount(v)
+}
+
+/** The CRD with every field set, with a valid group and names (it registers a kind of its own). */
+const crds = Resources.CustomResourceDefinitions as unknown as Resource.Resource<unknown, unknown, string>
+const fullCrd = (): Record<string, unknown> => {
+  const object = fullObject(crds, definitionOf(crds), "widgets.example.com")
+  const spec = object.spec as Record<string, unknown>
+  spec.group = "example.com"
+  spec.scope = "Namespaced"
+  const names = { plural: "widgets", singular: "widget", kind: "Widget", listKind: "WidgetList" }
+  spec.names = { ...spec.names as object, ...names }
+  const versions = spec.versions as Array<Record<string, unknown>>
+  versions[0] = { ...versions[0], name: "v1", served: true, storage: true }
+  return object
 }
 
 // -- the Resources, matched with their definitions --------------------------------------------------------
@@ -262,8 +277,8 @@ describe("every generated kind", () => {
   }
 
   // made-up values in every field (enums no list knows): a fake that does not validate, as no cluster would take them;
-  // no controllers either, which would act on (and write back into) the objects whose fields are compared
-  const kinds = FakeCluster.layer({ validation: false, controllers: false })
+  // its controllers on, which leave alone what they cannot use (a selector with an unknown operator)
+  const kinds = FakeCluster.layer({ validation: false })
   it.layer(kinds, { timeout: 120_000 })((it) => {
     for (const [name, resource] of resources) {
       const { verbs } = pathsOf(resource)
@@ -284,20 +299,90 @@ describe("every generated kind", () => {
 
     it.effect("CustomResourceDefinitions: a CRD with every field set (valid names) round trips through FakeCluster", () =>
       Effect.gen(function*() {
-        const crds = Resources.CustomResourceDefinitions as unknown as Resource.Resource<unknown, unknown, string>
-        const object = fullObject(crds, definitionOf(crds), "widgets.example.com")
-        const spec = object.spec as Record<string, unknown>
-        spec.group = "example.com"
-        spec.scope = "Namespaced"
-        spec.names = { ...spec.names as object, plural: "widgets", singular: "widget", kind: "Widget", listKind: "WidgetList" }
-        const versions = spec.versions as Array<Record<string, unknown>>
-        versions[0] = { ...versions[0], name: "v1", served: true, storage: true }
+        const object = fullCrd()
         const api = Kube.api(Resources.CustomResourceDefinitions)
         yield* api.create(object as unknown as Resources.CustomResourceDefinition)
         const got = Option.getOrThrow(yield* api.get("widgets.example.com")) as unknown as Record<string, unknown>
         assert.deepStrictEqual(missing(comparable(crds, object, true), comparable(crds, got, true)), [])
       }))
   })
+})
+
+/**
+ * The made-up objects as a controller can act on them: selectors of operators it knows
+ * (`LabelSelectorAsSelector` takes them), pod templates those selectors select, pods the
+ * scheduler binds (no node, scheduler nor gates of their own), nothing paused or suspended.
+ */
+const actionable = (value: unknown): void => {
+  if (Array.isArray(value)) return value.forEach(actionable)
+  if (typeof value !== "object" || value === null) return
+  const o = value as Record<string, unknown>
+  for (const e of Array.isArray(o.matchExpressions) ? o.matchExpressions as Array<Record<string, unknown>> : []) {
+    if ("key" in e) Object.assign(e, { operator: "In", values: ["future-values"] })
+  }
+  if ("containers" in o) {
+    delete o.nodeName
+    delete o.schedulerName
+    delete o.schedulingGates
+  }
+  const spec = o.spec as Record<string, unknown> | undefined
+  if (typeof o.metadata === "object" && o.metadata !== null && typeof spec === "object" && "containers" in spec) {
+    const labels = { "key-matchLabels": "future-matchLabels", "future-key": "future-values" }
+    ;(o.metadata as Record<string, unknown>).labels = labels
+  }
+  if ("paused" in o) o.paused = false
+  if ("suspend" in o) o.suspend = false
+  for (const v of Object.values(o)) actionable(v)
+}
+
+/** resourceVersion by object, of every kind the fake serves. */
+const versions = (control: FakeCluster.Control): Map<string, string> => {
+  const out = new Map<string, string>()
+  for (const [, r] of resources) {
+    if (!pathsOf(r).verbs.has("list")) continue
+    for (const o of control.list(r.apiVersion, r.plural) as ReadonlyArray<Record<string, any>>) {
+      out.set(`${r.apiVersion}/${r.kind} ${o.metadata.namespace ?? ""}/${o.metadata.name}`, o.metadata.resourceVersion)
+    }
+  }
+  return out
+}
+
+// the controllers and the kubelet on the made-up objects of every kind at once, on the TestClock: after they have
+// acted (every deadline of the objects is seconds), nothing more is written, as kube-controller-manager writes nothing
+// when nothing changed
+describe("the controllers settle on objects of every kind with made-up values", () => {
+  for (const [variant, prepare] of [["as made up", () => {}], ["made actionable", actionable]] as const) {
+    it.effect(`${variant}: no write after the controllers have acted`, () =>
+      Effect.gen(function*() {
+        const control = yield* FakeCluster.FakeCluster
+        for (const [name, resource] of resources) {
+          const { verbs } = pathsOf(resource)
+          if (!verbs.has("post") || !verbs.has("get") || resource.kind === "CustomResourceDefinition") continue
+          const object = fullObject(resource, definitionOf(resource), `every-${name.toLowerCase()}`)
+          prepare(object)
+          yield* Kube.api(resource, resource.namespaced ? { namespace: "default" } : {}).create(object)
+        }
+        const crd = fullCrd()
+        prepare(crd)
+        const crdApi = Kube.api(Resources.CustomResourceDefinitions)
+        yield* crdApi.create(crd as unknown as Resources.CustomResourceDefinition)
+        yield* TestClock.adjust("10 minutes")
+        const acted = versions(control)
+        const rv = control.resourceVersion()
+        for (let i = 0; i < 6; i++) yield* TestClock.adjust("10 minutes")
+        const after = versions(control)
+        const changed = [...after].filter(([key, v]) => acted.get(key) !== v).map(([key]) => key)
+        const gone = [...acted.keys()].filter((key) => !after.has(key))
+        assert.deepStrictEqual({ changed, gone }, { changed: [], gone: [] })
+        assert.strictEqual(control.resourceVersion(), rv)
+        // and they did act: pods ran, the workloads' statuses were written
+        if (variant === "made actionable") {
+          const running = (control.list("v1", "pods", "default") as ReadonlyArray<Record<string, any>>)
+            .filter((p) => p.status?.phase === "Running")
+          assert.isAbove(running.length, 3)
+        }
+      }).pipe(Effect.provide(FakeCluster.layer({ validation: false }))), { timeout: 60_000 })
+  }
 })
 
 describe("open enums", () => {

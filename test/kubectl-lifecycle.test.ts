@@ -164,6 +164,9 @@ describe(suite, () => {
         assert.strictEqual(claims.exp - claims.iat, 3600)
         const who = ok(yield* run("auth", "whoami", "--token", token, "-o", "jsonpath={.status.userInfo.username}"))
         assert.strictEqual(who, "system:serviceaccount:default:default")
+        // SelfSubjectAccessReview and SelfSubjectRulesReview, which kubectl sends without a name
+        assert.strictEqual(ok(yield* run("auth", "can-i", "create", "pods")).trim(), "yes")
+        assert.match(ok(yield* run("auth", "can-i", "--list", "-n", "default")), /\*\.\*\s+\[\]\s+\[\]\s+\[\*\]/)
         const listed = yield* run("get", "pods", "--token", token)
         assert.strictEqual(listed.code, 0, listed.stderr)
         const refused = yield* run("get", "pods", "--token", `${token.slice(0, -4)}AAAA`)

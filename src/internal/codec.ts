@@ -795,6 +795,20 @@ const decodeListWith = <A, I>(
   return Effect.as(Effect.forEach(mismatches, (mismatch) => reportMismatch(spec, mismatch), { discard: true }), result)
 }
 
+/**
+ * The review kinds: create-only virtual resources (their REST storage answers the request
+ * and stores nothing, never validating its metadata), so a create needs no name. Binding,
+ * also create-only, names the pod it binds and needs one.
+ */
+const namelessKinds = new Set([
+  "authentication.k8s.io/TokenReview",
+  "authentication.k8s.io/SelfSubjectReview",
+  "authorization.k8s.io/SubjectAccessReview",
+  "authorization.k8s.io/LocalSubjectAccessReview",
+  "authorization.k8s.io/SelfSubjectAccessReview",
+  "authorization.k8s.io/SelfSubjectRulesReview"
+])
+
 /** What `checkEnvelope` needs to check: the name a verb gives, and whether `generateName` may stand for it. */
 interface EnvelopeOptions {
   readonly name?: string | undefined
@@ -839,6 +853,8 @@ export const prepareApplyConfiguration = (
   configuration: unknown
 ): Effect.Effect<JsonObject, ValidationError> => checkEnvelope(resource, namespace, configuration, {})
 
+const isNameless = (resource: Resource.Info): boolean => namelessKinds.has(`${resource.group}/${resource.kind}`)
+
 const checkEnvelope = (
   resource: Resource.Info,
   namespace: string | undefined,
@@ -874,7 +890,7 @@ const checkEnvelope = (
       metadata["name"] = options.name
     } else if (name === undefined && options.allowGenerateName === true && metadata["generateName"] !== undefined) {
       yield* checkName(`${String(metadata["generateName"])}x`, `${subject}: metadata.generateName`)
-    } else {
+    } else if (!(name === undefined && options.allowGenerateName === true && isNameless(resource))) {
       yield* checkName(name, `${subject}: metadata.name`)
     }
     if (resource.namespaced) {

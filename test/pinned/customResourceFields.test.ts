@@ -26,7 +26,6 @@ import { Pods } from "../../src/resources/index.js"
 import * as FakeCluster from "../../src/testing/FakeCluster.js"
 import * as Warnings from "../../src/Warnings.js"
 import * as Watcher from "../../src/Watcher.js"
-import { apiServerOnly } from "../util/apiServerOnly.js"
 
 const apiVersion = "pin.example.com/v1"
 
@@ -126,7 +125,7 @@ const widgetOnServer = (name: string) => ({
   ...extras.top
 })
 
-const layer = FakeCluster.layer({ ...apiServerOnly, resources: [Widgets, Plains, Gadgets, Sprockets] })
+const layer = FakeCluster.layer({ resources: [Widgets, Plains, Gadgets, Sprockets] })
 
 /** The object as the server stores it, read through `Kube.request` (no Schema involved). */
 const rawGet = (plural: string, name: string) =>

@@ -22,14 +22,48 @@ const schemas = new WeakMap<Entry, Map<string, Schema | undefined>>()
  * @internal
  */
 export const schemaFor = (state: FakeState, kind: KindInfo, version: string): Schema | undefined => {
-  const crdKind = state.registry.byResource("apiextensions.k8s.io", "v1", "customresourcedefinitions")
-  if (crdKind === undefined) return undefined
-  const entry = state.store.existing(crdKind)?.entries.get(keyOf("", `${kind.plural}.${kind.group}`))
+  const entry = crdOf(state, kind)
   if (entry === undefined) return undefined
   let byVersion = schemas.get(entry)
   if (byVersion === undefined) schemas.set(entry, byVersion = new Map())
   if (!byVersion.has(version)) byVersion.set(version, schemaOf(entry.obj, version))
   return byVersion.get(version)
+}
+
+/** The stored CRD a custom kind comes from. */
+const crdOf = (state: FakeState, kind: KindInfo): Entry | undefined => {
+  const crdKind = state.registry.byResource("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+  if (crdKind === undefined) return undefined
+  return state.store.existing(crdKind)?.entries.get(keyOf("", `${kind.plural}.${kind.group}`))
+}
+
+/** Where a custom resource keeps what its `scale` subresource shows (`.spec.replicas` style paths, no arrays). */
+export interface ScalePaths {
+  readonly specReplicasPath: string
+  readonly statusReplicasPath: string
+  readonly labelSelectorPath: string | undefined
+}
+
+/**
+ * The scale subresource a custom kind's version has in its CRD (undefined for a kind
+ * registered through the options, which is scaled as `spec.replicas`).
+ *
+ * @internal
+ */
+export const scalePathsFor = (state: FakeState, kind: KindInfo, version: string): ScalePaths | undefined => {
+  const spec = crdOf(state, kind)?.obj.spec
+  const versions = isObject(spec) && Array.isArray(spec.versions) ? spec.versions : []
+  const served = versions.find((v): v is JsonObject => isObject(v) && v.name === version)
+  const scale = isObject(served?.subresources) ? served.subresources.scale : undefined
+  if (!isObject(scale)) return undefined
+  const path = (p: unknown, fallback: string) => typeof p === "string" && p !== "" ? p : fallback
+  return {
+    specReplicasPath: path(scale.specReplicasPath, ".spec.replicas"),
+    statusReplicasPath: path(scale.statusReplicasPath, ".status.replicas"),
+    labelSelectorPath: typeof scale.labelSelectorPath === "string" && scale.labelSelectorPath !== "" ?
+      scale.labelSelectorPath :
+      undefined
+  }
 }
 
 /**

@@ -23,6 +23,82 @@ const labelSelectorString = (obj: JsonObject): string => {
   return Object.entries(labels).map(([k, v]) => `${k}=${String(v)}`).join(",")
 }
 
+/** What a Scale shows of an object: `spec.replicas`, `status.replicas`, `status.selector`. */
+interface ScaleView {
+  readonly replicas: number
+  readonly statusReplicas: number
+  readonly selector: string
+}
+
+const builtinScale = (obj: JsonObject): ScaleView => {
+  const replicas = (obj.spec as JsonObject | undefined)?.replicas
+  const statusReplicas = (obj.status as JsonObject | undefined)?.replicas
+  return {
+    replicas: typeof replicas === "number" ? replicas : 1,
+    statusReplicas: typeof statusReplicas === "number" ? statusReplicas : 0,
+    selector: stringAt(obj, "spec", "selector") ?? labelSelectorString(obj)
+  }
+}
+
+/** Go's `%v` and `%T` of a JSON value, as unstructured's accessor errors print it. */
+const goPlain = (value: unknown): string =>
+  Array.isArray(value)
+    ? `[${value.map(goPlain).join(" ")}]`
+    : isObject(value)
+    ? `map[${Object.keys(value).sort().map((k) => `${k}:${goPlain(value[k])}`).join(" ")}]`
+    : String(value)
+const goType = (value: unknown): string =>
+  Array.isArray(value)
+    ? "[]interface {}"
+    : isObject(value)
+    ? "map[string]interface {}"
+    : typeof value === "number"
+    ? Number.isInteger(value) ? "int64" : "float64"
+    : typeof value
+
+/**
+ * The value at a CRD scale path (`.spec.replicas`) as `unstructured.NestedFieldNoCopy`
+ * reads it: undefined when absent; a value of another type than expected is the 400 the
+ * API server answers (`.status.selector accessor error: 3 is of the type int64, expected string`).
+ */
+const nestedAt = (obj: JsonObject, path: string, expected: "int64" | "string"): unknown => {
+  const fields = path.replace(/^\./, "").split(".")
+  const accessor = `.${fields.join(".")}`
+  let value: unknown = obj
+  for (const field of fields) {
+    if (value === undefined || value === null) return undefined
+    if (!isObject(value)) {
+      throw Status.badRequest(
+        `${accessor} accessor error: ${goPlain(value)} is of the type ${goType(value)}, expected map[string]interface{}`
+      )
+    }
+    value = value[field]
+  }
+  if (value === undefined || value === null) return undefined
+  if (goType(value) !== expected) {
+    const type = goType(value)
+    throw Status.badRequest(`${accessor} accessor error: ${goPlain(value)} is of the type ${type}, expected ${expected}`)
+  }
+  return value
+}
+
+/** A custom resource's Scale, by its CRD's paths: replicas absent are 0, a selector absent is empty. */
+const customScale = (obj: JsonObject, paths: Crds.ScalePaths): ScaleView => ({
+  replicas: (nestedAt(obj, paths.specReplicasPath, "int64") as number | undefined) ?? 0,
+  statusReplicas: (nestedAt(obj, paths.statusReplicasPath, "int64") as number | undefined) ?? 0,
+  selector: paths.labelSelectorPath === undefined ?
+    "" :
+    (nestedAt(obj, paths.labelSelectorPath, "string") as string | undefined) ?? ""
+})
+
+/** Sets `value` at a path, making the objects on the way (`unstructured.SetNestedField`). */
+const setAt = (obj: JsonObject, path: string, value: unknown): void => {
+  const fields = path.replace(/^\./, "").split(".")
+  let at = obj
+  for (const field of fields.slice(0, -1)) at = child(at, field)
+  at[fields[fields.length - 1]!] = value
+}
+
 /** The names of a pod's containers. @internal */
 export const containerNames = (pod: JsonObject): Array<string> => {
   const spec = pod.spec
@@ -46,10 +122,12 @@ export const scale = (
   query: Record<string, string>,
   request: RawRequest
 ): Promise<RawResponse> | RawResponse => {
+  const paths = route.kind.custom ? Crds.scalePathsFor(state, route.kind, route.version) : undefined
   const toScale = (entry: Entry): JsonObject => {
     const meta = entry.obj.metadata as JsonObject
-    const selector = stringAt(entry.obj, "spec", "selector") ?? labelSelectorString(entry.obj)
-    const replicas = (entry.obj.spec as JsonObject | undefined)?.replicas ?? 1
+    const { replicas, selector, statusReplicas } = paths === undefined ?
+      builtinScale(entry.obj) :
+      customScale(entry.obj, paths)
     return {
       kind: "Scale",
       apiVersion: "autoscaling/v1",
@@ -62,7 +140,8 @@ export const scale = (
       },
       // a Scale's replicas are `omitempty`: zero replicas is `spec: {}`
       spec: replicas === 0 ? {} : { replicas },
-      status: { replicas: (entry.obj.status as JsonObject | undefined)?.replicas ?? 0, selector }
+      // `selector` is `omitempty` too
+      status: { replicas: statusReplicas, ...(selector !== "" ? { selector } : {}) }
     }
   }
   const prev = state.entryOf(route)
@@ -87,7 +166,7 @@ export const scale = (
     drop(live.metadata as JsonObject, "managedFields")
     const next = prev.copy()
     drop(next.metadata as JsonObject, "managedFields")
-    child(next, "spec").replicas = replicas
+    setAt(next, paths?.specReplicasPath ?? ".spec.replicas", replicas)
     finish(route.kind, next, prev.obj, undefined, true, state.now())
     if (validates(state)) {
       Validation.check(route.kind, next, live, route.kind.custom ? Crds.schemaFor(state, route.kind, route.version) : undefined)

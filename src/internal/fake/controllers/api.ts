@@ -13,6 +13,8 @@ import type { KindInfo } from "../kinds.js"
 import { type FakeState, hasFinalizers } from "../state.js"
 import { StatusError } from "../status.js"
 import { type Entry, keyOf } from "../store.js"
+import * as Meta from "../validation/meta.js"
+import type { Errors } from "../validation/rules.js"
 import { finish } from "../writes.js"
 
 /** A built-in kind by group and plural (its stored version). @internal */
@@ -217,30 +219,24 @@ export const setCondition = (
  *
  * @internal
  */
-export const selectorMatches = (selector: unknown, labels: unknown): boolean => {
-  if (!isObject(selector)) return false
-  const have = isObject(labels) ? labels : {}
-  const matchLabels = isObject(selector.matchLabels) ? selector.matchLabels : {}
-  const expressions = Array.isArray(selector.matchExpressions) ? selector.matchExpressions : []
-  for (const [k, v] of Object.entries(matchLabels)) if (have[k] !== v) return false
-  for (const e of expressions) {
-    if (!isObject(e) || typeof e.key !== "string") return false
-    const values = Array.isArray(e.values) ? e.values : []
-    const has = Object.prototype.hasOwnProperty.call(have, e.key)
-    const value = have[e.key]
-    if (e.operator === "In" && !(has && values.includes(value))) return false
-    if (e.operator === "NotIn" && has && values.includes(value)) return false
-    if (e.operator === "Exists" && !has) return false
-    if (e.operator === "DoesNotExist" && has) return false
-  }
-  return true
-}
+export const selectorMatches: (selector: unknown, labels: unknown) => boolean = Meta.selectorMatches
 
 /** Whether a selector is empty (selects everything for a PDB, nothing for a workload). @internal */
-export const isEmptySelector = (selector: unknown): boolean =>
-  isObject(selector) &&
-  (!isObject(selector.matchLabels) || Object.keys(selector.matchLabels).length === 0) &&
-  (!Array.isArray(selector.matchExpressions) || selector.matchExpressions.length === 0)
+export const isEmptySelector = (selector: unknown): boolean => isObject(selector) && Meta.isEmptySelector(selector)
+
+/**
+ * Whether a controller can use a selector: `LabelSelectorAsSelector` takes it (known
+ * operators, values where they belong, valid keys and values). With one it does not,
+ * kube-controller-manager's sync fails before it writes anything.
+ *
+ * @internal
+ */
+export const isUsableSelector = (selector: unknown): selector is JsonObject => {
+  if (!isObject(selector)) return false
+  const errors: Errors = []
+  Meta.validateLabelSelector(selector, "spec.selector", errors)
+  return errors.length === 0
+}
 
 /** An object's labels. @internal */
 export const labelsOf = (obj: JsonObject): JsonObject => {

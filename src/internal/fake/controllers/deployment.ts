@@ -13,6 +13,7 @@ import { clone, deepEqual, isObject, type JsonObject } from "../json.js"
 import type { KindInfo } from "../kinds.js"
 import type { FakeState } from "../state.js"
 import type { Entry } from "../store.js"
+import * as Field from "../validation/field.js"
 import {
   builtinKind,
   conditionOf,
@@ -25,6 +26,7 @@ import {
   isDeleting,
   isEmptySelector,
   isSeed,
+  isUsableSelector,
   labelsOf,
   metadataOf,
   removeObject,
@@ -39,6 +41,8 @@ const revisionHistoryAnnotation = "deployment.kubernetes.io/revision-history"
 const desiredReplicasAnnotation = "deployment.kubernetes.io/desired-replicas"
 const maxReplicasAnnotation = "deployment.kubernetes.io/max-replicas"
 const hashLabel = "pod-template-hash"
+/** What the API server's validation says of a ReplicaSet whose selector does not select its template. */
+const selectorMismatch = "`selector` does not match template `labels`"
 
 /** Annotations of a Deployment that its ReplicaSets do not copy. */
 const notCopied = new Set([
@@ -233,7 +237,15 @@ const sync = (state: FakeState, key: string, queue: WorkQueue): void => {
   if (d === undefined || isDeleting(d)) return
   const spec = isObject(d.obj.spec) ? d.obj.spec : {}
   const selector = spec.selector
-  if (!isObject(selector) || isEmptySelector(selector)) return
+  if (!isUsableSelector(selector)) return
+  if (isEmptySelector(selector)) {
+    // "SelectingAll": the controller only says it saw this generation
+    editObject(state, dKind, d, (draft) => {
+      const status = isObject(draft.status) ? draft.status : (draft.status = {})
+      if (statusCount(draft, "observedGeneration") < d!.generation) status.observedGeneration = d!.generation
+    })
+    return
+  }
   const plan = planOf(spec)
   const paused = spec.paused === true
   const at = state.now()
@@ -285,6 +297,7 @@ const sync = (state: FakeState, key: string, queue: WorkQueue): void => {
       meta.annotations = annotations
     })
   }
+  let refused = false
   const createNew = (replicas: number): Entry | undefined => {
     const collisionCount = statusCount(d!.obj, "collisionCount")
     const hash = templateHash(template, collisionCount)
@@ -302,6 +315,25 @@ const sync = (state: FakeState, key: string, queue: WorkQueue): void => {
     const sel = clone(selector)
     sel.matchLabels = { ...(isObject(sel.matchLabels) ? sel.matchLabels : {}), [hashLabel]: hash }
     const rsName = `${d!.name}-${hash}`
+    if (!selectorMatches(sel, tMeta.labels)) {
+      // the API server refuses the ReplicaSet (its validation's message), and the Deployment says so
+      refused = true
+      const refusal = Field.toStatus(rsKind, rsName, [
+        Field.invalid("spec.template.metadata.labels", Field.goLabels(tMeta.labels), selectorMismatch)
+      ])
+      d = editObject(state, dKind, d!, (draft) => {
+        const status = isObject(draft.status) ? draft.status : (draft.status = {})
+        setDeploymentCondition(
+          status,
+          "Progressing",
+          "False",
+          "ReplicaSetCreateError",
+          `Failed to create new replica set "${rsName}": ${refusal.message}`,
+          at
+        )
+      })
+      return undefined
+    }
     const existing = entryOf(state, rsKind, namespace, rsName)
     if (existing !== undefined) {
       // a ReplicaSet of that name with another template: count the collision and try again
@@ -410,6 +442,7 @@ const sync = (state: FakeState, key: string, queue: WorkQueue): void => {
     if (specReplicas(reread(newRS)) !== plan.replicas) newRS = scale(newRS, plan.replicas)
   }
 
+  if (refused) return
   all = all.map(reread).filter((rs) => entryOf(state, rsKind, rs.namespace, rs.name) !== undefined)
   if (newRS !== undefined) newRS = reread(newRS)
   d = entryOf(state, dKind, namespace, name) ?? d

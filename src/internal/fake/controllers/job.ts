@@ -25,8 +25,10 @@ import {
   entryOf,
   isDeleting,
   isSeed,
+  isUsableSelector,
   metadataOf,
-  removeObject
+  removeObject,
+  selectorMatches
 } from "./api.js"
 import { claimPods, deletionOrder, isActive, isFinished, isReady, phaseOf, podFromTemplate, podKind } from "./pods.js"
 import { keyFor, splitKey, WorkQueue } from "./queue.js"
@@ -114,6 +116,7 @@ const sync = (
   const selector = isObject(spec.selector) ?
     spec.selector :
     { matchLabels: { "batch.kubernetes.io/controller-uid": job.uid } }
+  if (!isUsableSelector(selector)) return
   const nowMs = state.clock.now()
   const at = state.now()
   const pods = claimPods(state, job, selector)
@@ -213,7 +216,10 @@ const sync = (
             } else {
               extra = { ...extra, labels: jobLabels(job) }
             }
-            const created = createObject(state, podKind(state), podFromTemplate(job, spec.template, extra))
+            const pod = podFromTemplate(job, spec.template, extra)
+            // a pod its selector would not select (a template validation refuses) it would release as made
+            if (!selectorMatches(selector, metadataOf(pod).labels)) break
+            const created = createObject(state, podKind(state), pod)
             if (created !== undefined) tracked.push(created)
           }
         }

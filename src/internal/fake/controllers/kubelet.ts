@@ -297,8 +297,9 @@ export const installKubelet = (state: FakeState, config: KubeletConfig): void =>
   }
   const phaseOf = (pod: Entry): unknown => (isObject(pod.obj.status) ? pod.obj.status.phase : undefined)
   const restarts = (pod: Entry): boolean => {
+    // as the kubelet's shouldContainerBeRestarted: only Never and OnFailure let a container stay exited
     const policy = specOf(pod.obj).restartPolicy
-    return config.simulate?.completePods !== true && (policy === undefined || policy === "Always")
+    return config.simulate?.completePods !== true && policy !== "Never" && policy !== "OnFailure"
   }
   const writePhase = (pod: Entry, phase: Phase, admitted = false): Entry => {
     const next = podWithPhase(state, pod, phase, { admitted })

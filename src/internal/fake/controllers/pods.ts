@@ -65,6 +65,12 @@ export const podFromTemplate = (
   }
 }
 
+/** The labels of a pod template. @internal */
+export const templateLabelsOf = (template: unknown): JsonObject =>
+  isObject(template) && isObject(template.metadata) && isObject(template.metadata.labels) ?
+    template.metadata.labels :
+    {}
+
 /** @internal */
 export const phaseOf = (pod: JsonObject): unknown => (isObject(pod.status) ? pod.status.phase : undefined)
 

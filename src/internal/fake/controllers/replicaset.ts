@@ -20,11 +20,21 @@ import {
   isDeleting,
   isEmptySelector,
   isSeed,
+  isUsableSelector,
   labelsOf,
   removeObject,
   selectorMatches
 } from "./api.js"
-import { claimPods, deletionOrder, isActive, isReady, podFromTemplate, podKind, untilAvailable } from "./pods.js"
+import {
+  claimPods,
+  deletionOrder,
+  isActive,
+  isReady,
+  podFromTemplate,
+  podKind,
+  templateLabelsOf,
+  untilAvailable
+} from "./pods.js"
 import { keyFor, splitKey, WorkQueue } from "./queue.js"
 
 /** The most pods one sync creates or deletes, as the controller's burst. */
@@ -68,13 +78,15 @@ const sync = (state: FakeState, key: string, queue: WorkQueue): void => {
   if (rs === undefined) return
   const spec = isObject(rs.obj.spec) ? rs.obj.spec : {}
   const selector = spec.selector
-  if (!isObject(selector) || isEmptySelector(selector)) return
+  if (!isUsableSelector(selector) || isEmptySelector(selector)) return
   const replicas = typeof spec.replicas === "number" ? spec.replicas : 1
   const minReadySeconds = typeof spec.minReadySeconds === "number" ? spec.minReadySeconds : 0
   let active = claimPods(state, rs, selector).filter(isActive)
+  // pods its selector would not select (a template the API server's validation refuses) it would release as made
+  const ownsWhatItMakes = selectorMatches(selector, templateLabelsOf(spec.template))
   if (!isDeleting(rs)) {
     const diff = active.length - replicas
-    if (diff < 0) {
+    if (diff < 0 && ownsWhatItMakes) {
       const created: Array<Entry> = []
       for (let i = 0; i < Math.min(-diff, burst); i++) {
         const pod = createObject(state, podKind(state), podFromTemplate(rs, spec.template))
@@ -90,9 +102,7 @@ const sync = (state: FakeState, key: string, queue: WorkQueue): void => {
   const current = (pod: Entry): Entry | undefined => entryOf(state, podKind(state), pod.namespace, pod.name)
   const pods = active.map(current).filter((p): p is Entry => p !== undefined && isActive(p))
   const nowMs = state.clock.now()
-  const templateLabels = (isObject(spec.template) && isObject(spec.template.metadata) ?
-    spec.template.metadata.labels :
-    undefined) ?? {}
+  const templateLabels = templateLabelsOf(spec.template)
   let ready = 0
   let available = 0
   let fullyLabeled = 0
@@ -103,7 +113,7 @@ const sync = (state: FakeState, key: string, queue: WorkQueue): void => {
     if (wait === 0) available++
     else nextAvailable = Math.min(nextAvailable, wait)
     const labels = labelsOf(pod.obj)
-    if (Object.entries(templateLabels as JsonObject).every(([k, v]) => labels[k] === v)) fullyLabeled++
+    if (Object.entries(templateLabels).every(([k, v]) => labels[k] === v)) fullyLabeled++
   }
   if (nextAvailable !== Infinity) queue.addAfter(key, nextAvailable)
   const latest = entryOf(state, kind, namespace, name)
