@@ -51,6 +51,7 @@ import { WebSocketDialer } from "../internal/exec/dialer.js"
 import { effectClock, type FakeClock } from "../internal/fake/clock.js"
 import * as FakeExec from "../internal/fake/exec.js"
 import * as Node from "../internal/fake/node.js"
+import { streamResponse, textResponse } from "../internal/fake/clientResponse.js"
 import * as Http from "../internal/fake/http.js"
 import * as Internal from "../internal/fake/server.js"
 import type { Control, ListenOptions, Listening, Options } from "../internal/fake/types.js"
@@ -414,12 +415,12 @@ export const httpClient = (server: Server): HttpClient.HttpClient => {
     url: URL,
     text: string,
     signal: AbortSignal
-  ): Promise<Response> => {
+  ): Promise<HttpClientResponse.HttpClientResponse> => {
     if (internal === undefined) {
       const withBody = text !== "" && request.method !== "GET" && request.method !== "HEAD"
       return server.handle(
         new Request(url, { method: request.method, headers: request.headers, body: withBody ? text : null, signal })
-      )
+      ).then((response) => HttpClientResponse.fromWeb(request, response))
     }
     return internal.handleRaw({
       method: request.method,
@@ -427,7 +428,13 @@ export const httpClient = (server: Server): HttpClient.HttpClient => {
       header: (name) => request.headers[name.toLowerCase()],
       text: () => Promise.resolve(text),
       signal
-    }).then((raw) => Http.toWebResponse(raw, signal))
+    }).then((raw) =>
+      raw.reset !== undefined
+        ? HttpClientResponse.fromWeb(request, Http.toWebResponse(raw, signal))
+        : raw.body === undefined || typeof raw.body === "string"
+        ? textResponse(request, url, raw.status, raw.headers, raw.status === 204 ? undefined : raw.body ?? "")
+        : streamResponse(request, url, raw.status, raw.headers, raw.body, signal)
+    )
   }
   return HttpClient.make((request, url, signal) =>
     Effect.flatMap(bodyText(request), (text) =>
@@ -435,7 +442,7 @@ export const httpClient = (server: Server): HttpClient.HttpClient => {
         try: () => answer(request, url, text, signal),
         catch: (cause) =>
           new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, cause }) })
-      })).pipe(Effect.map((response) => HttpClientResponse.fromWeb(request, response)))
+      }))
   )
 }
 

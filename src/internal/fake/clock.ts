@@ -57,4 +57,15 @@ export const effectClock = (context: Context.Context<never>): FakeClock => {
 }
 
 /** A time as the API server writes it: RFC 3339 in UTC, whole seconds. @internal */
-export const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
+export const rfc3339 = (ms: number): string => {
+  // a write asks for the time several times within the same second
+  const second = Math.floor(ms / 1000)
+  if (second !== lastSecond) {
+    lastSecond = second
+    lastText = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, "Z")
+  }
+  return lastText
+}
+
+let lastSecond = NaN
+let lastText = ""

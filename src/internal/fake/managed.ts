@@ -196,33 +196,47 @@ const sortTree = (tree: JsonObject): JsonObject => {
   return out
 }
 
-/** `metadata.managedFields` for the entries. @internal */
+/** The `fieldsV1` tree of a set of paths. */
+const fieldsTree = (fields: ReadonlySet<string>): JsonObject => {
+  const tree: JsonObject = {}
+  for (const path of fields) {
+    let node = tree
+    const segments = path.split(SEP)
+    for (const segment of segments) {
+      const next = node[segment]
+      if (isObject(next)) node = next
+      else {
+        const created: JsonObject = {}
+        node[segment] = created
+        node = created
+      }
+    }
+    if (segments[segments.length - 1]!.startsWith("k:")) node["."] = {}
+  }
+  return sortTree(tree)
+}
+
+/** Each entry's rendering: entries are never changed, and a write keeps the ones it does not touch. */
+const renderedEntries = new WeakMap<ManagerEntry, JsonObject>()
+
+/**
+ * `metadata.managedFields` for the entries (shared between the stored versions that keep an
+ * entry: stored objects are read-only). @internal
+ */
 export const render = (entries: ReadonlyArray<ManagerEntry>): Array<JsonObject> =>
   entries.map((entry) => {
-    const tree: JsonObject = {}
-    for (const path of entry.fields) {
-      let node = tree
-      const segments = path.split(SEP)
-      for (const segment of segments) {
-        const next = node[segment]
-        if (isObject(next)) node = next
-        else {
-          const created: JsonObject = {}
-          node[segment] = created
-          node = created
-        }
-      }
-      if (segments[segments.length - 1]!.startsWith("k:")) node["."] = {}
-    }
+    const cached = renderedEntries.get(entry)
+    if (cached !== undefined) return cached
     const rendered: JsonObject = {
       manager: entry.manager,
       operation: entry.operation,
       apiVersion: entry.apiVersion,
       time: entry.time,
       fieldsType: "FieldsV1",
-      fieldsV1: sortTree(tree)
+      fieldsV1: fieldsTree(entry.fields)
     }
     if (entry.subresource !== undefined) rendered.subresource = entry.subresource
+    renderedEntries.set(entry, rendered)
     return rendered
   })
 

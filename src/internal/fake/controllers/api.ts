@@ -8,7 +8,7 @@
  * @internal
  */
 import { deleteObject } from "../deletes.js"
-import { isObject, type JsonObject, randomSuffix } from "../json.js"
+import { deepEqual, isObject, type JsonObject, randomSuffix } from "../json.js"
 import type { KindInfo } from "../kinds.js"
 import { type FakeState, hasFinalizers } from "../state.js"
 import { StatusError } from "../status.js"
@@ -117,7 +117,8 @@ export const updateObject = (
   const metadata = metadataOf(next)
   metadata.resourceVersion = String(prev.rv)
   if (options.keepGeneration === true) metadata.generation = prev.generation
-  if (JSON.stringify(next) === prev.json) return prev
+  // compared as parsed objects: serializing the candidate for this would serialize it twice
+  if (deepEqual(next, prev.obj)) return prev
   const entry = state.store.write(state.collectionOf(kind), prev.namespace, prev.name, (rv) => {
     metadata.resourceVersion = String(rv)
     return {
