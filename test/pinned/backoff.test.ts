@@ -19,6 +19,7 @@
  * which is where such timings drift without any test failing.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
@@ -31,6 +32,7 @@ import { ConfigMaps } from "../../src/resources/index.js"
 import * as FakeCluster from "../../src/testing/FakeCluster.js"
 import * as Watcher from "../../src/Watcher.js"
 import { apiServerOnly } from "../util/apiServerOnly.js"
+import { recordingSleeps, sleeps } from "../util/reliability.js"
 
 const configMaps = Kube.api(ConfigMaps, { namespace: "default" })
 const configMap = (name: string, data: Record<string, string> = {}) => ({
@@ -56,29 +58,46 @@ const until = (check: () => boolean, what: string) =>
 type Count = () => number
 
 /**
- * The delay until the next attempt, on the TestClock: the clock is moved to just before
- * `min` ms (no attempt may have come), then `step` ms at a time until the attempt comes
- * (it must by `max` + `step`). The delay is exact when `step` is 1 ms and the delay is a
- * whole number of ms; else it is known to `step`. The clock then stands where the attempt
- * was seen, where the next delay is counted from once it has failed.
+ * The delay until the next attempt, on the TestClock, counted from where the clock stands
+ * (where the last attempt was seen; it must come `min` to `max` ms later, to `step`). The
+ * clock is moved from one sleep on it to the next (a retry may wait in more than one sleep,
+ * as a backoff and then the rest of a Retry-After): to a millisecond before each ends, where no
+ * attempt may have come, then onto its end. After each, the woken fiber is waited for in real
+ * time until it sends the attempt or sleeps again: on a busy machine that takes longer than any
+ * fixed pause, and moving the clock on meanwhile would eat into the next delay.
  */
 const nextAttempt = (attempts: Count, min: number, max: number, step = 1) =>
   Effect.gen(function*() {
     const before = attempts()
-    // the last attempt has failed and its retry is asleep on the TestClock (given time on a busy machine)
-    yield* realSleep(60)
-    const early = min - step
-    if (early > 0) yield* TestClock.adjust(early)
-    yield* realSleep(60)
-    assert.strictEqual(attempts(), before, `no attempt before ${min} ms`)
-    let waited = Math.max(early, 0)
+    const start = yield* Clock.currentTimeMillis
+    const deadline = start + max + step
+    const ahead = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      return (yield* sleeps).filter((at) => at > now && at <= deadline)
+    })
+    /** Waits in real time until the attempt comes or a sleep not in `known` waits on the clock. */
+    const settle = (known: ReadonlyArray<number>) =>
+      Effect.gen(function*() {
+        for (let i = 0; i < 1_000; i++) {
+          if (attempts() !== before || (yield* ahead).some((at) => !known.includes(at))) return
+          yield* realSleep(3)
+        }
+      })
+    yield* settle([])
     while (attempts() === before) {
-      assert.isAtMost(waited, max + step, `an attempt by ${max} ms`)
-      yield* TestClock.adjust(step)
-      waited += step
-      yield* realSleep(2)
+      const pending = yield* ahead
+      assert.isNotEmpty(pending, `an attempt by ${max} ms`)
+      const wake = Math.ceil(Math.min(...pending))
+      const early = wake - (yield* Clock.currentTimeMillis) - 1
+      if (early > 0) yield* TestClock.adjust(early)
+      yield* realSleep(20)
+      assert.strictEqual(attempts(), before, `no attempt before ${min} ms`)
+      yield* TestClock.adjust(1)
+      yield* settle(pending)
     }
     assert.strictEqual(attempts(), before + 1, "one attempt at a time")
+    const waited = (yield* Clock.currentTimeMillis) - start
+    assert.isAtLeast(waited, min - step, `no attempt before ${min} ms`)
     return waited
   })
 
@@ -108,7 +127,7 @@ const cmPath = "/api/v1/namespaces/default/configmaps"
 
 describe("reads: RequestPolicy.defaults.readRetries (3 retries, 200/400/800 ms jittered 80-120 %)", () => {
   it.effect("a GET against 500 is tried 4 times, then fails with the last 500", () =>
-    Effect.gen(function*() {
+    recordingSleeps(Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.failNext({ status: 500, count: 10 })
       const gets = requestsTo(cluster, "GET", `${cmPath}/a`)
@@ -121,10 +140,10 @@ describe("reads: RequestPolicy.defaults.readRetries (3 retries, 200/400/800 ms j
       assert.strictEqual(error._tag === "ApiError" ? error.code : error._tag, 500)
       yield* noMoreAttempts(gets, 10_000)
       assert.strictEqual(gets(), 4)
-    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
+    })).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("a GET against 503 without Retry-After: the same schedule; the 4th attempt's answer is returned", () =>
-    Effect.gen(function*() {
+    recordingSleeps(Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([configMap("a", { k: "v" })])
       cluster.failNext({ status: 503, count: 3 })
@@ -137,10 +156,10 @@ describe("reads: RequestPolicy.defaults.readRetries (3 retries, 200/400/800 ms j
       const found = yield* Fiber.join(fiber)
       assert.deepStrictEqual(Option.map(found, (c) => c.data), Option.some({ k: "v" }))
       assert.strictEqual(gets(), 4)
-    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
+    })).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("a list stream's page is retried the same way", () =>
-    Effect.gen(function*() {
+    recordingSleeps(Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([configMap("a")])
       cluster.failNext({ status: 502, count: 2 })
@@ -151,12 +170,12 @@ describe("reads: RequestPolicy.defaults.readRetries (3 retries, 200/400/800 ms j
       yield* jittered(lists, 400, 1)
       assert.deepStrictEqual(Array.from(yield* Fiber.join(fiber)).map((c) => c.metadata?.name), ["a"])
       assert.strictEqual(lists(), 3)
-    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
+    })).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 })
 
 describe("throttling: throttleRetries 3, 500/1000/2000 ms without Retry-After, Retry-After capped at 60 s", () => {
   it.effect("a GET against 429 is sent again after exactly 500, 1000 and 2000 ms, then fails (no read retry)", () =>
-    Effect.gen(function*() {
+    recordingSleeps(Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.failNext({ status: 429, count: 10 })
       const gets = requestsTo(cluster, "GET", `${cmPath}/a`)
@@ -172,10 +191,10 @@ describe("throttling: throttleRetries 3, 500/1000/2000 ms without Retry-After, R
       assert.strictEqual(error._tag === "ApiError" ? error.code : error._tag, 429)
       yield* noMoreAttempts(gets, 10_000)
       assert.strictEqual(gets(), 4)
-    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
+    })).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("a 503 with Retry-After: 2 waits exactly 2 s each time, and a Retry-After of 120 s waits 60 s", () =>
-    Effect.gen(function*() {
+    recordingSleeps(Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.failNext({ status: 503, count: 4, retryAfterSeconds: 2 })
       const gets = requestsTo(cluster, "GET", `${cmPath}/a`)
@@ -198,10 +217,10 @@ describe("throttling: throttleRetries 3, 500/1000/2000 ms without Retry-After, R
       yield* until(() => gets() === 5, "the throttled attempt")
       assert.strictEqual(yield* nextAttempt(gets, 60_000, 60_000), 60_000)
       assert.isTrue(Option.isSome(yield* Fiber.join(capped)))
-    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
+    })).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("mutations: a POST is never sent again after a 500, but is after a 429 (500/1000/2000 ms)", () =>
-    Effect.gen(function*() {
+    recordingSleeps(Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       const posts = requestsTo(cluster, "POST", cmPath)
       cluster.failNext({ status: 500, count: 10 })
@@ -223,7 +242,7 @@ describe("throttling: throttleRetries 3, 500/1000/2000 ms without Retry-After, R
       assert.deepStrictEqual(delays, [500, 1000, 2000])
       assert.strictEqual((yield* Fiber.join(throttled)).metadata?.name, "a")
       assert.strictEqual(posts(), 5)
-    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
+    })).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 })
 
 const isWatch = (_method: string, _path: string, query: Readonly<Record<string, string>>) => query["watch"] === "true"
@@ -241,7 +260,7 @@ const show = (event: Watcher.Event<{ readonly metadata?: { readonly name?: strin
 
 describe("the Watcher: Watcher.defaultBackoff (800 ms doubling to 30 s, jittered 80-120 %)", () => {
   it.effect("failing watches are retried after 800, 1600, ... 25600 ms, then 30 s; the list is not repeated", () =>
-    Effect.gen(function*() {
+    recordingSleeps(Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([configMap("a")])
       cluster.failNext({ status: 500, count: 8, match: isWatch })
@@ -262,10 +281,10 @@ describe("the Watcher: Watcher.defaultBackoff (800 ms doubling to 30 s, jittered
       yield* until(() => events.length === 4, "the change")
       assert.deepStrictEqual(events.map(show), ["Init", "InitApply a", "InitDone", "Apply a"])
       yield* Fiber.interrupt(fiber)
-    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
+    })).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("a failure within two minutes of the last backoff goes on doubling; after two quiet minutes, 800 ms", () =>
-    Effect.gen(function*() {
+    recordingSleeps(Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([configMap("a")])
       cluster.failNext({ status: 500, count: 2, match: isWatch })
@@ -294,10 +313,10 @@ describe("the Watcher: Watcher.defaultBackoff (800 ms doubling to 30 s, jittered
       yield* jittered(watches, 800, 10)
       yield* until(() => cluster.openWatches() === 1, "watching again")
       yield* Fiber.interrupt(fiber)
-    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
+    })).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("a watch answered 503 or 429 with Retry-After: 5 is tried again after exactly 5 s", () =>
-    Effect.gen(function*() {
+    recordingSleeps(Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.failNext({ status: 503, count: 1, retryAfterSeconds: 5, match: isWatch })
       cluster.failNext({ status: 429, count: 1, retryAfterSeconds: 5, match: isWatch })
@@ -308,10 +327,10 @@ describe("the Watcher: Watcher.defaultBackoff (800 ms doubling to 30 s, jittered
       assert.strictEqual(yield* nextAttempt(watches, 5000, 5000), 5000)
       yield* until(() => cluster.openWatches() === 1, "watching")
       yield* Fiber.interrupt(fiber)
-    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
+    })).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("a failing first list: the read retries (200/400/800 ms) inside, then the watcher's 800 ms", () =>
-    Effect.gen(function*() {
+    recordingSleeps(Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([configMap("a")])
       cluster.failNext({ status: 500, count: 5, match: (_method, _path, query) => query["watch"] === undefined })
@@ -329,12 +348,12 @@ describe("the Watcher: Watcher.defaultBackoff (800 ms doubling to 30 s, jittered
       assert.deepStrictEqual(events.map(show), ["Init", "InitApply a", "InitDone"])
       assert.strictEqual(lists(), 6)
       yield* Fiber.interrupt(fiber)
-    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
+    })).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 })
 
 describe("the Controller: errorPolicy default (5 ms doubling to 1000 s per key, no jitter), requeueAfter", () => {
   it.effect("a failing reconcile (its request answered 409) runs again after 5, 10, 20 … 655360 ms, then 1000 s", () =>
-    Effect.gen(function*() {
+    recordingSleeps(Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       const posts = requestsTo(cluster, "POST", cmPath)
       const controller = Controller.make({
@@ -355,10 +374,10 @@ describe("the Controller: errorPolicy default (5 ms doubling to 1000 s per key, 
       assert.deepStrictEqual(expected.slice(0, 4), [5, 10, 20, 40])
       assert.strictEqual(expected[17], 655_360)
       yield* Fiber.interrupt(fiber)
-    }).pipe(Effect.provide(FakeCluster.layer({ ...apiServerOnly, objects: [configMap("parent"), configMap("taken")] }))))
+    })).pipe(Effect.provide(FakeCluster.layer({ ...apiServerOnly, objects: [configMap("parent"), configMap("taken")] }))))
 
   it.effect("a reconcile that dies backs off the same way", () =>
-    Effect.gen(function*() {
+    recordingSleeps(Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       const posts = requestsTo(cluster, "POST", cmPath)
       const controller = Controller.make({
@@ -379,10 +398,10 @@ describe("the Controller: errorPolicy default (5 ms doubling to 1000 s per key, 
       ]
       assert.deepStrictEqual(delays, [5, 10, 20, 40])
       yield* Fiber.interrupt(fiber)
-    }).pipe(Effect.provide(FakeCluster.layer({ ...apiServerOnly, objects: [configMap("parent"), configMap("taken")] }))))
+    })).pipe(Effect.provide(FakeCluster.layer({ ...apiServerOnly, objects: [configMap("parent"), configMap("taken")] }))))
 
   it.effect("requeueAfter runs the key again after exactly its delay, each time", () =>
-    Effect.gen(function*() {
+    recordingSleeps(Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       const posts = requestsTo(cluster, "POST", cmPath)
       const controller = Controller.make({
@@ -401,10 +420,10 @@ describe("the Controller: errorPolicy default (5 ms doubling to 1000 s per key, 
       const delays = [yield* nextAttempt(posts, 90_000, 90_000), yield* nextAttempt(posts, 90_000, 90_000)]
       assert.deepStrictEqual(delays, [90_000, 90_000])
       yield* Fiber.interrupt(fiber)
-    }).pipe(Effect.provide(FakeCluster.layer({ ...apiServerOnly, objects: [configMap("parent"), configMap("taken")] }))))
+    })).pipe(Effect.provide(FakeCluster.layer({ ...apiServerOnly, objects: [configMap("parent"), configMap("taken")] }))))
 
   it.effect("a custom errorPolicy that ends gives the key up until its next change", () =>
-    Effect.gen(function*() {
+    recordingSleeps(Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       const posts = requestsTo(cluster, "POST", cmPath)
       const controller = Controller.make({
@@ -426,5 +445,5 @@ describe("the Controller: errorPolicy default (5 ms doubling to 1000 s per key, 
       cluster.update(ref("parent"), { data: { n: "1" } })
       yield* until(() => posts() === 4, "the change runs it again")
       yield* Fiber.interrupt(fiber)
-    }).pipe(Effect.provide(FakeCluster.layer({ ...apiServerOnly, objects: [configMap("parent"), configMap("taken")] }))))
+    })).pipe(Effect.provide(FakeCluster.layer({ ...apiServerOnly, objects: [configMap("parent"), configMap("taken")] }))))
 })
