@@ -1316,7 +1316,10 @@ describe("pods and jobs", () => {
       const events = yield* openWatch(`${pods}?watch=true&resourceVersion=${control.resourceVersion()}`)
       yield* post(pods, {
         ...pod("s"),
-        spec: { containers: [{ name: "main", image: "busybox", command: ["sh", "-c", "echo hello"] }] }
+        spec: {
+          restartPolicy: "Never",
+          containers: [{ name: "main", image: "busybox", command: ["sh", "-c", "echo hello"] }]
+        }
       })
       const phases = yield* events.pipe(
         Stream.map((e) => e.object.status?.phase as string),
