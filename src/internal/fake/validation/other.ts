@@ -124,6 +124,47 @@ export const lease: ReadonlyArray<Rule> = [
   }
 ]
 
+/**
+ * A CRD's versions as `field.Invalid` prints them (`%#v` of the internal
+ * `[]apiextensions.CustomResourceDefinitionVersion`). A pointer that is set prints as its address
+ * (`(*apiextensions.CustomResourceValidation)(0xc000...)`), which no one can know: the fake writes
+ * the same made-up address for each.
+ */
+const goVersions = (versions: unknown): Field.GoValue => {
+  const type = "apiextensions.CustomResourceDefinitionVersion"
+  if (!Array.isArray(versions)) return new Field.GoValue(`[]${type}(nil)`)
+  const pointer = (t: string, v: unknown) => new Field.GoValue(`(*${t})(${v === undefined || v === null ? "nil" : "0xc000a3c000"})`)
+  const list = (t: string, items: unknown, print: (item: JsonObject) => Field.GoValue) =>
+    new Field.GoValue(
+      Array.isArray(items) ? `[]${t}{${items.map((i) => print(isObject(i) ? i : {}).text).join(", ")}}` : `[]${t}(nil)`
+    )
+  const column = (c: JsonObject) =>
+    Field.goStruct("apiextensions.CustomResourceColumnDefinition", [
+      ["Name", Field.goValue(str(c.name))],
+      ["Type", Field.goValue(str(c.type))],
+      ["Format", Field.goValue(str(c.format))],
+      ["Description", Field.goValue(str(c.description))],
+      ["Priority", Field.goValue(typeof c.priority === "number" ? c.priority : 0)],
+      ["JSONPath", Field.goValue(str(c.jsonPath))]
+    ])
+  const selectable = (f: JsonObject) => Field.goStruct("apiextensions.SelectableField", [["JSONPath", Field.goValue(str(f.jsonPath))]])
+  const items = versions.map((raw) => {
+    const v = isObject(raw) ? raw : {}
+    return Field.goStruct(type, [
+      ["Name", Field.goValue(str(v.name))],
+      ["Served", Field.goValue(v.served === true)],
+      ["Storage", Field.goValue(v.storage === true)],
+      ["Deprecated", Field.goValue(v.deprecated === true)],
+      ["DeprecationWarning", pointer("string", v.deprecationWarning)],
+      ["Schema", pointer("apiextensions.CustomResourceValidation", v.schema)],
+      ["Subresources", pointer("apiextensions.CustomResourceSubresources", v.subresources)],
+      ["AdditionalPrinterColumns", list("apiextensions.CustomResourceColumnDefinition", v.additionalPrinterColumns, column)],
+      ["SelectableFields", list("apiextensions.SelectableField", v.selectableFields, selectable)]
+    ]).text
+  })
+  return new Field.GoValue(`[]${type}{${items.join(", ")}}`)
+}
+
 /** `validateV1EventSeries`. */
 const eventSeries = (obj: JsonObject, errors: Errors): void => {
   const series = obj.series
@@ -375,7 +416,9 @@ export const customResourceDefinition: ReadonlyArray<Rule> = [
     }
     oneOf(["Cluster", "Namespaced"], "required")(spec.scope, "spec.scope", errors)
     const versions = Array.isArray(spec.versions) ? spec.versions : []
-    if (versions.length === 0) errors.push(Field.invalid("spec.versions", new Field.GoValue("[]apiextensions.CustomResourceDefinitionVersion(nil)"), "must have exactly one version marked as storage version"))
+    if (versions.length === 0) {
+      errors.push(Field.invalid("spec.versions", goVersions(spec.versions), "must have exactly one version marked as storage version"))
+    }
     let storage = 0
     const seen = new Set<string>()
     let unique = true
@@ -392,12 +435,12 @@ export const customResourceDefinition: ReadonlyArray<Rule> = [
       else structural(schema, child(at, "schema.openAPIV3Schema"), errors, true)
     })
     if (!unique) {
-      errors.push(Field.invalid("spec.versions", new Field.GoValue("[]apiextensions.CustomResourceDefinitionVersion{...}"), "must contain unique version names"))
+      errors.push(Field.invalid("spec.versions", goVersions(versions), "must contain unique version names"))
     }
     if (versions.length > 0 && storage !== 1) {
       errors.push(Field.invalid(
         "spec.versions",
-        new Field.GoValue("[]apiextensions.CustomResourceDefinitionVersion{...}"),
+        goVersions(versions),
         "must have exactly one version marked as storage version"
       ))
     }
