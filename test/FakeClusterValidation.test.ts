@@ -253,6 +253,22 @@ describe("FakeCluster validation as kube-apiserver v1.35 answers", () => {
       })
     )
     assert.strictEqual(relabelled.eventTime, eventTime)
+    // a struct's new value is the internal type's %#v, a time its String, a nil pointer "null"
+    await invalid(
+      send("PATCH", `${events}/scaled`, {
+        regarding: { kind: "Deployment", name: "api" },
+        deprecatedLastTimestamp: "2026-12-01T10:30:00Z",
+        related: null
+      }),
+      `Event.events.k8s.io "scaled" is invalid: [involvedObject: Invalid value: core.ObjectReference{Kind:"Deployment", ` +
+        `Namespace:"default", Name:"api", UID:"", APIVersion:"", ResourceVersion:"", FieldPath:""}: field is immutable, ` +
+        `lastTimestamp: Invalid value: 2026-12-01 10:30:00 +0000 UTC: field is immutable]`
+    )
+    await invalid(
+      send("PATCH", `${events}/scaled`, { related: { kind: "Pod", name: "web-1" } }),
+      `Event.events.k8s.io "scaled" is invalid: related: Invalid value: core.ObjectReference{Kind:"Pod", Namespace:"", ` +
+        `Name:"web-1", UID:"", APIVersion:"", ResourceVersion:"", FieldPath:""}: field is immutable`
+    )
   })
 
   it("CustomResourceDefinition: named <plural>.<group>, its names, scope and versions", async () => {

@@ -165,6 +165,69 @@ const goVersions = (versions: unknown): Field.GoValue => {
   return new Field.GoValue(`[]${type}{${items.join(", ")}}`)
 }
 
+/** A time as Go's `time.Time.String` writes it in UTC (`2026-12-01 09:00:00.5 +0000 UTC`); the zero time when unset. */
+const goTime = (value: unknown): string => {
+  const m = typeof value === "string" ? /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)(?:\.(\d+))?Z$/.exec(value) : null
+  if (m === null) return "0001-01-01 00:00:00 +0000 UTC"
+  const fraction = (m[3] ?? "").replace(/0+$/, "")
+  return `${m[1]} ${m[2]}${fraction === "" ? "" : `.${fraction}`} +0000 UTC`
+}
+
+/** A time as Go's `%#v` writes one inside a struct (`time.Time`'s GoString). */
+const goTimeLiteral = (value: unknown): string => {
+  const m = typeof value === "string" ? /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d+))?Z$/.exec(value) : null
+  if (m === null) return "time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC)"
+  const months = "January February March April May June July August September October November December".split(" ")
+  const nanos = Number((m[7] ?? "").padEnd(9, "0").slice(0, 9))
+  const [y, mo, d, h, mi, sec] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
+  return `time.Date(${y}, time.${months[mo - 1]}, ${d}, ${h}, ${mi}, ${sec}, ${nanos}, time.UTC)`
+}
+
+/**
+ * The new value of an Event's field that may not change, as `field.Invalid` prints it: a string
+ * quoted, a time by its String method, a struct (the internal core types) by `%#v`, a nil pointer
+ * as "null".
+ */
+const goEventValue = (field: string, value: unknown): Field.GoValue | string | number => {
+  const ref = (r: JsonObject) =>
+    Field.goStruct("core.ObjectReference", [
+      ["Kind", Field.goValue(str(r.kind))],
+      ["Namespace", Field.goValue(str(r.namespace))],
+      ["Name", Field.goValue(str(r.name))],
+      ["UID", Field.goValue(str(r.uid))],
+      ["APIVersion", Field.goValue(str(r.apiVersion))],
+      ["ResourceVersion", Field.goValue(str(r.resourceVersion))],
+      ["FieldPath", Field.goValue(str(r.fieldPath))]
+    ])
+  switch (field) {
+    case "regarding":
+      return ref(isObject(value) ? value : {})
+    case "related":
+      return isObject(value) ? ref(value) : "null"
+    case "deprecatedSource": {
+      const source = isObject(value) ? value : {}
+      return Field.goStruct("core.EventSource", [
+        ["Component", Field.goValue(str(source.component))],
+        ["Host", Field.goValue(str(source.host))]
+      ])
+    }
+    case "series":
+      if (!isObject(value)) return "null"
+      return Field.goStruct("core.EventSeries", [
+        ["Count", Field.goValue(typeof value.count === "number" ? value.count : 0)],
+        ["LastObservedTime", new Field.GoValue(`v1.MicroTime{Time:${goTimeLiteral(value.lastObservedTime)}}`)]
+      ])
+    case "eventTime":
+    case "deprecatedFirstTimestamp":
+    case "deprecatedLastTimestamp":
+      return new Field.GoValue(goTime(value))
+    case "deprecatedCount":
+      return typeof value === "number" ? value : 0
+    default:
+      return typeof value === "string" ? value : ""
+  }
+}
+
 /** `validateV1EventSeries`. */
 const eventSeries = (obj: JsonObject, errors: Errors): void => {
   const series = obj.series
@@ -232,7 +295,7 @@ export const event: ReadonlyArray<Rule> = [
       if (!deepEqual(obj.series, old.series)) eventSeries(obj, errors)
       for (const [f, path] of immutableEventFields) {
         const same = f === "eventTime" ? microInstant(obj[f]) === microInstant(old[f]) : deepEqual(obj[f], old[f])
-        if (!same) errors.push(Field.immutable(path, Field.goValue(obj[f] ?? "")))
+        if (!same) errors.push(Field.immutable(path, goEventValue(f, obj[f])))
       }
       return
     }
