@@ -376,7 +376,8 @@ export const installKubelet = (state: FakeState, config: KubeletConfig): void =>
         }
         const message = `back-off ${goSeconds(backOffMs)} restarting failed container=${String(cs.name)} ` +
           `pod=${name}_${namespace}(${uid})`
-        return { ...cs, state: { waiting: { reason: "CrashLoopBackOff", message } }, lastState, ready: false, started: false }
+        const state = { waiting: { reason: "CrashLoopBackOff", message } }
+        return { ...cs, state, lastState, ready: false, started: false }
       })
       if (backOffMs === 0) return
       const unready = statuses.map((cs) => String(cs.name)).join(" ")

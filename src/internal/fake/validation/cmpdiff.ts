@@ -91,7 +91,7 @@ const fieldsOf = (type: string): ReadonlyArray<GoField> | undefined => {
   return fields
 }
 
-/** `core/v1.Container` -> `core.Container`, `meta/v1.LabelSelector` -> `v1.LabelSelector`, as the internal types are named. */
+/** The internal type's name: `core/v1.Container` -> `core.Container`, `meta/v1.LabelSelector` -> `v1.LabelSelector`. */
 const goTypeName = (type: string): string => {
   if (type.startsWith("internal.")) return `core.${type.slice("internal.".length)}`
   const m = /^([a-z0-9]+)\/v[0-9a-z]+\.(\w+)$/.exec(type)
@@ -137,7 +137,9 @@ const isZero = (v: unknown, f: GoField): boolean => {
 
 /** Go equality of two values of a field (`apiequality.Semantic.DeepEqual`, absent as zero). */
 const equal = (a: unknown, b: unknown, f: GoField): boolean => {
-  if (isNil(a) || isNil(b)) return (f.repeated || isMap(f) || f.pointer) ? isNil(a) && isNil(b) : isZero(a, f) && isZero(b, f)
+  if (isNil(a) || isNil(b)) {
+    return (f.repeated || isMap(f) || f.pointer) ? isNil(a) && isNil(b) : isZero(a, f) && isZero(b, f)
+  }
   if (f.repeated) {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false
     const one = { ...f, repeated: false }
@@ -162,7 +164,11 @@ const quote = (s: string): string => JSON.stringify(s)
 /** A Quantity as cmp prints one (its unexported amount elided, its cached string, its format). */
 const quantity = (v: unknown): string => {
   const s = String(v)
-  const format = /[KMGTPE]i$/.test(s) ? "BinarySI" : /e/i.test(s.replace(/[KMGTPE]i?$/, "")) ? "DecimalExponent" : "DecimalSI"
+  const format = /[KMGTPE]i$/.test(s)
+    ? "BinarySI"
+    : /e/i.test(s.replace(/[KMGTPE]i?$/, ""))
+    ? "DecimalExponent"
+    : "DecimalSI"
   return `{i: {...}, s: ${quote(s)}, Format: ${quote(format)}}`
 }
 
@@ -198,21 +204,45 @@ const formatValue = (v: unknown, f: GoField, typed: boolean): string => {
     return `${pointer}${typed ? goTypeName(f.type) : ""}{${body.join(", ")}}`
   }
   if (f.type === "resource.Quantity") return quantity(v)
-  if (f.type === "intstr.IntOrString") return typeof v === "number" ? `{IntVal: ${v}}` : `{Type: 1, StrVal: ${quote(String(v))}}`
+  if (f.type === "intstr.IntOrString") {
+    return typeof v === "number" ? `{IntVal: ${v}}` : `{Type: 1, StrVal: ${quote(String(v))}}`
+  }
   return `${pointer}${typeof v === "string" ? quote(v) : String(v)}`
 }
 
 /** One record of a list: a line (`key: value`), a nested list, or the count of elided equal records. */
 type DiffRecord =
   | { readonly _tag: "Line"; readonly diff: " " | "-" | "+"; readonly key: string; readonly value: string }
-  | { readonly _tag: "Nested"; readonly key: string; readonly open: string; readonly records: ReadonlyArray<DiffRecord> }
+  | {
+    readonly _tag: "Nested"
+    readonly key: string
+    readonly open: string
+    readonly records: ReadonlyArray<DiffRecord>
+  }
   | { readonly _tag: "Ellipsis"; readonly count: number; readonly name: string }
 
+/** One record to compare: its key (a Go field name, none for an element), the old and new values, their field. */
+interface DiffItem {
+  readonly key: string
+  readonly a: unknown
+  readonly b: unknown
+  readonly field: GoField
+}
+
+/** The records of a struct's fields. */
+const fieldItems = (fields: ReadonlyArray<GoField>, a: JsonObject, b: JsonObject): Array<DiffItem> =>
+  fields.map((g) => ({ key: g.name, a: valueIn(a, g), b: valueIn(b, g), field: g }))
+
+/** An element only one side of a slice has. */
+const element = (diff: "-" | "+", value: unknown, f: GoField): DiffRecord => ({
+  _tag: "Line",
+  diff,
+  key: "",
+  value: formatValue(value, f, false)
+})
+
 /** The records of one struct, slice or map: equal runs cut to two records of context, changes shown. */
-const diffList = (
-  items: ReadonlyArray<{ readonly key: string; readonly a: unknown; readonly b: unknown; readonly field: GoField }>,
-  name: string
-): Array<DiffRecord> => {
+const diffList = (items: ReadonlyArray<DiffItem>, name: string): Array<DiffRecord> => {
   const out: Array<DiffRecord> = []
   const same = items.map((it) => equal(it.a, it.b, it.field))
   // runs of equal and of changed records, as coalesceAdjacentRecords groups them
@@ -238,7 +268,7 @@ const diffList = (
   return out
 }
 
-const equalLine = (it: { readonly key: string; readonly b: unknown; readonly field: GoField }): DiffRecord => ({
+const equalLine = (it: DiffItem): DiffRecord => ({
   _tag: "Line",
   diff: " ",
   key: it.key,
@@ -250,12 +280,12 @@ const equalLine = (it: { readonly key: string; readonly b: unknown; readonly fie
  * against nil, one field of a one-field struct, an empty slice against one element); else the
  * old value removed and the new one inserted, typed.
  */
-const changed = (it: { readonly key: string; readonly a: unknown; readonly b: unknown; readonly field: GoField }): Array<DiffRecord> => {
+const changed = (it: DiffItem): Array<DiffRecord> => {
   const f = it.field
   const fields = fieldsOf(f.type)
   const { a, b } = it
   if (!f.repeated && !isMap(f) && fields !== undefined && fields.length > 1 && isObject(a) && isObject(b)) {
-    const records = diffList(fields.map((g) => ({ key: g.name, a: valueIn(a, g), b: valueIn(b, g), field: g })), "field")
+    const records = diffList(fieldItems(fields, a, b), "field")
     const open = `${f.pointer ? "&" : ""}${it.key === "" ? "" : goTypeName(f.type)}{`
     return [{ _tag: "Nested", key: it.key, open, records }]
   }
@@ -264,8 +294,8 @@ const changed = (it: { readonly key: string; readonly a: unknown; readonly b: un
     const records: Array<DiffRecord> = []
     const paired = Math.min(a.length, b.length)
     records.push(...diffList(a.slice(0, paired).map((x, i) => ({ key: "", a: x, b: b[i], field: one })), "element"))
-    for (const x of a.slice(paired)) records.push({ _tag: "Line", diff: "-", key: "", value: formatValue(x, one, false) })
-    for (const y of b.slice(paired)) records.push({ _tag: "Line", diff: "+", key: "", value: formatValue(y, one, false) })
+    for (const x of a.slice(paired)) records.push(element("-", x, one))
+    for (const y of b.slice(paired)) records.push(element("+", y, one))
     return [{ _tag: "Nested", key: it.key, open: `${it.key === "" ? "" : typeOf(f)}{`, records }]
   }
   // both sides are there (a field), nil or not: `- Limits: nil,` then `+ Limits: core.ResourceList{...},`
@@ -314,7 +344,7 @@ const render = (records: ReadonlyArray<DiffRecord>, depth: number, lines: Array<
 export const cmpDiff = (type: string, before: JsonObject, after: JsonObject): string => {
   const [old, now] = type === "core/v1.PodSpec" ? [internalPodSpec(before), internalPodSpec(after)] : [before, after]
   const fields = fieldsOf(type) ?? []
-  const records = diffList(fields.map((f) => ({ key: f.name, a: valueIn(old, f), b: valueIn(now, f), field: f })), "field")
+  const records = diffList(fieldItems(fields, old, now), "field")
   const lines = [`  ${goTypeName(type)}{`]
   render(records, 1, lines)
   lines.push("  }")

@@ -133,13 +133,15 @@ export const lease: ReadonlyArray<Rule> = [
 const goVersions = (versions: unknown): Field.GoValue => {
   const type = "apiextensions.CustomResourceDefinitionVersion"
   if (!Array.isArray(versions)) return new Field.GoValue(`[]${type}(nil)`)
-  const pointer = (t: string, v: unknown) => new Field.GoValue(`(*${t})(${v === undefined || v === null ? "nil" : "0xc000a3c000"})`)
+  const pointer = (t: string, v: unknown) =>
+    new Field.GoValue(`(*${t})(${v === undefined || v === null ? "nil" : "0xc000a3c000"})`)
   const list = (t: string, items: unknown, print: (item: JsonObject) => Field.GoValue) =>
     new Field.GoValue(
       Array.isArray(items) ? `[]${t}{${items.map((i) => print(isObject(i) ? i : {}).text).join(", ")}}` : `[]${t}(nil)`
     )
+  const columnType = "apiextensions.CustomResourceColumnDefinition"
   const column = (c: JsonObject) =>
-    Field.goStruct("apiextensions.CustomResourceColumnDefinition", [
+    Field.goStruct(columnType, [
       ["Name", Field.goValue(str(c.name))],
       ["Type", Field.goValue(str(c.type))],
       ["Format", Field.goValue(str(c.format))],
@@ -147,7 +149,8 @@ const goVersions = (versions: unknown): Field.GoValue => {
       ["Priority", Field.goValue(typeof c.priority === "number" ? c.priority : 0)],
       ["JSONPath", Field.goValue(str(c.jsonPath))]
     ])
-  const selectable = (f: JsonObject) => Field.goStruct("apiextensions.SelectableField", [["JSONPath", Field.goValue(str(f.jsonPath))]])
+  const selectable = (f: JsonObject) =>
+    Field.goStruct("apiextensions.SelectableField", [["JSONPath", Field.goValue(str(f.jsonPath))]])
   const items = versions.map((raw) => {
     const v = isObject(raw) ? raw : {}
     return Field.goStruct(type, [
@@ -158,7 +161,7 @@ const goVersions = (versions: unknown): Field.GoValue => {
       ["DeprecationWarning", pointer("string", v.deprecationWarning)],
       ["Schema", pointer("apiextensions.CustomResourceValidation", v.schema)],
       ["Subresources", pointer("apiextensions.CustomResourceSubresources", v.subresources)],
-      ["AdditionalPrinterColumns", list("apiextensions.CustomResourceColumnDefinition", v.additionalPrinterColumns, column)],
+      ["AdditionalPrinterColumns", list(columnType, v.additionalPrinterColumns, column)],
       ["SelectableFields", list("apiextensions.SelectableField", v.selectableFields, selectable)]
     ]).text
   })
@@ -480,7 +483,8 @@ export const customResourceDefinition: ReadonlyArray<Rule> = [
     oneOf(["Cluster", "Namespaced"], "required")(spec.scope, "spec.scope", errors)
     const versions = Array.isArray(spec.versions) ? spec.versions : []
     if (versions.length === 0) {
-      errors.push(Field.invalid("spec.versions", goVersions(spec.versions), "must have exactly one version marked as storage version"))
+      const message = "must have exactly one version marked as storage version"
+      errors.push(Field.invalid("spec.versions", goVersions(spec.versions), message))
     }
     let storage = 0
     const seen = new Set<string>()
