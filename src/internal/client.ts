@@ -43,7 +43,14 @@ import {
 import { KubeConfig, type Credentials, type Service as KubeConfigService } from "../KubeConfig.js"
 import { type Policy, RequestPolicy } from "../RequestPolicy.js"
 import { malformed } from "./codec.js"
-import { abortRequest, currentCredentials, currentDeadline, type Deadline, enforcesDeadline } from "./credentials.js"
+import {
+  abortRequest,
+  currentCredentials,
+  currentDeadline,
+  type Deadline,
+  enforcesDeadline,
+  responseHeader
+} from "./credentials.js"
 import * as Impersonate from "./kubeconfig/impersonate.js"
 import { errorBodyBytes, exceeded, isBoundedText, reachedIn, readTextWithin } from "./limits.js"
 import { pathWithQuery, type Spec, toHttpRequest } from "./request/spec.js"
@@ -335,7 +342,7 @@ const sendWith = <R>(
   const checked = (response: HttpClientResponse.HttpClientResponse) => {
     const answer = response.status >= 200 && response.status < 300 ? Effect.succeed(response) : failFor(spec, response)
     // the warnings of any answer, 2xx or not, reach the Warnings service (or the log)
-    const warning = response.headers["warning"]
+    const warning = responseHeader(response, "warning")
     return warning === undefined ? answer : Effect.andThen(reportWarnings(spec, warning), answer)
   }
   return Effect.flatMap(sendOnce(client, config, request), (response) =>
