@@ -45,15 +45,20 @@ export const duration: Metric.Histogram<number> = Metric.histogram(durationName,
 // One metric per attribute set, made once: the same series as `Metric.withAttributes(requests, ...)`
 // (a series is named by the metric's name, description and attributes), but an update does not merge
 // the attributes and rebuild the series key each time (measured: ~0.5 against ~2.7 µs of CPU per request).
-const counters = new Map<string, Metric.Counter<number>>()
+// Looked up by verb, method and code in turn, so that finding one makes no string.
+const counters = new Map<string, Map<string, Map<number | undefined, Metric.Counter<number>>>>()
 const histograms = new Map<string, Metric.Histogram<number>>()
 
-const counterFor = (verb: string, method: string, code: string): Metric.Counter<number> => {
-  const key = `${verb} ${method} ${code}`
-  let metric = counters.get(key)
+const counterFor = (verb: string, method: string, code: number | undefined): Metric.Counter<number> => {
+  let byMethod = counters.get(verb)
+  if (byMethod === undefined) counters.set(verb, byMethod = new Map())
+  let byCode = byMethod.get(method)
+  if (byCode === undefined) byMethod.set(method, byCode = new Map())
+  let metric = byCode.get(code)
   if (metric === undefined) {
-    metric = Metric.counter(requestsName, { ...requestsOptions, attributes: { verb, method, code } })
-    counters.set(key, metric)
+    const attributes = { verb, method, code: code === undefined ? "error" : String(code) }
+    metric = Metric.counter(requestsName, { ...requestsOptions, attributes })
+    byCode.set(code, metric)
   }
   return metric
 }
@@ -148,7 +153,7 @@ export const record = (spec: Spec, startNanos: bigint, endNanos: bigint, code: n
   Effect.withFiber((fiber) => {
     const { verb } = spec.operation
     const context = fiber.context
-    counterFor(verb, spec.method, code === undefined ? "error" : String(code)).updateUnsafe(1, context)
+    counterFor(verb, spec.method, code).updateUnsafe(1, context)
     histogramFor(verb).updateUnsafe(Number(endNanos - startNanos) / 1e9, context)
     const span = fiber.cache.span
     // without a tracer the span in context is not this request's (it has none) but the caller's
