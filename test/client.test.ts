@@ -313,7 +313,7 @@ describe("the Node transport's request path", () => {
       assert.deepStrictEqual(effectClientSpans.map((s) => [s.name, s.attributes.get("url.path")]), [["GET", "/healthz"]])
     }))
 
-  it.effect("with no tracer installed no kube.<verb> span is made: the caller's trace context is sent, its span left as it was", () =>
+  it.effect("without a tracer no kube.<verb> span is made: the caller's trace context is sent, its span untouched", () =>
     Effect.gen(function*() {
       const seen: Array<Http.IncomingHttpHeaders> = []
       const server = yield* serveStalling(() => false, seen)
@@ -328,6 +328,20 @@ describe("the Node transport's request path", () => {
       // and none at all outside a span
       yield* configMaps.get("cfg").pipe(Effect.provide(Layer.merge(Loopback.layer(server.url), noRetries)))
       assert.isUndefined(seen[1]!.traceparent)
+    }))
+
+  it.live("under the transport's deadline a Warnings service that does not return is cut at the request's timeout", () =>
+    Effect.gen(function*() {
+      const server = yield* Loopback.serve((_req, res) => {
+        res.setHeader("warning", '299 - "slow to report"')
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(JSON.stringify(configMap))
+      })
+      const policy = RequestPolicy.layer({ timeout: "200 millis", readRetries: Schedule.recurs(0) })
+      const error = yield* Effect.flip(configMaps.get("cfg")).pipe(
+        Effect.provide(Layer.mergeAll(Loopback.layer(server.url), policy, Warnings.layer(() => Effect.never)))
+      )
+      assert.strictEqual(error._tag, "RequestTimeout")
     }))
 
   it.effect("a Warning header sent twice reaches the Warnings service as two warnings", () =>

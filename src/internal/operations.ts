@@ -43,7 +43,10 @@ export const get = <A, I>(
     const spec = request.get(target.resource, namespace, name, options)
     // the 404 is caught around the decoding too (which never fails with an ApiError): one Option made, not two
     return Effect.catchIf(
-      Effect.flatMap(client.sendJson(spec), (json) => Effect.map(decodeObject(target.resource, json, spec), Option.some)),
+      Effect.flatMap(
+        client.sendJson(spec),
+        (json) => Effect.map(decodeObject(target.resource, json, spec), Option.some)
+      ),
       ApiError.isNotFound,
       () => Effect.succeed(Option.none<A>())
     )

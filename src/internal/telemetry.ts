@@ -110,15 +110,17 @@ const tracing = (fiber: Fiber.Fiber<unknown, unknown>): boolean =>
   fiber.cache.tracer !== undefined && fiber.cache.tracerEnabled
 
 /**
- * Runs an operation in its span; `server` (the cluster's URL) makes `url.full`. With no
+ * Runs an operation (about to run on `fiber`) in its span; `server` (the cluster's URL) makes `url.full`. With no
  * tracer installed it runs without one: the span, its attributes and its clock reads cost a
  * GET ~25-30 µs of CPU, for a span nobody sees.
  */
-export const withSpan =
-  (spec: Spec, server?: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.withFiber((fiber) =>
-      tracing(fiber) ? Effect.withSpan(effect, spanName(spec), spanOptions(spec, server)) : effect
-    )
+export const withSpan = <A, E, R>(
+  fiber: Fiber.Fiber<unknown, unknown>,
+  spec: Spec,
+  server: string | undefined,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> =>
+  tracing(fiber) ? Effect.withSpan(effect, spanName(spec), spanOptions(spec, server)) : effect
 
 /**
  * A streaming operation (a watch, a followed log) in its span, which lasts as long as the
@@ -149,19 +151,23 @@ export const scopedStreamInSpan = <A, E, R, E2, R2>(
  * application set in `Metric.CurrentMetricAttributes`, as `Metric.update` would), not
  * through an Effect per metric: this runs for every request.
  */
-export const record = (spec: Spec, startNanos: bigint, endNanos: bigint, code: number | undefined): Effect.Effect<void> =>
-  Effect.withFiber((fiber) => {
-    const { verb } = spec.operation
-    const context = fiber.context
-    counterFor(verb, spec.method, code).updateUnsafe(1, context)
-    histogramFor(verb).updateUnsafe(Number(endNanos - startNanos) / 1e9, context)
-    const span = fiber.cache.span
-    // without a tracer the span in context is not this request's (it has none) but the caller's
-    if (code !== undefined && span !== undefined && span._tag === "Span" && tracing(fiber)) {
-      span.attribute("http.response.status_code", code)
-    }
-    return Effect.void
-  })
+export const recordUnsafe = (
+  fiber: Fiber.Fiber<unknown, unknown>,
+  spec: Spec,
+  startNanos: bigint,
+  endNanos: bigint,
+  code: number | undefined
+): void => {
+  const { verb } = spec.operation
+  const context = fiber.context
+  counterFor(verb, spec.method, code).updateUnsafe(1, context)
+  histogramFor(verb).updateUnsafe(Number(endNanos - startNanos) / 1e9, context)
+  const span = fiber.cache.span
+  // without a tracer the span in context is not this request's (it has none) but the caller's
+  if (code !== undefined && span !== undefined && span._tag === "Span" && tracing(fiber)) {
+    span.attribute("http.response.status_code", code)
+  }
+}
 
 /** Puts attributes on the current span (the operation's), when there is one that records. */
 export const annotate = (attributes: Record<string, unknown>): Effect.Effect<void> =>
