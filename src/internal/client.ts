@@ -226,14 +226,16 @@ const httpText = (code: number): string => (code >= 500 ? "server error" : code 
  * The trace context of the current span (the operation's `kube.<verb>` span), as
  * `HttpClient.make` would send it: none when the tracer is off, propagation is turned off
  * (`HttpClient.TracerPropagationEnabled`, `Tracer.DisablePropagation`), the application's
- * `HttpClient.TracerDisabledWhen` matches the request, or there is no span to carry.
+ * `HttpClient.TracerDisabledWhen` matches the request, or there is no span to carry (asked
+ * first: without a tracer and outside a span, the usual case, nothing else is looked up).
  */
 const traceHeaders = (
   fiber: Fiber.Fiber<unknown, unknown>,
   request: HttpClientRequest.HttpClientRequest
 ): Headers.Headers | undefined => {
   if (
-    !fiber.cache.tracerEnabled || !fiber.getRef(HttpClient.TracerPropagationEnabled) ||
+    fiber.cache.span === undefined || !fiber.cache.tracerEnabled ||
+    !fiber.getRef(HttpClient.TracerPropagationEnabled) ||
     fiber.getRef(Tracer.DisablePropagation) || fiber.getRef(HttpClient.TracerDisabledWhen)(request)
   ) {
     return undefined
