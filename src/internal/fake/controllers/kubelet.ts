@@ -26,7 +26,8 @@ import {
   isSeed,
   metadataOf,
   removeObject,
-  setCondition
+  setCondition,
+  updateObject
 } from "./api.js"
 import { keyFor, splitKey, WorkQueue } from "./queue.js"
 
@@ -62,7 +63,8 @@ const nextPodIP = (state: FakeState): string => {
 /**
  * A copy of a pod with the status a kubelet reports in `phase`: conditions, container
  * statuses (with their logs' exit codes once terminated), IPs and start time. `admitted`:
- * the kubelet has the pod (Pending with a start time and its node's IP).
+ * the kubelet has the pod (Pending with a start time and its node's IP). `next` is the
+ * copy to change (its status is).
  *
  * @internal
  */
@@ -74,9 +76,9 @@ export const podWithPhase = (
     readonly reason?: string | undefined
     readonly message?: string | undefined
     readonly admitted?: boolean | undefined
-  } = {}
+  } = {},
+  next: JsonObject = pod.copy()
 ): JsonObject => {
-  const next = pod.copy()
   const status = child(next, "status")
   const at = state.now()
   const previous = Array.isArray(status.conditions) ? (status.conditions as Array<JsonObject>) : []
@@ -302,11 +304,10 @@ export const installKubelet = (state: FakeState, config: KubeletConfig): void =>
     return config.simulate?.completePods !== true && policy !== "Never" && policy !== "OnFailure"
   }
   const writePhase = (pod: Entry, phase: Phase, admitted = false): Entry => {
-    const next = podWithPhase(state, pod, phase, { admitted })
+    // the spec is the stored one: a status write leaves it, and its JSON, as they were
+    const next = podWithPhase(state, pod, phase, { admitted }, pod.statusCopy())
     child(next, "status").observedGeneration = pod.generation
-    return editObject(state, podKind(state), pod, (draft) => {
-      draft.status = next.status
-    })
+    return updateObject(state, podKind(state), pod, next)
   }
   const logLines = (pod: Entry, lines: (container: string) => ReadonlyArray<string>) => {
     if (config.simulate === undefined) return
