@@ -259,11 +259,11 @@ export const installScheduler = (state: FakeState, nodeName: string): void => {
     const kind = podKind(state)
     const pod = entryOf(state, kind, namespace, name)
     if (pod === undefined || !wantsScheduling(pod)) return
-    editObject(state, kind, pod, (draft) => {
-      child(draft, "spec").nodeName = nodeName
-      const status = child(draft, "status")
-      setCondition(status, { type: "PodScheduled", status: "True" }, state.now(), { lastProbeTime: true })
-    }, { keepGeneration: true })
+    // the binding sets only spec.nodeName: the spec's parts are the stored ones, not copies
+    const draft = pod.statusCopy()
+    draft.spec = { ...specOf(pod.obj), nodeName }
+    setCondition(child(draft, "status"), { type: "PodScheduled", status: "True" }, state.now(), { lastProbeTime: true })
+    updateObject(state, kind, pod, draft, { keepGeneration: true })
   })
   state.onWrite((kind, entry, prev) => {
     if (kind.group !== "" || kind.plural !== "pods" || isSeed(entry, prev)) return
