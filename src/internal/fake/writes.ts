@@ -752,7 +752,8 @@ export const updateObject = (
   }
   let next: JsonObject
   if (typeof change === "function") {
-    const draft = entry.copy()
+    // all of it copied, managedFields too (see `Entry.copy`): the test's function may change anything in place
+    const draft = clone(entry.obj)
     const result = change(draft as unknown as FakeObject)
     next = result === undefined ? draft : clone(result as unknown as JsonObject)
   } else {
