@@ -363,6 +363,7 @@ const scriptedServer = (
       readonly url: string
       readonly arrivals: Array<Arrival>
       readonly connections: () => number
+      readonly sessions: ReadonlyArray<NodeHttp2.Http2Session>
       /** Cuts every connection: its sockets destroyed, no GOAWAY. */
       readonly cut: () => void
       readonly answer: (arrival: Arrival, stream: NodeHttp2.ServerHttp2Stream) => void
@@ -409,6 +410,7 @@ const scriptedServer = (
           url: `https://127.0.0.1:${(server.address() as Net.AddressInfo).port}`,
           arrivals,
           connections: () => sessions.length,
+          sessions,
           cut: () => {
             for (const socket of sockets) socket.destroy()
           },
@@ -499,5 +501,17 @@ describe("a request the server refused unprocessed is sent again (RFC 9113 §8.7
         const read = yield* cms.get("after-drop")
         assert.strictEqual(Option.getOrThrow(read).metadata?.name, "after-drop", "the next request dials again")
       }).pipe(Effect.provide(layerFor(server.url)))
+    }), 30_000)
+})
+
+describe("flow control", () => {
+  it.live("the server may send 4 MiB a stream and 1 GiB on the connection before it waits, as Go's transport allows", () =>
+    Effect.gen(function*() {
+      const server = yield* scriptedServer((arrival, stream) => server.answer(arrival, stream))
+      yield* cms.get("one").pipe(Effect.provide(layerFor(server.url)))
+      const session = server.sessions[0]!
+      assert.strictEqual(session.remoteSettings.initialWindowSize, 4 * 1024 * 1024, "the window of each stream")
+      // what the server may still send on the connection: the client's window, less the answer not yet acknowledged
+      assert.isAbove(session.state.remoteWindowSize ?? 0, 1024 * 1024 * 1024 - 64 * 1024, "the connection's window")
     }), 30_000)
 })

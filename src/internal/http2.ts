@@ -51,6 +51,18 @@ export interface Health {
 /** client-go's `ReadIdleTimeout` and `PingTimeout`. @internal */
 export const defaultHealth: Health = { pingIntervalMs: 30_000, pingTimeoutMs: 15_000 }
 
+/**
+ * The flow-control windows the client gives the server: per stream and for the whole
+ * connection, Go's transport's (client-go's; `transportDefaultStreamFlow` 4 MiB and
+ * `transportDefaultConnFlow` 1 GiB). Undici's (256 KiB and 512 KiB) let the server send at
+ * most that much a round trip: through a link of 1 Gbit/s and 20 ms round trip, a 2 MB
+ * page of 500 pods took 285 ms against 134 ms over HTTP/1.1, and four at once 1,111 ms
+ * against 367 (the connection's window shared by every stream on it); with these, 116 and
+ * 375 ms. A stream whose reader is slow holds at most its window in memory.
+ */
+const streamWindowBytes = 4 * 1024 * 1024
+const connectionWindowBytes = 1024 * 1024 * 1024
+
 /** The streams a connection is given before the server's SETTINGS say (Go's assumption, RFC 9113's floor). */
 const initialStreams = 100
 
@@ -347,6 +359,8 @@ export class Negotiated extends Undici.DispatcherBase {
     this.connector = Undici.buildConnector({ ...connect, allowH2: true })
     this.clientOptions = {
       allowH2: true,
+      initialWindowSize: streamWindowBytes,
+      connectionWindowSize: connectionWindowBytes,
       bodyTimeout: 0,
       headersTimeout: 0,
       ...(maxHeaderSize !== undefined ? { maxHeaderSize } : {})
