@@ -345,6 +345,8 @@ export class Negotiated extends Undici.DispatcherBase {
   private readonly hooks: Hooks
   private readonly connector: Undici.buildConnector.connector
   private readonly clientOptions: Undici.Client.Options
+  /** Why no request is sent any more: the pool was closed or destroyed. */
+  private ended: Error | undefined = undefined
 
   constructor(
     readonly origin: string,
@@ -409,6 +411,8 @@ export class Negotiated extends Undici.DispatcherBase {
 
   /** Sends a request again (`Replaying`), to a connection other than one going away. */
   private readonly resend = (options: Undici.Dispatcher.DispatchOptions, handler: Replaying): void => {
+    // a replay after the pool was closed would dial a connection nobody closes
+    if (this.ended !== undefined) return handler.onError(this.ended)
     this.route(options, handler)
   }
 
@@ -467,6 +471,7 @@ export class Negotiated extends Undici.DispatcherBase {
   override close(): Promise<void>
   override close(callback: () => void): void
   override close(callback?: () => void): Promise<void> | void {
+    this.ended ??= new Error("the cluster's connections were closed")
     const closed = Promise.all([...this.open].map((client) => client.close())).then(() => undefined)
     if (callback === undefined) return closed
     closed.then(callback, callback)
@@ -481,6 +486,7 @@ export class Negotiated extends Undici.DispatcherBase {
       ? new Error("the cluster's connections were closed")
       : first
     const callback = typeof first === "function" ? first : second
+    this.ended ??= error
     const waiting = this.waiting
     this.waiting = []
     for (const [, handler] of waiting) (handler as { onError?: (error: Error) => void }).onError?.(error)
