@@ -56,9 +56,10 @@ export const defaultHealth: Health = { pingIntervalMs: 30_000, pingTimeoutMs: 15
  * connection, Go's transport's (client-go's; `transportDefaultStreamFlow` 4 MiB and
  * `transportDefaultConnFlow` 1 GiB). Undici's (256 KiB and 512 KiB) let the server send at
  * most that much a round trip: through a link of 1 Gbit/s and 20 ms round trip, a 2 MB
- * page of 500 pods took 285 ms against 134 ms over HTTP/1.1, and four at once 1,111 ms
- * against 367 (the connection's window shared by every stream on it); with these, 116 and
- * 375 ms. A stream whose reader is slow holds at most its window in memory.
+ * page of 500 pods took 289 ms against 165 ms over HTTP/1.1, and four at once 1,108 ms
+ * against 489 (the connection's window shared by every stream on it); with these, 155 and
+ * 647 ms (`bench/h2-window.ts`). A stream whose reader is slow holds at most its window in
+ * memory.
  */
 const streamWindowBytes = 4 * 1024 * 1024
 const connectionWindowBytes = 1024 * 1024 * 1024
