@@ -20,6 +20,7 @@ import * as telemetry from "../src/internal/telemetry.js"
 import * as Kube from "../src/Kube.js"
 import * as Patch from "../src/Patch.js"
 import * as RequestPolicy from "../src/RequestPolicy.js"
+import * as Warnings from "../src/Warnings.js"
 import { ConfigMaps } from "../src/resources/ConfigMap.js"
 import { Pods } from "../src/resources/Pod.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
@@ -311,4 +312,47 @@ describe("the Node transport's request path", () => {
       const effectClientSpans = spans.filter((s) => s.kind === "client" && !s.name.startsWith("kube."))
       assert.deepStrictEqual(effectClientSpans.map((s) => [s.name, s.attributes.get("url.path")]), [["GET", "/healthz"]])
     }))
+
+  it.effect("without a tracer no kube.<verb> span is made: the caller's trace context is sent, its span untouched", () =>
+    Effect.gen(function*() {
+      const seen: Array<Http.IncomingHttpHeaders> = []
+      const server = yield* serveStalling(() => false, seen)
+      const caller = yield* Effect.gen(function*() {
+        yield* configMaps.get("cfg")
+        return yield* Effect.currentSpan
+      }).pipe(Effect.withSpan("caller"), Effect.provide(Layer.merge(Loopback.layer(server.url), noRetries)))
+      // the native tracer's span of the caller, not one of the request's own
+      assert.strictEqual(seen[0]!.traceparent, `00-${caller.traceId}-${caller.spanId}-01`)
+      assert.isFalse(caller.attributes.has("http.response.status_code"))
+      assert.isFalse(caller.attributes.has("kube.verb"))
+      // and none at all outside a span
+      yield* configMaps.get("cfg").pipe(Effect.provide(Layer.merge(Loopback.layer(server.url), noRetries)))
+      assert.isUndefined(seen[1]!.traceparent)
+    }))
+
+  it.live("under the transport's deadline a Warnings service that does not return is cut at the request's timeout", () =>
+    Effect.gen(function*() {
+      const server = yield* Loopback.serve((_req, res) => {
+        res.setHeader("warning", '299 - "slow to report"')
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(JSON.stringify(configMap))
+      })
+      const policy = RequestPolicy.layer({ timeout: "200 millis", readRetries: Schedule.recurs(0) })
+      const error = yield* Effect.flip(configMaps.get("cfg")).pipe(
+        Effect.provide(Layer.mergeAll(Loopback.layer(server.url), policy, Warnings.layer(() => Effect.never)))
+      )
+      assert.strictEqual(error._tag, "RequestTimeout")
+    }))
+
+  it.effect("a Warning header sent twice reaches the Warnings service as two warnings", () =>
+    Effect.gen(function*() {
+      const server = yield* Loopback.serve((_req, res) => {
+        res.setHeader("warning", ['299 - "first"', '299 - "second"'])
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(JSON.stringify(configMap))
+      })
+      const collected = yield* Warnings.Collected
+      yield* configMaps.get("cfg").pipe(Effect.provide(Layer.merge(Loopback.layer(server.url), noRetries)))
+      assert.deepStrictEqual((yield* collected.warnings).map((w) => w.text), ["first", "second"])
+    }).pipe(Effect.provide(Warnings.layerCollect)))
 })

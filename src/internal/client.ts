@@ -43,7 +43,14 @@ import {
 import { KubeConfig, type Credentials, type Service as KubeConfigService } from "../KubeConfig.js"
 import { type Policy, RequestPolicy } from "../RequestPolicy.js"
 import { malformed } from "./codec.js"
-import { abortRequest, currentCredentials, currentDeadline, type Deadline, enforcesDeadline } from "./credentials.js"
+import {
+  abortRequest,
+  currentCredentials,
+  currentDeadline,
+  type Deadline,
+  enforcesDeadline,
+  responseHeader
+} from "./credentials.js"
 import * as Impersonate from "./kubeconfig/impersonate.js"
 import { errorBodyBytes, exceeded, isBoundedText, reachedIn, readTextWithin } from "./limits.js"
 import { pathWithQuery, type Spec, toHttpRequest } from "./request/spec.js"
@@ -219,14 +226,16 @@ const httpText = (code: number): string => (code >= 500 ? "server error" : code 
  * The trace context of the current span (the operation's `kube.<verb>` span), as
  * `HttpClient.make` would send it: none when the tracer is off, propagation is turned off
  * (`HttpClient.TracerPropagationEnabled`, `Tracer.DisablePropagation`), the application's
- * `HttpClient.TracerDisabledWhen` matches the request, or there is no span to carry.
+ * `HttpClient.TracerDisabledWhen` matches the request, or there is no span to carry (asked
+ * first: without a tracer and outside a span, the usual case, nothing else is looked up).
  */
 const traceHeaders = (
   fiber: Fiber.Fiber<unknown, unknown>,
   request: HttpClientRequest.HttpClientRequest
 ): Headers.Headers | undefined => {
   if (
-    !fiber.cache.tracerEnabled || !fiber.getRef(HttpClient.TracerPropagationEnabled) ||
+    fiber.cache.span === undefined || !fiber.cache.tracerEnabled ||
+    !fiber.getRef(HttpClient.TracerPropagationEnabled) ||
     fiber.getRef(Tracer.DisablePropagation) || fiber.getRef(HttpClient.TracerDisabledWhen)(request)
   ) {
     return undefined
@@ -245,13 +254,15 @@ const traceHeaders = (
  * `HttpClient.make`: FakeCluster's, the fetch transport's) to add no `http.client` span of
  * its own. The transport finds the credentials in `currentCredentials` (a client
  * certificate is presented during the TLS handshake) rather than asking the auth
- * provider again; the Node transport sends a request that has them directly.
+ * provider again; the Node transport sends a request that has them directly. A deadline
+ * (`withDeadline`) is put in the same context, for the transport to abort the request by.
  */
 const executeKube = <R>(
   client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
   config: KubeConfigService,
   request: HttpClientRequest.HttpClientRequest,
-  credentials: Credentials
+  credentials: Credentials,
+  deadline: Deadline | undefined
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> =>
   Effect.withFiber<HttpClientResponse.HttpClientResponse, RequestError, R>((fiber) => {
     const authorization = authorizationOf(credentials, config)
@@ -263,8 +274,14 @@ const executeKube = <R>(
       : HttpClientRequest.setHeaders(impersonated, { ...trace, authorization })
     return Effect.updateContext(
       client.execute(sent),
-      (context: Context.Context<R>) =>
-        Context.add(Context.add(context, currentCredentials, credentials), HttpClient.TracerDisabledWhen, constTrue)
+      (context: Context.Context<R>) => {
+        const added = Context.add(
+          Context.add(context, currentCredentials, credentials),
+          HttpClient.TracerDisabledWhen,
+          constTrue
+        )
+        return deadline === undefined ? added : Context.add(added, currentDeadline, deadline)
+      }
     )
   })
 
@@ -276,9 +293,10 @@ const executeKube = <R>(
 const sendOnce = <R>(
   client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
   config: KubeConfigService,
-  request: HttpClientRequest.HttpClientRequest
+  request: HttpClientRequest.HttpClientRequest,
+  deadline: Deadline | undefined
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> =>
-  Effect.flatMap(config.auth.credentials, (credentials) => executeKube(client, config, request, credentials))
+  Effect.flatMap(config.auth.credentials, (credentials) => executeKube(client, config, request, credentials, deadline))
 
 /**
  * The body of an error answer as text, within `errorBodyBytes` (a Status is a few KB)
@@ -330,15 +348,16 @@ const sendWith = <R>(
   client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
   config: KubeConfigService,
   spec: Spec,
-  request: HttpClientRequest.HttpClientRequest
+  request: HttpClientRequest.HttpClientRequest,
+  deadline: Deadline | undefined
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> => {
   const checked = (response: HttpClientResponse.HttpClientResponse) => {
     const answer = response.status >= 200 && response.status < 300 ? Effect.succeed(response) : failFor(spec, response)
     // the warnings of any answer, 2xx or not, reach the Warnings service (or the log)
-    const warning = response.headers["warning"]
-    return warning === undefined ? answer : Effect.andThen(reportWarnings(spec, warning), answer)
+    const warning = responseHeader(response, "warning")
+    return warning === undefined ? answer : Effect.andThen(reportWarnings(spec, warning, deadline), answer)
   }
-  return Effect.flatMap(sendOnce(client, config, request), (response) =>
+  return Effect.flatMap(sendOnce(client, config, request, deadline), (response) =>
     response.status === 401
       ? Effect.flatMap(
         config.auth.invalidate,
@@ -347,7 +366,7 @@ const sendWith = <R>(
             // the refused answer's body is read (and dropped) so that its connection is free again
             ? Effect.andThen(
               Effect.ignore(errorBody(response)),
-              Effect.flatMap(sendOnce(client, config, request), checked)
+              Effect.flatMap(sendOnce(client, config, request, deadline), checked)
             )
             : checked(response)
       )
@@ -402,9 +421,10 @@ const exchange = <A>(
     const client = Context.get(context, HttpClient.HttpClient)
     const policy = fiber.getRef(RequestPolicy)
     const request = toHttpRequest(config.server, spec)
-    const once = Effect.flatMap(measured(spec, sendWith(client, config, spec, request)), read)
-    const timed = policy.timeout === undefined ? once : withTimeout(
-      once,
+    const attempt = (deadline: Deadline | undefined) =>
+      Effect.flatMap(measured(spec, sendWith(client, config, spec, request, deadline)), read)
+    const timed = policy.timeout === undefined ? attempt(undefined) : withTimeout(
+      attempt,
       policy.timeout,
       () =>
         new RequestTimeout({
@@ -416,9 +436,11 @@ const exchange = <A>(
       client,
       config
     )
-    return telemetry.withSpan(spec, config.server)(
-      Effect.mapError(retrying(rateLimited(timed, policy), policy, spec.method === "GET"), (error) => shown(spec, error))
+    const run = Effect.mapError(
+      retrying(rateLimited(timed, policy), policy, spec.method === "GET"),
+      (error) => shown(spec, error)
     )
+    return telemetry.withSpan(fiber, spec, config.server, run)
   })
 
 /**
@@ -473,7 +495,7 @@ const settledAuth: ReadonlySet<string> = new Set(["none", "token", "tokenFile", 
  * `Effect.timeoutOrElse`, which follows that Clock.
  */
 const withTimeout = <A, E, R>(
-  effect: Effect.Effect<A, E, R>,
+  attempt: (deadline: Deadline | undefined) => Effect.Effect<A, E, R>,
   timeout: Duration.Duration,
   onTimeout: () => RequestTimeout,
   clock: Clock.Clock,
@@ -481,17 +503,18 @@ const withTimeout = <A, E, R>(
   config: KubeConfigService
 ): Effect.Effect<A, E | RequestTimeout, R> => {
   if (clock !== liveClock) {
-    return Effect.timeoutOrElse(effect, { duration: timeout, orElse: () => Effect.fail(onTimeout()) })
+    return Effect.timeoutOrElse(attempt(undefined), { duration: timeout, orElse: () => Effect.fail(onTimeout()) })
   }
   const millis = Duration.toMillis(timeout)
-  if (!(millis <= maxTimerMillis)) return effect
+  if (!(millis <= maxTimerMillis)) return attempt(undefined)
   return enforcesDeadline.has(client) && settledAuth.has(config.auth.kind)
-    ? withDeadline(effect, millis, onTimeout)
-    : withTimer(effect, millis, onTimeout)
+    ? withDeadline(attempt, millis, onTimeout)
+    : withTimer(attempt(undefined), millis, onTimeout)
 }
 
+/** Each attempt gets a deadline of its own, which the request path hands to the transport (`executeKube`). */
 const withDeadline = <A, E, R>(
-  effect: Effect.Effect<A, E, R>,
+  attempt: (deadline: Deadline) => Effect.Effect<A, E, R>,
   millis: number,
   onTimeout: () => RequestTimeout
 ): Effect.Effect<A, E | RequestTimeout, R> =>
@@ -501,9 +524,12 @@ const withDeadline = <A, E, R>(
       deadline.expired = true
       deadline.abort?.()
     }, millis)
-    return Effect.provideService(effect, currentDeadline, deadline).pipe(
-      Effect.onExit(() => Effect.sync(() => clearTimeout(timer))),
-      Effect.catch((error) => Effect.fail(deadline.expired ? onTimeout() : error))
+    return Effect.catch(
+      Effect.onExit(attempt(deadline), () => {
+        clearTimeout(timer)
+        return Effect.void
+      }),
+      (error) => Effect.fail(deadline.expired ? onTimeout() : error)
     )
   })
 
@@ -530,9 +556,12 @@ const withTimer = <A, E, R>(
  * Reports an answer's warnings. Under a transport-enforced deadline nothing interrupts the
  * report, so a `Warnings` service that takes too long is cut at the deadline here.
  */
-const reportWarnings = (spec: Spec, header: string): Effect.Effect<void, RequestError> =>
-  Effect.withFiber((fiber) => {
-    const deadline = fiber.getRef(currentDeadline)
+const reportWarnings = (
+  spec: Spec,
+  header: string,
+  deadline: Deadline | undefined
+): Effect.Effect<void, RequestError> =>
+  Effect.suspend(() => {
     const report = warnings.reportHeader(spec.method, pathWithQuery(spec), header)
     return deadline === undefined ? report : Effect.timeoutOrElse(report, {
       duration: Duration.millis(Math.max(0, deadline.expiresAt - Date.now())),
@@ -601,11 +630,13 @@ const measured = <R>(
   spec: Spec,
   send: Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R>
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> =>
-  Effect.clockWith((clock) => {
+  Effect.withFiber((fiber) => {
+    const clock = fiber.getRef(Clock.Clock)
     const start = clock.currentTimeNanosUnsafe()
     return Effect.onExit(send, (exit) => {
       const code = Exit.isSuccess(exit) ? exit.value.status : codeOf(exit)
-      return telemetry.record(spec, start, clock.currentTimeNanosUnsafe(), code)
+      telemetry.recordUnsafe(fiber, spec, start, clock.currentTimeNanosUnsafe(), code)
+      return Effect.void
     })
   })
 
@@ -633,7 +664,10 @@ export const sendScoped = (
     const config = yield* KubeConfig
     const client = HttpClient.withScope(yield* HttpClient.HttpClient)
     const response = yield* Effect.mapError(
-      rateLimited(measured(spec, sendWith(client, config, spec, toHttpRequest(config.server, spec))), yield* RequestPolicy),
+      rateLimited(
+        measured(spec, sendWith(client, config, spec, toHttpRequest(config.server, spec), undefined)),
+        yield* RequestPolicy
+      ),
       (error) => shown(spec, error)
     )
     const abort = (response as { readonly [abortRequest]?: () => void })[abortRequest]

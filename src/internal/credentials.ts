@@ -8,6 +8,7 @@
  * @internal
  */
 import * as Context from "effect/Context"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import type { Credentials } from "../KubeConfig.js"
 
 /**
@@ -43,6 +44,26 @@ export interface Deadline {
  * @internal
  */
 export const abortRequest: unique symbol = Symbol.for("effect-kube/internal/abortRequest")
+
+/**
+ * A response that reads one header of its answer without converting them all: the Node
+ * transport's answer converts its headers to Effect's `Headers` only when `headers` is
+ * read, and the request path looks for a `Warning` on every answer. Arrays (a header sent
+ * twice) are joined as `Headers` joins them.
+ *
+ * @internal
+ */
+export const headerOf: unique symbol = Symbol.for("effect-kube/internal/headerOf")
+
+/**
+ * One header of an answer (a lowercase name), through `headerOf` where the response has it.
+ *
+ * @internal
+ */
+export const responseHeader = (response: HttpClientResponse.HttpClientResponse, name: string): string | undefined => {
+  const read = (response as { readonly [headerOf]?: (name: string) => string | undefined })[headerOf]
+  return typeof read === "function" ? read.call(response, name) : response.headers[name]
+}
 
 /** @internal */
 export const currentDeadline: Context.Reference<Deadline | undefined> = Context.Reference<Deadline | undefined>(

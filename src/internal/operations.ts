@@ -41,12 +41,14 @@ export const get = <A, I>(
 ): Effect.Effect<Option.Option<A>, Kube.Error, Kube.Requirements> =>
   Effect.flatMap(resolveNamed(target, name), (namespace) => {
     const spec = request.get(target.resource, namespace, name, options)
-    return Effect.flatMap(
-      client.sendJsonOption(spec),
-      (found) =>
-        Option.isNone(found)
-          ? Effect.succeed(Option.none<A>())
-          : Effect.map(decodeObject(target.resource, found.value, spec), Option.some)
+    // the 404 is caught around the decoding too (which never fails with an ApiError): one Option made, not two
+    return Effect.catchIf(
+      Effect.flatMap(
+        client.sendJson(spec),
+        (json) => Effect.map(decodeObject(target.resource, json, spec), Option.some)
+      ),
+      ApiError.isNotFound,
+      () => Effect.succeed(Option.none<A>())
     )
   })
 

@@ -61,7 +61,7 @@ import * as Zlib from "node:zlib"
 import "./undici.js"
 import type * as Undici from "./undici.js"
 import { RequestPolicy } from "../RequestPolicy.js"
-import { abortRequest, currentCredentials, currentDeadline } from "./credentials.js"
+import { abortRequest, currentCredentials, currentDeadline, headerOf } from "./credentials.js"
 import { isHeadersOverflow, LimitReached, readTextWithin } from "./limits.js"
 import { transportReason } from "./transportCause.js"
 
@@ -461,6 +461,12 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
   private cachedHeaders?: Headers.Headers
   get headers(): Headers.Headers {
     return this.cachedHeaders ??= Headers.fromInput(this.source.headers as Headers.Input)
+  }
+
+  /** One header (see `headerOf`); undici's names are lowercase already. */
+  [headerOf](name: string): string | undefined {
+    const value = this.source.headers[name]
+    return value === undefined ? undefined : Array.isArray(value) ? value.join(", ") : value
   }
 
   /** A body read that aborts the request when the fiber reading it is interrupted. */

@@ -107,8 +107,13 @@ export const resolveNamed = (
   target: { readonly resource: Pick<Resource.Info, "kind" | "namespaced">; readonly namespace: string | undefined },
   name: string
 ): Effect.Effect<string | undefined, ValidationError, KubeConfig> =>
-  Effect.flatMap(resolveNamespace(target), (namespace) =>
-    Effect.as(
-      checkName(name, `${target.resource.kind} ${namespace === undefined ? "" : `${namespace}/`}${String(name)}: name`),
-      namespace
-    ))
+  Effect.flatMap(resolveNamespace(target), (namespace) => {
+    // the subject is written only for a name that fails: this runs for every named operation
+    const problem = nameProblem(name)
+    return problem === undefined ? Effect.succeed(namespace) : Effect.fail(
+      new ValidationError({
+        subject: `${target.resource.kind} ${namespace === undefined ? "" : `${namespace}/`}${String(name)}: name`,
+        detail: problem
+      })
+    )
+  })

@@ -69,11 +69,9 @@ export const tokenFile = (
       | undefined
     const failWith = (detail: string, cause?: unknown) =>
       new KubeConfigError({ source: where.source, context: where.context, field, detail, cause })
-    const credentials = Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      if (cached !== undefined && now >= cached.checkedAt && now - cached.checkedAt < tokenFileRecheckMillis) {
-        return cached.credentials
-      }
+    const fresh = (now: number) =>
+      cached !== undefined && now >= cached.checkedAt && now - cached.checkedAt < tokenFileRecheckMillis
+    const recheck = (now: number) => Effect.gen(function*() {
       const stat = yield* Effect.mapError(
         fs.stat(path),
         (cause) => failWith(`cannot read the token file ${path}: ${platformCode(cause)}`, cause)
@@ -94,6 +92,11 @@ export const tokenFile = (
       if (token === "") return yield* Effect.fail(failWith(`the token file ${path} is empty`))
       cached = { stamp, credentials: { token: Redacted.make(token) }, checkedAt: now }
       return cached.credentials
+    })
+    // Every request asks: while the file was checked less than 5 s ago, that is a clock read, no generator.
+    const credentials = Effect.clockWith((clock) => {
+      const now = clock.currentTimeMillisUnsafe()
+      return fresh(now) ? Effect.succeed(cached!.credentials) : recheck(now)
     })
     return {
       kind: "tokenFile",

@@ -4,7 +4,11 @@
  * spans and metrics). Turning it into an `HttpClientRequest` is pure too; the executor
  * (`client.ts`) adds the server's credentials and sends it.
  */
+import * as Headers from "effect/http/Headers"
+import * as HttpBody from "effect/http/HttpBody"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as UrlParams from "effect/http/UrlParams"
+import * as Option from "effect/Option"
 import { shownQuery } from "../scrub.js"
 import { userAgent } from "../version.js"
 
@@ -96,11 +100,24 @@ export const jsonBody = (value: unknown, contentType = "application/json"): Spec
   text: JSON.stringify(value)
 })
 
-/** A pure function from a Spec and a server URL to the request to send (no credentials yet). */
+/**
+ * A pure function from a Spec and a server URL to the request to send (no credentials yet).
+ * Made in one step (`HttpClientRequest.make` with options builds a request per option, and
+ * converts the headers again): every operation's request is made here.
+ */
 export const toHttpRequest = (server: string, spec: Spec): HttpClientRequest.HttpClientRequest => {
-  const request = HttpClientRequest.make(spec.method)(`${server}${pathWithQuery(spec)}`, {
-    headers: { ...spec.headers, accept: spec.accept ?? "application/json", "user-agent": userAgent }
-  })
+  const accept = spec.accept ?? "application/json"
+  const headers = spec.headers === undefined
+    ? Headers.fromRecordUnsafe({ accept, "user-agent": userAgent })
+    : Headers.fromInput({ ...spec.headers, accept, "user-agent": userAgent })
+  const request = HttpClientRequest.makeWith(
+    spec.method,
+    `${server}${pathWithQuery(spec)}`,
+    UrlParams.empty,
+    Option.none(),
+    headers,
+    HttpBody.empty
+  )
   return spec.body === undefined
     ? request
     : HttpClientRequest.bodyText(request, spec.body.text, spec.body.contentType)
