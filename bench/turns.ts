@@ -15,14 +15,13 @@ export interface OneServer {
   readonly ready: ServerReady
 }
 
-/** `bench/server.ts` in a process of its own, with one pod in `default`, over TLS with a generated CA and `token`. */
-export const startServer = async (token: string): Promise<OneServer> => {
+/** `bench/server.ts` in a process of its own (one pod in `default` unless told), over TLS with a generated CA and `token`. */
+export const startServer = async (
+  token: string,
+  seed: ServerConfig["seed"] = [{ namespace: "default", pods: 1 }]
+): Promise<OneServer> => {
   const { ca, server: serverPair } = pki()
-  const config: ServerConfig = {
-    tls: { cert: serverPair.cert, key: serverPair.key, ca: ca.cert },
-    token,
-    seed: [{ namespace: "default", pods: 1 }]
-  }
+  const config: ServerConfig = { tls: { cert: serverPair.cert, key: serverPair.key, ca: ca.cert }, token, seed }
   const child = spawn(process.execPath, ["--import", "tsx", "bench/server.ts", JSON.stringify(config)], {
     stdio: ["ignore", "pipe", "inherit"]
   })

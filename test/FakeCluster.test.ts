@@ -714,6 +714,37 @@ describe("server-side apply", () => {
       assert.strictEqual(dropped.status, 200)
       assert.deepStrictEqual(dropped.body.data, { a: "9" })
     })))
+
+  it.effect("fieldsV1 is written as structured-merge-diff writes it: a list element's \".\" first, then members sorted", () =>
+    withCluster(Effect.gen(function*() {
+      const created = yield* post(pods, {
+        ...pod("ordered", { zone: "a", app: "x" }),
+        spec: {
+          containers: [
+            { name: "web", image: "nginx", ports: [{ containerPort: 80 }], env: [{ name: "B", value: "2" }] },
+            { name: "db", image: "postgres" }
+          ]
+        }
+      })
+      assert.strictEqual(created.status, 201)
+      // the order of the answer's text, as a client reads it
+      const fieldsV1 = JSON.parse(created.text).metadata.managedFields[0].fieldsV1
+      const misordered: Array<string> = []
+      const check = (node: Record<string, Record<string, unknown>>, path: string) => {
+        const keys = Object.keys(node)
+        const expected = [...keys].sort()
+        if (keys.join() !== expected.join()) misordered.push(`${path}: ${keys.join(" ")}`)
+        for (const k of keys) check(node[k] as Record<string, Record<string, unknown>>, `${path}/${k}`)
+      }
+      check(fieldsV1, "")
+      assert.deepStrictEqual(misordered, [])
+      const containers = fieldsV1["f:spec"]["f:containers"]
+      assert.deepStrictEqual(Object.keys(containers), ['k:{"name":"db"}', 'k:{"name":"web"}'])
+      assert.deepStrictEqual(Object.keys(containers['k:{"name":"web"}']).slice(0, 2), [".", "f:env"])
+      const [port] = Object.values(containers['k:{"name":"web"}']["f:ports"]) as Array<Record<string, unknown>>
+      assert.deepStrictEqual(Object.keys(port!), [".", "f:containerPort", "f:protocol"])
+      assert.deepStrictEqual(fieldsV1["f:metadata"], { "f:labels": { "f:app": {}, "f:zone": {} } })
+    })))
 })
 
 describe("discovery", () => {
@@ -821,6 +852,25 @@ describe("controls", () => {
       assert.isTrue(control.remove({ apiVersion: "v1", kind: "Pod", name: "p" }))
       assert.isFalse(control.remove({ apiVersion: "v1", kind: "Pod", name: "p" }))
       assert.throws(() => control.update({ apiVersion: "v1", kind: "Pod", name: "p" }, {}))
+    })))
+
+  it.effect("an update function may change anything of its copy in place, managedFields too: the stored versions keep theirs", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      const created = yield* post(`${configmaps}?fieldManager=writer`, configMap("c"))
+      assert.strictEqual(created.body.metadata.managedFields[0].manager, "writer")
+      control.update({ apiVersion: "v1", kind: "ConfigMap", name: "c" }, (c) => {
+        const entry = (c.metadata.managedFields as Array<{ manager: string; fieldsV1: Record<string, unknown> }>)[0]!
+        entry.manager = "changed in place"
+        entry.fieldsV1["f:data"] = { "f:changed": {} }
+        ;(c as unknown as { data: Record<string, string> }).data.a = "2"
+      })
+      const read = yield* get(`${configmaps}/c`)
+      assert.strictEqual(read.body.data.a, "2")
+      // the fake's own change keeps the managers it had
+      assert.deepStrictEqual(read.body.metadata.managedFields, created.body.metadata.managedFields)
+      const other = yield* post(`${configmaps}?fieldManager=writer`, configMap("d"))
+      assert.deepStrictEqual(other.body.metadata.managedFields[0].fieldsV1, { "f:data": { "f:a": {} }, "f:metadata": { "f:labels": {} } })
     })))
 
   it.effect("the request log and the mutation count see every request; reset clears them", () =>

@@ -360,6 +360,20 @@ describe("graceful deletion", () => {
       yield* pods.delete("done")
       assert.isTrue(Option.isNone(yield* pods.get("done")))
     }).pipe(Effect.provide(FakeCluster.layer({ controllers: { kubelet: false } }))))
+
+  it.live("on the default Clock the kubelet's delays are the machine's timers: a pod starts, then stops when deleted", () =>
+    Effect.gen(function*() {
+      const pods = Kube.api(Pods)
+      yield* pods.create(pod("live"))
+      const phase = () => Effect.map(pods.get("live"), Option.map((p) => p.status?.phase))
+      assert.deepStrictEqual(yield* phase(), Option.some("Pending"))
+      yield* Effect.sleep("60 millis")
+      assert.deepStrictEqual(yield* phase(), Option.some("Running"))
+      yield* pods.delete("live")
+      assert.isTrue(Option.isSome(yield* pods.get("live")))
+      yield* Effect.sleep("40 millis")
+      assert.isTrue(Option.isNone(yield* pods.get("live")))
+    }).pipe(Effect.provide(FakeCluster.layer({ controllers: { kubelet: { podStartMs: 20, podStopMs: 20 } } }))))
 })
 
 describe("namespaces", () => {

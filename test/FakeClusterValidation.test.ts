@@ -567,6 +567,22 @@ describe("FakeCluster's field validation as kube-apiserver v1.35 answers", () =>
     `${options}.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Bogus": supported values: "", ` +
     `"Ignore", "Strict", "Warn"`
 
+  it("pod volumes: exactly one source, the second reported in the order the API server looks for them", async () => {
+    const withVolume = (name: string, volume: Record<string, unknown>) => ({
+      metadata: { name },
+      spec: { containers: [{ name: "main", image: "busybox" }], volumes: [{ name: "v", ...volume }] }
+    })
+    const pods = "/api/v1/namespaces/default/pods"
+    // configMap written first, but secret comes first in ValidateVolumes' order
+    await invalid(
+      send("POST", pods, withVolume("two", { configMap: { name: "c" }, secret: { secretName: "s" } })),
+      `Pod "two" is invalid: spec.volumes[0].configMap: Forbidden: may not specify more than 1 volume type`
+    )
+    // as SetDefaults_Volume: a volume without a source is an emptyDir
+    const none = await ok(send("POST", pods, withVolume("none", {})))
+    assert.deepStrictEqual(none.spec.volumes[0], { name: "v", emptyDir: {} })
+  })
+
   it("an unsupported fieldValidation is a 422 on the request's options", async () => {
     const body = await invalid(
       send("POST", `${configMaps}?fieldValidation=Bogus`, { metadata: { name: "options" } }),

@@ -12,10 +12,12 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
+import * as NodeHttp2 from "node:http2"
 import type * as Http2 from "../src/internal/http2.js"
 import * as NodeTransport from "../src/internal/nodeTransport.js"
 import * as Kube from "../src/Kube.js"
@@ -25,7 +27,7 @@ import { ConfigMaps } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import { burst } from "./util/bursts.js"
 import { pki } from "./util/pki.js"
-import { eventually } from "./util/reliability.js"
+import { eventually, failureOf } from "./util/reliability.js"
 
 const cms = Kube.api(ConfigMaps, { namespace: "default" })
 
@@ -336,3 +338,180 @@ const freezableProxy = (target: string) =>
     (proxy) => Effect.sync(() => proxy.close())
   )
 
+
+/** One stream a scripted server got: on which connection, and whether it answered it (processed it). */
+interface Arrival {
+  readonly connection: number
+  readonly id: number
+  readonly method: string
+  readonly path: string
+  readonly body: string
+  answered: boolean
+}
+
+/**
+ * A loopback h2 server whose test decides what each stream gets (`onStream`): answered as
+ * kube-apiserver would (a ConfigMap, the one posted for a POST), refused, held, or its
+ * connection cut. It records every stream it got and whether it answered it, so a test
+ * can tell a request sent twice from one processed twice.
+ */
+const scriptedServer = (
+  onStream: (arrival: Arrival, stream: NodeHttp2.ServerHttp2Stream, arrivals: ReadonlyArray<Arrival>) => void
+) =>
+  Effect.acquireRelease(
+    Effect.callback<{
+      readonly url: string
+      readonly arrivals: Array<Arrival>
+      readonly connections: () => number
+      readonly sessions: ReadonlyArray<NodeHttp2.Http2Session>
+      /** Cuts every connection: its sockets destroyed, no GOAWAY. */
+      readonly cut: () => void
+      readonly answer: (arrival: Arrival, stream: NodeHttp2.ServerHttp2Stream) => void
+      readonly close: () => void
+    }>((resume) => {
+      const { server: pair } = pki()
+      const arrivals: Array<Arrival> = []
+      const sessions: Array<NodeHttp2.Http2Session> = []
+      const server = NodeHttp2.createSecureServer({ cert: pair.cert, key: pair.key })
+      const sockets: Array<Net.Socket> = []
+      server.on("secureConnection", (socket: Net.Socket) => sockets.push(socket))
+      server.on("session", (session) => {
+        sessions.push(session)
+        session.on("error", () => undefined)
+      })
+      const answer = (arrival: Arrival, stream: NodeHttp2.ServerHttp2Stream) => {
+        if (stream.closed) return
+        arrival.answered = true
+        const name = arrival.path.split("/").pop()!
+        const posted = arrival.method === "POST" ? JSON.parse(arrival.body) as ReturnType<typeof configMap> : undefined
+        const object = posted ?? configMap(name)
+        stream.respond({ ":status": posted !== undefined ? 201 : 200, "content-type": "application/json" })
+        stream.end(JSON.stringify({ ...object, metadata: { ...object.metadata, resourceVersion: "1" } }))
+      }
+      server.on("stream", (stream, headers) => {
+        stream.on("error", () => undefined)
+        const chunks: Array<Buffer> = []
+        stream.on("data", (chunk: Buffer) => chunks.push(chunk))
+        stream.on("end", () => {
+          const arrival: Arrival = {
+            connection: sessions.indexOf(stream.session!),
+            id: stream.id ?? 0,
+            method: String(headers[":method"]),
+            path: String(headers[":path"]),
+            body: Buffer.concat(chunks).toString("utf8"),
+            answered: false
+          }
+          arrivals.push(arrival)
+          onStream(arrival, stream, arrivals)
+        })
+      })
+      server.listen(0, "127.0.0.1", () =>
+        resume(Effect.succeed({
+          url: `https://127.0.0.1:${(server.address() as Net.AddressInfo).port}`,
+          arrivals,
+          connections: () => sessions.length,
+          sessions,
+          cut: () => {
+            for (const socket of sockets) socket.destroy()
+          },
+          answer,
+          close: () => {
+            for (const session of sessions) session.destroy()
+            server.close()
+          }
+        })))
+    }),
+    (server) => Effect.sync(() => server.close())
+  )
+
+const layerFor = (url: string) =>
+  NodeKube.layerFromKubeConfig(KubeConfig.layerFrom({ server: url, tls: { ca: pki().ca.cert }, token: "t" }))
+    .pipe(Layer.orDie)
+
+const posts = (arrivals: ReadonlyArray<Arrival>) => arrivals.filter((a) => a.method === "POST")
+
+describe("a request the server refused unprocessed is sent again (RFC 9113 §8.7, as Go's transport)", () => {
+  it.live("above a GOAWAY's last stream id: a POST and a GET go again on a new connection, each processed once", () =>
+    Effect.gen(function*() {
+      let goneAway = false
+      const server = yield* scriptedServer((arrival, stream, arrivals) => {
+        if (goneAway) return server.answer(arrival, stream)
+        // the first stream is held; once the next two have come, GOAWAY names the first as the last it takes
+        if (arrivals.length < 3) return void held.push([arrival, stream])
+        goneAway = true
+        stream.session!.goaway(NodeHttp2.constants.NGHTTP2_NO_ERROR, held[0]![0].id)
+        server.answer(...held[0]!)
+      })
+      const held: Array<[Arrival, NodeHttp2.ServerHttp2Stream]> = []
+      yield* Effect.gen(function*() {
+        const first = yield* cms.get("first").pipe(Effect.forkChild)
+        assert.isTrue(yield* eventually(() => server.arrivals.length === 1))
+        const [created, got, before] = yield* Effect.all(
+          [cms.create(configMap("posted")), cms.get("second"), Fiber.join(first)],
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(created.metadata?.name, "posted", "the POST the server refused succeeds")
+        assert.strictEqual(Option.getOrThrow(got).metadata?.name, "second")
+        assert.strictEqual(Option.getOrThrow(before).metadata?.name, "first", "the stream the server took ran to its end")
+        const sent = posts(server.arrivals)
+        assert.deepStrictEqual(sent.map((a) => [a.connection, a.answered]), [[0, false], [1, true]], "sent twice")
+        assert.strictEqual(server.arrivals.filter((a) => a.answered).length, 3, "each request processed once")
+        assert.strictEqual(server.connections(), 2)
+      }).pipe(Effect.provide(layerFor(server.url)))
+    }), 30_000)
+
+  it.live("reset with REFUSED_STREAM: the POST is sent again and processed once", () =>
+    Effect.gen(function*() {
+      const server = yield* scriptedServer((arrival, stream, arrivals) =>
+        posts(arrivals).length === 1
+          ? stream.close(NodeHttp2.constants.NGHTTP2_REFUSED_STREAM)
+          : server.answer(arrival, stream)
+      )
+      yield* Effect.gen(function*() {
+        const created = yield* cms.create(configMap("refused-once"))
+        assert.strictEqual(created.metadata?.name, "refused-once")
+        assert.deepStrictEqual(posts(server.arrivals).map((a) => a.answered), [false, true])
+        assert.strictEqual(server.connections(), 1, "a refused stream leaves its connection in use")
+      }).pipe(Effect.provide(layerFor(server.url)))
+    }), 30_000)
+
+  it.live("a server that refuses every stream: the POST is sent a bounded number of times, then fails", () =>
+    Effect.gen(function*() {
+      const server = yield* scriptedServer((_, stream) => stream.close(NodeHttp2.constants.NGHTTP2_REFUSED_STREAM))
+      yield* Effect.gen(function*() {
+        const error = yield* failureOf(cms.create(configMap("always-refused")))
+        assert.strictEqual(error._tag, "HttpClientError")
+        assert.include(String(error.message), "REFUSED_STREAM")
+        assert.strictEqual(posts(server.arrivals).length, 4, "sent once and replayed 3 times")
+      }).pipe(Effect.provide(layerFor(server.url)))
+    }), 30_000)
+
+  it.live("a POST the server processed before its connection dropped fails and is never sent twice", () =>
+    Effect.gen(function*() {
+      const server = yield* scriptedServer((arrival, stream) => {
+        if (arrival.method !== "POST" || posts(server.arrivals).length > 1) return server.answer(arrival, stream)
+        arrival.answered = true
+        server.cut()
+      })
+      yield* Effect.gen(function*() {
+        const error = yield* failureOf(cms.create(configMap("processed")))
+        assert.strictEqual(error._tag, "HttpClientError")
+        yield* Effect.sleep("300 millis")
+        assert.strictEqual(posts(server.arrivals).length, 1, "the POST was sent once")
+        const read = yield* cms.get("after-drop")
+        assert.strictEqual(Option.getOrThrow(read).metadata?.name, "after-drop", "the next request dials again")
+      }).pipe(Effect.provide(layerFor(server.url)))
+    }), 30_000)
+})
+
+describe("flow control", () => {
+  it.live("the server may send 4 MiB a stream and 1 GiB on the connection before it waits, as Go's transport allows", () =>
+    Effect.gen(function*() {
+      const server = yield* scriptedServer((arrival, stream) => server.answer(arrival, stream))
+      yield* cms.get("one").pipe(Effect.provide(layerFor(server.url)))
+      const session = server.sessions[0]!
+      assert.strictEqual(session.remoteSettings.initialWindowSize, 4 * 1024 * 1024, "the window of each stream")
+      // what the server may still send on the connection: the client's window, less the answer not yet acknowledged
+      assert.isAbove(session.state.remoteWindowSize ?? 0, 1024 * 1024 * 1024 - 64 * 1024, "the connection's window")
+    }), 30_000)
+})

@@ -22,6 +22,11 @@
  *   run to their end (a mutation in flight succeeds, a watch goes on until the server ends
  *   it), new requests go to a new connection, and the old one closes once its last stream
  *   has. Undici 7 would end the connection at once, failing them (`drainOnGoAway`).
+ * - **A refused request is sent again** (RFC 9113 §8.7, as Go's transport does): a stream
+ *   above a GOAWAY's last stream id, or one reset with REFUSED_STREAM, was never processed
+ *   by the server, so it goes again on a connection with room, a mutation too, at most
+ *   `maxReplays` times (`Replaying`). Nothing else is sent twice: a stream the server took
+ *   and then lost (a reset connection, a GOAWAY with an error) fails as it did.
  * - **A ping health check**, as client-go's (`ReadIdleTimeout` 30 s, `PingTimeout` 15 s): a
  *   connection is pinged every `pingIntervalMs`, and one whose ping is not answered within
  *   `pingTimeoutMs` (a peer gone behind a NAT, a dead node) is destroyed: its streams fail
@@ -45,6 +50,19 @@ export interface Health {
 
 /** client-go's `ReadIdleTimeout` and `PingTimeout`. @internal */
 export const defaultHealth: Health = { pingIntervalMs: 30_000, pingTimeoutMs: 15_000 }
+
+/**
+ * The flow-control windows the client gives the server: per stream and for the whole
+ * connection, Go's transport's (client-go's; `transportDefaultStreamFlow` 4 MiB and
+ * `transportDefaultConnFlow` 1 GiB). Undici's (256 KiB and 512 KiB) let the server send at
+ * most that much a round trip: through a link of 1 Gbit/s and 20 ms round trip, a 2 MB
+ * page of 500 pods took 289 ms against 165 ms over HTTP/1.1, and four at once 1,108 ms
+ * against 489 (the connection's window shared by every stream on it); with these, 155 and
+ * 647 ms (`bench/h2-window.ts`). A stream whose reader is slow holds at most its window in
+ * memory.
+ */
+const streamWindowBytes = 4 * 1024 * 1024
+const connectionWindowBytes = 1024 * 1024 * 1024
 
 /** The streams a connection is given before the server's SETTINGS say (Go's assumption, RFC 9113's floor). */
 const initialStreams = 100
@@ -186,6 +204,119 @@ const forH2 = (options: Undici.Dispatcher.DispatchOptions): Undici.Dispatcher.Di
 
 type Held = readonly [Undici.Dispatcher.DispatchOptions, Undici.Dispatcher.DispatchHandler]
 
+/** How many times a request the server refused unprocessed is sent again (Go's transport: up to 6, backing off). */
+const maxReplays = 3
+
+/** The wait before the second replay (ms), doubled for each one after; the first is sent at once. */
+const replayBackoffMs = 100
+
+/**
+ * Whether a request failed on a stream the server never processed (RFC 9113 §8.7): one it
+ * reset with REFUSED_STREAM, or one above the last stream id of its GOAWAY, which Node's
+ * HTTP/2 closes with that code too. Node names the code only in the message of its
+ * `ERR_HTTP2_STREAM_ERROR` (`Stream closed with error code NGHTTP2_REFUSED_STREAM`), which
+ * undici passes on as it is.
+ */
+const isRefused = (error: unknown): boolean =>
+  error instanceof Error && (error as { readonly code?: unknown }).code === "ERR_HTTP2_STREAM_ERROR" &&
+  error.message.endsWith("NGHTTP2_REFUSED_STREAM")
+
+/** Whether a request can be sent again as it was: no body, or one in memory (a stream is used up by the first send). */
+const canReplay = (options: Undici.Dispatcher.DispatchOptions, handler: Undici.Dispatcher.DispatchHandler): boolean => {
+  const body = options.body
+  // undici's own request API gives handlers of the callback kind; a controller kind is sent as it comes
+  return handler.onRequestStart === undefined && handler.onError !== undefined &&
+    (body === null || body === undefined || typeof body === "string" || body instanceof Uint8Array ||
+      Array.isArray(body))
+}
+
+/** The abort given to the request's handler: it aborts the send in flight, or the replay waiting for its turn. */
+const abortOf = (replaying: Replaying) => (reason?: Error) => replaying.abort(reason)
+
+/**
+ * A request's handler that sends the request again when the server refused it unprocessed
+ * (`isRefused`), as Go's transport does (client-go's): safe for a mutation too, as the
+ * server never saw it. Only before any answer has come, at most `maxReplays` times, and
+ * never for any other failure (a reset connection, a GOAWAY with an error, a timeout): a
+ * stream the server may have processed is never sent twice. Everything else is passed on
+ * to the request's own handler, which sees one request.
+ */
+class Replaying implements Undici.Dispatcher.DispatchHandler {
+  private replays = 0
+  private answered = false
+  /** The request's handler has been told it failed. */
+  private failed = false
+  private aborted: Error | undefined = undefined
+  /** The abort of the send in flight; none between a refusal and the replay's start. */
+  private abortSend: ((reason?: Error) => void) | undefined = undefined
+  private waiting: ReturnType<typeof setTimeout> | undefined = undefined
+
+  constructor(
+    private readonly options: Undici.Dispatcher.DispatchOptions,
+    private readonly handler: Undici.Dispatcher.DispatchHandler,
+    private readonly resend: (options: Undici.Dispatcher.DispatchOptions, handler: Replaying) => void
+  ) {}
+
+  abort(given?: Error): void {
+    if (this.aborted !== undefined) return
+    const reason = given ?? new Error("the request was aborted")
+    this.aborted = reason
+    if (this.abortSend !== undefined) return this.abortSend(reason)
+    // between two sends (the request's handler has no abort before the first has started): fail it now,
+    // and the replay, if it was sent already, is aborted as it starts
+    clearTimeout(this.waiting)
+    this.waiting = undefined
+    this.fail(reason)
+  }
+
+  onConnect(abort: (reason?: Error) => void): void {
+    if (this.aborted !== undefined) return abort(this.aborted)
+    this.abortSend = abort
+    if (this.replays === 0) this.handler.onConnect?.(abortOf(this))
+  }
+
+  onResponseStarted(): void {
+    this.handler.onResponseStarted?.()
+  }
+
+  onHeaders(statusCode: number, headers: Array<Buffer>, resume: () => void, statusText: string): boolean {
+    this.answered = true
+    return this.handler.onHeaders?.(statusCode, headers, resume, statusText) ?? true
+  }
+
+  onData(chunk: Buffer): boolean {
+    return this.handler.onData?.(chunk) ?? true
+  }
+
+  onComplete(trailers: Array<string> | null): void {
+    this.handler.onComplete?.(trailers)
+  }
+
+  onBodySent(chunkSize: number, totalBytesSent: number): void {
+    this.handler.onBodySent?.(chunkSize, totalBytesSent)
+  }
+
+  onError(error: Error): void {
+    if (this.answered || this.aborted !== undefined || this.replays >= maxReplays || !isRefused(error)) {
+      return this.fail(error)
+    }
+    this.abortSend = undefined
+    const delay = this.replays === 0 ? 0 : replayBackoffMs * 2 ** (this.replays - 1)
+    this.replays++
+    // not from inside the refused stream's own events
+    this.waiting = setTimeout(() => {
+      this.waiting = undefined
+      this.resend(this.options, this)
+    }, delay)
+  }
+
+  private fail(error: Error): void {
+    if (this.failed) return
+    this.failed = true
+    this.handler.onError!(error)
+  }
+}
+
 /**
  * The cluster's connections, h2 where the server offers it: a pool of undici Clients (one
  * connection each) of our own, as undici's Pool cannot leave a connection that got GOAWAY
@@ -215,6 +346,8 @@ export class Negotiated extends Undici.DispatcherBase {
   private readonly hooks: Hooks
   private readonly connector: Undici.buildConnector.connector
   private readonly clientOptions: Undici.Client.Options
+  /** Why no request is sent any more: the pool was closed or destroyed. */
+  private ended: Error | undefined = undefined
 
   constructor(
     readonly origin: string,
@@ -229,6 +362,8 @@ export class Negotiated extends Undici.DispatcherBase {
     this.connector = Undici.buildConnector({ ...connect, allowH2: true })
     this.clientOptions = {
       allowH2: true,
+      initialWindowSize: streamWindowBytes,
+      connectionWindowSize: connectionWindowBytes,
       bodyTimeout: 0,
       headersTimeout: 0,
       ...(maxHeaderSize !== undefined ? { maxHeaderSize } : {})
@@ -270,7 +405,20 @@ export class Negotiated extends Undici.DispatcherBase {
   }
 
   override dispatch(given: Undici.Dispatcher.DispatchOptions, handler: Undici.Dispatcher.DispatchHandler): boolean {
-    const options = this.protocol === "http/1.1" ? given : forH2(given)
+    if (this.protocol === "http/1.1") return this.route(given, handler)
+    const options = forH2(given)
+    return this.route(options, canReplay(options, handler) ? new Replaying(options, handler, this.resend) : handler)
+  }
+
+  /** Sends a request again (`Replaying`), to a connection other than one going away. */
+  private readonly resend = (options: Undici.Dispatcher.DispatchOptions, handler: Replaying): void => {
+    // a replay after the pool was closed would dial a connection nobody closes
+    if (this.ended !== undefined) return handler.onError(this.ended)
+    this.route(options, handler)
+  }
+
+  /** Sends a request now, or holds it while a connection is dialled or all are full. */
+  private route(options: Undici.Dispatcher.DispatchOptions, handler: Undici.Dispatcher.DispatchHandler): boolean {
     if (this.waiting.length > 0 || (this.dialing.size > 0 && this.protocol !== "http/1.1")) {
       this.waiting.push([options, handler])
       return true
@@ -324,6 +472,7 @@ export class Negotiated extends Undici.DispatcherBase {
   override close(): Promise<void>
   override close(callback: () => void): void
   override close(callback?: () => void): Promise<void> | void {
+    this.ended ??= new Error("the cluster's connections were closed")
     const closed = Promise.all([...this.open].map((client) => client.close())).then(() => undefined)
     if (callback === undefined) return closed
     closed.then(callback, callback)
@@ -338,6 +487,7 @@ export class Negotiated extends Undici.DispatcherBase {
       ? new Error("the cluster's connections were closed")
       : first
     const callback = typeof first === "function" ? first : second
+    this.ended ??= error
     const waiting = this.waiting
     this.waiting = []
     for (const [, handler] of waiting) (handler as { onError?: (error: Error) => void }).onError?.(error)

@@ -19,24 +19,40 @@ export interface FakeClock {
   readonly after: (ms: number, f: () => void) => () => void
 }
 
+/** The longest delay `setTimeout` takes (a longer one would fire at once). */
+const maxTimerMs = 2 ** 31 - 1
+
+/** Runs `f` after `ms` on the machine's timers, in steps when longer than they take; answers its cancel. */
+const machineTimer = (ms: number, f: () => void, unref: boolean): () => void => {
+  let timer: ReturnType<typeof setTimeout>
+  const wait = (left: number) => {
+    timer = left > maxTimerMs ? setTimeout(() => wait(left - maxTimerMs), maxTimerMs) : setTimeout(f, left)
+    if (unref) timer.unref?.()
+  }
+  wait(ms)
+  return () => clearTimeout(timer)
+}
+
 /** The machine's clock; its timers never keep the process alive. @internal */
 export const realClock: FakeClock = {
   now: () => Date.now(),
-  after: (ms, f) => {
-    const timer = setTimeout(f, ms)
-    timer.unref?.()
-    return () => clearTimeout(timer)
-  }
+  after: (ms, f) => machineTimer(ms, f, true)
 }
 
 /**
  * The Effect `Clock` of `context` (the `TestClock` in `it.effect`): each timer is a fiber
- * sleeping on it, forked with `context` so that the test clock's scheduler sees it.
+ * sleeping on it, forked with `context` so that the test clock's scheduler sees it. On
+ * the default `Clock`, whose sleeps are the machine's timers, the timers are those
+ * directly (forking a fiber for the kubelet's start timer was ~60 µs of every pod's
+ * create); they keep the process alive, as the sleeps would.
  *
  * @internal
  */
 export const effectClock = (context: Context.Context<never>): FakeClock => {
   const clock = Context.get(context, Clock.Clock)
+  if (clock === Context.get(Context.empty(), Clock.Clock)) {
+    return { now: () => Date.now(), after: (ms, f) => machineTimer(ms, f, false) }
+  }
   const run = Effect.runCallbackWith(context)
   return {
     now: () => clock.currentTimeMillisUnsafe(),

@@ -189,6 +189,9 @@ export const formatPath = (path: string): string =>
     return `[=${segment.slice(2)}]`
   }).join("")
 
+/** Paths that may not sort segment by segment as whole strings: a segment holding a character below the separator. */
+const unsortable = /[\u0000-\u0009]/
+
 /** A fieldsV1 tree with its members in the order structured-merge-diff writes them (`.` first, then sorted). */
 const sortTree = (tree: JsonObject): JsonObject => {
   const out: JsonObject = {}
@@ -196,24 +199,30 @@ const sortTree = (tree: JsonObject): JsonObject => {
   return out
 }
 
-/** The `fieldsV1` tree of a set of paths. */
+/**
+ * The `fieldsV1` tree of a set of paths. The paths are sorted first, so that each member
+ * is added in the order structured-merge-diff writes it (a parent before its children,
+ * `.` before the fields of a list element) and the tree needs no second, sorting pass.
+ */
 const fieldsTree = (fields: ReadonlySet<string>): JsonObject => {
+  const paths = [...fields].sort()
   const tree: JsonObject = {}
-  for (const path of fields) {
+  for (const path of paths) {
     let node = tree
-    const segments = path.split(SEP)
-    for (const segment of segments) {
-      const next = node[segment]
-      if (isObject(next)) node = next
-      else {
-        const created: JsonObject = {}
-        node[segment] = created
-        node = created
-      }
+    let start = 0
+    for (;;) {
+      const end = path.indexOf(SEP, start)
+      const segment = end === -1 ? path.slice(start) : path.slice(start, end)
+      const last = end === -1
+      let next = node[segment] as JsonObject | undefined
+      // a list element's own path comes before its fields' paths
+      if (next === undefined) next = node[segment] = last && segment.startsWith("k:") ? { ".": {} } : {}
+      node = next
+      if (last) break
+      start = end + 1
     }
-    if (segments[segments.length - 1]!.startsWith("k:")) node["."] = {}
   }
-  return sortTree(tree)
+  return paths.some((path) => unsortable.test(path)) ? sortTree(tree) : tree
 }
 
 /** Each entry's rendering: entries are never changed, and a write keeps the ones it does not touch. */

@@ -77,7 +77,8 @@ const dispatch = async (
 ): Promise<RawResponse> => {
   let segments: Array<string>
   try {
-    segments = path.split("/").filter((s) => s !== "").map((s) => decodeURIComponent(s))
+    // most segments hold no escape, and decoding one that holds none costs more than looking
+    segments = path.split("/").filter((s) => s !== "").map((s) => (s.includes("%") ? decodeURIComponent(s) : s))
   } catch {
     throw Status.badRequest(`invalid escape in the path ${JSON.stringify(path)}`)
   }

@@ -110,6 +110,8 @@ export type AdmitHook = (request: AdmissionRequest) => ReadonlyArray<string>
 /** @internal */
 export class FakeState {
   readonly registry = new Registry(builtinKinds)
+  /** Looked up on every namespaced write; a built-in kind is registered once, for the life of the fake. */
+  private readonly namespacesKind = this.registry.byResource("", "v1", "namespaces")!
   readonly store: Store
   readonly hub: WatchHub
   readonly defaultNamespace: string
@@ -328,14 +330,13 @@ export class FakeState {
   }
 
   private namespaceEntry(name: string): Entry | undefined {
-    const kind = this.registry.byResource("", "v1", "namespaces")!
-    return this.collectionOf(kind).entries.get(keyOf("", name))
+    return this.collectionOf(this.namespacesKind).entries.get(keyOf("", name))
   }
 
   /** Creates a namespace (Active, with the `kubernetes` finalizer) unless it exists. */
   createNamespace(name: string): void {
     if (this.namespaceEntry(name) !== undefined) return
-    const kind = this.registry.byResource("", "v1", "namespaces")!
+    const kind = this.namespacesKind
     const entry = this.store.write(this.collectionOf(kind), "", name, (rv) => ({
       obj: {
         apiVersion: "v1",

@@ -8,7 +8,7 @@
  *
  * @internal
  */
-import { clone, type JsonObject } from "./json.js"
+import { clone, isObject, type JsonObject } from "./json.js"
 import { collectionId, type KindInfo } from "./kinds.js"
 import type { ManagerEntry } from "./managed.js"
 
@@ -41,6 +41,41 @@ const project = (obj: JsonObject, fields: ReadonlyArray<string>): JsonObject => 
     target[path[path.length - 1]!] = node
   }
   return out
+}
+
+/** A stored object's managedFields, which its copies share (see `Entry.copy`). */
+const managedFieldsOf = (obj: JsonObject): object | undefined => {
+  const managedFields = isObject(obj.metadata) ? obj.metadata.managedFields : undefined
+  return typeof managedFields === "object" && managedFields !== null ? managedFields : undefined
+}
+
+/**
+ * The JSON of the parts of stored objects, by the part itself: a version that keeps a
+ * part of the one before it (the same object: a status write keeps the spec, a deletion
+ * the spec and the status, a controller's write the managedFields) is stored without
+ * serializing that part again. Stored objects are never changed in place, so a part's
+ * JSON stays right for as long as the part lives. Objects a caller keeps (stored with
+ * `cache: false`) are neither looked up nor remembered: the caller may change them.
+ */
+const partJsons = new WeakMap<object, string>()
+
+const partJson = (value: unknown, remember: boolean): string => {
+  if (!remember || typeof value !== "object" || value === null) return JSON.stringify(value)
+  let json = partJsons.get(value)
+  if (json === undefined) partJsons.set(value, json = JSON.stringify(value))
+  return json
+}
+
+/** Metadata's JSON: its managedFields (a third of a defaulted pod's JSON) from `partJson`, as most writes keep them. */
+const metadataJson = (meta: JsonObject, remember: boolean): string => {
+  const managedFields = meta.managedFields
+  if (!remember || typeof managedFields !== "object" || managedFields === null) return JSON.stringify(meta)
+  const parts: Array<string> = []
+  for (const k in meta) {
+    const v = meta[k]
+    if (v !== undefined) parts.push(`${JSON.stringify(k)}:${k === "managedFields" ? partJson(v, true) : JSON.stringify(v)}`)
+  }
+  return `{${parts.join(",")}}`
 }
 
 /**
@@ -121,10 +156,28 @@ export class Entry {
     this.cached = undefined
   }
 
-  /** A fresh copy to change (walked from the parsed object while it is kept: faster than parsing again). */
+  /**
+   * A fresh copy to change (walked from the parsed object while it is kept: faster than
+   * parsing again), but for `metadata.managedFields`, which is the stored array itself:
+   * the rendered entries are shared by every version that keeps them and never changed in
+   * place (a write sets a new array), and they are a third of a defaulted pod's objects.
+   */
   copy(): JsonObject {
     const obj = this.cached
-    return obj !== undefined ? clone(obj) : JSON.parse(this.json) as JsonObject
+    return obj === undefined ? JSON.parse(this.json) as JsonObject : clone(obj, managedFieldsOf(obj))
+  }
+
+  /**
+   * A copy to change the metadata and status of: those are copied (but for the
+   * managedFields, as in `copy`), every other part is the stored one, read-only, whose
+   * JSON a write of the copy reuses.
+   */
+  statusCopy(): JsonObject {
+    const obj = this.obj
+    const out: JsonObject = { ...obj }
+    if (isObject(obj.metadata)) out.metadata = clone(obj.metadata, managedFieldsOf(obj))
+    if (obj.status !== undefined) out.status = clone(obj.status)
+    return out
   }
 
   /**
@@ -144,6 +197,7 @@ export class Entry {
     options: { readonly generationFrom?: Entry | undefined; readonly cache?: boolean | undefined } = {}
   ): Entry {
     const meta = (obj.metadata ?? {}) as JsonObject
+    const remember = options.cache !== false
     // one JSON.stringify per top-level field, joined: the spec part comes for free
     const parts: Array<string> = []
     let spec = ""
@@ -156,13 +210,13 @@ export class Entry {
         parts.push("")
         continue
       }
-      const part = `${JSON.stringify(k)}:${JSON.stringify(v)}`
+      const part = `${JSON.stringify(k)}:${partJson(v, remember)}`
       parts.push(part)
       if (k !== "apiVersion" && k !== "kind" && k !== "status") spec += part
     }
     const from = options.generationFrom
     if (from !== undefined) meta.generation = spec === from.specJson ? from.generation : from.generation + 1
-    if (metaIndex !== -1) parts[metaIndex] = `"metadata":${JSON.stringify(meta)}`
+    if (metaIndex !== -1) parts[metaIndex] = `"metadata":${metadataJson(meta, remember)}`
     const uid = meta.uid
     const refs = meta.ownerReferences
     const owners: Array<string> = []

@@ -761,6 +761,7 @@ export const updateObject = (
   let next: JsonObject
   const version = splitApiVersion(ref.apiVersion).version
   if (typeof change === "function") {
+    // all of it copied, managedFields too (see `Entry.copy`): the test's function may change anything in place
     const draft = clone(objectIn(entry.obj, kind, version))
     const result = change(draft as unknown as FakeObject)
     next = result === undefined ? draft : clone(result as unknown as JsonObject)

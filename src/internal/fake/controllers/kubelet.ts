@@ -26,7 +26,8 @@ import {
   isSeed,
   metadataOf,
   removeObject,
-  setCondition
+  setCondition,
+  updateObject
 } from "./api.js"
 import { keyFor, splitKey, WorkQueue } from "./queue.js"
 
@@ -65,7 +66,8 @@ const nextPodIP = (state: FakeState): string => {
 /**
  * A copy of a pod with the status a kubelet reports in `phase`: conditions, container
  * statuses (with their logs' exit codes once terminated), IPs and start time. `admitted`:
- * the kubelet has the pod (Pending with a start time and its node's IP).
+ * the kubelet has the pod (Pending with a start time and its node's IP). `next` is the
+ * copy to change (its status is).
  *
  * @internal
  */
@@ -77,9 +79,9 @@ export const podWithPhase = (
     readonly reason?: string | undefined
     readonly message?: string | undefined
     readonly admitted?: boolean | undefined
-  } = {}
+  } = {},
+  next: JsonObject = pod.copy()
 ): JsonObject => {
-  const next = pod.copy()
   const status = child(next, "status")
   const at = state.now()
   const previous = Array.isArray(status.conditions) ? (status.conditions as Array<JsonObject>) : []
@@ -255,16 +257,16 @@ const wantsScheduling = (entry: Entry): boolean => {
 
 /** Binds pods to the node, as the default scheduler's Binding does. @internal */
 export const installScheduler = (state: FakeState, nodeName: string): void => {
+  const podsKind = podKind(state)
   const queue = new WorkQueue(state, (key) => {
     const { name, namespace } = splitKey(key)
-    const kind = podKind(state)
-    const pod = entryOf(state, kind, namespace, name)
+    const pod = entryOf(state, podsKind, namespace, name)
     if (pod === undefined || !wantsScheduling(pod)) return
-    editObject(state, kind, pod, (draft) => {
-      child(draft, "spec").nodeName = nodeName
-      const status = child(draft, "status")
-      setCondition(status, { type: "PodScheduled", status: "True" }, state.now(), { lastProbeTime: true })
-    }, { keepGeneration: true })
+    // the binding sets only spec.nodeName: the spec's parts are the stored ones, not copies
+    const draft = pod.statusCopy()
+    draft.spec = { ...specOf(pod.obj), nodeName }
+    setCondition(child(draft, "status"), { type: "PodScheduled", status: "True" }, state.now(), { lastProbeTime: true })
+    updateObject(state, podsKind, pod, draft, { keepGeneration: true })
   })
   state.onWrite((kind, entry, prev) => {
     if (kind.group !== "" || kind.plural !== "pods" || isSeed(entry, prev)) return
@@ -293,6 +295,8 @@ const goSeconds = (ms: number): string => {
 /** Runs the pods bound to the node. @internal */
 export const installKubelet = (state: FakeState, config: KubeletConfig): void => {
   const nodeKind = builtinKind(state, "", "v1", "nodes")
+  // a built-in kind is registered once, for the life of the fake
+  const podsKind = podKind(state)
   if (entryOf(state, nodeKind, "", config.nodeName) === undefined) {
     createObject(state, nodeKind, nodeObject(state, config.nodeName))
   }
@@ -306,7 +310,7 @@ export const installKubelet = (state: FakeState, config: KubeletConfig): void =>
     pods.delete(uid)
   }
   const current = (namespace: string, name: string, uid: string): Entry | undefined => {
-    const pod = entryOf(state, podKind(state), namespace, name)
+    const pod = entryOf(state, podsKind, namespace, name)
     return pod !== undefined && pod.uid === uid ? pod : undefined
   }
   const phaseOf = (pod: Entry): unknown => (isObject(pod.obj.status) ? pod.obj.status.phase : undefined)
@@ -318,11 +322,10 @@ export const installKubelet = (state: FakeState, config: KubeletConfig): void =>
   /** Whether the containers exit after `podRunMs`: those that do not restart, and with `completePods` all. */
   const exits = (pod: Entry): boolean => !restarts(pod) || config.simulate?.completePods === true
   const writePhase = (pod: Entry, phase: Phase, admitted = false): Entry => {
-    const next = podWithPhase(state, pod, phase, { admitted })
+    // the spec is the stored one: a status write leaves it, and its JSON, as they were
+    const next = podWithPhase(state, pod, phase, { admitted }, pod.statusCopy())
     child(next, "status").observedGeneration = pod.generation
-    return editObject(state, podKind(state), pod, (draft) => {
-      draft.status = next.status
-    })
+    return updateObject(state, podsKind, pod, next)
   }
   const logLines = (pod: Entry, lines: (container: string) => ReadonlyArray<string>) => {
     if (config.simulate === undefined) return
@@ -419,7 +422,7 @@ export const installKubelet = (state: FakeState, config: KubeletConfig): void =>
       for (const log of state.logs.get(uid)?.values() ?? []) if (!log.ended) log.end(0)
       stopped = writePhase(pod, phase === "Pending" ? "Failed" : "Succeeded")
     }
-    removeObject(state, podKind(state), stopped, { gracePeriodSeconds: 0, preconditions: { uid } })
+    removeObject(state, podsKind, stopped, { gracePeriodSeconds: 0, preconditions: { uid } })
   }
   const startEphemeral = (pod: Entry) => {
     const ephemeral = containersOf(pod.obj, "ephemeralContainers")
@@ -428,7 +431,7 @@ export const installKubelet = (state: FakeState, config: KubeletConfig): void =>
     const known = Array.isArray(status.ephemeralContainerStatuses) ? status.ephemeralContainerStatuses : []
     if (ephemeral.every((c) => known.some((s) => isObject(s) && s.name === c.name))) return
     const at = state.now()
-    editObject(state, podKind(state), pod, (draft) => {
+    editObject(state, podsKind, pod, (draft) => {
       const s = child(draft, "status")
       const had = Array.isArray(s.ephemeralContainerStatuses) ? s.ephemeralContainerStatuses as Array<JsonObject> : []
       s.ephemeralContainerStatuses = ephemeral.map((c) =>
@@ -456,7 +459,7 @@ export const installKubelet = (state: FakeState, config: KubeletConfig): void =>
         JSON.stringify(resourcesStatus(c.resources).resources) !== JSON.stringify(s.resources ?? {})
     })
     if (!differs && status.observedGeneration === pod.generation) return
-    editObject(state, podKind(state), pod, (draft) => {
+    editObject(state, podsKind, pod, (draft) => {
       const s = child(draft, "status")
       s.observedGeneration = pod.generation
       const list = Array.isArray(s.containerStatuses) ? s.containerStatuses as Array<JsonObject> : []
@@ -468,7 +471,7 @@ export const installKubelet = (state: FakeState, config: KubeletConfig): void =>
   }
   const queue = new WorkQueue(state, (key) => {
     const { name, namespace } = splitKey(key)
-    const pod = entryOf(state, podKind(state), namespace, name)
+    const pod = entryOf(state, podsKind, namespace, name)
     if (pod === undefined || specOf(pod.obj).nodeName !== config.nodeName) return
     const uid = pod.uid
     let running = pods.get(uid)
@@ -491,7 +494,7 @@ export const installKubelet = (state: FakeState, config: KubeletConfig): void =>
     }
     if (phase === "Running") {
       startEphemeral(pod)
-      const latest = entryOf(state, podKind(state), namespace, name)
+      const latest = entryOf(state, podsKind, namespace, name)
       if (latest !== undefined && latest.uid === uid) takeResize(latest)
     }
   })

@@ -29,6 +29,16 @@ const volumeSources = [
   "portworxVolume", "scaleIO", "storageos", "csi", "ephemeral", "image"
 ]
 
+const volumeSourceRank = new Map(volumeSources.map((s, i) => [s, i]))
+
+/** The sources a volume sets, in the order `ValidateVolumes` looks for them (by the volume's few keys, not the 30 sources). */
+const sourcesOf = (vol: JsonObject): Array<string> => {
+  const sources: Array<string> = []
+  for (const k in vol) if (volumeSourceRank.has(k) && vol[k] !== undefined && vol[k] !== null) sources.push(k)
+  if (sources.length > 1) sources.sort((a, b) => volumeSourceRank.get(a)! - volumeSourceRank.get(b)!)
+  return sources
+}
+
 const requiredKeyOf: Record<string, string> = {
   secret: "secretName",
   configMap: "name",
@@ -45,7 +55,7 @@ const validateVolumes = (volumes: unknown, path: string, errors: Errors): Set<st
   volumes.forEach((v, i) => {
     const vol = isObject(v) ? v : {}
     const at = index(path, i)
-    const sources = volumeSources.filter((s) => vol[s] !== undefined && vol[s] !== null)
+    const sources = sourcesOf(vol)
     if (sources.length === 0) errors.push(Field.required(at, "must specify a volume type"))
     else if (sources.length > 1) {
       errors.push(Field.forbidden(child(at, sources[1]!), "may not specify more than 1 volume type"))
