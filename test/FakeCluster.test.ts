@@ -1219,6 +1219,198 @@ const waitUntil = (condition: () => boolean) =>
 
 const logPath = (pod: string, query = "") => `${pods}/${pod}/log${query === "" ? "" : `?${query}`}`
 
+const coreEvents = "/api/v1/namespaces/default/events"
+const newEvents = "/apis/events.k8s.io/v1/namespaces/default/events"
+
+/** An events.k8s.io Event with every field its conversion maps. */
+const newEvent = (name: string) => ({
+  apiVersion: "events.k8s.io/v1",
+  kind: "Event",
+  metadata: { name },
+  eventTime: "2026-12-01T10:00:00.123456Z",
+  series: { count: 2, lastObservedTime: "2026-12-01T10:05:00.000000Z" },
+  reportingController: "example.com/scheduler",
+  reportingInstance: "scheduler-1",
+  action: "Binding",
+  reason: "Scheduled",
+  regarding: { apiVersion: "v1", kind: "Pod", name: "web", namespace: "default", uid: "u-1" },
+  related: { apiVersion: "v1", kind: "Node", name: "node-1" },
+  note: "Successfully assigned default/web to node-1",
+  type: "Normal"
+})
+
+/** A core v1 Event as a kubelet of the old API records it. */
+const oldEvent = (name: string) => ({
+  apiVersion: "v1",
+  kind: "Event",
+  metadata: { name },
+  involvedObject: { kind: "Pod", name: "web", namespace: "default", fieldPath: "spec.containers{main}" },
+  reason: "BackOff",
+  message: "Back-off restarting failed container",
+  source: { component: "kubelet", host: "node-1" },
+  firstTimestamp: "2026-12-01T09:00:00Z",
+  lastTimestamp: "2026-12-01T09:30:00Z",
+  count: 4,
+  type: "Warning"
+})
+
+const eventFields = (e: Record<string, unknown>) => {
+  const { apiVersion: _apiVersion, kind: _kind, metadata: _metadata, ...fields } = e
+  return fields
+}
+
+describe("Events: one resource served as core v1 and events.k8s.io/v1", () => {
+  it.effect("written through either API, read through the other: the same object, resourceVersion and uid, converted", () =>
+    withCluster(Effect.gen(function*() {
+      const created = yield* post(newEvents, newEvent("scheduled"))
+      assert.strictEqual(created.status, 201)
+      const asCore = yield* get(`${coreEvents}/scheduled`)
+      assert.strictEqual(asCore.status, 200)
+      assert.strictEqual(asCore.body.apiVersion, "v1")
+      assert.strictEqual(asCore.body.metadata.uid, created.body.metadata.uid)
+      assert.strictEqual(asCore.body.metadata.resourceVersion, created.body.metadata.resourceVersion)
+      // Convert_v1_Event_To_core_Event, written as the core Go struct writes it (zero values included)
+      assert.deepStrictEqual(eventFields(asCore.body), {
+        involvedObject: { apiVersion: "v1", kind: "Pod", name: "web", namespace: "default", uid: "u-1" },
+        reason: "Scheduled",
+        message: "Successfully assigned default/web to node-1",
+        source: {},
+        firstTimestamp: null,
+        lastTimestamp: null,
+        type: "Normal",
+        eventTime: "2026-12-01T10:00:00.123456Z",
+        series: { count: 2, lastObservedTime: "2026-12-01T10:05:00.000000Z" },
+        action: "Binding",
+        related: { apiVersion: "v1", kind: "Node", name: "node-1" },
+        reportingComponent: "example.com/scheduler",
+        reportingInstance: "scheduler-1"
+      })
+      // and back: what the events.k8s.io API answers is what it was sent, with the Go struct's zero values
+      assert.deepStrictEqual(eventFields(created.body), {
+        ...eventFields(newEvent("scheduled")),
+        deprecatedSource: {},
+        deprecatedFirstTimestamp: null,
+        deprecatedLastTimestamp: null
+      })
+      assert.deepStrictEqual((yield* get(`${newEvents}/scheduled`)).body, created.body)
+
+      const old = yield* post(coreEvents, oldEvent("backoff"))
+      assert.strictEqual(old.status, 201)
+      const asNew = yield* get(`${newEvents}/backoff`)
+      assert.strictEqual(asNew.body.apiVersion, "events.k8s.io/v1")
+      assert.strictEqual(asNew.body.metadata.resourceVersion, old.body.metadata.resourceVersion)
+      assert.deepStrictEqual(eventFields(asNew.body), {
+        eventTime: null,
+        reason: "BackOff",
+        regarding: { kind: "Pod", name: "web", namespace: "default", fieldPath: "spec.containers{main}" },
+        note: "Back-off restarting failed container",
+        type: "Warning",
+        deprecatedSource: { component: "kubelet", host: "node-1" },
+        deprecatedFirstTimestamp: "2026-12-01T09:00:00Z",
+        deprecatedLastTimestamp: "2026-12-01T09:30:00Z",
+        deprecatedCount: 4
+      })
+      assert.deepStrictEqual(old.body.reportingComponent, "")
+
+      // both lists hold both, in each API's form
+      const listedNew = (yield* get(newEvents)).body
+      const listedCore = (yield* get(coreEvents)).body
+      assert.deepStrictEqual(listedNew.items.map((e: { metadata: { name: string } }) => e.metadata.name), ["backoff", "scheduled"])
+      assert.deepStrictEqual(listedNew.items.map((e: { note: string }) => e.note), [asNew.body.note, created.body.note])
+      assert.deepStrictEqual(listedCore.items.map((e: { message: string }) => e.message), [old.body.message, asCore.body.message])
+      assert.strictEqual(listedNew.metadata.resourceVersion, listedCore.metadata.resourceVersion)
+
+      // a change through the old API is the new API's too; the new API's own checks hold for its writes
+      const bumped = yield* patch(`${coreEvents}/backoff`, { count: 5, lastTimestamp: "2026-12-01T09:40:00Z" }, "application/merge-patch+json")
+      assert.strictEqual(bumped.status, 200)
+      const reread = (yield* get(`${newEvents}/backoff`)).body
+      assert.strictEqual(reread.deprecatedCount, 5)
+      assert.strictEqual(reread.metadata.resourceVersion, bumped.body.metadata.resourceVersion)
+      const series = yield* patch(
+        `${newEvents}/scheduled`,
+        { series: { count: 3, lastObservedTime: "2026-12-01T10:10:00.000000Z" } },
+        "application/merge-patch+json"
+      )
+      assert.strictEqual(series.status, 200)
+      assert.strictEqual((yield* get(`${coreEvents}/scheduled`)).body.series.count, 3)
+      const immutable = yield* patch(`${newEvents}/scheduled`, { note: "changed" }, "application/merge-patch+json")
+      assert.strictEqual(immutable.status, 422)
+      assert.include(immutable.body.message, `message: Invalid value: "changed": field is immutable`)
+      // the same PUT again is no write
+      const same = yield* call("PUT", `${newEvents}/scheduled`, { body: series.body })
+      assert.strictEqual(same.body.metadata.resourceVersion, series.body.metadata.resourceVersion)
+      // the old API does not check what the new one requires
+      const loose = yield* post(coreEvents, { metadata: { name: "loose" }, involvedObject: { kind: "Pod", name: "web" } })
+      assert.strictEqual(loose.status, 201)
+      const strict = yield* post(newEvents, { metadata: { name: "strict" }, regarding: { kind: "Pod", name: "web" } })
+      assert.strictEqual(strict.status, 422)
+
+      // deleted through one API, gone from both
+      assert.strictEqual((yield* call("DELETE", `${newEvents}/backoff`)).status, 200)
+      assert.strictEqual((yield* get(`${coreEvents}/backoff`)).status, 404)
+      assert.strictEqual((yield* call("DELETE", `${coreEvents}/scheduled`)).status, 200)
+      assert.strictEqual((yield* get(`${newEvents}/scheduled`)).status, 404)
+    })))
+
+  it.effect("each API's field selectors, mapped onto the one storage; watches see writes through the other API", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      const from = control.resourceVersion()
+      const newWatch = yield* openWatch(`${newEvents}?watch=true&resourceVersion=${from}`)
+      const coreWatch = yield* openWatch(`${coreEvents}?watch=true&resourceVersion=${from}&fieldSelector=reason%3DScheduled`)
+      yield* post(newEvents, newEvent("scheduled"))
+      yield* post(coreEvents, oldEvent("backoff"))
+      yield* call("DELETE", `${newEvents}/scheduled`)
+
+      const seenNew = yield* take(newWatch, 3)
+      assert.deepStrictEqual(summary(seenNew), ["ADDED scheduled", "ADDED backoff", "DELETED scheduled"])
+      for (const e of seenNew) assert.strictEqual(e.object.apiVersion, "events.k8s.io/v1")
+      assert.strictEqual(seenNew[1]!.object.note, "Back-off restarting failed container")
+      assert.strictEqual(seenNew[1]!.object.deprecatedCount, 4)
+      const seenCore = yield* take(coreWatch, 2)
+      assert.deepStrictEqual(summary(seenCore), ["ADDED scheduled", "DELETED scheduled"])
+      assert.strictEqual(seenCore[0]!.object.message, "Successfully assigned default/web to node-1")
+      assert.strictEqual(seenCore[0]!.object.reportingComponent, "example.com/scheduler")
+
+      yield* post(newEvents, newEvent("scheduled"))
+      const names = (path: string, selector: string) =>
+        get(`${path}?fieldSelector=${encodeURIComponent(selector)}`).pipe(
+          Effect.map((a) => a.status === 200 ? a.body.items.map((e: { metadata: { name: string } }) => e.metadata.name) : a.body.message)
+        )
+      assert.deepStrictEqual(yield* names(newEvents, "regarding.name=web"), ["backoff", "scheduled"])
+      assert.deepStrictEqual(yield* names(newEvents, "regarding.fieldPath=spec.containers{main}"), ["backoff"])
+      assert.deepStrictEqual(yield* names(newEvents, "reportingController=example.com/scheduler"), ["scheduled"])
+      assert.deepStrictEqual(yield* names(newEvents, "type=Warning"), ["backoff"])
+      // `source` is the source's component, else the reporting controller, through either API
+      assert.deepStrictEqual(yield* names(newEvents, "source=kubelet"), ["backoff"])
+      assert.deepStrictEqual(yield* names(coreEvents, "source=example.com/scheduler"), ["scheduled"])
+      assert.deepStrictEqual(yield* names(coreEvents, "involvedObject.uid=u-1"), ["scheduled"])
+      assert.deepStrictEqual(yield* names(coreEvents, "reportingComponent=example.com/scheduler"), ["scheduled"])
+      // each API knows only its own labels
+      assert.strictEqual(yield* names(newEvents, "involvedObject.name=web"), "field label not supported: involvedObject.name")
+      assert.strictEqual(yield* names(coreEvents, "regarding.name=web"), "field label not supported: regarding.name")
+    })))
+
+  it.effect("the in-memory controls read, seed and change either form", () =>
+    withCluster(Effect.gen(function*() {
+      const control = yield* cluster
+      control.seed([newEvent("seeded"), oldEvent("old")])
+      const core = control.get({ apiVersion: "v1", kind: "Event", name: "seeded", namespace: "default" }) as Record<string, unknown>
+      assert.strictEqual(core["message"], "Successfully assigned default/web to node-1")
+      assert.strictEqual(core["reportingComponent"], "example.com/scheduler")
+      const asNew = control.list("events.k8s.io/v1", "Event", "default") as ReadonlyArray<Record<string, unknown>>
+      assert.deepStrictEqual(asNew.map((e) => e["note"]), ["Back-off restarting failed container", "Successfully assigned default/web to node-1"])
+      assert.strictEqual(control.list("v1", "Event", "default").length, 2)
+      const changed = control.update({ apiVersion: "events.k8s.io/v1", kind: "Event", name: "old", namespace: "default" }, {
+        deprecatedCount: 9
+      }) as Record<string, unknown>
+      assert.strictEqual(changed["deprecatedCount"], 9)
+      assert.strictEqual((yield* get(`${coreEvents}/old`)).body.count, 9)
+      assert.isTrue(control.remove({ apiVersion: "events.k8s.io/v1", kind: "Event", name: "seeded", namespace: "default" }))
+      assert.strictEqual((yield* get(`${coreEvents}/seeded`)).status, 404)
+    })))
+})
+
 describe("pod logs", () => {
   it.effect("reads the log with tailLines, timestamps, limitBytes and sinceSeconds; 404 for a missing pod", () =>
     withCluster(Effect.gen(function*() {
@@ -1366,7 +1558,10 @@ describe("pods and jobs", () => {
       const events = yield* openWatch(`${pods}?watch=true&resourceVersion=${control.resourceVersion()}`)
       yield* post(pods, {
         ...pod("s"),
-        spec: { containers: [{ name: "main", image: "busybox", command: ["sh", "-c", "echo hello"] }] }
+        spec: {
+          restartPolicy: "Never",
+          containers: [{ name: "main", image: "busybox", command: ["sh", "-c", "echo hello"] }]
+        }
       })
       const phases = yield* events.pipe(
         Stream.map((e) => e.object.status?.phase as string),

@@ -237,6 +237,69 @@ describe("Deployments", () => {
       assert.deepStrictEqual(get(control, "apps/v1", "Deployment", "web").status ?? {}, {})
     }).pipe(Effect.provide(FakeCluster.layer({ validation: false }))))
 
+  it.effect("under simulate.completePods a Deployment settles: its containers exit and restart, its pods stay", () =>
+    Effect.gen(function*() {
+      const control = yield* fake
+      yield* Kube.api(Deployments).create(deployment("done", 2))
+      yield* TestClock.adjust("50 millis")
+      const names = list(control, "v1", "Pod").map((p) => p.metadata.name).sort()
+      const statusOf = (pod: Json) => pod.status.containerStatuses[0]
+      // the first exit is restarted at once: Running and ready again, one restart
+      yield* TestClock.adjust("150 millis")
+      for (const pod of list(control, "v1", "Pod")) {
+        assert.strictEqual(pod.status.phase, "Running")
+        assert.strictEqual(statusOf(pod).restartCount, 1)
+        assert.deepStrictEqual(Object.keys(statusOf(pod).state), ["running"])
+        assert.strictEqual(statusOf(pod).lastState.terminated.reason, "Completed")
+        assert.strictEqual(statusOf(pod).lastState.terminated.exitCode, 0)
+      }
+      // the second waits out the kubelet's back-off of 10s, not ready meanwhile
+      yield* TestClock.adjust("150 millis")
+      for (const pod of list(control, "v1", "Pod")) {
+        assert.strictEqual(pod.status.phase, "Running")
+        assert.strictEqual(statusOf(pod).ready, false)
+        assert.strictEqual(statusOf(pod).state.waiting.reason, "CrashLoopBackOff")
+        assert.strictEqual(
+          statusOf(pod).state.waiting.message,
+          `back-off 10s restarting failed container=web pod=${pod.metadata.name}_default(${pod.metadata.uid})`
+        )
+        assert.strictEqual(condition(pod, "Ready").status, "False")
+        assert.strictEqual(condition(pod, "Ready").message, "containers with unready status: [web]")
+      }
+      yield* TestClock.adjust("10 seconds")
+      for (const pod of list(control, "v1", "Pod")) {
+        assert.strictEqual(statusOf(pod).restartCount, 2)
+        assert.strictEqual(condition(pod, "Ready").status, "True")
+      }
+      // an hour on: the back-off grew to its 5 minutes, and the same two pods are still there, never replaced
+      yield* TestClock.adjust("1 hour")
+      const pods = list(control, "v1", "Pod")
+      assert.deepStrictEqual(pods.map((p) => p.metadata.name).sort(), names)
+      for (const pod of pods) {
+        assert.strictEqual(pod.status.phase, "Running")
+        assert.isAbove(statusOf(pod).restartCount, 10)
+        assert.isBelow(statusOf(pod).restartCount, 20)
+      }
+      assert.strictEqual(list(control, "apps/v1", "ReplicaSet").length, 1)
+      const waiting = pods.map(statusOf).find((s: Json) => s.state.waiting !== undefined)
+      if (waiting !== undefined) assert.match(waiting.state.waiting.message, /^back-off (5m0s|2m40s) /)
+
+      // restartPolicy Never and OnFailure: the pod's containers stay exited and it Succeeds
+      for (const policy of ["Never", "OnFailure"]) {
+        yield* Kube.api(Pods).create({
+          metadata: { name: `once-${policy.toLowerCase()}` },
+          spec: { restartPolicy: policy, containers: [{ name: "main", image: "busybox" }] }
+        })
+      }
+      yield* TestClock.adjust("200 millis")
+      for (const policy of ["never", "onfailure"]) {
+        const pod = get(control, "v1", "Pod", `once-${policy}`)
+        assert.strictEqual(pod.status.phase, "Succeeded")
+        assert.strictEqual(statusOf(pod).restartCount, 0)
+        assert.strictEqual(statusOf(pod).state.terminated.reason, "Completed")
+      }
+    }).pipe(Effect.provide(FakeCluster.layer({ simulate: true }))))
+
   it.effect("with the deployment controller off a test plays it: no ReplicaSet appears", () =>
     Effect.gen(function*() {
       const control = yield* fake

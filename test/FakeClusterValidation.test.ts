@@ -83,6 +83,13 @@ const crd = (name: string, spec: Record<string, unknown>) => ({
   }
 })
 
+const goVersion = (name: string, storage: boolean) =>
+  `apiextensions.CustomResourceDefinitionVersion{Name:"${name}", Served:true, Storage:${storage}, Deprecated:false, ` +
+  `DeprecationWarning:(*string)(nil), Schema:(*apiextensions.CustomResourceValidation)(0xc000a3c000), ` +
+  `Subresources:(*apiextensions.CustomResourceSubresources)(nil), ` +
+  `AdditionalPrinterColumns:[]apiextensions.CustomResourceColumnDefinition(nil), ` +
+  `SelectableFields:[]apiextensions.SelectableField(nil)}`
+
 describe("FakeCluster validation as kube-apiserver v1.35 answers", () => {
   it("RoleBinding and ClusterRoleBinding: roleRef is required and cannot change", async () => {
     const bindings = `${rbac}/namespaces/default/rolebindings`
@@ -158,8 +165,17 @@ describe("FakeCluster validation as kube-apiserver v1.35 answers", () => {
       "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims"
     const modes = await invalid(
       send("PATCH", `${claims}/data`, { spec: { accessModes: ["ReadWriteMany"] } }),
-      `PersistentVolumeClaim "data" is invalid: spec: Forbidden: ${immutable}\n  core.PersistentVolumeClaimSpec{\n` +
-        `- \tAccessModes: ["ReadWriteOnce"],\n+ \tAccessModes: ["ReadWriteMany"],\n  }\n`
+      // the cmp.Diff of the two specs, as go-cmp's reporter writes it (with regular spaces: it picks them at random)
+      `PersistentVolumeClaim "data" is invalid: spec: Forbidden: ${immutable}\n` +
+        `  core.PersistentVolumeClaimSpec{\n` +
+        `  \tAccessModes: []core.PersistentVolumeAccessMode{\n` +
+        `- \t\t"ReadWriteOnce",\n` +
+        `+ \t\t"ReadWriteMany",\n` +
+        `  \t},\n` +
+        `  \tSelector:  nil,\n` +
+        `  \tResources: {Requests: {s"storage": {i: {...}, s: "1Gi", Format: "BinarySI"}}},\n` +
+        `  \t... // 6 identical fields\n` +
+        `  }\n`
     )
     assert.strictEqual(modes.details.causes[0].field, "spec")
     // a claim not bound yet cannot be resized either
@@ -237,6 +253,22 @@ describe("FakeCluster validation as kube-apiserver v1.35 answers", () => {
       })
     )
     assert.strictEqual(relabelled.eventTime, eventTime)
+    // a struct's new value is the internal type's %#v, a time its String, a nil pointer "null"
+    await invalid(
+      send("PATCH", `${events}/scaled`, {
+        regarding: { kind: "Deployment", name: "api" },
+        deprecatedLastTimestamp: "2026-12-01T10:30:00Z",
+        related: null
+      }),
+      `Event.events.k8s.io "scaled" is invalid: [involvedObject: Invalid value: core.ObjectReference{Kind:"Deployment", ` +
+        `Namespace:"default", Name:"api", UID:"", APIVersion:"", ResourceVersion:"", FieldPath:""}: field is immutable, ` +
+        `lastTimestamp: Invalid value: 2026-12-01 10:30:00 +0000 UTC: field is immutable]`
+    )
+    await invalid(
+      send("PATCH", `${events}/scaled`, { related: { kind: "Pod", name: "web-1" } }),
+      `Event.events.k8s.io "scaled" is invalid: related: Invalid value: core.ObjectReference{Kind:"Pod", Namespace:"", ` +
+        `Name:"web-1", UID:"", APIVersion:"", ResourceVersion:"", FieldPath:""}: field is immutable`
+    )
   })
 
   it("CustomResourceDefinition: named <plural>.<group>, its names, scope and versions", async () => {
@@ -253,7 +285,9 @@ describe("FakeCluster validation as kube-apiserver v1.35 answers", () => {
       })),
       `CustomResourceDefinition.apiextensions.k8s.io "widgets.example.com" is invalid: [spec.scope: Unsupported value: ` +
         `"Everywhere": supported values: "Cluster", "Namespaced", spec.versions: Invalid value: ` +
-        `[]apiextensions.CustomResourceDefinitionVersion{...}: must have exactly one version marked as storage version, ` +
+        // %#v of the internal versions; the address of a set pointer is the fake's own (the server's cannot be known)
+        `[]apiextensions.CustomResourceDefinitionVersion{${goVersion("v1", true)}, ${goVersion("v2", true)}}: must have ` +
+        `exactly one version marked as storage version, ` +
         `spec.names.singular: Required value, spec.names.kind: Required value, spec.names.listKind: Required value, ` +
         `spec.names.categories[0]: Invalid value: "All_Things": a DNS-1035 label must consist of lower case alphanumeric ` +
         `characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  ` +
@@ -270,7 +304,8 @@ describe("FakeCluster validation as kube-apiserver v1.35 answers", () => {
     await invalid(
       send("POST", crds, crd("widgets.example.com", { versions: [version("v1", false)] })),
       `CustomResourceDefinition.apiextensions.k8s.io "widgets.example.com" is invalid: spec.versions: Invalid value: ` +
-        `[]apiextensions.CustomResourceDefinitionVersion{...}: must have exactly one version marked as storage version`
+        `[]apiextensions.CustomResourceDefinitionVersion{${goVersion("v1", false)}}: must have exactly one version marked ` +
+        `as storage version`
     )
     // a version that is not served is allowed (there is no rule that one must be)
     await ok(send("POST", crds, crd("widgets.example.com", { versions: [{ ...version("v1", true), served: false }] })))
@@ -395,6 +430,63 @@ describe("FakeCluster validation as kube-apiserver v1.35 answers", () => {
     }, strategic)
     assert.strictEqual(direct.status, 422)
     assert.include(direct.body.message, `Pod "debugged" is invalid: spec: Forbidden: pod updates may not change fields`)
+  })
+
+  it("a pod's spec change: Forbidden, with the cmp.Diff of the internal PodSpecs", async () => {
+    const pods = "/api/v1/namespaces/default/pods"
+    await ok(send("POST", pods, {
+      metadata: { name: "fixed" },
+      spec: {
+        hostNetwork: true,
+        automountServiceAccountToken: false,
+        containers: [{ name: "web", image: "nginx", resources: {} }]
+      }
+    }))
+    const changed = await send("PATCH", `${pods}/fixed`, {
+      spec: { containers: [{ name: "web", command: ["sleep", "3600"], resources: { limits: { cpu: "1" } } }] }
+    }, "application/strategic-merge-patch+json")
+    assert.strictEqual(changed.status, 422)
+    const message = changed.body.message as string
+    const diff = message.slice(message.indexOf("\n") + 1)
+    assert.strictEqual(
+      diff,
+      [
+        "  core.PodSpec{",
+        "  \tVolumes:        nil,",
+        "  \tInitContainers: nil,",
+        "  \tContainers: []core.Container{",
+        "  \t\t{",
+        `  \t\t\tName:       "web",`,
+        `  \t\t\tImage:      "nginx",`,
+        "- \t\t\tCommand:    nil,",
+        `+ \t\t\tCommand:    []string{"sleep", "3600"},`,
+        "  \t\t\tArgs:       nil,",
+        `  \t\t\tWorkingDir: "",`,
+        "  \t\t\tPorts:      nil,",
+        "  \t\t\tEnvFrom:    nil,",
+        "  \t\t\tEnv:        nil,",
+        "  \t\t\tResources: core.ResourceRequirements{",
+        "- \t\t\t\tLimits:   nil,",
+        `+ \t\t\t\tLimits:   core.ResourceList{s"cpu": {i: {...}, s: "1", Format: "DecimalSI"}},`,
+        // the requests are defaulted from the limits before the specs are compared
+        "- \t\t\t\tRequests: nil,",
+        `+ \t\t\t\tRequests: core.ResourceList{s"cpu": {i: {...}, s: "1", Format: "DecimalSI"}},`,
+        "  \t\t\t\tClaims:   nil,",
+        "  \t\t\t},",
+        "  \t\t\tResizePolicy:  nil,",
+        "  \t\t\tRestartPolicy: nil,",
+        "  \t\t\t... // 14 identical fields",
+        "  \t\t},",
+        "  \t},",
+        "  \tEphemeralContainers: nil,",
+        `  \tRestartPolicy:       "Always",`,
+        "  \t... // 32 identical fields",
+        "  }",
+        ""
+      ].join("\n")
+    )
+    // the host namespaces are in the internal PodSpec's security context: not among its fields
+    assert.notInclude(diff, "HostNetwork")
   })
 
   it("resize: cpu and memory only, the same QoS class, containers in place, nothing removed", async () => {

@@ -140,4 +140,73 @@ describe(suite, () => {
       }),
     120_000
   )
+
+  it.effect.skipIf(!hasKubectl)(
+    "Events are one resource: kubectl get events and get events.v1.events.k8s.io list what either API wrote",
+    () =>
+      Effect.gen(function*() {
+        const served = yield* serveWithToken()
+        const { dir, run } = yield* session(served.kubeconfigPath, "kubectl-events")
+        const file = Path.join(dir, "events.yaml")
+        Fs.writeFileSync(file, eventsYaml)
+        assert.match(ok(yield* run("create", "-f", file)), /^event\/backoff created\nevent.events.k8s.io\/scheduled created$/m)
+
+        const names = (text: string) => JSON.parse(text).items.map((e: { metadata: { name: string } }) => e.metadata.name)
+        const core = ok(yield* run("get", "events", "-o", "json"))
+        const events = ok(yield* run("get", "events.v1.events.k8s.io", "-o", "json"))
+        assert.deepStrictEqual(names(core), ["backoff", "scheduled"])
+        assert.deepStrictEqual(names(events), ["backoff", "scheduled"])
+        assert.deepStrictEqual(
+          JSON.parse(core).items.map((e: { message: string }) => e.message),
+          JSON.parse(events).items.map((e: { note: string }) => e.note)
+        )
+        // the table of either API: the core Event printer's columns, a row per Event
+        const table = ok(yield* run("get", "events.v1.events.k8s.io"))
+        assert.match(table, /^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE$/m)
+        assert.match(table, /Warning\s+BackOff\s+pod\/web\s+Back-off restarting failed container/)
+        assert.match(table, /Normal\s+Scheduled\s+pod\/web\s+Successfully assigned default\/web to node-1/)
+        assert.match(ok(yield* run("get", "events", "--field-selector", "reason=Scheduled", "-o", "name")), /^event\/scheduled\n$/)
+        assert.match(
+          ok(yield* run("get", "events.v1.events.k8s.io", "--field-selector", "regarding.name=web", "-o", "name")),
+          /^event.events.k8s.io\/backoff\nevent.events.k8s.io\/scheduled\n$/
+        )
+        assert.match(ok(yield* run("delete", "events.v1.events.k8s.io", "backoff")), /deleted/)
+        assert.deepStrictEqual(names(ok(yield* run("get", "events", "-o", "json"))), ["scheduled"])
+      }),
+    120_000
+  )
 })
+
+const eventsYaml = `apiVersion: v1
+kind: Event
+metadata:
+  name: backoff
+involvedObject:
+  kind: Pod
+  name: web
+  namespace: default
+reason: BackOff
+message: Back-off restarting failed container
+source:
+  component: kubelet
+type: Warning
+count: 3
+firstTimestamp: "2026-12-01T09:00:00Z"
+lastTimestamp: "2026-12-01T09:30:00Z"
+---
+apiVersion: events.k8s.io/v1
+kind: Event
+metadata:
+  name: scheduled
+eventTime: "2026-12-01T10:00:00.000000Z"
+reportingController: default-scheduler
+reportingInstance: scheduler-1
+action: Binding
+reason: Scheduled
+regarding:
+  kind: Pod
+  name: web
+  namespace: default
+note: Successfully assigned default/web to node-1
+type: Normal
+`

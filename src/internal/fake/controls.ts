@@ -6,17 +6,21 @@
  * @internal
  */
 import { removeNamespaceContents } from "./deletes.js"
-import { drop, isObject, type JsonObject, randomSuffix } from "./json.js"
-import { customKind } from "./kinds.js"
+import { clone, drop, isObject, type JsonObject, randomSuffix } from "./json.js"
+import { customKind, type KindInfo, splitApiVersion } from "./kinds.js"
 import * as Simulation from "./simulation.js"
-import type { FakeState } from "./state.js"
+import { type FakeState, objectIn, toStored } from "./state.js"
 import * as Status from "./status.js"
 import { type Entry, keyOf } from "./store.js"
 import { appendLog } from "./subresources.js"
 import type { Control, FakeObject } from "./types.js"
 import { updateObject } from "./writes.js"
 
-const snapshot = (entry: Entry): FakeObject => JSON.parse(entry.json) as FakeObject
+/** A copy of a stored object, as `kind` in the version of `apiVersion` shows it. */
+const snapshot = (entry: Entry, kind: KindInfo, apiVersion: string): FakeObject => {
+  const converted = objectIn(entry.obj, kind, splitApiVersion(apiVersion).version)
+  return (converted === entry.obj ? JSON.parse(entry.json) : clone(converted)) as FakeObject
+}
 
 /** @internal */
 export const make = (state: FakeState): Control => {
@@ -36,7 +40,8 @@ export const make = (state: FakeState): Control => {
         const kind = state.kindFor(raw.apiVersion, raw.kind)
         // a shallow copy: only metadata is changed, and the object is not kept parsed
         const metadata: JsonObject = isObject(raw.metadata) ? { ...raw.metadata } : {}
-        const obj: JsonObject = { ...raw, metadata }
+        const sent: JsonObject = { ...raw, metadata }
+        const obj = toStored(kind, sent)
         const given = typeof metadata.namespace === "string" && metadata.namespace !== ""
           ? metadata.namespace
           : undefined
@@ -62,15 +67,15 @@ export const make = (state: FakeState): Control => {
           metadata.resourceVersion = String(rv)
           return { obj, managers: [], cache: false }
         })
-        state.afterWrite(kind, entry, prev ?? entry)
+        state.afterWrite(collection.kind, entry, prev ?? entry)
         // the stored object itself is not kept parsed, so handing it back is safe
-        out.push(obj as unknown as FakeObject)
+        out.push(sent as unknown as FakeObject)
       }
       return out
     }),
     get: (ref) => {
-      const { entry } = state.refEntry(ref)
-      return entry === undefined ? undefined : snapshot(entry)
+      const { entry, kind } = state.refEntry(ref)
+      return entry === undefined ? undefined : snapshot(entry, kind, ref.apiVersion)
     },
     list: (apiVersion, kindOrPlural, namespace) => {
       const kind = state.kindFor(apiVersion, kindOrPlural)
@@ -78,7 +83,7 @@ export const make = (state: FakeState): Control => {
       const keys = collection.keys()
       const { end, start } = collection.range(kind.namespaced ? namespace : undefined, undefined)
       const out: Array<FakeObject> = []
-      for (let i = start; i < end; i++) out.push(snapshot(collection.entries.get(keys[i]!)!))
+      for (let i = start; i < end; i++) out.push(snapshot(collection.entries.get(keys[i]!)!, kind, apiVersion))
       return out
     },
     update: (ref, change) => settled(() => updateObject(state, ref, change)),

@@ -124,7 +124,7 @@ const deleteAnswer = (
   const code = !gone && options.orphanDependents === false ? 202 : 200
   const returnsObject = !gone || kind.custom ||
     (kind.group === "" && (kind.kind === "Pod" || kind.kind === "Namespace"))
-  if (returnsObject) return json(code, state.jsonIn(entry, route.version))
+  if (returnsObject) return json(code, state.jsonIn(entry, route.kind, route.version))
   return json(code, Status.success(kind, entry.name, entry.uid))
 }
 
@@ -364,7 +364,7 @@ export const deleteCollection = async (
     checkImmortal(route.kind, current)
     checkPreconditions(route.kind, current, options)
     // the answer lists the objects as they were found, as the registry's DeleteCollection does
-    items.push(state.jsonIn(current, route.version))
+    items.push(state.jsonIn(current, route.kind, route.version))
     deleteObject(state, route.kind, current, options)
   }
   const apiVersion = apiVersionOf(route.kind.group, route.version)

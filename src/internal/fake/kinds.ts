@@ -4,6 +4,7 @@
  *
  * @internal
  */
+import { type Conversion, eventsEvent } from "./conversion.js"
 import { specKinds } from "./generated.js"
 import type { ResourceSpec } from "./types.js"
 
@@ -30,6 +31,16 @@ export interface KindInfo {
   /** `label` kinds need an RFC 1123 label as name, others a subdomain. */
   readonly nameRule: "label" | "subdomain" | "path"
   readonly categories?: ReadonlyArray<string> | undefined
+  /**
+   * Served out of another kind's storage (events.k8s.io Events are core Events): its objects are
+   * that kind's, converted on the way in and out.
+   */
+  readonly storedAs?: StoredAs | undefined
+}
+
+/** The kind whose objects a kind serves, and the conversion between them. @internal */
+export interface StoredAs extends Conversion {
+  readonly kind: KindInfo
 }
 
 const allVerbs: ReadonlyArray<string> = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
@@ -119,18 +130,7 @@ const extras: Record<string, KindExtras> = {
   "apiextensions.k8s.io/customresourcedefinitions": { shortNames: ["crd", "crds"] },
   "certificates.k8s.io/certificatesigningrequests": { shortNames: ["csr"] },
   "scheduling.k8s.io/priorityclasses": { shortNames: ["pc"] },
-  "events.k8s.io/events": {
-    shortNames: ["ev"],
-    fieldSelectors: [
-      "regarding.kind",
-      "regarding.namespace",
-      "regarding.name",
-      "regarding.uid",
-      "reason",
-      "reportingController",
-      "type"
-    ]
-  }
+  "events.k8s.io/events": { shortNames: ["ev"], fieldSelectors: Object.keys(eventsEvent.fieldLabels) }
 }
 
 const builtin = (
@@ -154,6 +154,14 @@ const builtin = (
   categories: extra.categories
 })
 
+/** events.k8s.io Events served out of the core Events' storage, as kube-apiserver serves them. */
+const withStorage = (kinds: ReadonlyArray<KindInfo>): ReadonlyArray<KindInfo> => {
+  const coreEvents = kinds.find((k) => k.group === "" && k.plural === "events")!
+  return kinds.map((k) =>
+    k.group === "events.k8s.io" && k.plural === "events" ? { ...k, storedAs: { ...eventsEvent, kind: coreEvents } } : k
+  )
+}
+
 /**
  * Every kind of the Kubernetes OpenAPI spec (generated into `generated.ts`, subresources
  * limited to those the fake implements), plus OpenShift's templates.
@@ -161,7 +169,7 @@ const builtin = (
  * @internal
  */
 export const builtinKinds: ReadonlyArray<KindInfo> = [
-  ...specKinds.map((k) => builtin(k)),
+  ...withStorage(specKinds.map((k) => builtin(k))),
   // OpenShift lists the create-only processedtemplates first: a client must pick by verbs
   builtin(["template.openshift.io", ["v1"], "Template", "processedtemplates", true, ["create"], []], {}),
   builtin(["template.openshift.io", ["v1"], "Template", "templates", true, allVerbs, []], {})

@@ -9,7 +9,7 @@ import { isTrue, json, jsonHeaders, type RawResponse } from "./http.js"
 import type { JsonObject } from "./json.js"
 import { apiVersionOf, type KindInfo } from "./kinds.js"
 import { type Matcher, parseFieldSelector, parseLabelSelector } from "./selectors.js"
-import type { FakeState, Route } from "./state.js"
+import { type FakeState, objectIn, type Route, routeApiVersion } from "./state.js"
 import * as Status from "./status.js"
 import type { Entry } from "./store.js"
 import { ActiveWatch } from "./watch.js"
@@ -59,13 +59,14 @@ export const joinSelector = (a: string | undefined, b: string): string =>
 /** The label and field selectors of a query as one matcher. @internal */
 export const matchers = (route: Route, query: Record<string, string>): Matcher => {
   const label = parseLabelSelector(query.labelSelector)
-  const field = parseFieldSelector(query.fieldSelector, route.kind.fieldSelectors)
+  const field = parseFieldSelector(query.fieldSelector, route.kind.fieldSelectors, route.kind.storedAs?.fieldLabels)
   return (obj) => label(obj) && field(obj)
 }
 
 
 /** GET of one object. @internal */
-export const get = (state: FakeState, route: Route): RawResponse => json(200, state.jsonIn(state.entryOf(route), route.version))
+export const get = (state: FakeState, route: Route): RawResponse =>
+  json(200, state.jsonIn(state.entryOf(route), route.kind, route.version))
 
 /** GET of a collection: selectors, `limit` and `continue`. @internal */
 export const list = (state: FakeState, route: Route, query: Record<string, string>): RawResponse => {
@@ -110,8 +111,24 @@ export const list = (state: FakeState, route: Route, query: Record<string, strin
     metadata.continue = ""
   }
   const apiVersion = apiVersionOf(route.kind.group, route.version)
-  const items = selected.map((e) => state.jsonIn(e, route.version)).join(",")
+  const items = selected.map((e) => state.jsonIn(e, route.kind, route.version)).join(",")
   return json(200, listJson(route.kind, apiVersion, metadata, items))
+}
+
+/**
+ * Rewrites the event lines of a collection into the route's kind and version, for the kinds whose
+ * stored objects may be in another (several versions, or stored as another kind); `undefined` when
+ * every stored object is in the route's form already.
+ */
+const servedLines = (route: Route): ((line: string) => string) | undefined => {
+  const kind = route.kind
+  if (kind.storedAs === undefined && kind.versions.length < 2) return undefined
+  return (line) => {
+    const event = JSON.parse(line) as { readonly type: string; readonly object: JsonObject }
+    if (event.type === "ERROR" || event.type === "BOOKMARK") return line
+    const object = objectIn(event.object, kind, route.version)
+    return object === event.object ? line : `${JSON.stringify({ type: event.type, object })}\n`
+  }
 }
 
 /**
@@ -150,7 +167,9 @@ export const watch = (
     isTrue(query.allowWatchBookmarks),
     timeout !== undefined && Number.isFinite(timeout) ? timeout : undefined
   )
-  watch.transform = transform
+  watch.objectType = { kind: route.kind.kind, apiVersion: routeApiVersion(route) }
+  const served = servedLines(route)
+  watch.transform = served === undefined || transform === undefined ? served ?? transform : (l) => transform(served(l))
   const response: RawResponse = { status: 200, headers: { ...jsonHeaders, "cache-control": "no-cache" }, body: watch }
   const fromNow = rvParam === "" || rvParam === "0"
   if (isTrue(sendInitial) || (fromNow && sendInitial === undefined)) {

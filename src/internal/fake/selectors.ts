@@ -147,6 +147,12 @@ const unescapeValue = (value: string): string => value.replace(/\\(.)/g, "$1")
 const booleanFields = new Set(["spec.hostNetwork", "spec.unschedulable"])
 
 const fieldValue = (obj: JsonObject, field: string): string => {
+  // an Event's source is its reporting component when it names none (EventToSelectableFields)
+  if (field === "source") {
+    const component = isObject(obj.source) ? obj.source.component : undefined
+    if (typeof component === "string" && component !== "") return component
+    return typeof obj.reportingComponent === "string" ? obj.reportingComponent : ""
+  }
   let node: unknown = obj
   for (const key of field.split(".")) {
     if (!isObject(node)) {
@@ -158,19 +164,20 @@ const fieldValue = (obj: JsonObject, field: string): string => {
   if (node === undefined || node === null) return booleanFields.has(field) ? "false" : ""
   if (typeof node === "string") return node
   if (typeof node === "number" || typeof node === "boolean") return String(node)
-  if (field === "source" && isObject(node)) return typeof node.component === "string" ? node.component : ""
   return ""
 }
 
 /**
  * Field selectors support `metadata.name`, `metadata.namespace` and the kind's own
- * fields; anything else is a 400, as on a real server.
+ * fields; anything else is a 400, as on a real server. `labels` maps a served version's
+ * labels onto the stored objects' fields (a kind stored as another).
  *
  * @internal
  */
 export const parseFieldSelector = (
   selector: string | null | undefined,
-  supported: ReadonlyArray<string>
+  supported: ReadonlyArray<string>,
+  labels?: Readonly<Record<string, string>> | undefined
 ): Matcher => {
   if (selector === null || selector === undefined || selector.trim() === "") return matchAll
   const matchers: Array<Matcher> = []
@@ -179,12 +186,13 @@ export const parseFieldSelector = (
     if (text === "") continue
     const m = /^([^=!]+?)\s*(==|=|!=)\s*(.*)$/s.exec(text)
     if (m === null) throw Status.badRequest(`invalid selector: '${selector}'; can't understand '${text}'`)
-    const field = m[1]!.trim()
+    const label = m[1]!.trim()
     const op = m[2]!
     const value = unescapeValue(m[3]!)
-    if (field !== "metadata.name" && field !== "metadata.namespace" && !supported.includes(field)) {
-      throw Status.badRequest(`field label not supported: ${field}`)
+    if (label !== "metadata.name" && label !== "metadata.namespace" && !supported.includes(label)) {
+      throw Status.badRequest(`field label not supported: ${label}`)
     }
+    const field = labels?.[label] ?? label
     matchers.push(op === "!=" ? (obj) => fieldValue(obj, field) !== value : (obj) => fieldValue(obj, field) === value)
   }
   return and(matchers)

@@ -13,12 +13,13 @@
  * @internal
  */
 import { type FakeClock, realClock, rfc3339 } from "./clock.js"
+import { inGroup } from "./conversion.js"
 import { Faults } from "./faults.js"
 import type { JsonObject } from "./json.js"
 import { apiVersionOf, builtinKinds, type KindInfo, Registry, splitApiVersion } from "./kinds.js"
 import type { ContainerLog, LogFollower } from "./logs.js"
 import * as Status from "./status.js"
-import { type Collection, type Entry, keyOf, Store } from "./store.js"
+import { type Collection, Entry, keyOf, Store } from "./store.js"
 import type { AuditAnnotation, ObjectRef, Options, RequestRecord } from "./types.js"
 import type { ActiveWatch, WatchHub } from "./watch.js"
 
@@ -34,6 +35,25 @@ export interface Route {
 
 /** The `apiVersion` a route addresses. @internal */
 export const routeApiVersion = (route: Route): string => apiVersionOf(route.kind.group, route.version)
+
+/**
+ * A stored object as `kind` in `version` shows it: itself when it is in that version already,
+ * converted when the kind is stored as another, else with that apiVersion (the versions of one
+ * kind differ in their schema only).
+ *
+ * @internal
+ */
+export const objectIn = (obj: JsonObject, kind: KindInfo, version: string): JsonObject => {
+  const group = kind.storedAs !== undefined ? kind.group : splitApiVersion(obj.apiVersion as string).group
+  const apiVersion = apiVersionOf(group, version)
+  if (obj.apiVersion === apiVersion) return obj
+  if (kind.storedAs !== undefined && !inGroup(obj, group)) return kind.storedAs.fromStorage(obj, apiVersion)
+  return { ...obj, apiVersion, kind: obj.kind }
+}
+
+/** An object written through `kind` as it is stored (converted when the kind is stored as another). @internal */
+export const toStored = (kind: KindInfo, obj: JsonObject): JsonObject =>
+  kind.storedAs !== undefined && inGroup(obj, kind.group) ? kind.storedAs.toStorage(obj) : obj
 
 /**
  * Whether something still holds an object marked for deletion: `metadata.finalizers`, and
@@ -291,12 +311,22 @@ export class FakeState {
     return entry
   }
 
-  /** An object's JSON in the version the request asked for. */
-  jsonIn(entry: Entry, version: string): string {
-    const kind = entry.obj.kind
-    const apiVersion = apiVersionOf(splitApiVersion(entry.obj.apiVersion as string).group, version)
-    if (entry.obj.apiVersion === apiVersion) return entry.json
-    return JSON.stringify({ ...entry.obj, apiVersion, kind })
+  /** An object's JSON in the kind and version the request asked for. */
+  jsonIn(entry: Entry, kind: KindInfo, version: string): string {
+    const obj = entry.obj
+    const converted = objectIn(obj, kind, version)
+    return converted === obj ? entry.json : JSON.stringify(converted)
+  }
+
+  /**
+   * A stored version of an object as a write through `route` sees it (converted when its kind is
+   * stored as another): not stored, the same resourceVersion, uid and managers.
+   */
+  entryIn(route: Route, entry: Entry): Entry {
+    const storedAs = route.kind.storedAs
+    if (storedAs === undefined || inGroup(entry.obj, route.kind.group)) return entry
+    const obj = storedAs.fromStorage(entry.obj, routeApiVersion(route))
+    return Entry.of(obj, entry.namespace, entry.name, entry.rv, entry.managers, [], this.store.recent)
   }
 
   private namespaceEntry(name: string): Entry | undefined {

@@ -401,7 +401,9 @@ export class Store {
     return this.counter
   }
 
-  collection(kind: KindInfo): Collection {
+  /** A kind's objects (those of the kind it is stored as, when it is). */
+  collection(served: KindInfo): Collection {
+    const kind = served.storedAs?.kind ?? served
     const id = collectionId(kind)
     let c = this.collections.get(id)
     if (c === undefined) {
@@ -413,8 +415,8 @@ export class Store {
     return c
   }
 
-  existing(kind: Pick<KindInfo, "group" | "plural">): Collection | undefined {
-    return this.collections.get(collectionId(kind))
+  existing(served: Pick<KindInfo, "group" | "plural" | "storedAs">): Collection | undefined {
+    return this.collections.get(collectionId(served.storedAs?.kind ?? served))
   }
 
   allCollections(): IterableIterator<Collection> {

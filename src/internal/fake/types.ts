@@ -28,7 +28,11 @@ export interface ResourceSpec {
 /**
  * The older way to make pods run by themselves (`simulate: true` uses the defaults): the
  * kubelet with these times, writing a few log lines per container, and (unless
- * `completePods: false`) taking every pod to Succeeded, whatever its restart policy.
+ * `completePods: false`) letting every container exit 0 after `podRunMs`. What follows is
+ * what a kubelet does by the pod's `restartPolicy`: `Never` and `OnFailure` pods go to
+ * Succeeded; `Always` pods (the default, and every Deployment's) stay Running while their
+ * containers restart, at once the first time, then after the kubelet's back-off (10s
+ * doubling to 5 minutes, CrashLoopBackOff and not ready meanwhile), `restartCount` growing.
  *
  * @since 0.1.0
  * @category models
@@ -36,9 +40,9 @@ export interface ResourceSpec {
 export interface SimulateOptions {
   /** Milliseconds from a pod's scheduling to Running (default 50). */
   readonly podStartMs?: number | undefined
-  /** Milliseconds from Running to Succeeded (default 150). */
+  /** Milliseconds a container runs before it exits 0 (default 150). */
   readonly podRunMs?: number | undefined
-  /** Whether running pods go on to Succeeded (default true). */
+  /** Whether the containers of pods that restart (`Always`) exit too, and restart (default true). */
   readonly completePods?: boolean | undefined
 }
 

@@ -30,6 +30,8 @@ export class ActiveWatch implements WatchTarget, StreamBody {
   private finished = false
   /** Rewrites each event line into the form the client asked for (metadata only, a Table). */
   transform: ((line: string) => string) | undefined = undefined
+  /** The kind and apiVersion of the watch's bookmarks: the request's (the stored kind's first version when unset). */
+  objectType: { readonly kind: string; readonly apiVersion: string } | undefined = undefined
 
   constructor(
     private readonly hub: WatchHub,
@@ -89,7 +91,8 @@ export class ActiveWatch implements WatchTarget, StreamBody {
     const kind = this.collection.kind
     const metadata: JsonObject = { resourceVersion: String(rv) }
     if (annotations !== undefined) metadata.annotations = annotations
-    const object = { kind: kind.kind, apiVersion: apiVersionOf(kind.group, kind.versions[0]!), metadata }
+    const type = this.objectType ?? { kind: kind.kind, apiVersion: apiVersionOf(kind.group, kind.versions[0]!) }
+    const object = { kind: type.kind, apiVersion: type.apiVersion, metadata }
     this.write(`{"type":"BOOKMARK","object":${JSON.stringify(object)}}\n`)
   }
 

@@ -15,11 +15,11 @@ import * as Defaults from "./defaults/index.js"
 import * as FieldValidation from "./fieldvalidation.js"
 import { isTrue, json, mediaType, type RawRequest, type RawResponse } from "./http.js"
 import { child, clone, deepEqual, drop, isObject, type JsonObject, now, randomSuffix } from "./json.js"
-import { apiVersionOf, type KindInfo } from "./kinds.js"
+import { apiVersionOf, type KindInfo, splitApiVersion } from "./kinds.js"
 import * as Managed from "./managed.js"
 import * as MicroTime from "./microtime.js"
 import { jsonPatch, mergeKeyFor, mergePatch, PatchError, strategicMerge } from "./patch.js"
-import { type FakeState, hasFinalizers, type Route, routeApiVersion } from "./state.js"
+import { type FakeState, hasFinalizers, objectIn, type Route, routeApiVersion, toStored } from "./state.js"
 import * as Status from "./status.js"
 import { type Entry, keyOf } from "./store.js"
 import type { FakeObject, ObjectRef } from "./types.js"
@@ -227,10 +227,16 @@ export const commit = (
     oldObject: prev?.obj,
     dryRun
   })
-  if (prev !== undefined) {
-    const unchanged = deepEqual(stripForCompare(obj), stripForCompare(prev.obj)) &&
-      managersEqual(managers, prev.managers)
-    if (unchanged) return { status: 200, entry: prev, json: state.jsonIn(prev, route.version), warnings }
+  // `prev` may be the stored version converted for this route: the comparison and the write are of the stored form
+  const collection = state.collectionOf(kind)
+  const storedPrev = prev === undefined ? undefined : collection.entries.get(prev.key) ?? prev
+  const storedObj = toStored(kind, obj)
+  if (storedPrev !== undefined) {
+    const unchanged = deepEqual(stripForCompare(storedObj), stripForCompare(storedPrev.obj)) &&
+      managersEqual(managers, storedPrev.managers)
+    if (unchanged) {
+      return { status: 200, entry: storedPrev, json: state.jsonIn(storedPrev, kind, route.version), warnings }
+    }
   }
   const stored = (o: JsonObject): JsonObject => {
     withManagedFields(o, managers)
@@ -240,17 +246,17 @@ export const commit = (
     if (prev !== undefined) (obj.metadata as JsonObject).resourceVersion = String(prev.rv)
     return { status: prev === undefined ? 201 : 200, entry: undefined, json: JSON.stringify(stored(obj)), warnings }
   }
-  const entry = state.store.write(state.collectionOf(kind), namespace, name, (rv) => {
-    (obj.metadata as JsonObject).resourceVersion = String(rv)
-    return { obj: stored(obj), managers }
+  const entry = state.store.write(collection, namespace, name, (rv) => {
+    (storedObj.metadata as JsonObject).resourceVersion = String(rv)
+    return { obj: stored(storedObj), managers }
   })
-  state.afterWrite(kind, entry, prev)
+  state.afterWrite(collection.kind, entry, storedPrev)
   const metadata = entry.obj.metadata as JsonObject
   if (metadata.deletionTimestamp !== undefined && !hasFinalizers(entry.obj)) {
     const gone = state.removeEntry(kind, entry)
-    return { status: 200, entry: gone, json: state.jsonIn(gone, route.version), warnings }
+    return { status: 200, entry: gone, json: state.jsonIn(gone, kind, route.version), warnings }
   }
-  return { status: prev === undefined ? 201 : 200, entry, json: state.jsonIn(entry, route.version), warnings }
+  return { status: prev === undefined ? 201 : 200, entry, json: state.jsonIn(entry, kind, route.version), warnings }
 }
 
 /** Unknown fields of an object, dropped: by the generated Schema of a built-in kind, a custom resource's CRD schema. */
@@ -441,7 +447,7 @@ export const replace = async (
   }
   metadata.name = route.name
   state.admitNamespace(route, "update")
-  const prev = state.entryOf(route)
+  const prev = state.entryIn(route, state.entryOf(route))
   const prevMeta = prev.obj.metadata as JsonObject
   const rv = metadata.resourceVersion
   // custom resources allow no unconditional update
@@ -521,7 +527,7 @@ export const patch = async (
   const body = read.body
   const duplicates = FieldValidation.duplicatesOf(mode, read)
   state.admitNamespace(route, "update")
-  const prev = state.entryOf(route)
+  const prev = state.entryIn(route, state.entryOf(route))
   // the stored object with its managedFields: a patch may change them too
   const base = prev.copy()
   let patched: unknown
@@ -646,7 +652,8 @@ export const apply = async (
   } else {
     drop(metadata, "namespace")
   }
-  const prev = state.collectionOf(route.kind).entries.get(keyOf(route.namespace ?? "", route.name!))
+  const found = state.collectionOf(route.kind).entries.get(keyOf(route.namespace ?? "", route.name!))
+  const prev = found === undefined ? undefined : state.entryIn(route, found)
   state.admitNamespace(route, prev === undefined ? "create" : "update")
   // a field the schema does not declare cannot be typed: the field manager fails with a plain error (a 500)
   const notDeclared = await undeclared(state, route, config)
@@ -720,17 +727,18 @@ export const serverUpdate = (state: FakeState, kind: KindInfo, prev: Entry, next
     next.apiVersion = apiVersionOf(kind.group, kind.versions[0]!)
   }
   next.kind = kind.kind
-  const entry = state.store.write(state.collectionOf(kind), prev.namespace, prev.name, (rv) => {
+  const collection = state.collectionOf(kind)
+  const entry = state.store.write(collection, prev.namespace, prev.name, (rv) => {
     metadata.resourceVersion = String(rv)
     // not kept parsed: the caller keeps `next` (controls hand it back)
     return {
-      obj: withManagedFields(next, prev.managers),
+      obj: withManagedFields(toStored(kind, next), prev.managers),
       managers: prev.managers,
       generationFrom: Validation.hasGeneration(kind) ? prev : undefined,
       cache: false
     }
   })
-  state.afterWrite(kind, entry, prev)
+  state.afterWrite(collection.kind, entry, prev)
   if (metadata.deletionTimestamp !== undefined && !hasFinalizers(entry.obj)) return state.removeEntry(kind, entry)
   return entry
 }
@@ -751,13 +759,14 @@ export const updateObject = (
     throw new Error(`update: ${ref.kind} ${ref.namespace ?? ""}/${ref.name} does not exist`)
   }
   let next: JsonObject
+  const version = splitApiVersion(ref.apiVersion).version
   if (typeof change === "function") {
     // all of it copied, managedFields too (see `Entry.copy`): the test's function may change anything in place
-    const draft = clone(entry.obj)
+    const draft = clone(objectIn(entry.obj, kind, version))
     const result = change(draft as unknown as FakeObject)
     next = result === undefined ? draft : clone(result as unknown as JsonObject)
   } else {
-    next = mergePatch(entry.copy(), change) as JsonObject
+    next = mergePatch(clone(objectIn(entry.obj, kind, version)), change) as JsonObject
   }
   serverUpdate(state, kind, entry, next)
   return next as unknown as FakeObject

@@ -37,7 +37,10 @@ export interface KubeletConfig {
   readonly podStartMs: number
   readonly podRunMs: number
   readonly podStopMs: number
-  /** `simulate`: log lines per container, and (with `completePods`) every pod runs to Succeeded. */
+  /**
+   * `simulate`: log lines per container, and (with `completePods`) containers that restart exit too: the
+   * kubelet starts them again, after its back-off from the second exit on.
+   */
   readonly simulate: { readonly completePods: boolean } | undefined
 }
 
@@ -276,6 +279,17 @@ interface Running {
   startTimer?: (() => void) | undefined
   exitTimer?: (() => void) | undefined
   stopTimer?: (() => void) | undefined
+  /** How many times its containers exited and were started again (`completePods` with restartPolicy Always). */
+  exits?: number | undefined
+}
+
+/** The kubelet's crash-loop back-off: none for the first restart, then 10s doubling to 5 minutes. */
+const restartBackOffMs = (exits: number): number => exits <= 1 ? 0 : Math.min(10_000 * 2 ** (exits - 2), 300_000)
+
+/** A duration as Go's `time.Duration` prints whole seconds (`10s`, `1m20s`, `5m0s`). */
+const goSeconds = (ms: number): string => {
+  const s = Math.round(ms / 1000)
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${s % 60}s`
 }
 
 /** Runs the pods bound to the node. @internal */
@@ -303,8 +317,10 @@ export const installKubelet = (state: FakeState, config: KubeletConfig): void =>
   const restarts = (pod: Entry): boolean => {
     // as the kubelet's shouldContainerBeRestarted: only Never and OnFailure let a container stay exited
     const policy = specOf(pod.obj).restartPolicy
-    return config.simulate?.completePods !== true && policy !== "Never" && policy !== "OnFailure"
+    return policy !== "Never" && policy !== "OnFailure"
   }
+  /** Whether the containers exit after `podRunMs`: those that do not restart, and with `completePods` all. */
+  const exits = (pod: Entry): boolean => !restarts(pod) || config.simulate?.completePods === true
   const writePhase = (pod: Entry, phase: Phase, admitted = false): Entry => {
     // the spec is the stored one: a status write leaves it, and its JSON, as they were
     const next = podWithPhase(state, pod, phase, { admitted }, pod.statusCopy())
@@ -326,7 +342,7 @@ export const installKubelet = (state: FakeState, config: KubeletConfig): void =>
       ...echoed(pod.obj, container)
     ])
     startEphemeral(runningPod)
-    if (restarts(runningPod)) return
+    if (!exits(runningPod)) return
     const running = pods.get(uid)
     if (running !== undefined) running.exitTimer = state.later(config.podRunMs, () => exit(namespace, name, uid))
   }
@@ -334,8 +350,68 @@ export const installKubelet = (state: FakeState, config: KubeletConfig): void =>
     const pod = current(namespace, name, uid)
     if (pod === undefined || isDeleting(pod) || phaseOf(pod) !== "Running") return
     logLines(pod, (container) => [`${container} finished`])
+    if (restarts(pod)) return exitAndRestart(pod)
     for (const log of state.logs.get(uid)?.values() ?? []) if (!log.ended) log.end(0)
     writePhase(pod, "Succeeded")
+  }
+  /**
+   * Containers of a pod that restarts exited 0: the pod stays Running and the kubelet starts them
+   * again, at once the first time, then after its back-off (CrashLoopBackOff, not ready meanwhile).
+   */
+  const exitAndRestart = (pod: Entry) => {
+    const running = pods.get(pod.uid)
+    if (running === undefined) return
+    const { name, namespace, uid } = pod
+    running.exits = (running.exits ?? 0) + 1
+    const backOffMs = restartBackOffMs(running.exits)
+    const at = state.now()
+    editObject(state, podKind(state), pod, (draft) => {
+      const status = child(draft, "status")
+      const statuses = Array.isArray(status.containerStatuses) ? status.containerStatuses as Array<JsonObject> : []
+      status.containerStatuses = statuses.map((cs) => {
+        const startedAt = isObject(cs.state) && isObject(cs.state.running) ? cs.state.running.startedAt : at
+        const lastState = {
+          terminated: { exitCode: 0, reason: "Completed", startedAt, finishedAt: at, containerID: cs.containerID }
+        }
+        if (backOffMs === 0) {
+          const restartCount = typeof cs.restartCount === "number" ? cs.restartCount + 1 : 1
+          return { ...cs, state: { running: { startedAt: at } }, lastState, restartCount }
+        }
+        const message = `back-off ${goSeconds(backOffMs)} restarting failed container=${String(cs.name)} ` +
+          `pod=${name}_${namespace}(${uid})`
+        const state = { waiting: { reason: "CrashLoopBackOff", message } }
+        return { ...cs, state, lastState, ready: false, started: false }
+      })
+      if (backOffMs === 0) return
+      const unready = statuses.map((cs) => String(cs.name)).join(" ")
+      for (const type of ["Ready", "ContainersReady"]) {
+        setCondition(status, {
+          type,
+          status: "False",
+          reason: "ContainersNotReady",
+          message: `containers with unready status: [${unready}]`
+        }, at, { lastProbeTime: true })
+      }
+    })
+    if (backOffMs === 0) {
+      running.exitTimer = state.later(config.podRunMs, () => exit(namespace, name, uid))
+      return
+    }
+    running.exitTimer = state.later(backOffMs, () => restartAfterBackOff(namespace, name, uid))
+  }
+  const restartAfterBackOff = (namespace: string, name: string, uid: string) => {
+    const pod = current(namespace, name, uid)
+    const running = pods.get(uid)
+    if (pod === undefined || running === undefined || isDeleting(pod) || phaseOf(pod) !== "Running") return
+    // ready and running again, its last exit kept in lastState, one restart more
+    const status = child(podWithPhase(state, pod, "Running"), "status")
+    status.observedGeneration = pod.generation
+    for (const cs of status.containerStatuses as Array<JsonObject>) cs.restartCount = (cs.restartCount as number) + 1
+    const restarted = editObject(state, podKind(state), pod, (draft) => {
+      draft.status = status
+    })
+    logLines(restarted, (container) => [`starting ${container} in pod ${namespace}/${name}`])
+    running.exitTimer = state.later(config.podRunMs, () => exit(namespace, name, uid))
   }
   const stop = (namespace: string, name: string, uid: string) => {
     const pod = current(namespace, name, uid)

@@ -11,6 +11,7 @@
  *
  * @internal
  */
+import { eventsEvent, normalizeCoreEvent } from "../conversion.js"
 import { isObject, type JsonObject } from "../json.js"
 import type { KindInfo } from "../kinds.js"
 import * as Pods from "./pods.js"
@@ -348,7 +349,10 @@ const defaulters: Record<string, ReadonlyArray<Defaulter>> = {
   "rbac.authorization.k8s.io/ClusterRoleBinding": [binding],
   "policy/PodDisruptionBudget": [podDisruptionBudget],
   "networking.k8s.io/Ingress": [ingress],
-  "apiextensions.k8s.io/CustomResourceDefinition": [customResourceDefinition]
+  "apiextensions.k8s.io/CustomResourceDefinition": [customResourceDefinition],
+  // no defaults, but the Go struct's zero values (`"reportingComponent": ""`, `"source": {}`, unset times `null`)
+  "/Event": [(obj) => normalizeCoreEvent(obj)],
+  "events.k8s.io/Event": [(obj) => eventsEvent.normalize(obj)]
 }
 
 /**

@@ -8,6 +8,7 @@ import { deepEqual, isObject, type JsonObject } from "../json.js"
 import * as Quantity from "../../../Quantity.js"
 import * as Result from "effect/Result"
 import * as Field from "./field.js"
+import { cmpDiff } from "./cmpdiff.js"
 import * as Meta from "./meta.js"
 import * as Names from "./names.js"
 import { child, type Errors, index, key, oneOf, type Rule, valueAt } from "./rules.js"
@@ -241,7 +242,7 @@ export const persistentVolumeClaim: ReadonlyArray<Rule> = [
       errors.push(Field.forbidden(
         "spec",
         "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n" +
-          Field.specDiff("core.PersistentVolumeClaimSpec", before, now)
+          cmpDiff("core/v1.PersistentVolumeClaimSpec", before, now)
       ))
     }
     // shrinking is allowed down to what the volume has (recovery from a failed expansion), never below

@@ -9,7 +9,6 @@
  *
  * @internal
  */
-import { deepEqual } from "../json.js"
 import * as Status from "../status.js"
 
 /** @internal */
@@ -194,26 +193,6 @@ export const goSelector = (selector: unknown): GoValue => {
     )
     : new GoValue("[]v1.LabelSelectorRequirement(nil)")
   return goStruct("v1.LabelSelector", [["MatchLabels", goLabels(s.matchLabels)], ["MatchExpressions", expressions]])
-}
-
-const goFieldName = (k: string): string => k.charAt(0).toUpperCase() + k.slice(1)
-
-/**
- * A cut-down `cmp.Diff` of two specs, as immutability messages end with it: the top-level
- * fields that differ, old `-` and new `+` (cmp's own output is deliberately unstable).
- *
- * @internal
- */
-export const specDiff = (type: string, old: Record<string, unknown>, now: Record<string, unknown>): string => {
-  const lines = [`  ${type}{`]
-  for (const k of new Set([...Object.keys(old), ...Object.keys(now)])) {
-    const [a, b] = [old[k], now[k]]
-    if (deepEqual(a, b)) continue
-    if (a !== undefined) lines.push(`- \t${goFieldName(k)}: ${JSON.stringify(a)},`)
-    if (b !== undefined) lines.push(`+ \t${goFieldName(k)}: ${JSON.stringify(b)},`)
-  }
-  lines.push("  }")
-  return `${lines.join("\n")}\n`
 }
 
 /** What a kind's errors are reported against: its group and kind (the Status' `Kind.group "name" is invalid`). @internal */

@@ -124,6 +124,113 @@ export const lease: ReadonlyArray<Rule> = [
   }
 ]
 
+/**
+ * A CRD's versions as `field.Invalid` prints them (`%#v` of the internal
+ * `[]apiextensions.CustomResourceDefinitionVersion`). A pointer that is set prints as its address
+ * (`(*apiextensions.CustomResourceValidation)(0xc000...)`), which no one can know: the fake writes
+ * the same made-up address for each.
+ */
+const goVersions = (versions: unknown): Field.GoValue => {
+  const type = "apiextensions.CustomResourceDefinitionVersion"
+  if (!Array.isArray(versions)) return new Field.GoValue(`[]${type}(nil)`)
+  const pointer = (t: string, v: unknown) =>
+    new Field.GoValue(`(*${t})(${v === undefined || v === null ? "nil" : "0xc000a3c000"})`)
+  const list = (t: string, items: unknown, print: (item: JsonObject) => Field.GoValue) =>
+    new Field.GoValue(
+      Array.isArray(items) ? `[]${t}{${items.map((i) => print(isObject(i) ? i : {}).text).join(", ")}}` : `[]${t}(nil)`
+    )
+  const columnType = "apiextensions.CustomResourceColumnDefinition"
+  const column = (c: JsonObject) =>
+    Field.goStruct(columnType, [
+      ["Name", Field.goValue(str(c.name))],
+      ["Type", Field.goValue(str(c.type))],
+      ["Format", Field.goValue(str(c.format))],
+      ["Description", Field.goValue(str(c.description))],
+      ["Priority", Field.goValue(typeof c.priority === "number" ? c.priority : 0)],
+      ["JSONPath", Field.goValue(str(c.jsonPath))]
+    ])
+  const selectable = (f: JsonObject) =>
+    Field.goStruct("apiextensions.SelectableField", [["JSONPath", Field.goValue(str(f.jsonPath))]])
+  const items = versions.map((raw) => {
+    const v = isObject(raw) ? raw : {}
+    return Field.goStruct(type, [
+      ["Name", Field.goValue(str(v.name))],
+      ["Served", Field.goValue(v.served === true)],
+      ["Storage", Field.goValue(v.storage === true)],
+      ["Deprecated", Field.goValue(v.deprecated === true)],
+      ["DeprecationWarning", pointer("string", v.deprecationWarning)],
+      ["Schema", pointer("apiextensions.CustomResourceValidation", v.schema)],
+      ["Subresources", pointer("apiextensions.CustomResourceSubresources", v.subresources)],
+      ["AdditionalPrinterColumns", list(columnType, v.additionalPrinterColumns, column)],
+      ["SelectableFields", list("apiextensions.SelectableField", v.selectableFields, selectable)]
+    ]).text
+  })
+  return new Field.GoValue(`[]${type}{${items.join(", ")}}`)
+}
+
+/** A time as Go's `time.Time.String` writes it in UTC (`2026-12-01 09:00:00.5 +0000 UTC`); the zero time when unset. */
+const goTime = (value: unknown): string => {
+  const m = typeof value === "string" ? /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)(?:\.(\d+))?Z$/.exec(value) : null
+  if (m === null) return "0001-01-01 00:00:00 +0000 UTC"
+  const fraction = (m[3] ?? "").replace(/0+$/, "")
+  return `${m[1]} ${m[2]}${fraction === "" ? "" : `.${fraction}`} +0000 UTC`
+}
+
+/** A time as Go's `%#v` writes one inside a struct (`time.Time`'s GoString). */
+const goTimeLiteral = (value: unknown): string => {
+  const m = typeof value === "string" ? /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d+))?Z$/.exec(value) : null
+  if (m === null) return "time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC)"
+  const months = "January February March April May June July August September October November December".split(" ")
+  const nanos = Number((m[7] ?? "").padEnd(9, "0").slice(0, 9))
+  const [y, mo, d, h, mi, sec] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
+  return `time.Date(${y}, time.${months[mo - 1]}, ${d}, ${h}, ${mi}, ${sec}, ${nanos}, time.UTC)`
+}
+
+/**
+ * The new value of an Event's field that may not change, as `field.Invalid` prints it: a string
+ * quoted, a time by its String method, a struct (the internal core types) by `%#v`, a nil pointer
+ * as "null".
+ */
+const goEventValue = (field: string, value: unknown): Field.GoValue | string | number => {
+  const ref = (r: JsonObject) =>
+    Field.goStruct("core.ObjectReference", [
+      ["Kind", Field.goValue(str(r.kind))],
+      ["Namespace", Field.goValue(str(r.namespace))],
+      ["Name", Field.goValue(str(r.name))],
+      ["UID", Field.goValue(str(r.uid))],
+      ["APIVersion", Field.goValue(str(r.apiVersion))],
+      ["ResourceVersion", Field.goValue(str(r.resourceVersion))],
+      ["FieldPath", Field.goValue(str(r.fieldPath))]
+    ])
+  switch (field) {
+    case "regarding":
+      return ref(isObject(value) ? value : {})
+    case "related":
+      return isObject(value) ? ref(value) : "null"
+    case "deprecatedSource": {
+      const source = isObject(value) ? value : {}
+      return Field.goStruct("core.EventSource", [
+        ["Component", Field.goValue(str(source.component))],
+        ["Host", Field.goValue(str(source.host))]
+      ])
+    }
+    case "series":
+      if (!isObject(value)) return "null"
+      return Field.goStruct("core.EventSeries", [
+        ["Count", Field.goValue(typeof value.count === "number" ? value.count : 0)],
+        ["LastObservedTime", new Field.GoValue(`v1.MicroTime{Time:${goTimeLiteral(value.lastObservedTime)}}`)]
+      ])
+    case "eventTime":
+    case "deprecatedFirstTimestamp":
+    case "deprecatedLastTimestamp":
+      return new Field.GoValue(goTime(value))
+    case "deprecatedCount":
+      return typeof value === "number" ? value : 0
+    default:
+      return typeof value === "string" ? value : ""
+  }
+}
+
 /** `validateV1EventSeries`. */
 const eventSeries = (obj: JsonObject, errors: Errors): void => {
   const series = obj.series
@@ -191,7 +298,7 @@ export const event: ReadonlyArray<Rule> = [
       if (!deepEqual(obj.series, old.series)) eventSeries(obj, errors)
       for (const [f, path] of immutableEventFields) {
         const same = f === "eventTime" ? microInstant(obj[f]) === microInstant(old[f]) : deepEqual(obj[f], old[f])
-        if (!same) errors.push(Field.immutable(path, Field.goValue(obj[f] ?? "")))
+        if (!same) errors.push(Field.immutable(path, goEventValue(f, obj[f])))
       }
       return
     }
@@ -375,7 +482,10 @@ export const customResourceDefinition: ReadonlyArray<Rule> = [
     }
     oneOf(["Cluster", "Namespaced"], "required")(spec.scope, "spec.scope", errors)
     const versions = Array.isArray(spec.versions) ? spec.versions : []
-    if (versions.length === 0) errors.push(Field.invalid("spec.versions", new Field.GoValue("[]apiextensions.CustomResourceDefinitionVersion(nil)"), "must have exactly one version marked as storage version"))
+    if (versions.length === 0) {
+      const message = "must have exactly one version marked as storage version"
+      errors.push(Field.invalid("spec.versions", goVersions(spec.versions), message))
+    }
     let storage = 0
     const seen = new Set<string>()
     let unique = true
@@ -392,12 +502,12 @@ export const customResourceDefinition: ReadonlyArray<Rule> = [
       else structural(schema, child(at, "schema.openAPIV3Schema"), errors, true)
     })
     if (!unique) {
-      errors.push(Field.invalid("spec.versions", new Field.GoValue("[]apiextensions.CustomResourceDefinitionVersion{...}"), "must contain unique version names"))
+      errors.push(Field.invalid("spec.versions", goVersions(versions), "must contain unique version names"))
     }
     if (versions.length > 0 && storage !== 1) {
       errors.push(Field.invalid(
         "spec.versions",
-        new Field.GoValue("[]apiextensions.CustomResourceDefinitionVersion{...}"),
+        goVersions(versions),
         "must have exactly one version marked as storage version"
       ))
     }

@@ -8,6 +8,7 @@
 import { deepEqual, isObject, type JsonObject } from "../json.js"
 import * as Quantity from "../../../Quantity.js"
 import * as Result from "effect/Result"
+import { cmpDiff } from "./cmpdiff.js"
 import * as Field from "./field.js"
 import * as Meta from "./meta.js"
 import * as Names from "./names.js"
@@ -479,7 +480,7 @@ export const validatePodUpdate = (pod: JsonObject, old: JsonObject, errors: Erro
     errors.push(Field.forbidden(
       "spec",
       `pod updates may not change fields other than ${updatablePodSpecFields}\n` +
-        Field.specDiff("core.PodSpec", oldSpec, munged)
+        cmpDiff("core/v1.PodSpec", oldSpec, munged)
     ))
   }
 }
