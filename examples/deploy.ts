@@ -7,11 +7,11 @@
  *   npx tsx examples/deploy.ts                                      # the embedded fake cluster
  *   npx tsx examples/deploy.ts --kubeconfig ~/.kube/config --namespace demo
  *
- * On a real cluster the namespace must exist. The embedded fake has no deployment
- * controller yet: in that mode a stand-in below writes the rollout status a controller
- * would, so that the wait can end.
+ * The namespace must exist, on a real cluster as on the embedded fake (which is made with
+ * it); the fake's Deployment controller and kubelet roll the release out, so the wait ends
+ * as it would on a cluster.
  */
-import { Console, Effect, Schedule, Stream } from "effect"
+import { Console, Effect, Stream } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
 import { Discovery, Errors, Manifests, NodeKube } from "../src/index.js"
@@ -25,29 +25,6 @@ const flag = (name: string): string | undefined => {
 const kubeconfig = flag("--kubeconfig")
 const namespace = flag("--namespace") ?? "demo"
 const file = fileURLToPath(new URL("./manifests/app.yaml", import.meta.url))
-
-/** What a deployment controller would write once the replicas are up (the fake has none yet). */
-const standInController = Effect.gen(function*() {
-  const cluster = yield* FakeCluster.FakeCluster
-  for (const d of cluster.list("apps/v1", "Deployment", namespace)) {
-    const replicas = (d["spec"] as { replicas?: number }).replicas ?? 1
-    const generation = d.metadata.generation ?? 1
-    if ((d["status"] as { observedGeneration?: number } | undefined)?.observedGeneration === generation) continue
-    cluster.update({ apiVersion: "apps/v1", kind: "Deployment", name: d.metadata.name, namespace }, {
-      status: {
-        observedGeneration: generation,
-        replicas,
-        updatedReplicas: replicas,
-        readyReplicas: replicas,
-        availableReplicas: replicas,
-        conditions: [
-          { type: "Available", status: "True", reason: "MinimumReplicasAvailable" },
-          { type: "Progressing", status: "True", reason: "NewReplicaSetAvailable" }
-        ]
-      }
-    })
-  }
-}).pipe(Effect.delay("1 second"), Effect.repeat(Schedule.forever))
 
 const release = (objects: ReadonlyArray<Manifests.Manifest>, name: string) =>
   Effect.gen(function*() {
@@ -80,10 +57,7 @@ const deploy = program.pipe(Effect.provide(Discovery.layer))
 
 const main = kubeconfig !== undefined
   ? deploy.pipe(Effect.provide(NodeKube.layerFromFile({ path: kubeconfig, context: flag("--context") })))
-  : Effect.gen(function*() {
-    yield* Effect.forkChild(standInController)
-    return yield* deploy
-  }).pipe(Effect.provide(FakeCluster.layer({ simulate: { podRunMs: 300 } })))
+  : deploy.pipe(Effect.provide(FakeCluster.layer({ namespaces: [namespace] })))
 
 Effect.runPromise(main).then(
   () => console.log("\ndeployed"),

@@ -39,7 +39,8 @@ const program = Effect.gen(function*() {
   yield* Console.log(deleted.map((ref) => `deleted  ${Errors.formatRef(ref)}`).join("\n"))
 })
 
-Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer()))).then(
+// Both namespaces exist, as on a cluster: the template's and the one its objects go to.
+Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer({ namespaces: ["templates", "batch"] })))).then(
   () => console.log("done"),
   (error) => {
     console.error(`failed: ${error instanceof Error ? error.message : String(error)}`)
