@@ -374,7 +374,9 @@ describe("the Controller: errorPolicy default (5 ms doubling to 1000 s per key, 
       assert.deepStrictEqual(expected.slice(0, 4), [5, 10, 20, 40])
       assert.strictEqual(expected[17], 655_360)
       yield* Fiber.interrupt(fiber)
-    })).pipe(Effect.provide(FakeCluster.layer({ ...apiServerOnly, objects: [configMap("parent"), configMap("taken")] }))))
+    })).pipe(Effect.provide(FakeCluster.layer({ ...apiServerOnly, objects: [configMap("parent"), configMap("taken")] }))),
+    // 20 attempts, each waited for in real time between clock steps: 17 s in a loaded CI run, near the default 30
+    { timeout: 120_000 })
 
   it.effect("a reconcile that dies backs off the same way", () =>
     recordingSleeps(Effect.gen(function*() {
