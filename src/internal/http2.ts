@@ -157,13 +157,13 @@ const headersOf = (options: Undici.Dispatcher.RequestOptions, length: number | u
   for (const name in given) {
     const value = given[name]
     if (value === undefined) continue
-    const lower = name.toLowerCase()
-    if (connectionHeaders.has(lower)) continue
-    if (lower === "host") headers[":authority"] = value as string
-    else if (lower === "te" && value !== "trailers") continue
+    // lowercase already (effect's Headers, undici's request options as the HttpClient gives them)
+    if (connectionHeaders.has(name)) continue
+    if (name === "host") headers[":authority"] = value as string
+    else if (name === "te" && value !== "trailers") continue
     else {
-      if (lower === "content-length") hasLength = true
-      headers[lower] = value as string | Array<string>
+      if (name === "content-length") hasLength = true
+      headers[name] = value as string | Array<string>
     }
   }
   if (length !== undefined && !hasLength) headers["content-length"] = length
@@ -194,7 +194,7 @@ class Exchange {
   }
 
   /** Answers the request with what undici got for it (replayed after the cluster turned out to speak HTTP/1.1). */
-  readonly relay = (answer: Undici.Answer): void => {
+  relay(answer: Undici.Answer): void {
     if (this.settled) return void answer.body.destroy()
     this.settled = true
     this.answered = true
@@ -384,7 +384,10 @@ export class Negotiated implements Undici.Requester {
     // a replay after the pool was closed would dial a connection nobody closes
     if (this.ended !== undefined) return exchange.fail(this.ended)
     if (this.protocol === "http/1.1") {
-      return void this.overHttp1(exchange.options).then(exchange.relay, (error) => exchange.fail(error))
+      return void this.overHttp1(exchange.options).then(
+        (answer) => exchange.relay(answer),
+        (error) => exchange.fail(error)
+      )
     }
     this.route(exchange)
   }
@@ -395,7 +398,7 @@ export class Negotiated implements Undici.Requester {
     if (index !== -1) this.waiting.splice(index, 1)
   }
 
-  /** A stream has closed: what waits for one may go. */
+  /** A stream has closed, or a connection left: what waits may go. */
   streamEnded(): void {
     if (this.waiting.length > 0) this.flush()
   }
@@ -482,7 +485,7 @@ export class Negotiated implements Undici.Requester {
     session.once("connect", () => session.setLocalWindowSize(connectionWindowBytes))
     session.on("remoteSettings", (settings) => {
       connection.limit = streamsFor(settings)
-      if (negotiated) return this.streamEnded()
+      if (negotiated) return
       negotiated = true
       this.protocol = "h2"
       this.connections.push(connection)
@@ -495,18 +498,19 @@ export class Negotiated implements Undici.Requester {
     session.once("close", () => {
       this.leave(connection)
       this.live.delete(connection)
-      if (!negotiated) {
-        negotiated = true
-        this.dialed(sessionError ?? failure("the connection closed before HTTP/2 was set up", "ECONNRESET"))
-      }
+      if (negotiated) return
+      negotiated = true
+      this.dialed(sessionError ?? failure("the connection closed before HTTP/2 was set up", "ECONNRESET"))
     })
     watchHealth(session, this.health)
   }
 
-  /** A connection takes no new stream: new requests go to another. */
+  /** A connection takes no new stream: new requests go to another, and what waits may dial one in its place. */
   private leave(connection: Connection): void {
     const index = this.connections.indexOf(connection)
-    if (index !== -1) this.connections.splice(index, 1)
+    if (index === -1) return
+    this.connections.splice(index, 1)
+    this.streamEnded()
   }
 
   /**
@@ -528,13 +532,7 @@ export class Negotiated implements Undici.Requester {
     socket.on("error", noop)
     const expiry = setTimeout(() => taken()?.destroy(), handoffMs)
     expiry.unref()
-    const dial = Undici.buildConnector({ ...this.connect, allowH2: false })
-    const connect: Undici.buildConnector.connector = (options, callback) => {
-      const spare = taken()
-      // later, as a dial is: undici's Client drops the resume of a connection that comes within its own
-      if (spare !== undefined) return queueMicrotask(() => callback(null, spare))
-      dial(options, callback)
-    }
+    const connect = withSpare(taken, Undici.buildConnector({ ...this.connect, allowH2: false }))
     this.http1 = {
       short: http1Pool(this.origin, this.cap, connect, this.maxHeaderSize),
       streams: http1Pool(this.origin, null, connect, this.maxHeaderSize)
@@ -568,6 +566,18 @@ export class Negotiated implements Undici.Requester {
     this.waiting = []
     for (const exchange of waiting) exchange.fail(error)
   }
+}
+
+/** A connector that hands over the connection `spare` gives, when there is one, and else dials. */
+const withSpare = (
+  spare: () => Tls.TLSSocket | undefined,
+  dial: Undici.buildConnector.connector
+): Undici.buildConnector.connector =>
+(options, callback) => {
+  const socket = spare()
+  // later, as a dial is: undici's Client drops the resume of a connection that comes within its own
+  if (socket !== undefined) return queueMicrotask(() => callback(null, socket))
+  dial(options, callback)
 }
 
 /**
