@@ -10,13 +10,13 @@
  * - **Streams per connection.** A connection takes as many streams at once as the server's
  *   `SETTINGS_MAX_CONCURRENT_STREAMS` allows (100 until it says), counted here; a request
  *   goes to the first connection with a free stream or, when all are full, to a new one (as
- *   client-go does), up to `connections`, after which requests wait in the order they came.
+ *   client-go does), up to `cap` (`maxConnections`), after which requests wait in the order they came.
  * - **One connection from a cold start.** Requests are held while a connection is being
  *   dialled, until it has negotiated (on h2, until the server's SETTINGS have come), so a
  *   burst of a thousand dials one connection, not one a request; the same when a full
  *   connection needs a second, or after GOAWAY. A server that answers ALPN with HTTP/1.1
  *   gets every request from then on through undici, as with `http2: false`: short requests
- *   on at most `connections` connections (the one dialled is the first of them), long-running
+ *   on at most `cap` connections (the one dialled is the first either pool dials), long-running
  *   ones (`isLongRunning`) on connections of their own.
  * - **GOAWAY drains** (RFC 9113 §6.8, as Go's transport does): the streams the server took
  *   run to their end (a mutation in flight succeeds, a watch goes on until the server ends
@@ -321,7 +321,7 @@ const noop = (): void => undefined
  * The cluster's connections, h2 where the server offers it (see the module comment).
  *
  * A request goes to the first connection with a free stream; when every one is full a new
- * one is dialled, up to `connections`, after which requests wait for a stream in the order
+ * one is dialled, up to `cap`, after which requests wait for a stream in the order
  * they came. Requests are held while a connection is being dialled, until it has negotiated,
  * so that a burst never dials a connection a request. On HTTP/1.1 every request goes
  * through undici: short ones to a pool of at most `cap` connections, long-running ones
