@@ -671,17 +671,21 @@ const retrying = <A, R>(
     }))
 }
 
-/** Counts one request sent and how long its answer took, and puts the status code on the span. */
+/**
+ * Counts one request sent and how long its answer took, and puts the status code on the span.
+ * The time is the Clock's monotonic one: a duration, which a change of the wall clock must not
+ * bend (and one `hrtime` read, where the wall time in nanoseconds costs several BigInts).
+ */
 const measured = <R>(
   spec: Spec,
   send: Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R>
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> =>
   Effect.withFiber((fiber) => {
     const clock = fiber.getRef(Clock.Clock)
-    const start = clock.currentTimeNanosUnsafe()
+    const start = clock.monotonicTimeNanosUnsafe()
     return Effect.onExit(send, (exit) => {
       const code = Exit.isSuccess(exit) ? exit.value.status : codeOf(exit)
-      telemetry.recordUnsafe(fiber, spec, start, clock.currentTimeNanosUnsafe(), code)
+      telemetry.recordUnsafe(fiber, spec, start, clock.monotonicTimeNanosUnsafe(), code)
       return Effect.void
     })
   })
