@@ -123,13 +123,19 @@ const checkOptions = (options: Options): Effect.Effect<Options, ValidationError>
  */
 export const make: Effect.Effect<HttpClient.HttpClient, never, KubeConfig.KubeConfig | Scope.Scope> = Effect.flatMap(
   KubeConfig.KubeConfig,
-  // the request path's timeout then arms a timer that this client's requests answer to (no fork)
-  (config) =>
-    Effect.map(internal.make(config), (client) => {
-      enforcesDeadline.add(client)
-      return client
-    })
+  (config) => Effect.map(internal.make(config), enforcingDeadlines)
 )
+
+/**
+ * The Node transport's client, marked as one that enforces the request path's deadline: a
+ * request's timeout then arms one timer that the transport answers to, where any other
+ * client's request is forked to be interrupted (a fiber, its observer and its interruption
+ * per request). Every client the transport makes is marked, with options or without.
+ */
+const enforcingDeadlines = (client: HttpClient.HttpClient): HttpClient.HttpClient => {
+  enforcesDeadline.add(client)
+  return client
+}
 
 /**
  * `make` with options; fails with a `ValidationError` when an option is not valid.
@@ -142,7 +148,8 @@ export const makeWith = (
 ): Effect.Effect<HttpClient.HttpClient, ValidationError, KubeConfig.KubeConfig | Scope.Scope> =>
   Effect.flatMap(
     checkOptions(options),
-    (checked) => Effect.flatMap(KubeConfig.KubeConfig, (config) => internal.make(config, checked))
+    (checked) =>
+      Effect.flatMap(KubeConfig.KubeConfig, (config) => Effect.map(internal.make(config, checked), enforcingDeadlines))
   )
 
 /**

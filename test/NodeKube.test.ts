@@ -17,6 +17,7 @@ import * as Path from "node:path"
 import type * as Tls from "node:tls"
 import * as Yaml from "yaml"
 import * as Client from "../src/internal/client.js"
+import { enforcesDeadline } from "../src/internal/credentials.js"
 import * as KubeConfig from "../src/KubeConfig.js"
 import * as NodeKube from "../src/NodeKube.js"
 import { runs, writeExecPlugin } from "./util/execPlugin.js"
@@ -373,6 +374,18 @@ describe("NodeKube", () => {
           explicit({ server: server.url })
         )
         assert.isAtMost(server.connections(), 2)
+      }))
+
+    // Else the request path forks every request to time it out (a fiber and its interruption per GET).
+    it.effect("the client of a layer given options enforces the request path's deadline, as the default one does", () =>
+      Effect.gen(function*() {
+        const kubeConfig = KubeConfig.layerFrom({ server: "https://127.0.0.1:1" })
+        for (const layer of [NodeKube.layerFromKubeConfig(kubeConfig), NodeKube.layerFromKubeConfig(kubeConfig, {})]) {
+          const client = yield* Effect.provide(Effect.service(HttpClient.HttpClient), layer)
+          assert.isTrue(enforcesDeadline.has(client))
+        }
+        const withOptions = NodeKube.layerFromKubeConfig(kubeConfig, { http2: false, maxConnections: 4 })
+        assert.isTrue(enforcesDeadline.has(yield* Effect.provide(Effect.service(HttpClient.HttpClient), withOptions)))
       }))
 
     it.effect("closing the layer's scope closes its connections", () =>

@@ -249,29 +249,39 @@ const traceHeaders = (
 /**
  * Executes one Kubernetes request with these credentials. It runs in the operation's
  * `kube.<verb>` span, which carries the HTTP attributes (`telemetry.ts`): the request takes
- * the Authorization header and the trace context from it here (one copy of the headers),
- * and `HttpClient.TracerDisabledWhen` tells the HttpClient (any built with
+ * the Authorization header and the trace context from it here, and
+ * `HttpClient.TracerDisabledWhen` tells the HttpClient (any built with
  * `HttpClient.make`: FakeCluster's, the fetch transport's) to add no `http.client` span of
  * its own. The transport finds the credentials in `currentCredentials` (a client
  * certificate is presented during the TLS handshake) rather than asking the auth
  * provider again; the Node transport sends a request that has them directly. A deadline
  * (`withDeadline`) is put in the same context, for the transport to abort the request by.
+ *
+ * The request is made here from the spec, with its Authorization header in it: without a
+ * span to carry (no tracer, the usual case) its headers are made once. With one, the trace
+ * context is asked for with the request as it is before the credentials are added (what
+ * `HttpClient.TracerDisabledWhen` is shown), as `HttpClient.make` would ask.
  */
 const executeKube = <R>(
   client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
   config: KubeConfigService,
-  request: HttpClientRequest.HttpClientRequest,
+  spec: Spec,
   credentials: Credentials,
   deadline: Deadline | undefined
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> =>
   Effect.withFiber<HttpClientResponse.HttpClientResponse, RequestError, R>((fiber) => {
     const authorization = authorizationOf(credentials, config)
     if (authorization instanceof KubeConfigError) return Effect.fail(authorization)
-    const impersonated = Impersonate.apply(request, config.impersonate)
-    const trace = traceHeaders(fiber, impersonated)
-    const sent = authorization === undefined
-      ? trace === undefined ? impersonated : HttpClientRequest.setHeaders(impersonated, trace)
-      : HttpClientRequest.setHeaders(impersonated, { ...trace, authorization })
+    let sent: HttpClientRequest.HttpClientRequest
+    if (fiber.cache.span === undefined) {
+      sent = Impersonate.apply(toHttpRequest(config.server, spec, authorization), config.impersonate)
+    } else {
+      const impersonated = Impersonate.apply(toHttpRequest(config.server, spec), config.impersonate)
+      const trace = traceHeaders(fiber, impersonated)
+      sent = authorization === undefined
+        ? trace === undefined ? impersonated : HttpClientRequest.setHeaders(impersonated, trace)
+        : HttpClientRequest.setHeaders(impersonated, { ...trace, authorization })
+    }
     return Effect.updateContext(
       client.execute(sent),
       (context: Context.Context<R>) => {
@@ -293,10 +303,10 @@ const executeKube = <R>(
 const sendOnce = <R>(
   client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
   config: KubeConfigService,
-  request: HttpClientRequest.HttpClientRequest,
+  spec: Spec,
   deadline: Deadline | undefined
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> =>
-  Effect.flatMap(config.auth.credentials, (credentials) => executeKube(client, config, request, credentials, deadline))
+  Effect.flatMap(config.auth.credentials, (credentials) => executeKube(client, config, spec, credentials, deadline))
 
 /**
  * The body of an error answer as text, within `errorBodyBytes` (a Status is a few KB)
@@ -348,7 +358,6 @@ const sendWith = <R>(
   client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
   config: KubeConfigService,
   spec: Spec,
-  request: HttpClientRequest.HttpClientRequest,
   deadline: Deadline | undefined
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> => {
   const checked = (response: HttpClientResponse.HttpClientResponse) => {
@@ -357,7 +366,7 @@ const sendWith = <R>(
     const warning = responseHeader(response, "warning")
     return warning === undefined ? answer : Effect.andThen(reportWarnings(spec, warning, deadline), answer)
   }
-  return Effect.flatMap(sendOnce(client, config, request, deadline), (response) =>
+  return Effect.flatMap(sendOnce(client, config, spec, deadline), (response) =>
     response.status === 401
       ? Effect.flatMap(
         config.auth.invalidate,
@@ -366,7 +375,7 @@ const sendWith = <R>(
             // the refused answer's body is read (and dropped) so that its connection is free again
             ? Effect.andThen(
               Effect.ignore(errorBody(response)),
-              Effect.flatMap(sendOnce(client, config, request, deadline), checked)
+              Effect.flatMap(sendOnce(client, config, spec, deadline), checked)
             )
             : checked(response)
       )
@@ -420,9 +429,8 @@ const exchange = <A>(
     const config = Context.get(context, KubeConfig)
     const client = Context.get(context, HttpClient.HttpClient)
     const policy = fiber.getRef(RequestPolicy)
-    const request = toHttpRequest(config.server, spec)
     const attempt = (deadline: Deadline | undefined) =>
-      Effect.flatMap(measured(spec, sendWith(client, config, spec, request, deadline)), read)
+      Effect.flatMap(measured(spec, sendWith(client, config, spec, deadline)), read)
     const timed = policy.timeout === undefined ? attempt(undefined) : withTimeout(
       attempt,
       policy.timeout,
@@ -512,6 +520,43 @@ const withTimeout = <A, E, R>(
     : withTimer(attempt(undefined), millis, onTimeout)
 }
 
+/**
+ * One idle timer (unref'd: it keeps no process alive) per deadline length in use, so that
+ * Node's list of timers of that length outlives each request's own: arming and clearing a
+ * request's timer is then a list append and removal, where a lone timer creates the list,
+ * queues it and reschedules libuv's timer, and clearing it drops the list again (per
+ * sequential GET, ~10 µs of a profile's CPU). The idle timer re-arms itself while requests
+ * used its length since it last fired, and goes away after a quiet spell. Where timers are
+ * not Node's (a runtime whose `setTimeout` gives a number), nothing is kept.
+ */
+const timerLists = new Map<number, { readonly timer: ReturnType<typeof setTimeout>; used: boolean }>()
+
+/** At most this many lengths keep a list: a deadline of another length arms its timer alone. */
+const maxKeptTimerLists = 4
+
+const keepTimerList = (millis: number): void => {
+  const kept = timerLists.get(millis)
+  if (kept !== undefined) {
+    kept.used = true
+    return
+  }
+  if (timerLists.size >= maxKeptTimerLists) return
+  const timer = setTimeout(() => {
+    if (entry.used) {
+      entry.used = false
+      timer.refresh()
+    } else {
+      timerLists.delete(millis)
+    }
+  }, millis)
+  if (typeof timer !== "object" || typeof timer.refresh !== "function" || typeof timer.unref !== "function") {
+    return clearTimeout(timer)
+  }
+  timer.unref()
+  const entry = { timer, used: false }
+  timerLists.set(millis, entry)
+}
+
 /** Each attempt gets a deadline of its own, which the request path hands to the transport (`executeKube`). */
 const withDeadline = <A, E, R>(
   attempt: (deadline: Deadline) => Effect.Effect<A, E, R>,
@@ -520,6 +565,7 @@ const withDeadline = <A, E, R>(
 ): Effect.Effect<A, E | RequestTimeout, R> =>
   Effect.suspend(() => {
     const deadline: Deadline = { expiresAt: Date.now() + millis, expired: false, abort: undefined }
+    keepTimerList(millis)
     const timer = setTimeout(() => {
       deadline.expired = true
       deadline.abort?.()
@@ -625,17 +671,21 @@ const retrying = <A, R>(
     }))
 }
 
-/** Counts one request sent and how long its answer took, and puts the status code on the span. */
+/**
+ * Counts one request sent and how long its answer took, and puts the status code on the span.
+ * The time is the Clock's monotonic one: a duration, which a change of the wall clock must not
+ * bend (and one `hrtime` read, where the wall time in nanoseconds costs several BigInts).
+ */
 const measured = <R>(
   spec: Spec,
   send: Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R>
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> =>
   Effect.withFiber((fiber) => {
     const clock = fiber.getRef(Clock.Clock)
-    const start = clock.currentTimeNanosUnsafe()
+    const start = clock.monotonicTimeNanosUnsafe()
     return Effect.onExit(send, (exit) => {
       const code = Exit.isSuccess(exit) ? exit.value.status : codeOf(exit)
-      telemetry.recordUnsafe(fiber, spec, start, clock.currentTimeNanosUnsafe(), code)
+      telemetry.recordUnsafe(fiber, spec, start, clock.monotonicTimeNanosUnsafe(), code)
       return Effect.void
     })
   })
@@ -665,7 +715,7 @@ export const sendScoped = (
     const client = HttpClient.withScope(yield* HttpClient.HttpClient)
     const response = yield* Effect.mapError(
       rateLimited(
-        measured(spec, sendWith(client, config, spec, toHttpRequest(config.server, spec), undefined)),
+        measured(spec, sendWith(client, config, spec, undefined)),
         yield* RequestPolicy
       ),
       (error) => shown(spec, error)

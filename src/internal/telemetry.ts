@@ -49,7 +49,27 @@ export const duration: Metric.Histogram<number> = Metric.histogram(durationName,
 const counters = new Map<string, Map<string, Map<number | undefined, Metric.Counter<number>>>>()
 const histograms = new Map<string, Metric.Histogram<number>>()
 
+/** The counter found last: sequential requests of one operation ask for the same one (no lookup at all then). */
+const last: { verb: string; method: string; code: number | undefined; metric: Metric.Counter<number> | undefined } = {
+  verb: "",
+  method: "",
+  code: undefined,
+  metric: undefined
+}
+
 const counterFor = (verb: string, method: string, code: number | undefined): Metric.Counter<number> => {
+  if (last.metric !== undefined && last.code === code && last.verb === verb && last.method === method) {
+    return last.metric
+  }
+  const metric = lookUpCounter(verb, method, code)
+  last.verb = verb
+  last.method = method
+  last.code = code
+  last.metric = metric
+  return metric
+}
+
+const lookUpCounter = (verb: string, method: string, code: number | undefined): Metric.Counter<number> => {
   let byMethod = counters.get(verb)
   if (byMethod === undefined) counters.set(verb, byMethod = new Map())
   let byCode = byMethod.get(method)

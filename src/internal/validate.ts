@@ -11,9 +11,16 @@ const maxNameLength = 253
 const namespacePattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
+/**
+ * A name every check below lets through (a DNS subdomain's characters, starting with a letter
+ * or digit): one test for the names objects have, for this runs for every named operation.
+ */
+const plainName = /^[a-z0-9][-a-z0-9.]*$/
+
 /** Why a name cannot be used in a path, or undefined when it can. */
 export const nameProblem = (name: unknown): string | undefined => {
   if (typeof name !== "string") return "must be a string"
+  if (name.length <= maxNameLength && plainName.test(name)) return undefined
   if (name === "") return "must not be empty"
   if (name === "." || name === "..") return `must not be "${name}"`
   if (name.includes("/")) return `must not contain "/" (got ${JSON.stringify(name)})`
@@ -78,6 +85,32 @@ export interface Target<A, I> {
   readonly namespace: string | undefined
 }
 
+/** Where an operation's namespace comes from when the target names none: the KubeConfig's. */
+const fromKubeConfig: unique symbol = Symbol("fromKubeConfig")
+
+/** The namespace of a target, without an Effect: checked, or the KubeConfig's to look up. */
+const namespaceOf = (
+  target: { readonly resource: Pick<Resource.Info, "kind" | "namespaced">; readonly namespace: string | undefined },
+  allNamespaces?: boolean | undefined
+): string | undefined | ValidationError | typeof fromKubeConfig => {
+  const { namespace, resource } = target
+  if (!resource.namespaced) {
+    return namespace === undefined ? undefined : new ValidationError({
+      subject: "namespace",
+      detail: `${resource.kind} is cluster-scoped, so no namespace may be given (got ${JSON.stringify(namespace)})`
+    })
+  }
+  if (allNamespaces === true) return undefined
+  if (namespace === undefined) return fromKubeConfig
+  const problem = namespaceProblem(namespace)
+  return problem === undefined ? namespace : new ValidationError({ subject: "namespace", detail: problem })
+}
+
+const namespaceFromKubeConfig: Effect.Effect<string, ValidationError, KubeConfig> = Effect.flatMap(
+  KubeConfig,
+  (config) => checkNamespace(config.namespace, "namespace (from the kubeconfig)")
+)
+
 /**
  * The namespace an operation acts in: `undefined` for cluster-scoped kinds and for
  * all-namespaces reads, else the given one or the KubeConfig's, checked.
@@ -86,34 +119,41 @@ export const resolveNamespace = (
   target: { readonly resource: Pick<Resource.Info, "kind" | "namespaced">; readonly namespace: string | undefined },
   allNamespaces?: boolean | undefined
 ): Effect.Effect<string | undefined, ValidationError, KubeConfig> => {
-  const { namespace, resource } = target
-  if (!resource.namespaced) {
-    return namespace === undefined
-      ? Effect.succeed(undefined)
-      : Effect.fail(
-        new ValidationError({
-          subject: "namespace",
-          detail: `${resource.kind} is cluster-scoped, so no namespace may be given (got ${JSON.stringify(namespace)})`
-        })
-      )
-  }
-  if (allNamespaces === true) return Effect.succeed(undefined)
-  if (namespace !== undefined) return checkNamespace(namespace)
-  return Effect.flatMap(KubeConfig, (config) => checkNamespace(config.namespace, "namespace (from the kubeconfig)"))
+  const namespace = namespaceOf(target, allNamespaces)
+  return namespace === fromKubeConfig
+    ? namespaceFromKubeConfig
+    : namespace instanceof ValidationError
+    ? Effect.fail(namespace)
+    : Effect.succeed(namespace)
 }
 
-/** The namespace of an operation on one named object, and the name checked. */
+/** The name checked, in the namespace found (the subject is written only for a name that fails). */
+const namedIn = (
+  target: { readonly resource: Pick<Resource.Info, "kind" | "namespaced"> },
+  namespace: string | undefined,
+  name: string
+): Effect.Effect<string | undefined, ValidationError> => {
+  const problem = nameProblem(name)
+  return problem === undefined ? Effect.succeed(namespace) : Effect.fail(
+    new ValidationError({
+      subject: `${target.resource.kind} ${namespace === undefined ? "" : `${namespace}/`}${String(name)}: name`,
+      detail: problem
+    })
+  )
+}
+
+/**
+ * The namespace of an operation on one named object, and the name checked: one Effect
+ * when the target gives its namespace (this runs for every named operation).
+ */
 export const resolveNamed = (
   target: { readonly resource: Pick<Resource.Info, "kind" | "namespaced">; readonly namespace: string | undefined },
   name: string
-): Effect.Effect<string | undefined, ValidationError, KubeConfig> =>
-  Effect.flatMap(resolveNamespace(target), (namespace) => {
-    // the subject is written only for a name that fails: this runs for every named operation
-    const problem = nameProblem(name)
-    return problem === undefined ? Effect.succeed(namespace) : Effect.fail(
-      new ValidationError({
-        subject: `${target.resource.kind} ${namespace === undefined ? "" : `${namespace}/`}${String(name)}: name`,
-        detail: problem
-      })
-    )
-  })
+): Effect.Effect<string | undefined, ValidationError, KubeConfig> => {
+  const namespace = namespaceOf(target)
+  return namespace === fromKubeConfig
+    ? Effect.flatMap(namespaceFromKubeConfig, (found) => namedIn(target, found, name))
+    : namespace instanceof ValidationError
+    ? Effect.fail(namespace)
+    : namedIn(target, namespace, name)
+}

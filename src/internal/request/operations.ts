@@ -8,7 +8,7 @@ import type * as Kube from "../../Kube.js"
 import * as Patch from "../../Patch.js"
 import * as Resource from "../../Resource.js"
 import { jsonBody, type Spec, type SubresourceVerb } from "./spec.js"
-import { acceptFor } from "./view.js"
+import { acceptFor, isMetadataView, partialAccept } from "./view.js"
 
 /** What a request needs to know of a resource: where it lives and what it is called. */
 export type Kind = Pick<Resource.Info, "group" | "version" | "plural" | "kind">
@@ -23,7 +23,7 @@ const selectorQuery = (options: Kube.Selectors) => ({
 
 const dryRunQuery = (dryRun: boolean | undefined) => (dryRun === true ? "All" : undefined)
 
-/** `GET` of one object (at a resourceVersion when one is given). */
+/** `GET` of one object (at a resourceVersion when one is given). Written without spreads: every get makes one. */
 export const get = (
   resource: Kind,
   namespace: string | undefined,
@@ -32,10 +32,10 @@ export const get = (
 ): Spec => ({
   method: "GET",
   path: Resource.objectPath(resource, namespace, name),
-  ...(options.resourceVersion !== undefined || options.resourceVersionMatch !== undefined
-    ? { query: { resourceVersion: options.resourceVersion, resourceVersionMatch: options.resourceVersionMatch } }
-    : {}),
-  ...acceptFor(resource, "object"),
+  query: options.resourceVersion !== undefined || options.resourceVersionMatch !== undefined
+    ? { resourceVersion: options.resourceVersion, resourceVersionMatch: options.resourceVersionMatch }
+    : undefined,
+  accept: isMetadataView(resource) ? partialAccept : undefined,
   operation: { verb: "get", kind: resource.kind, namespace, name }
 })
 

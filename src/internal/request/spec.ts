@@ -100,16 +100,37 @@ export const jsonBody = (value: unknown, contentType = "application/json"): Spec
   text: JSON.stringify(value)
 })
 
+/** The prototype of Effect's `Headers`, for headers made field by field (no copy, no `setPrototypeOf`). */
+const headersProto: object = Object.getPrototypeOf(Headers.empty)
+
 /**
- * A pure function from a Spec and a server URL to the request to send (no credentials yet).
+ * A pure function from a Spec and a server URL to the request to send, with its
+ * `Authorization` header when one is given (the request path adds the credentials' here,
+ * so that the headers are made once per request, not made and then copied).
  * Made in one step (`HttpClientRequest.make` with options builds a request per option, and
  * converts the headers again): every operation's request is made here.
  */
-export const toHttpRequest = (server: string, spec: Spec): HttpClientRequest.HttpClientRequest => {
+export const toHttpRequest = (
+  server: string,
+  spec: Spec,
+  authorization?: string | undefined
+): HttpClientRequest.HttpClientRequest => {
   const accept = spec.accept ?? "application/json"
-  const headers = spec.headers === undefined
-    ? Headers.fromRecordUnsafe({ accept, "user-agent": userAgent })
-    : Headers.fromInput({ ...spec.headers, accept, "user-agent": userAgent })
+  let headers: Headers.Headers
+  if (spec.headers === undefined) {
+    const record = Object.create(headersProto) as Record<string, string>
+    record["accept"] = accept
+    record["user-agent"] = userAgent
+    if (authorization !== undefined) record["authorization"] = authorization
+    headers = record as Headers.Headers
+  } else {
+    headers = Headers.fromInput({
+      ...spec.headers,
+      accept,
+      "user-agent": userAgent,
+      ...(authorization !== undefined ? { authorization } : {})
+    })
+  }
   const request = HttpClientRequest.makeWith(
     spec.method,
     `${server}${pathWithQuery(spec)}`,
