@@ -7,7 +7,7 @@
  * the client's CPU for it (`process.cpuUsage`) and the server's (its `/proc/<pid>/stat`, so Linux only), the client's CPU per sequential GET and a list's wall. Variants:
  * - `undici-h1`: undici's `request` + `body.text()` + `JSON.parse` over an Agent of 32 connections (the cap of
  *   effect-kube's HTTP/1.1);
- * - `undici-h2`: the same through effect-kube's HTTP/2 pool (`src/internal/http2.ts`, undici Clients over h2);
+ * - `pool-h2`: the same through effect-kube's HTTP/2 pool (`src/internal/http2.ts`, `node:http2` sessions);
  * - `node-h2`: one `node:http2` session, a `session.request` per GET (no pool, no limits: the floor of h2 in Node);
  * - `get-h1`, `get-h2`: `Kube.api(Pods).get` (and `.list`) through the NodeKube layer, `http2: false` and the default.
  */
@@ -68,12 +68,20 @@ const main = async () => {
     if (picked.length > 0 && !picked.includes(name)) return
     variants.push({ name, get, wall: [], client: [], server: [], sequential: [], list: [] })
   }
-  const through = (dispatcher: Undici.Dispatcher): Variant["get"] => async (kind) =>
-    JSON.parse(await (await dispatcher.request({ origin, path: paths[kind], method: "GET", headers })).body.text())
+  const through = (dispatcher: Undici.Requester): Variant["get"] => async (kind) => {
+    const chunks: Array<Buffer> = []
+    for await (const chunk of (await dispatcher.request({ origin, path: paths[kind], method: "GET", headers })).body) {
+      chunks.push(chunk as Buffer)
+    }
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"))
+  }
 
   const h1 = new Undici.Agent({ connect: { ca }, connections: 32, bodyTimeout: 0, headersTimeout: 0 })
   add("undici-h1", through(h1))
-  add("undici-h2", through(new H2.Negotiated(origin, { ca }, 32, h1, () => false, { pingIntervalMs: 0, pingTimeoutMs: 0 })))
+  add(
+    "pool-h2",
+    through(new H2.Negotiated(origin, { ca }, 32, () => false, { pingIntervalMs: 0, pingTimeoutMs: 0 }, 64 * 1024))
+  )
   const session = Http2.connect(origin, { ca })
   add("node-h2", (kind) =>
     new Promise((resolve, reject) => {

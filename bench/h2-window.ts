@@ -25,7 +25,7 @@ const main = async () => {
   const h1 = new Undici.Agent({ connect: { ca }, bodyTimeout: 0, headersTimeout: 0 })
   const variants: ReadonlyArray<{
     readonly name: string
-    readonly dispatcher: Undici.Dispatcher
+    readonly dispatcher: Undici.Requester
     readonly one: Array<number>
     readonly four: Array<number>
   }> = [
@@ -38,14 +38,17 @@ const main = async () => {
     },
     {
       name: "effect-kube h2 pool",
-      dispatcher: new H2.Negotiated(origin, { ca }, 32, h1, () => false, { pingIntervalMs: 0, pingTimeoutMs: 0 }),
+      dispatcher: new H2.Negotiated(origin, { ca }, 32, () => false, { pingIntervalMs: 0, pingTimeoutMs: 0 }, 65_536),
       one: [],
       four: []
     }
   ]
   let bytes = 0
-  const list = async (dispatcher: Undici.Dispatcher) => {
-    bytes = (await (await dispatcher.request({ origin, path, method: "GET", headers })).body.text()).length
+  const list = async (dispatcher: Undici.Requester) => {
+    bytes = 0
+    for await (const chunk of (await dispatcher.request({ origin, path, method: "GET", headers })).body) {
+      bytes += (chunk as Buffer).length
+    }
   }
   for (const v of variants) await list(v.dispatcher)
   for (let round = 0; round < rounds; round++) {

@@ -23,6 +23,7 @@ import * as NodeTransport from "../src/internal/nodeTransport.js"
 import * as Kube from "../src/Kube.js"
 import * as KubeConfig from "../src/KubeConfig.js"
 import * as NodeKube from "../src/NodeKube.js"
+import { LimitExceeded } from "../src/Errors.js"
 import { ConfigMaps } from "../src/resources/index.js"
 import * as FakeCluster from "../src/testing/FakeCluster.js"
 import { burst } from "./util/bursts.js"
@@ -356,7 +357,8 @@ interface Arrival {
  * can tell a request sent twice from one processed twice.
  */
 const scriptedServer = (
-  onStream: (arrival: Arrival, stream: NodeHttp2.ServerHttp2Stream, arrivals: ReadonlyArray<Arrival>) => void
+  onStream: (arrival: Arrival, stream: NodeHttp2.ServerHttp2Stream, arrivals: ReadonlyArray<Arrival>) => void,
+  options: NodeHttp2.SecureServerOptions = {}
 ) =>
   Effect.acquireRelease(
     Effect.callback<{
@@ -372,7 +374,7 @@ const scriptedServer = (
       const { server: pair } = pki()
       const arrivals: Array<Arrival> = []
       const sessions: Array<NodeHttp2.Http2Session> = []
-      const server = NodeHttp2.createSecureServer({ cert: pair.cert, key: pair.key })
+      const server = NodeHttp2.createSecureServer({ ...options, cert: pair.cert, key: pair.key })
       const sockets: Array<Net.Socket> = []
       server.on("secureConnection", (socket: Net.Socket) => sockets.push(socket))
       server.on("session", (session) => {
@@ -424,8 +426,8 @@ const scriptedServer = (
     (server) => Effect.sync(() => server.close())
   )
 
-const layerFor = (url: string) =>
-  NodeKube.layerFromKubeConfig(KubeConfig.layerFrom({ server: url, tls: { ca: pki().ca.cert }, token: "t" }))
+const layerFor = (url: string, options: NodeKube.Options = {}) =>
+  NodeKube.layerFromKubeConfig(KubeConfig.layerFrom({ server: url, tls: { ca: pki().ca.cert }, token: "t" }), options)
     .pipe(Layer.orDie)
 
 const posts = (arrivals: ReadonlyArray<Arrival>) => arrivals.filter((a) => a.method === "POST")
@@ -513,5 +515,65 @@ describe("flow control", () => {
       assert.strictEqual(session.remoteSettings.initialWindowSize, 4 * 1024 * 1024, "the window of each stream")
       // what the server may still send on the connection: the client's window, less the answer not yet acknowledged
       assert.isAbove(session.state.remoteWindowSize ?? 0, 1024 * 1024 * 1024 - 64 * 1024, "the connection's window")
+    }), 30_000)
+})
+
+describe("an answer's head", () => {
+  it.live("past maxHeaderBytes fails with LimitExceeded, on every stream; raised, it is read", () =>
+    Effect.gen(function*() {
+      // 200 headers of 500 bytes: ~106 KiB of head, past the default 64 KiB
+      const server = yield* scriptedServer((arrival, stream) => {
+        if (stream.closed) return
+        arrival.answered = true
+        const headers: NodeHttp2.OutgoingHttpHeaders = { ":status": 200, "content-type": "application/json" }
+        for (let i = 0; i < 200; i++) headers[`x-filler-${i}`] = "x".repeat(500)
+        stream.respond(headers)
+        stream.end(JSON.stringify(configMap(arrival.path.split("/").pop()!)))
+      }, { maxSendHeaderBlockLength: 1024 * 1024 })
+      yield* Effect.gen(function*() {
+        // the first stream goes before the server has the client's SETTINGS, the next ones after
+        for (const name of ["first", "second", "third"]) {
+          const error = yield* Effect.flip(cms.get(name))
+          assert.instanceOf(error, LimitExceeded, String(error))
+          assert.strictEqual((error as LimitExceeded).limit, "maxHeaderBytes")
+          assert.strictEqual((error as LimitExceeded).value, 64 * 1024)
+        }
+        assert.strictEqual(server.arrivals.length, 3, "a head past the limit is not transient: not sent again")
+      }).pipe(Effect.provide(layerFor(server.url)))
+      const read = yield* cms.get("raised").pipe(Effect.provide(layerFor(server.url, { maxHeaderBytes: 256 * 1024 })))
+      assert.strictEqual(Option.getOrThrow(read).metadata?.name, "raised")
+    }), 30_000)
+})
+
+describe("an interrupted request", () => {
+  it.live("resets its stream with CANCEL, before the answer and while its body comes; the connection stays", () =>
+    Effect.gen(function*() {
+      const resets: Array<[string, number]> = []
+      const server = yield* scriptedServer((arrival, stream) => {
+        stream.on("close", () => resets.push([arrival.path.split("/").pop()!, stream.rstCode]))
+        const name = arrival.path.split("/").pop()!
+        if (name === "silent") return
+        if (name !== "endless") return server.answer(arrival, stream)
+        // the head and a first part of the body, then nothing
+        stream.respond({ ":status": 200, "content-type": "application/json" })
+        stream.write(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"endless"},"data":{"a":"`)
+      })
+      yield* Effect.gen(function*() {
+        assert.isTrue(Option.isSome(yield* cms.get("warm")))
+        for (const name of ["silent", "endless"]) {
+          const fiber = yield* cms.get(name).pipe(Effect.forkChild)
+          assert.isTrue(yield* eventually(() => server.arrivals.some((a) => a.path.endsWith(`/${name}`))))
+          yield* Effect.sleep("50 millis")
+          yield* Fiber.interrupt(fiber)
+          assert.isTrue(
+            yield* eventually(() =>
+              resets.some(([reset, code]) => reset === name && code === NodeHttp2.constants.NGHTTP2_CANCEL)
+            ),
+            `the stream of ${name} was reset with CANCEL`
+          )
+        }
+        assert.isTrue(Option.isSome(yield* cms.get("after")))
+        assert.strictEqual(server.connections(), 1, "only the streams were reset")
+      }).pipe(Effect.provide(layerFor(server.url)))
     }), 30_000)
 })

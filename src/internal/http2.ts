@@ -1,43 +1,47 @@
 /**
  * HTTP/2 to the cluster, where its server offers it by ALPN (kube-apiserver does): every
  * request and stream (watches, log follows) is a stream on one TLS connection, as with
- * client-go. Undici speaks it (`allowH2`); what is added here:
+ * client-go. The connections are `node:http2` sessions of our own, and a request's answer is
+ * its `Http2Stream` as it comes (the HttpClient reads the stream itself): undici 7's HTTP/2
+ * put a request handler, a body wrapper, a queue and headers turned into arrays of Buffers
+ * and back between the two, which cost ~0.35 ms and ~480 µs of CPU per GET more. Undici
+ * stays for a cluster that speaks HTTP/1.1 and for proxies. What the pool (`Negotiated`) does:
  *
- * - **Streams per connection.** An undici Client runs at most `pipelining` requests at once
- *   (1 unless told), on HTTP/2 too. Once a connection's SETTINGS have come its Client is
- *   given what the server allows (`SETTINGS_MAX_CONCURRENT_STREAMS`; 100 when it says
- *   nothing), and a request goes to a connection with a free stream or, when all are full,
- *   to a new one (as client-go does). A connection that negotiated HTTP/1.1 keeps 1 (no
- *   HTTP/1.1 pipelining). The pool is our own (`Negotiated`): undici's Pool takes a Client's
- *   'drain' (emitted a microtask late) as the word that it has room, so after a burst it
- *   sends a request or two to a connection that is full again by then, where they wait for
- *   one of its streams to end, and it cannot leave a connection to drain after GOAWAY.
- * - **One connection from a cold start.** A pool opens a connection for every request that
- *   arrives while the first is still connecting, so a burst of a thousand would open as many
- *   as the cap allows before knowing the server speaks h2; the same when a full connection
- *   needs a second, or after GOAWAY. Requests are held while a connection is being dialled,
- *   until it has negotiated; then everything goes on h2, or, on HTTP/1.1, long-running
- *   requests go to their own pool as before.
+ * - **Streams per connection.** A connection takes as many streams at once as the server's
+ *   `SETTINGS_MAX_CONCURRENT_STREAMS` allows (100 until it says), counted here; a request
+ *   goes to the first connection with a free stream or, when all are full, to a new one (as
+ *   client-go does), up to `cap` (`maxConnections`), after which requests wait in the order they came.
+ * - **One connection from a cold start.** Requests are held while a connection is being
+ *   dialled, until it has negotiated (on h2, until the server's SETTINGS have come), so a
+ *   burst of a thousand dials one connection, not one a request; the same when a full
+ *   connection needs a second, or after GOAWAY. A server that answers ALPN with HTTP/1.1
+ *   gets every request from then on through undici, as with `http2: false`: short requests
+ *   on at most `cap` connections (the one dialled is the first either pool dials), long-running
+ *   ones (`isLongRunning`) on connections of their own.
  * - **GOAWAY drains** (RFC 9113 §6.8, as Go's transport does): the streams the server took
  *   run to their end (a mutation in flight succeeds, a watch goes on until the server ends
- *   it), new requests go to a new connection, and the old one closes once its last stream
- *   has. Undici 7 would end the connection at once, failing them (`drainOnGoAway`).
+ *   it), new requests go to a new connection, and the old one closes after its last stream
+ *   (Node's session does that part itself).
  * - **A refused request is sent again** (RFC 9113 §8.7, as Go's transport does): a stream
- *   above a GOAWAY's last stream id, or one reset with REFUSED_STREAM, was never processed
- *   by the server, so it goes again on a connection with room, a mutation too, at most
- *   `maxReplays` times (`Replaying`). Nothing else is sent twice: a stream the server took
- *   and then lost (a reset connection, a GOAWAY with an error) fails as it did.
+ *   above a GOAWAY's last stream id, or one reset with REFUSED_STREAM (Node closes both with
+ *   that code), was never processed by the server, so it goes again on a connection with
+ *   room, a mutation too, at most `maxReplays` times, when its body is in memory. Nothing
+ *   else is sent twice: a stream the server took and then lost (a reset connection, a GOAWAY
+ *   with an error, a timeout) fails as it did.
  * - **A ping health check**, as client-go's (`ReadIdleTimeout` 30 s, `PingTimeout` 15 s): a
  *   connection is pinged every `pingIntervalMs`, and one whose ping is not answered within
- *   `pingTimeoutMs` (a peer gone behind a NAT, a dead node) is destroyed: its streams fail
- *   (watchers resume on a new connection) and the next request dials again. Undici's own
- *   ping only reports a ping that failed, never one left unanswered, so it is off.
- *
- * Undici keeps the session, socket and state of a Client under its own symbols
- * (`clientInternals`, of the pinned undici version); they are read only here.
+ *   `pingTimeoutMs` (a peer gone behind a NAT, a dead node) is destroyed: its streams fail as
+ *   a connection reset (watchers resume on a new connection) and the next request dials again.
+ * - **Aborts** reset the stream (RST_STREAM CANCEL), before or after the answer, and fail the
+ *   request or the reading of its body as undici's `RequestAbortedError` does.
+ * - **The head of an answer** is bounded by `maxHeaderSize` (SETTINGS_MAX_HEADER_LIST_SIZE,
+ *   which Node enforces): past it the stream fails as undici's `HeadersOverflowError` does.
  *
  * @internal
  */
+import * as NodeHttp2 from "node:http2"
+import * as NodeStreams from "node:stream"
+import type * as Tls from "node:tls"
 import * as Undici from "./undici.js"
 
 /** @internal */
@@ -54,12 +58,12 @@ export const defaultHealth: Health = { pingIntervalMs: 30_000, pingTimeoutMs: 15
 /**
  * The flow-control windows the client gives the server: per stream and for the whole
  * connection, Go's transport's (client-go's; `transportDefaultStreamFlow` 4 MiB and
- * `transportDefaultConnFlow` 1 GiB). Undici's (256 KiB and 512 KiB) let the server send at
- * most that much a round trip: through a link of 1 Gbit/s and 20 ms round trip, a 2 MB
- * page of 500 pods took 289 ms against 165 ms over HTTP/1.1, and four at once 1,108 ms
- * against 489 (the connection's window shared by every stream on it); with these, 155 and
- * 647 ms (`bench/h2-window.ts`). A stream whose reader is slow holds at most its window in
- * memory.
+ * `transportDefaultConnFlow` 1 GiB). Smaller ones (undici's were 256 KiB and 512 KiB) let
+ * the server send at most that much a round trip: through a link of 1 Gbit/s and 20 ms round
+ * trip, a 2 MB page of 500 pods took 289 ms against 165 ms over HTTP/1.1, and four at once
+ * 1,108 ms against 489 (the connection's window shared by every stream on it); with these,
+ * 155 and 647 ms (`bench/h2-window.ts`). A stream whose reader is slow holds at most its
+ * window in memory.
  */
 const streamWindowBytes = 4 * 1024 * 1024
 const connectionWindowBytes = 1024 * 1024 * 1024
@@ -67,43 +71,44 @@ const connectionWindowBytes = 1024 * 1024 * 1024
 /** The streams a connection is given before the server's SETTINGS say (Go's assumption, RFC 9113's floor). */
 const initialStreams = 100
 
-/** What a Client reports of its connections. */
-interface Hooks {
-  readonly dialing: (client: Client) => void
-  readonly negotiated: (client: Client, protocol: "h2" | "http/1.1") => void
-  readonly failed: (client: Client) => void
-  /** The connection ended (closed by either side, or its request was abandoned). */
-  readonly disconnected: (client: Client) => void
-  /** The server sent GOAWAY: the connection takes no new stream; those it has finish. */
-  readonly goingAway: (client: Client) => void
-}
+/** How long the connection dialled to learn a cluster speaks HTTP/1.1 waits for undici to take it (its keep-alive). */
+const handoffMs = 4_000
 
-type Client = InstanceType<typeof Undici.Client>
+/** The most headers an answer may have; their size is what is bounded (`maxHeaderSize`). */
+const maxHeaderPairs = 64 * 1024
 
-interface Http2Session {
-  readonly closed: boolean
-  readonly destroyed: boolean
-  on(event: "remoteSettings", listener: (settings: { readonly maxConcurrentStreams?: number }) => void): void
-  on(event: "goaway", listener: (errorCode: number, ...rest: Array<unknown>) => void): void
-  once(event: "close", listener: () => void): void
-  listeners(event: "goaway"): Array<(this: Http2Session, errorCode: number, ...rest: Array<unknown>) => void>
-  removeAllListeners(event: "goaway"): void
-  ping(callback: (error: Error | null) => void): boolean
-}
+/** How many times a request the server refused unprocessed is sent again (Go's transport: up to 6, backing off). */
+const maxReplays = 3
 
-const streamsFor = (settings: { readonly maxConcurrentStreams?: number }): number => {
+/** The wait before the second replay (ms), doubled for each one after; the first is sent at once. */
+const replayBackoffMs = 100
+
+const { NGHTTP2_CANCEL, NGHTTP2_ENHANCE_YOUR_CALM, NGHTTP2_REFUSED_STREAM } = NodeHttp2.constants
+
+const streamsFor = (settings: NodeHttp2.Settings): number => {
   const announced = settings.maxConcurrentStreams
   return announced !== undefined && announced > 0 ? Math.min(announced, 2 ** 31 - 1) : initialStreams
 }
 
-/** Pings a session every interval; a ping unanswered within the timeout destroys the socket. */
-const watchHealth = (session: Http2Session, socket: { destroy(error?: Error): void }, health: Health): void => {
+/** A failure with the code `transportCause.ts` reads, for the ones Node has no error of its own. */
+const failure = (message: string, code: string): Error => Object.assign(new Error(message), { code })
+
+/**
+ * An answer's head past `maxHeaderSize`, with the code of undici's `HeadersOverflowError` (which
+ * `isHeadersOverflow` reads). Node resets such a stream with ENHANCE_YOUR_CALM itself.
+ */
+const headersOverflow = (): Error => failure("the answer's headers are too large", "UND_ERR_HEADERS_OVERFLOW")
+
+/** Pings a session every interval; a ping unanswered within the timeout destroys it, failing its streams. */
+const watchHealth = (session: NodeHttp2.ClientHttp2Session, health: Health): void => {
   if (health.pingIntervalMs <= 0) return
   let deadline: ReturnType<typeof setTimeout> | undefined
   const interval = setInterval(() => {
     if (session.closed || session.destroyed || deadline !== undefined) return
     deadline = setTimeout(() => {
-      socket.destroy(new Error(`HTTP/2: the server did not answer a ping within ${health.pingTimeoutMs} ms`))
+      session.destroy(
+        failure(`the server did not answer an HTTP/2 ping within ${health.pingTimeoutMs} ms`, "ERR_HTTP2_PING_TIMEOUT")
+      )
     }, health.pingTimeoutMs)
     deadline.unref()
     try {
@@ -122,281 +127,237 @@ const watchHealth = (session: Http2Session, socket: { destroy(error?: Error): vo
   })
 }
 
-const internalsOf = (client: Client) => client as unknown as Record<symbol, unknown>
+/** One h2 connection and the streams open on it. */
+class Connection {
+  streams = 0
+  limit = initialStreams
+  /** The server sent GOAWAY: it takes no new stream, those it has run to their end. */
+  goingAway = false
+  constructor(readonly session: NodeHttp2.ClientHttp2Session) {}
 
-/** Whether a Client takes no request now: its streams (or its one HTTP/1.1 request) are all in use, or it is dialling. */
-const isBusy = (client: Client): boolean => internalsOf(client)[Undici.clientInternals.busy] === true
-
-/**
- * Undici 7 ends a connection as soon as GOAWAY arrives, destroying its socket and with it
- * every stream still open, those the server has promised to finish (RFC 9113 §6.8) too, so
- * a mutation in flight fails. On a GOAWAY without error its listener is not called: Node's
- * session closes gracefully by itself (streams up to the last one the server took run to
- * their end, later ones are refused), and the connection is marked as taking no new stream
- * (its context always busy), which leaves its Client free to dial a new one only for a
- * request queued on it before. The pool sends nothing more to it (`goingAway`), whatever the
- * GOAWAY's code.
- */
-/** The `busy` of a connection's context once GOAWAY has come. */
-const takesNoStream = (): boolean => true
-
-const drainOnGoAway = (client: Client, session: Http2Session, goingAway: () => void): void => {
-  const undicis = session.listeners("goaway")
-  session.removeAllListeners("goaway")
-  session.on("goaway", (errorCode, ...rest) => {
-    goingAway()
-    // a GOAWAY with an error: Node destroys the session, and undici's own handling of it stands
-    if (errorCode !== 0) return undicis.forEach((listener) => listener.call(session, errorCode, ...rest))
-    const context = internalsOf(client)[Undici.clientInternals.context] as { busy: (request: unknown) => boolean } | null
-    if (context !== null && context !== undefined) context.busy = takesNoStream
-  })
+  get hasRoom(): boolean {
+    return this.streams < this.limit && !this.goingAway && !this.session.closed && !this.session.destroyed
+  }
 }
 
-const makeClient = (
-  origin: string,
-  options: Undici.Client.Options,
-  connect: Undici.buildConnector.connector,
-  health: Health,
-  hooks: Hooks
-): Client => {
-  const client: Client = new Undici.Client(origin, {
-    ...options,
-    pingInterval: 0,
-    // called as a connection is dialled, whether by a new Client or by one whose connection ended
-    connect: ((connectOptions, callback) => {
-      hooks.dialing(client)
-      return connect(connectOptions, callback)
-    }) as Undici.buildConnector.connector
-  })
-  const internals = internalsOf(client)
-  client.on("connect", () => {
-    const session = internals[Undici.clientInternals.session] as Http2Session | null | undefined
-    client.pipelining = 1
-    if (session === null || session === undefined) return hooks.negotiated(client, "http/1.1")
-    // what was held waits for the server's SETTINGS, so that it is spread by the real limit
-    session.on("remoteSettings", (settings) => {
-      client.pipelining = streamsFor(settings)
-      hooks.negotiated(client, "h2")
-    })
-    drainOnGoAway(client, session, () => hooks.goingAway(client))
-    const socket = internals[Undici.clientInternals.socket] as { destroy(error?: Error): void }
-    watchHealth(session, socket, health)
-  })
-  client.on("connectionError", () => hooks.failed(client))
-  client.on("disconnect", () => hooks.disconnected(client))
-  return client
+/** Headers HTTP/2 forbids (RFC 9113 §8.2.2); `host` becomes `:authority`. */
+const connectionHeaders = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"])
+
+type Body = Undici.Dispatcher.RequestOptions["body"]
+
+/** A body that can be written again as it was: none, or one in memory (a stream is used up by the first send). */
+const inMemory = (body: Body): body is string | Uint8Array | null | undefined =>
+  body === null || body === undefined || typeof body === "string" || body instanceof Uint8Array
+
+/** The pseudo-headers and headers of a request on h2 (`session.request` copies them). */
+const headersOf = (options: Undici.Dispatcher.RequestOptions, length: number | undefined) => {
+  const headers: NodeHttp2.OutgoingHttpHeaders = { ":method": options.method, ":path": options.path }
+  const given = options.headers as Readonly<Record<string, string | ReadonlyArray<string> | undefined>> | null
+  let hasLength = false
+  for (const name in given) {
+    const value = given[name]
+    if (value === undefined) continue
+    // lowercase already (effect's Headers, undici's request options as the HttpClient gives them)
+    if (connectionHeaders.has(name)) continue
+    if (name === "host") headers[":authority"] = value as string
+    else if (name === "te" && value !== "trailers") continue
+    else {
+      if (name === "content-length") hasLength = true
+      headers[name] = value as string | Array<string>
+    }
+  }
+  if (length !== undefined && !hasLength) headers["content-length"] = length
+  return headers
 }
 
 /**
- * What undici 7's HTTP/2 needs of a request:
- * - `idempotent: true`, else a mutation waits until no other stream runs on its connection
- *   (HTTP/1.1 pipelining's rule, which undici applies to h2 too): with a watch open, forever.
- *   Undici retries nothing itself; whether a request is sent again is the request path's call.
- * - a DELETE body (DeleteOptions) as an iterable: undici drops the length of a DELETE's body
- *   and then refuses a buffer without one (an assertion that breaks the connection).
+ * A request on h2: sent on a connection, sent again when the server refused it unprocessed,
+ * answered with its stream.
  */
-const forH2 = (options: Undici.Dispatcher.DispatchOptions): Undici.Dispatcher.DispatchOptions => {
-  const body = options.body
-  return options.method === "DELETE" && body instanceof Uint8Array
-    ? { ...options, idempotent: true, body: [body] as unknown as Uint8Array }
-    : { ...options, idempotent: true }
-}
-
-type Held = readonly [Undici.Dispatcher.DispatchOptions, Undici.Dispatcher.DispatchHandler]
-
-/** How many times a request the server refused unprocessed is sent again (Go's transport: up to 6, backing off). */
-const maxReplays = 3
-
-/** The wait before the second replay (ms), doubled for each one after; the first is sent at once. */
-const replayBackoffMs = 100
-
-/**
- * Whether a request failed on a stream the server never processed (RFC 9113 §8.7): one it
- * reset with REFUSED_STREAM, or one above the last stream id of its GOAWAY, which Node's
- * HTTP/2 closes with that code too. Node names the code only in the message of its
- * `ERR_HTTP2_STREAM_ERROR` (`Stream closed with error code NGHTTP2_REFUSED_STREAM`), which
- * undici passes on as it is.
- */
-const isRefused = (error: unknown): boolean =>
-  error instanceof Error && (error as { readonly code?: unknown }).code === "ERR_HTTP2_STREAM_ERROR" &&
-  error.message.endsWith("NGHTTP2_REFUSED_STREAM")
-
-/** Whether a request can be sent again as it was: no body, or one in memory (a stream is used up by the first send). */
-const canReplay = (options: Undici.Dispatcher.DispatchOptions, handler: Undici.Dispatcher.DispatchHandler): boolean => {
-  const body = options.body
-  // undici's own request API gives handlers of the callback kind; a controller kind is sent as it comes
-  return handler.onRequestStart === undefined && handler.onError !== undefined &&
-    (body === null || body === undefined || typeof body === "string" || body instanceof Uint8Array ||
-      Array.isArray(body))
-}
-
-/** The abort given to the request's handler: it aborts the send in flight, or the replay waiting for its turn. */
-const abortOf = (replaying: Replaying) => (reason?: Error) => replaying.abort(reason)
-
-/**
- * A request's handler that sends the request again when the server refused it unprocessed
- * (`isRefused`), as Go's transport does (client-go's): safe for a mutation too, as the
- * server never saw it. Only before any answer has come, at most `maxReplays` times, and
- * never for any other failure (a reset connection, a GOAWAY with an error, a timeout): a
- * stream the server may have processed is never sent twice. Everything else is passed on
- * to the request's own handler, which sees one request.
- */
-class Replaying implements Undici.Dispatcher.DispatchHandler {
+class Exchange {
   private replays = 0
+  private stream: NodeHttp2.ClientHttp2Stream | undefined = undefined
+  private streamError: Error | undefined = undefined
   private answered = false
-  /** The request's handler has been told it failed. */
-  private failed = false
-  private aborted: Error | undefined = undefined
-  /** The abort of the send in flight; none between a refusal and the replay's start. */
-  private abortSend: ((reason?: Error) => void) | undefined = undefined
-  private waiting: ReturnType<typeof setTimeout> | undefined = undefined
+  private settled = false
+  private aborted = false
+  private timer: ReturnType<typeof setTimeout> | undefined = undefined
 
   constructor(
-    private readonly options: Undici.Dispatcher.DispatchOptions,
-    private readonly handler: Undici.Dispatcher.DispatchHandler,
-    private readonly resend: (options: Undici.Dispatcher.DispatchOptions, handler: Replaying) => void
-  ) {}
-
-  abort(given?: Error): void {
-    if (this.aborted !== undefined) return
-    const reason = given ?? new Error("the request was aborted")
-    this.aborted = reason
-    if (this.abortSend !== undefined) return this.abortSend(reason)
-    // between two sends (the request's handler has no abort before the first has started): fail it now,
-    // and the replay, if it was sent already, is aborted as it starts
-    clearTimeout(this.waiting)
-    this.waiting = undefined
-    this.fail(reason)
+    readonly options: Undici.Dispatcher.RequestOptions,
+    private readonly resolve: (answer: Undici.Answer) => void,
+    private readonly reject: (error: Error) => void,
+    private readonly pool: Negotiated
+  ) {
+    const signal = options.signal as { addEventListener(type: "abort", listener: () => void): void } | undefined | null
+    signal?.addEventListener("abort", () => this.abort())
   }
 
-  onConnect(abort: (reason?: Error) => void): void {
-    if (this.aborted !== undefined) return abort(this.aborted)
-    this.abortSend = abort
-    if (this.replays === 0) this.handler.onConnect?.(abortOf(this))
-  }
-
-  onResponseStarted(): void {
-    this.handler.onResponseStarted?.()
-  }
-
-  onHeaders(statusCode: number, headers: Array<Buffer>, resume: () => void, statusText: string): boolean {
+  /** Answers the request with what undici got for it (replayed after the cluster turned out to speak HTTP/1.1). */
+  relay(answer: Undici.Answer): void {
+    if (this.settled) return void answer.body.destroy()
+    this.settled = true
     this.answered = true
-    return this.handler.onHeaders?.(statusCode, headers, resume, statusText) ?? true
+    this.resolve(answer)
   }
 
-  onData(chunk: Buffer): boolean {
-    return this.handler.onData?.(chunk) ?? true
+  /** Fails the request now, unless it was answered or has failed already. */
+  fail(error: Error): void {
+    if (this.settled) return
+    this.settled = true
+    this.reject(error)
   }
 
-  onComplete(trailers: Array<string> | null): void {
-    this.handler.onComplete?.(trailers)
+  /** Opens the request's stream on a connection with room. */
+  send(connection: Connection): void {
+    const { body } = this.options
+    // a form is sent encoded as fetch encodes it, with the boundary its content-type names
+    const form = body instanceof FormData ? new Response(body) : undefined
+    const length = typeof body === "string"
+      ? Buffer.byteLength(body)
+      : body instanceof Uint8Array
+      ? body.byteLength
+      : undefined
+    let stream: NodeHttp2.ClientHttp2Stream
+    try {
+      const headers = headersOf(this.options, length)
+      if (form !== undefined) headers["content-type"] = form.headers.get("content-type")!
+      stream = connection.session.request(headers, { endStream: body == null })
+    } catch (error) {
+      // the headers cannot be sent (Node's messages may quote a value: only the code is kept)
+      const code = (error as { readonly code?: unknown }).code
+      return this.fail(failure(`the request cannot be sent on HTTP/2 (${String(code)})`, String(code)))
+    }
+    connection.streams++
+    this.stream = stream
+    this.streamError = undefined
+    stream.on("error", (error) => {
+      this.streamError = error
+    })
+    stream.once("response", (headers) => this.answer(stream, headers))
+    stream.once("close", () => {
+      connection.streams--
+      this.closed(stream)
+      this.pool.streamEnded()
+    })
+    if (body === null || body === undefined) return
+    if (inMemory(body)) stream.end(body)
+    else {
+      const readable = form !== undefined
+        ? NodeStreams.Readable.fromWeb(form.body! as import("node:stream/web").ReadableStream)
+        : body instanceof NodeStreams.Readable
+        ? body
+        : NodeStreams.Readable.from(body as Iterable<Uint8Array> | AsyncIterable<Uint8Array>)
+      NodeStreams.pipeline(readable, stream, noop)
+    }
   }
 
-  onBodySent(chunkSize: number, totalBytesSent: number): void {
-    this.handler.onBodySent?.(chunkSize, totalBytesSent)
+  private answer(stream: NodeHttp2.ClientHttp2Stream, given: NodeHttp2.IncomingHttpHeaders): void {
+    this.answered = true
+    if (this.settled) return
+    const headers: Record<string, string | Array<string>> = {}
+    // RFC 9113's size of a header list (§6.5.2), which Node enforces too, but not on a stream opened before
+    // the server acknowledged the client's SETTINGS
+    let size = 0
+    for (const name in given) {
+      const value = given[name]!
+      // `:status` is a number
+      size += name.length + 32 +
+        (typeof value === "string" ? value.length : Array.isArray(value) ? value.join().length : 3)
+      if (name.charCodeAt(0) !== 58) headers[name] = value
+    }
+    if (size > this.pool.maxHeaderSize) {
+      stream.close(NGHTTP2_CANCEL)
+      return this.fail(headersOverflow())
+    }
+    this.settled = true
+    this.resolve({ statusCode: given[":status"] as unknown as number, headers, body: stream })
   }
 
-  onError(error: Error): void {
-    if (this.answered || this.aborted !== undefined || this.replays >= maxReplays || !isRefused(error)) {
+  /** The stream has closed: before an answer it fails the request, unless the server refused it unprocessed. */
+  private closed(stream: NodeHttp2.ClientHttp2Stream): void {
+    if (this.answered || this.settled) return
+    const refused = stream.rstCode === NGHTTP2_REFUSED_STREAM
+    if (refused && this.replays < maxReplays && !this.aborted && inMemory(this.options.body)) {
+      const delay = this.replays === 0 ? 0 : replayBackoffMs * 2 ** (this.replays - 1)
+      this.replays++
+      this.stream = undefined
+      // not from inside the refused stream's own events
+      this.timer = setTimeout(() => {
+        this.timer = undefined
+        this.pool.resend(this)
+      }, delay)
+      return
+    }
+    this.fail(
+      stream.rstCode === NGHTTP2_ENHANCE_YOUR_CALM ? headersOverflow() : this.streamError ??
+        (stream.session?.destroyed === true || stream.session?.closed === true
+          ? failure("the connection closed before the answer came", "ERR_HTTP2_STREAM_CANCEL")
+          : failure(`the server closed the stream before answering (code ${stream.rstCode})`, "ERR_HTTP2_STREAM_ERROR"))
+    )
+  }
+
+  /** Resets the stream (RST_STREAM CANCEL) and fails the request, or the reading of its answer's body. */
+  private abort(): void {
+    if (this.aborted) return
+    this.aborted = true
+    const error = new Undici.RequestAbortedError()
+    clearTimeout(this.timer)
+    this.timer = undefined
+    const stream = this.stream
+    if (stream === undefined) {
+      this.pool.forget(this)
       return this.fail(error)
     }
-    this.abortSend = undefined
-    const delay = this.replays === 0 ? 0 : replayBackoffMs * 2 ** (this.replays - 1)
-    this.replays++
-    // not from inside the refused stream's own events
-    this.waiting = setTimeout(() => {
-      this.waiting = undefined
-      this.resend(this.options, this)
-    }, delay)
-  }
-
-  private fail(error: Error): void {
-    if (this.failed) return
-    this.failed = true
-    this.handler.onError!(error)
+    if (!stream.closed) stream.close(NGHTTP2_CANCEL)
+    if (this.answered) stream.destroy(error)
+    else this.fail(error)
   }
 }
 
+const noop = (): void => undefined
+
 /**
- * The cluster's connections, h2 where the server offers it: a pool of undici Clients (one
- * connection each) of our own, as undici's Pool cannot leave a connection that got GOAWAY
- * to drain while new requests go to a new one, nor be told when a connection is full.
+ * The cluster's connections, h2 where the server offers it (see the module comment).
  *
- * A request goes to the first connection with a free stream (on HTTP/1.1: an idle
- * connection); when every one is full a new one is dialled (client-go opens a new
- * connection when the streams of its others are used up), up to `connections`, after which
- * requests wait for a stream in the order they came. Unless the server is known to speak
- * HTTP/1.1, requests are held while a connection is being dialled, until it has negotiated
- * (on h2, until the server's SETTINGS have come), so that a burst never dials a connection
- * a request. On h2 everything goes to this pool; on HTTP/1.1 long-running requests
- * (`isLongRunning`) go to `streams`, which its owner closes.
+ * A request goes to the first connection with a free stream; when every one is full a new
+ * one is dialled, up to `cap`, after which requests wait for a stream in the order
+ * they came. Requests are held while a connection is being dialled, until it has negotiated,
+ * so that a burst never dials a connection a request. On HTTP/1.1 every request goes
+ * through undici: short ones to a pool of at most `cap` connections, long-running ones
+ * (`isLongRunning`) to one without a cap.
  *
  * @internal
  */
-export class Negotiated extends Undici.DispatcherBase {
+export class Negotiated implements Undici.Requester {
   private protocol: "h2" | "http/1.1" | undefined = undefined
-  /** The Clients dialling a connection; while there are any (and not on HTTP/1.1), requests are held. */
-  private readonly dialing = new Set<Client>()
+  /** How many connections are being dialled; while any is, requests are held. */
+  private dialing = 0
   /** Requests held while dialling, or waiting for a stream once `connections` are full, oldest first. */
-  private waiting: Array<Held> = []
-  /** The Clients new requests go to, in the order they were made. */
-  private readonly clients: Array<Client> = []
-  /** Every Client not yet closed: those of `clients`, and those draining after GOAWAY. */
-  private readonly open = new Set<Client>()
-  private readonly hooks: Hooks
+  private waiting: Array<Exchange> = []
+  /** The connections new requests go to, in the order they were made. */
+  private readonly connections: Array<Connection> = []
+  /** Every connection not yet closed: those of `connections`, and those draining after GOAWAY. */
+  private readonly live = new Set<Connection>()
+  /** The pools of short and long-running requests, once the cluster is known to speak HTTP/1.1. */
+  private http1: { readonly short: Undici.Dispatcher; readonly streams: Undici.Dispatcher } | undefined = undefined
+  /** The HTTP/1.1 connection dialled to negotiate, until undici's pool takes it. */
+  private spare: Tls.TLSSocket | undefined = undefined
   private readonly connector: Undici.buildConnector.connector
-  private readonly clientOptions: Undici.Client.Options
+  private readonly url: URL
   /** Why no request is sent any more: the pool was closed or destroyed. */
   private ended: Error | undefined = undefined
 
   constructor(
     readonly origin: string,
-    connect: Undici.buildConnector.BuildOptions,
-    readonly connections: number | null,
-    readonly streams: Undici.Dispatcher,
+    private readonly connect: Undici.buildConnector.BuildOptions,
+    readonly cap: number | null,
     readonly isLongRunning: (path: string) => boolean,
-    readonly health: Health = defaultHealth,
-    maxHeaderSize?: number
+    readonly health: Health,
+    readonly maxHeaderSize: number
   ) {
-    super()
     this.connector = Undici.buildConnector({ ...connect, allowH2: true })
-    this.clientOptions = {
-      allowH2: true,
-      initialWindowSize: streamWindowBytes,
-      connectionWindowSize: connectionWindowBytes,
-      bodyTimeout: 0,
-      headersTimeout: 0,
-      ...(maxHeaderSize !== undefined ? { maxHeaderSize } : {})
-    }
-    this.hooks = {
-      dialing: (client) => {
-        this.dialing.add(client)
-      },
-      negotiated: (client, protocol) => {
-        this.protocol = protocol
-        this.dialed(client)
-      },
-      failed: (client) => this.dialed(client),
-      disconnected: (client) => {
-        this.dialed(client)
-        // An abandoned HTTP/1.1 request ends its connection, and undici's Client then dials a new one
-        // for the abandoned request before it sees the request is gone: an idle connection nobody asked
-        // for. A Client holds one HTTP/1.1 request at a time, which the disconnect has already failed,
-        // so destroying it here loses nothing; the next request makes a new Client.
-        if (this.protocol !== "http/1.1") return
-        const index = this.clients.indexOf(client)
-        if (index !== -1) this.clients.splice(index, 1)
-        this.open.delete(client)
-        client.destroy().catch(() => undefined)
-      },
-      goingAway: (client) => {
-        const index = this.clients.indexOf(client)
-        if (index !== -1) this.clients.splice(index, 1)
-        this.dialed(client)
-        // once its streams have ended; a Client closed takes no new request
-        client.close().then(() => this.open.delete(client), () => this.open.delete(client))
-      }
-    }
+    this.url = new URL(origin)
   }
 
   /** Whether the cluster's connections speak HTTP/2 (`undefined` before the first has negotiated). */
@@ -404,95 +365,248 @@ export class Negotiated extends Undici.DispatcherBase {
     return this.protocol
   }
 
-  override dispatch(given: Undici.Dispatcher.DispatchOptions, handler: Undici.Dispatcher.DispatchHandler): boolean {
-    if (this.protocol === "http/1.1") return this.route(given, handler)
-    const options = forH2(given)
-    return this.route(options, canReplay(options, handler) ? new Replaying(options, handler, this.resend) : handler)
+  request(options: Undici.Dispatcher.RequestOptions): Promise<Undici.Answer> {
+    if (this.protocol === "http/1.1") return this.overHttp1(options)
+    return new Promise((resolve, reject) => {
+      if (this.ended !== undefined) return reject(this.ended)
+      const signal = options.signal as { readonly aborted?: boolean } | null | undefined
+      if (signal?.aborted === true) return reject(new Undici.RequestAbortedError())
+      this.route(new Exchange(options, resolve, reject, this))
+    })
   }
 
-  /** Sends a request again (`Replaying`), to a connection other than one going away. */
-  private readonly resend = (options: Undici.Dispatcher.DispatchOptions, handler: Replaying): void => {
+  private overHttp1(options: Undici.Dispatcher.RequestOptions): Promise<Undici.Answer> {
+    return (this.isLongRunning(options.path) ? this.http1!.streams : this.http1!.short).request(options)
+  }
+
+  /** Sends a request again (its stream was refused), to a connection other than one going away. */
+  resend(exchange: Exchange): void {
     // a replay after the pool was closed would dial a connection nobody closes
-    if (this.ended !== undefined) return handler.onError(this.ended)
-    this.route(options, handler)
+    if (this.ended !== undefined) return exchange.fail(this.ended)
+    if (this.protocol === "http/1.1") {
+      return void this.overHttp1(exchange.options).then(
+        (answer) => exchange.relay(answer),
+        (error) => exchange.fail(error)
+      )
+    }
+    this.route(exchange)
+  }
+
+  /** A request aborted while it waits is taken out of the line. */
+  forget(exchange: Exchange): void {
+    const index = this.waiting.indexOf(exchange)
+    if (index !== -1) this.waiting.splice(index, 1)
+  }
+
+  /** A stream has closed, or a connection left: what waits may go. */
+  streamEnded(): void {
+    if (this.waiting.length > 0) this.flush()
   }
 
   /** Sends a request now, or holds it while a connection is dialled or all are full. */
-  private route(options: Undici.Dispatcher.DispatchOptions, handler: Undici.Dispatcher.DispatchHandler): boolean {
-    if (this.waiting.length > 0 || (this.dialing.size > 0 && this.protocol !== "http/1.1")) {
-      this.waiting.push([options, handler])
-      return true
-    }
-    if (!this.send(options, handler)) this.waiting.push([options, handler])
-    return true
+  private route(exchange: Exchange): void {
+    if (this.waiting.length > 0 || this.dialing > 0 || !this.start(exchange)) this.waiting.push(exchange)
   }
 
-  /** Sends a request to a connection with room, dialling one if none has it; false when every one allowed is full. */
-  private send(options: Undici.Dispatcher.DispatchOptions, handler: Undici.Dispatcher.DispatchHandler): boolean {
-    if (this.protocol === "http/1.1" && this.isLongRunning(options.path)) {
-      this.streams.dispatch(options, handler)
-      return true
-    }
-    let client: Client | undefined
-    for (const each of this.clients) {
-      if (!isBusy(each)) {
-        client = each
-        break
+  /** Sends a request on a connection with room, dialling one if none has it; false when it has to wait. */
+  private start(exchange: Exchange): boolean {
+    for (const connection of this.connections) {
+      if (connection.hasRoom) {
+        exchange.send(connection)
+        return true
       }
     }
-    if (client === undefined) {
-      if (this.connections !== null && this.clients.length >= this.connections) return false
-      client = makeClient(this.origin, this.clientOptions, this.connector, this.health, this.hooks)
-      client.on("drain", () => this.flush())
-      this.clients.push(client)
-      this.open.add(client)
-    }
-    client.dispatch(options, handler)
-    return true
+    if (this.cap === null || this.connections.length < this.cap) this.dial()
+    return false
   }
 
-  /** Sends what waits, as long as connections have room (and, unless on HTTP/1.1, none is being dialled). */
+  /** Sends what waits, as long as connections have room and none is being dialled. */
   private flush(): void {
+    if (this.protocol === "http/1.1") {
+      const waiting = this.waiting
+      this.waiting = []
+      for (const exchange of waiting) this.resend(exchange)
+      return
+    }
     let sent = 0
-    while (sent < this.waiting.length && (this.dialing.size === 0 || this.protocol === "http/1.1")) {
-      const [options, handler] = this.waiting[sent]!
-      if (!this.send(options, handler)) break
+    while (sent < this.waiting.length && this.dialing === 0) {
+      if (!this.start(this.waiting[sent]!)) break
       sent++
     }
     if (sent > 0) this.waiting = this.waiting.slice(sent)
   }
 
-  /** A dial has ended (negotiated or failed): once none is left, what was held is sent. */
-  private dialed(client: Client): void {
-    if (!this.dialing.delete(client) || this.dialing.size > 0) return
-    // after the Client's own resume, which follows its 'connect'
-    queueMicrotask(() => this.flush())
+  private dial(): void {
+    this.dialing++
+    const { hostname, host, port } = this.url
+    this.connector({ hostname, host, protocol: "https:", port: port === "" ? "443" : port }, (error, socket) => {
+      if (error !== null) return this.dialed(error)
+      const tls = socket as Tls.TLSSocket
+      if (this.ended !== undefined) {
+        tls.destroy()
+        return this.dialed(this.ended)
+      }
+      if (tls.alpnProtocol === "h2") return this.open(tls)
+      this.toHttp1(tls)
+      this.dialed(undefined)
+    })
   }
 
-  override close(): Promise<void>
-  override close(callback: () => void): void
-  override close(callback?: () => void): Promise<void> | void {
+  /** A dial has ended (negotiated, or failed with `error`): once none is left, what was held is sent or failed. */
+  private dialed(error: Error | undefined): void {
+    this.dialing--
+    if (this.dialing > 0) return
+    if (error !== undefined && !this.connections.some((connection) => connection.hasRoom)) {
+      // nothing could take them: they fail with the dial, as undici fails the requests queued on a connection
+      const waiting = this.waiting
+      this.waiting = []
+      for (const exchange of waiting) exchange.fail(error)
+      return
+    }
+    this.flush()
+  }
+
+  /** An h2 connection: taken into the pool once the server's SETTINGS have come. */
+  private open(socket: Tls.TLSSocket): void {
+    const session = NodeHttp2.connect(this.origin, {
+      createConnection: () => socket,
+      settings: { enablePush: false, initialWindowSize: streamWindowBytes, maxHeaderListSize: this.maxHeaderSize },
+      // undici counts no headers, only their bytes; Node's default is 128
+      maxHeaderListPairs: maxHeaderPairs
+    })
+    const connection = new Connection(session)
+    this.live.add(connection)
+    let negotiated = false
+    // a session's failures reach its streams; one before its SETTINGS fails the dial
+    let sessionError: Error | undefined
+    session.on("error", (error) => {
+      sessionError = error
+    })
+    session.once("connect", () => session.setLocalWindowSize(connectionWindowBytes))
+    session.on("remoteSettings", (settings) => {
+      connection.limit = streamsFor(settings)
+      if (negotiated) return
+      negotiated = true
+      this.protocol = "h2"
+      this.connections.push(connection)
+      this.dialed(undefined)
+    })
+    session.on("goaway", () => {
+      connection.goingAway = true
+      this.leave(connection)
+    })
+    session.once("close", () => {
+      this.leave(connection)
+      this.live.delete(connection)
+      if (negotiated) return
+      negotiated = true
+      this.dialed(sessionError ?? failure("the connection closed before HTTP/2 was set up", "ECONNRESET"))
+    })
+    watchHealth(session, this.health)
+  }
+
+  /** A connection takes no new stream: new requests go to another, and what waits may dial one in its place. */
+  private leave(connection: Connection): void {
+    const index = this.connections.indexOf(connection)
+    if (index === -1) return
+    this.connections.splice(index, 1)
+    this.streamEnded()
+  }
+
+  /**
+   * The cluster speaks HTTP/1.1: from now on undici carries every request, short ones on at
+   * most `cap` connections, long-running ones on as many as they need. The connection
+   * dialled to learn it is the first either pool dials.
+   */
+  private toHttp1(socket: Tls.TLSSocket): void {
+    this.protocol = "http/1.1"
+    const taken = (): Tls.TLSSocket | undefined => {
+      const spare = this.spare
+      this.spare = undefined
+      if (spare === undefined) return undefined
+      clearTimeout(expiry)
+      spare.off("error", noop)
+      return spare.destroyed ? undefined : spare
+    }
+    this.spare = socket
+    socket.on("error", noop)
+    const expiry = setTimeout(() => taken()?.destroy(), handoffMs)
+    expiry.unref()
+    const connect = withSpare(taken, Undici.buildConnector({ ...this.connect, allowH2: false }))
+    this.http1 = {
+      short: http1Pool(this.origin, this.cap, connect, this.maxHeaderSize),
+      streams: http1Pool(this.origin, null, connect, this.maxHeaderSize)
+    }
+  }
+
+  close(): Promise<void> {
     this.ended ??= new Error("the cluster's connections were closed")
-    const closed = Promise.all([...this.open].map((client) => client.close())).then(() => undefined)
-    if (callback === undefined) return closed
-    closed.then(callback, callback)
+    this.failWaiting(this.ended)
+    this.spare?.destroy()
+    return Promise.all([
+      ...[...this.live].map((connection) => closeSession(connection.session)),
+      ...(this.http1 === undefined ? [] : [this.http1.short.close(), this.http1.streams.close()])
+    ]).then(noop)
   }
 
-  override destroy(): Promise<void>
-  override destroy(error: Error | null): Promise<void>
-  override destroy(callback: () => void): void
-  override destroy(error: Error | null, callback: () => void): void
-  override destroy(first?: Error | null | (() => void), second?: () => void): Promise<void> | void {
-    const error = typeof first === "function" || first === undefined || first === null
-      ? new Error("the cluster's connections were closed")
-      : first
-    const callback = typeof first === "function" ? first : second
-    this.ended ??= error
+  destroy(error?: Error): Promise<void> {
+    const reason = error ?? new Error("the cluster's connections were closed")
+    this.ended ??= reason
+    this.failWaiting(reason)
+    this.spare?.destroy()
+    for (const connection of this.live) connection.session.destroy(reason)
+    return Promise.all([
+      ...[...this.live].map((connection) => closeSession(connection.session)),
+      ...(this.http1 === undefined ? [] : [this.http1.short.destroy(reason), this.http1.streams.destroy(reason)])
+    ]).then(noop)
+  }
+
+  private failWaiting(error: Error): void {
     const waiting = this.waiting
     this.waiting = []
-    for (const [, handler] of waiting) (handler as { onError?: (error: Error) => void }).onError?.(error)
-    const destroyed = Promise.all([...this.open].map((client) => client.destroy(error))).then(() => undefined)
-    if (callback === undefined) return destroyed
-    destroyed.then(callback, callback)
+    for (const exchange of waiting) exchange.fail(error)
   }
 }
+
+/** A connector that hands over the connection `spare` gives, when there is one, and else dials. */
+const withSpare = (
+  spare: () => Tls.TLSSocket | undefined,
+  dial: Undici.buildConnector.connector
+): Undici.buildConnector.connector =>
+(options, callback) => {
+  const socket = spare()
+  // later, as a dial is: undici's Client drops the resume of a connection that comes within its own
+  if (socket !== undefined) return queueMicrotask(() => callback(null, socket))
+  dial(options, callback)
+}
+
+/**
+ * An HTTP/1.1 pool of undici's. An abandoned request (aborted by its timeout or an interrupt)
+ * ends its connection, and undici's Client then dials a new one for it before it sees the
+ * request is gone: an idle connection nobody asked for. A Client holds one request at a
+ * time, which the disconnect has failed already, so it is dropped from the pool there; the
+ * next request makes a new one.
+ */
+const http1Pool = (
+  origin: string,
+  connections: number | null,
+  connect: Undici.buildConnector.connector,
+  maxHeaderSize: number
+): Undici.Dispatcher => {
+  const pool = new Undici.Pool(origin, { connections, bodyTimeout: 0, headersTimeout: 0, maxHeaderSize, connect })
+  pool.on("disconnect", (_origin, targets) => {
+    const client = targets[1]
+    if (client === undefined) return
+    Undici.removeFromPool(pool, client)
+    client.destroy().catch(noop)
+  })
+  return pool
+}
+
+/** Closes a session once its streams have ended; resolves when it has closed. */
+const closeSession = (session: NodeHttp2.ClientHttp2Session): Promise<void> =>
+  new Promise((resolve) => {
+    if (session.destroyed) return resolve()
+    session.once("close", () => resolve())
+    if (!session.closed) session.close()
+  })

@@ -1,6 +1,7 @@
 /**
- * The Node transport: an undici HttpClient (`undiciHttpClient.ts`) over dispatchers that
- * carry the kubeconfig's TLS material and keep connections alive. The cluster's TLS (CA,
+ * The Node transport: an HttpClient (`undiciHttpClient.ts`) over dispatchers (undici's, or
+ * the HTTP/2 pool of `http2.ts`) that carry the kubeconfig's TLS material and keep
+ * connections alive. The cluster's TLS (CA,
  * client certificate, server name, `insecure-skip-tls-verify`) applies to the cluster's
  * origin only: this client is the application's HttpClient, and a request to any other
  * origin goes through a dispatcher with the platform's defaults (system roots, no client
@@ -28,6 +29,11 @@
  * connection for as long as they last: they have a pool of their own, without a cap, so
  * that fifty open watches never leave a short request waiting (`isLongRunning`). A proxied
  * cluster has the same two pools, both through the proxy.
+ *
+ * Over HTTP/2, the default where the cluster offers it by ALPN and is not reached through a
+ * proxy, every request is a stream on a `node:http2` session of `Http2.Negotiated`: at most
+ * `maxConnections` of them, each with as many streams as the server allows, watches and
+ * logs included. A cluster that answers ALPN with HTTP/1.1 gets the two pools above.
  *
  * Undici's own body and header timeouts are off: a quiet watch or log follow must never
  * be cut by the transport, and non-streaming requests are timed by `RequestPolicy`.
@@ -142,11 +148,18 @@ class Routed extends Undici.DispatcherBase {
   }
 }
 
+/** What holds connections: an undici dispatcher, or the h2 pool. */
+interface Pool {
+  /** Closes once the requests in flight are done. */
+  close(): Promise<void>
+  destroy(): Promise<void>
+}
+
 interface Slot {
   /** The dispatcher requests go through. */
-  readonly dispatcher: Undici.Dispatcher
-  /** The dispatchers holding the connections, closed with the slot. */
-  readonly pools: ReadonlyArray<Undici.Dispatcher>
+  readonly dispatcher: Undici.Requester
+  /** What holds the connections, closed with the slot. */
+  readonly pools: ReadonlyArray<Pool>
   readonly client: HttpClient.HttpClient
   /** Why the certificate cannot be used, when Node refuses it. */
   readonly unusable?: string | undefined
@@ -168,7 +181,7 @@ const certificateProblem = (certificate: NonNullable<Credentials["clientCertific
 }
 
 /** Retires dispatchers without cutting requests in flight: each closes once its requests are done. */
-const retire = (dispatchers: ReadonlyArray<Undici.Dispatcher>, retired: Set<Undici.Dispatcher>): void => {
+const retire = (dispatchers: ReadonlyArray<Pool>, retired: Set<Pool>): void => {
   for (const dispatcher of dispatchers) {
     retired.add(dispatcher)
     dispatcher.close().then(() => retired.delete(dispatcher), () => undefined)
@@ -310,26 +323,25 @@ export const make = (
     const http2 = options.http2 !== false && clusterIsHttps && proxied.proxy === undefined &&
       (yield* Effect.orElseSucceed(Config.String("DISABLE_HTTP2"), () => "")) === ""
     const pools = (connect: Connect): Pick<Slot, "dispatcher" | "pools"> => {
-      const streams = pool(connect, null)
       if (http2) {
         const longRunning = (path: string) => isLongRunning(path, prefix)
         const negotiated = new Http2.Negotiated(
           clusterUrl!.origin,
           connect,
           cap,
-          streams,
           longRunning,
-          options.http2Health,
+          options.http2Health ?? Http2.defaultHealth,
           maxHeaderSize
         )
-        return { dispatcher: negotiated, pools: [negotiated, streams] }
+        return { dispatcher: negotiated, pools: [negotiated] }
       }
+      const streams = pool(connect, null)
       const short = pool(connect, cap)
       return { dispatcher: new Routed(short, streams, prefix), pools: [short, streams] }
     }
     // Insertion order is recency order: a hit is moved to the end, the first is evicted.
     const slots = new Map<string, Slot>()
-    const retired = new Set<Undici.Dispatcher>()
+    const retired = new Set<Pool>()
     // Every other origin: the platform's defaults (what NodeHttpClient.layerUndici builds),
     // made on first use. None of the cluster's TLS, certificates or proxy reaches them.
     let others: { readonly dispatcher: Undici.Dispatcher; readonly client: HttpClient.HttpClient } | undefined

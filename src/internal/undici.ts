@@ -12,6 +12,7 @@
  *
  * @internal
  */
+import type * as NodeStreams from "node:stream"
 import type * as Undici from "undici"
 // @ts-expect-error undici's internal files have no declarations; they are typed below
 import DispatcherImpl from "undici/lib/dispatcher/dispatcher.js"
@@ -24,9 +25,11 @@ import PoolImpl from "undici/lib/dispatcher/pool.js"
 // @ts-expect-error see above
 import ClientImpl from "undici/lib/dispatcher/client.js"
 // @ts-expect-error see above
-import symbols from "undici/lib/core/symbols.js"
+import errors from "undici/lib/core/errors.js"
 // @ts-expect-error see above
 import buildConnectorImpl from "undici/lib/core/connect.js"
+// @ts-expect-error see above
+import poolBase from "undici/lib/dispatcher/pool-base.js"
 // @ts-expect-error see above
 import ProxyAgentImpl from "undici/lib/dispatcher/proxy-agent.js"
 // @ts-expect-error see above
@@ -39,6 +42,24 @@ export type { Dispatcher } from "undici"
 
 /** Undici's base dispatcher class (what `Agent` and the others extend), for dispatchers of our own. @internal */
 export const DispatcherBase: typeof Undici.Dispatcher = DispatcherImpl
+
+/** What a dispatcher's `request` answers that the HttpClient reads: undici's `ResponseData`, or ours on h2. @internal */
+export interface Answer {
+  readonly statusCode: number
+  /** Lowercase names, no pseudo-headers; several `set-cookie` as an array. */
+  readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+  readonly body: NodeStreams.Readable
+}
+
+/** What the HttpClient sends requests through: an undici dispatcher, or the h2 pool (`http2.ts`). @internal */
+export interface Requester {
+  request(options: Undici.Dispatcher.RequestOptions): Promise<Answer>
+}
+
+/** What undici fails an aborted request (or the reading of its body) with. @internal */
+export const RequestAbortedError: new(message?: string) => Error = (errors as {
+  RequestAbortedError: new(message?: string) => Error
+}).RequestAbortedError
 
 /** @internal */
 export const Agent: typeof Undici.Agent = AgentImpl
@@ -60,31 +81,19 @@ export declare namespace buildConnector {
   export type BuildOptions = Undici.buildConnector.BuildOptions
 }
 
-/** @internal */
-export declare namespace Client {
-  /** @internal */
-  export type Options = Undici.Client.Options
-}
+const poolClients = (poolBase as { kClients: symbol }).kClients
 
 /**
- * Where a Client keeps its HTTP/2 session, its socket, its protocol context (HTTP/1.1 or h2)
- * and whether it takes no more requests now (undici's own symbols, of the version pinned in
- * package.json): `http2.ts` reads them to follow the server's SETTINGS, to ping, to pick a
- * connection with a free stream and to drain one after GOAWAY, which undici's public API
- * does not offer.
+ * Takes a Client out of a Pool's own list (undici's symbol, of the version pinned in
+ * package.json): its public API cannot drop a connection that should not be dialled again
+ * (`http2.ts`). The Pool makes a new Client when it needs one.
  *
  * @internal
  */
-export const clientInternals: {
-  readonly session: symbol
-  readonly socket: symbol
-  readonly context: symbol
-  readonly busy: symbol
-} = {
-  session: (symbols as { kHTTP2Session: symbol }).kHTTP2Session,
-  socket: (symbols as { kSocket: symbol }).kSocket,
-  context: (symbols as { kHTTPContext: symbol }).kHTTPContext,
-  busy: (symbols as { kBusy: symbol }).kBusy
+export const removeFromPool = (pool: Undici.Pool, client: Undici.Dispatcher): void => {
+  const clients = (pool as unknown as Record<symbol, Array<Undici.Dispatcher>>)[poolClients]!
+  const index = clients.indexOf(client)
+  if (index !== -1) clients.splice(index, 1)
 }
 
 /** @internal */

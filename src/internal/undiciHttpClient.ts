@@ -2,12 +2,14 @@
  * An `HttpClient` over an undici dispatcher: what `@effect/platform-node`'s
  * `NodeHttpClient.makeUndici` builds, without that package (it brings undici 8's entry
  * module, `node:http`/`node:https` and the `node:http` client with it). Requests go
- * through the dispatcher's `request` (undici's parts: `./undici.ts`); undici's own timeouts are the dispatcher's
+ * through the dispatcher's `request` (undici's parts: `./undici.ts`), or the same call of
+ * the HTTP/2 pool (`http2.ts`), whose answer's body is the `Http2Stream` itself (both are an
+ * `Undici.Requester`); undici's own timeouts are the dispatcher's
  * (the Node transport turns them off: a quiet watch must not be cut), everything else is
  * timed by Effect.
  *
  * A gzip answer (`Content-Encoding: gzip`, what kube-apiserver sends for large answers to
- * a client that asked for it) is decoded as it arrives: undici's body is piped through one
+ * a client that asked for it) is decoded as it arrives: the answer's body is piped through one
  * `zlib.createGunzip()` (`gunzipOptions`), so a list or a watch is never held whole, and
  * `source.body` is the decoded Readable (which `body.ts` reads in flowing mode). The
  * response's headers are those of the decoded body: no `content-encoding`, and no
@@ -20,7 +22,7 @@
  * that sends the request, the application's own requests included): the bytes are counted
  * as they arrive, before and after gunzip, and the body (with its connection) is destroyed
  * at the first chunk past the limit, which fails the read with `LimitReached`. Headers past
- * `maxHeaderBytes` (undici's `maxHeaderSize`, set on the dispatcher) fail the same way.
+ * `maxHeaderBytes` (undici's `maxHeaderSize`, and the HTTP/2 pool's, set on the dispatcher) fail the same way.
  *
  * A request the Kubernetes client sends (`client.ts` sets `currentCredentials` for it) runs
  * in the client's own `kube.<verb>` span, which carries the HTTP attributes and whose trace
@@ -28,7 +30,7 @@
  * `HttpClient.make`'s `http.client` span around it, which per request rebuilt the URL,
  * redacted every request and response header into attributes and registered the response
  * with a FinalizationRegistry. Interruption still aborts the request and a body being read,
- * and the response is undici's own (`source`), not a wrapper. A request given a
+ * and the response is the dispatcher's own (`source`), not a wrapper. A request given a
  * `currentDeadline` is aborted by the request path's timer through it. Any other request
  * (the application's own, through the same HttpClient) goes through `HttpClient.make` with
  * its span as before.
@@ -82,13 +84,13 @@ const convertBody = (body: HttpClientRequest.HttpClientRequest["body"]): Effect.
 }
 
 const send = (
-  dispatcher: Undici.Dispatcher,
+  dispatcher: Undici.Requester,
   request: HttpClientRequest.HttpClientRequest,
   url: URL,
   headers: Record<string, string>,
   signal: AbortSignal,
   body: Body
-): Promise<Undici.Dispatcher.ResponseData> =>
+): Promise<Undici.Answer> =>
   dispatcher.request({
     signal,
     method: request.method,
@@ -118,9 +120,10 @@ const transportError = (request: HttpClientRequest.HttpClientRequest, maxHeaderB
   })
 
 /**
- * What undici needs of an abort signal (`aborted`, one `abort` listener): an AbortController
- * builds an EventTarget per request (its `signal`), which costs more than the rest of this
- * module's work on a GET. Undici fails an aborted request with its `RequestAbortedError`.
+ * What undici and the HTTP/2 pool need of an abort signal (`aborted`, one `abort` listener):
+ * an AbortController builds an EventTarget per request (its `signal`), which costs more than
+ * the rest of this module's work on a GET. Both fail an aborted request with undici's
+ * `RequestAbortedError`.
  */
 class Abort {
   aborted = false
@@ -155,7 +158,7 @@ const abortWith = (controller: Abort) => () => controller.abort()
  * awaited or its body read.
  */
 const sendDirect = <A, E>(
-  dispatcher: Undici.Dispatcher,
+  dispatcher: Undici.Requester,
   request: HttpClientRequest.HttpClientRequest,
   fiber: Fiber.Fiber<A, E>,
   maxHeaderBytes: number | undefined
@@ -202,7 +205,7 @@ const sendDirect = <A, E>(
 }
 
 /** @internal */
-export const make = (dispatcher: Undici.Dispatcher, options: Options = {}): HttpClient.HttpClient => {
+export const make = (dispatcher: Undici.Requester, options: Options = {}): HttpClient.HttpClient => {
   const maxHeaderBytes = options.maxHeaderBytes
   const traced = HttpClient.make((request, url, signal) =>
     Effect.flatMap(convertBody(request.body), (body) =>
@@ -248,23 +251,23 @@ export const fromExecute = (
 const noopErrorHandler = (_: unknown): void => undefined
 
 /**
- * What the response reads: undici's answer, or, for a gzip answer, the same with the
+ * What the response reads: the dispatcher's answer, or, for a gzip answer, the same with the
  * decoded body and the headers that describe it.
  */
 interface Source {
   readonly statusCode: number
-  readonly headers: Undici.Dispatcher.ResponseData["headers"]
+  readonly headers: Undici.Answer["headers"]
   readonly body: NodeStreams.Readable
   /** Undici's body, the bytes as sent, when `body` is their gunzipped form (what `maxResponseBytes` counts too). */
   readonly sent: NodeStreams.Readable | undefined
 }
 
 /** Whether an answer is gzip-encoded with a body to decode. Other encodings are left as they are. */
-const isGzip = (method: string, response: Undici.Dispatcher.ResponseData): boolean => {
+const isGzip = (method: string, response: Undici.Answer): boolean => {
   const encoding = response.headers["content-encoding"]
   if (encoding === undefined || method === "HEAD") return false
   if (response.statusCode === 204 || response.statusCode === 304) return false
-  const value = (Array.isArray(encoding) ? encoding.join(",") : encoding).trim().toLowerCase()
+  const value = (typeof encoding === "string" ? encoding : encoding.join(",")).trim().toLowerCase()
   return value === "gzip" || value === "x-gzip"
 }
 
@@ -278,13 +281,13 @@ const isGzip = (method: string, response: Undici.Dispatcher.ResponseData): boole
  */
 const gunzipOptions: Zlib.ZlibOptions = { chunkSize: 128 * 1024 }
 
-const decoded = (method: string, response: Undici.Dispatcher.ResponseData): Source => {
+const decoded = (method: string, response: Undici.Answer): Source => {
   if (!isGzip(method, response)) {
     return { statusCode: response.statusCode, headers: response.headers, body: response.body, sent: undefined }
   }
   const { "content-encoding": _encoding, "content-length": _length, ...headers } = response.headers
   // pipeline: a failure of either side destroys both, and destroying the decoder (a consumer
-  // that stops reading) destroys undici's body, which releases its connection.
+  // that stops reading) destroys the answer's body, which releases its connection (on h2, resets its stream).
   const body = NodeStreams.pipeline(response.body, Zlib.createGunzip(gunzipOptions), noopErrorHandler)
   return { statusCode: response.statusCode, headers, body, sent: response.body }
 }
@@ -450,7 +453,7 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
     const header = this.source.headers["set-cookie"]
     return this.cachedCookies = header === undefined
       ? Cookies.empty
-      : Cookies.fromSetCookie(Array.isArray(header) ? header : [header])
+      : Cookies.fromSetCookie(typeof header === "string" ? [header] : header)
   }
 
   /** Aborts the request and its body (a no-op once the body is read): see `abortRequest`. */
@@ -463,10 +466,10 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
     return this.cachedHeaders ??= Headers.fromInput(this.source.headers as Headers.Input)
   }
 
-  /** One header (see `headerOf`); undici's names are lowercase already. */
+  /** One header (see `headerOf`); the dispatchers' names are lowercase already. */
   [headerOf](name: string): string | undefined {
     const value = this.source.headers[name]
-    return value === undefined ? undefined : Array.isArray(value) ? value.join(", ") : value
+    return value === undefined || typeof value === "string" ? value : value.join(", ")
   }
 
   /** A body read that aborts the request when the fiber reading it is interrupted. */
