@@ -5,6 +5,8 @@
  * ratio to the floor's) and the client's CPU per GET. Each variant adds one layer to the one before:
  * - `floor`: `node:https` keep-alive + `JSON.parse` (`bench/clients.ts`'s floor);
  * - `undici-h1`, `undici-h2`: undici's own `request` + `body.text()` + `JSON.parse`, HTTP/2 by ALPN for the second;
+ * - `node-h2`: one bare `node:http2` session, a `session.request` + `JSON.parse` per GET (what the HTTP/2 pool of
+ *   `http2.ts` is built on: the floor of our h2 transport);
  * - `transport-h1`, `transport-h2`: the Node transport (`nodeTransport.ts`: the dispatcher for the credentials,
  *   `Negotiated` on h2, gzip accepted) and its HttpClient (`undiciHttpClient.ts`), one `Effect.runPromise` per GET,
  *   with the credentials set as the request path sets them;
@@ -15,6 +17,7 @@
  * Names on the command line pick variants (the floor always runs).
  */
 import * as Fs from "node:fs"
+import * as Http2 from "node:http2"
 import * as Https from "node:https"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -72,6 +75,16 @@ const main = async () => {
       return JSON.parse(await res.body.text())
     })
   }
+
+  const session = Http2.connect(origin, { ca })
+  add("node-h2", () =>
+    new Promise((resolve, reject) => {
+      const stream = session.request({ ":method": "GET", ":path": path, ...headers })
+      const chunks: Array<Buffer> = []
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk))
+      stream.on("end", () => resolve(JSON.parse(Buffer.concat(chunks).toString("utf8"))))
+      stream.on("error", reject)
+    }))
 
   const scope = await Effect.runPromise(Scope.make())
   for (const http2 of [false, true]) {
