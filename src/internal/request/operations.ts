@@ -8,7 +8,7 @@ import type * as Kube from "../../Kube.js"
 import * as Patch from "../../Patch.js"
 import * as Resource from "../../Resource.js"
 import { jsonBody, type Spec, type SubresourceVerb } from "./spec.js"
-import { acceptFor, isMetadataView, partialAccept } from "./view.js"
+import { acceptFor } from "./view.js"
 
 /** What a request needs to know of a resource: where it lives and what it is called. */
 export type Kind = Pick<Resource.Info, "group" | "version" | "plural" | "kind">
@@ -35,7 +35,7 @@ export const get = (
   query: options.resourceVersion !== undefined || options.resourceVersionMatch !== undefined
     ? { resourceVersion: options.resourceVersion, resourceVersionMatch: options.resourceVersionMatch }
     : undefined,
-  accept: isMetadataView(resource) ? partialAccept : undefined,
+  accept: acceptFor(resource, "object"),
   operation: { verb: "get", kind: resource.kind, namespace, name }
 })
 
@@ -51,7 +51,7 @@ export const list = (resource: Kind, namespace: string | undefined, options: Kub
     resourceVersionMatch: options.resourceVersionMatch,
     timeoutSeconds: options.timeoutSeconds
   },
-  ...acceptFor(resource, "list"),
+  accept: acceptFor(resource, "list"),
   operation: { verb: "list", kind: resource.kind, namespace }
 })
 
@@ -109,7 +109,7 @@ export const patch = (
     force: thePatch._tag === "Apply" && thePatch.force ? true : undefined
   },
   body: { contentType: Patch.contentType(thePatch), text: Patch.bodyText(thePatch) },
-  ...acceptFor(resource, "object"),
+  accept: acceptFor(resource, "object"),
   operation: { verb: thePatch._tag === "Apply" ? "apply" : "patch", kind: resource.kind, namespace, name }
 })
 
@@ -177,7 +177,7 @@ export const watch = (resource: Kind, namespace: string | undefined, options: Ku
       allowWatchBookmarks: initialEvents ? true : options.allowWatchBookmarks,
       timeoutSeconds: options.timeoutSeconds
     },
-    ...acceptFor(resource, "object"),
+    accept: acceptFor(resource, "object"),
     operation: { verb: "watch", kind: resource.kind, namespace }
   }
 }

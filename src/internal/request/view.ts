@@ -23,5 +23,5 @@ export const markMetadataView = <R extends object>(resource: R): R => {
 export const isMetadataView = (resource: object): boolean => views.has(resource)
 
 /** The accept header of a request for the resource's objects: `undefined` (JSON) unless it is a metadata view. */
-export const acceptFor = (resource: object, form: "object" | "list"): { readonly accept?: string } =>
-  views.has(resource) ? { accept: form === "list" ? partialListAccept : partialAccept } : {}
+export const acceptFor = (resource: object, form: "object" | "list"): string | undefined =>
+  views.has(resource) ? (form === "list" ? partialListAccept : partialAccept) : undefined
