@@ -13,7 +13,7 @@
 import { Console, Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
-import { Discovery, Errors, Manifests, NodeKube, type Kube, type ObjectRef } from "../packages/effect-kube/src/index.js"
+import { Discovery, Errors, Manifests, NodeKube, type Kube, type ObjectRef } from "effect-kube"
 import { FakeCluster } from "@effect-kube/testing"
 
 const flag = (name: string): string | undefined => {

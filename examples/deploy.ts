@@ -14,7 +14,7 @@
 import { Console, Effect, Stream } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
-import { Discovery, Errors, Manifests, NodeKube } from "../packages/effect-kube/src/index.js"
+import { Discovery, Errors, Manifests, NodeKube } from "effect-kube"
 import { FakeCluster } from "@effect-kube/testing"
 
 const flag = (name: string): string | undefined => {

@@ -9,7 +9,7 @@
  */
 import { Console, Effect, Layer, Stream } from "effect"
 import * as Net from "node:net"
-import { Condition, Exec, Kube, NodeKube, type Pod, Pods } from "../packages/effect-kube/src/index.js"
+import { Condition, Exec, Kube, NodeKube, type Pod, Pods } from "effect-kube"
 import { FakeCluster } from "@effect-kube/testing"
 
 const flag = (name: string): string | undefined => {

@@ -30,7 +30,7 @@ import {
   LeaderElection,
   NodeKube,
   type Resource
-} from "../packages/effect-kube/src/index.js"
+} from "effect-kube"
 import { FakeCluster } from "@effect-kube/testing"
 
 // ---- the custom resource ---------------------------------------------------------------

@@ -7,7 +7,7 @@
  *   KUBECONFIG=~/.kube/config npm run demo
  */
 import { Console, Duration, Effect, Layer, Option, Stream } from "effect"
-import { Kube, NodeKube, type Pod, Pods } from "../packages/effect-kube/src/index.js"
+import { Kube, NodeKube, type Pod, Pods } from "effect-kube"
 import { FakeCluster } from "@effect-kube/testing"
 
 const flag = (name: string): string | undefined => {

@@ -8,7 +8,7 @@
  */
 import { Console, Effect } from "effect"
 import * as fs from "node:fs"
-import { Errors, Manifests, Template } from "../packages/effect-kube/src/index.js"
+import { Errors, Manifests, Template } from "effect-kube"
 import { FakeCluster } from "@effect-kube/testing"
 
 const templateFile = new URL("./manifests/template.yaml", import.meta.url)

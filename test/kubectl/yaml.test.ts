@@ -18,7 +18,7 @@ import * as Manifests from "../../packages/effect-kube/src/Manifests.js"
 import { FakeCluster } from "@effect-kube/testing"
 import { hasKubectl, kubectlPath } from "../util/kubectl.js"
 
-const fixtures = fileURLToPath(new URL("fixtures/yaml", import.meta.url))
+const fixtures = fileURLToPath(new URL("../fixtures/yaml", import.meta.url))
 const refused = Path.join(fixtures, "refused")
 const filesIn = (dir: string) => Fs.readdirSync(dir).filter((f) => /\.(ya?ml|json)$/.test(f)).sort()
 

@@ -14,7 +14,7 @@ import * as Path from "node:path"
 import * as Url from "node:url"
 import { Container, ObjectMeta, Pod, PodSpec } from "../../packages/effect-kube/src/resources/index.js"
 
-const root = Path.join(import.meta.dirname, "..")
+const root = Path.join(import.meta.dirname, "../..")
 
 describe("generated structs, built when first read", () => {
   it("are Schemas whose AST is the same node on every read, with the fields the spec gives", () => {
@@ -73,7 +73,7 @@ const loadedByRootImport = (): Array<string> => {
         Url.pathToFileURL(Path.join(dir, "register.mjs")).href,
         "--input-type=module",
         "-e",
-        `await import(${JSON.stringify(Url.pathToFileURL(Path.join(root, "src", "index.ts")).href)})`
+        `await import(${JSON.stringify(Url.pathToFileURL(Path.join(root, "packages", "effect-kube", "src", "index.ts")).href)})`
       ],
       { cwd: root, encoding: "utf8" }
     )
@@ -86,7 +86,7 @@ const loadedByRootImport = (): Array<string> => {
 describe("import of the package root, in a fresh process", () => {
   it("loads few modules of its own, and neither ws nor the kinds one file per group version", () => {
     const loaded = loadedByRootImport()
-    const src = Url.pathToFileURL(Path.join(root, "src")).href + "/"
+    const src = Url.pathToFileURL(Path.join(root, "packages", "effect-kube", "src")).href + "/"
     const own = loaded.filter((url) => url.startsWith(src)).map((url) => url.slice(src.length))
     const packages = new Set(loaded.map((url) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1]))
     assert.isTrue(packages.has("undici"), "the check sees the packages that are loaded")

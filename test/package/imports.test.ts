@@ -9,8 +9,10 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 
-const root = Path.join(import.meta.dirname, "..")
-const src = Path.join(root, "src")
+const root = Path.join(import.meta.dirname, "../..")
+/** The sources of both packages of the workspace: the client's and the fake's. */
+const packages = Path.join(root, "packages")
+const sources = (): Array<string> => ["effect-kube", "testing"].flatMap((name) => sourceFiles(Path.join(packages, name, "src")))
 /** `effect` and its directory barrels, as its package.json exports them (`effect/http` is `dist/http/index.js`). */
 const effectBarrels = (): Array<string> => {
   const manifest = JSON.parse(Fs.readFileSync(Path.join(root, "node_modules", "effect", "package.json"), "utf8"))
@@ -20,7 +22,7 @@ const effectBarrels = (): Array<string> => {
 }
 const barrels = new Set([...effectBarrels(), "@effect/platform-node-shared", "@effect/platform-node"])
 // Entries that load far more than the package uses: undici's (fetch, WebSocket, caches, mocks; the
-// transport loads undici's dispatcher files, see src/internal/undici.ts) and NodeHttpClient (undici's
+// transport loads undici's dispatcher files, see packages/effect-kube/src/internal/transport/undici.ts) and NodeHttpClient (undici's
 // entry and the node:http client).
 const heavy = new Set(["undici", "@effect/platform-node/NodeHttpClient"])
 const typeOnly = /\b(?:import|export)\s+type\b[^;]*?\bfrom\s*["'][^"']+["']/g
@@ -61,19 +63,19 @@ describe("imports", () => {
       assert.isTrue(barrels.has(barrel), barrel)
     }
     assert.isFalse(barrels.has("effect/Effect"))
-    const offenders = sourceFiles(src).flatMap((file) =>
+    const offenders = sources().flatMap((file) =>
       importedSpecifiers(Fs.readFileSync(file, "utf8"))
         .filter((specifier) => barrels.has(specifier))
-        .map((specifier) => `${Path.relative(src, file)} imports "${specifier}"`)
+        .map((specifier) => `${Path.relative(packages, file)} imports "${specifier}"`)
     )
     assert.deepStrictEqual(offenders, [])
   })
 
   it("no module of the package loads undici's entry module or NodeHttpClient (types are free)", () => {
-    const offenders = sourceFiles(src).flatMap((file) =>
+    const offenders = sources().flatMap((file) =>
       importedSpecifiers(Fs.readFileSync(file, "utf8").replace(typeOnly, ""))
         .filter((specifier) => heavy.has(specifier))
-        .map((specifier) => `${Path.relative(src, file)} imports "${specifier}"`)
+        .map((specifier) => `${Path.relative(packages, file)} imports "${specifier}"`)
     )
     assert.deepStrictEqual(offenders, [])
   })

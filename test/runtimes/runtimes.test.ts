@@ -18,7 +18,7 @@ import { FakeCluster } from "@effect-kube/testing"
 import { runs, writeExecPlugin } from "../util/execPlugin.js"
 import { pki } from "../util/pki.js"
 
-const root = Path.resolve(fileURLToPath(new URL("..", import.meta.url)))
+const root = Path.resolve(fileURLToPath(new URL("../..", import.meta.url)))
 const bin = (name: string) => Path.join(root, "node_modules", ".bin", name)
 
 const run = (command: string, args: ReadonlyArray<string>) =>

@@ -221,7 +221,7 @@ describe("ValidatingAdmissionPolicy on FakeCluster", () => {
 })
 
 describe("Gateway API's published ValidatingAdmissionPolicy (safe-upgrades)", () => {
-  const dir = Path.resolve(import.meta.dirname, "fixtures/crds/gateway-api/crds")
+  const dir = Path.resolve(import.meta.dirname, "../fixtures/crds/gateway-api/crds")
   const read = (file: string) => Effect.runSync(Manifests.parse(Fs.readFileSync(Path.join(dir, file)))) as Array<Record<string, any>>
 
   it.effect("refuses CRDs of an old bundle version and experimental CRDs over standard ones", () =>

@@ -24,7 +24,7 @@ import { FakeCluster } from "@effect-kube/testing"
 
 const specPath = Path.resolve(
   Path.dirname(fileURLToPath(import.meta.url)),
-  "../spec/kubernetes/swagger-v1.35.0.json"
+  "../../../spec/kubernetes/swagger-v1.35.0.json"
 )
 
 interface SpecProperty {

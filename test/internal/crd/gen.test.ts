@@ -15,7 +15,7 @@ import { CustomResourceDefinitions, Kube, Manifests, type Resource } from "../..
 import { generate } from "../../../packages/effect-kube/src/internal/crd/gen.js"
 import { FakeCluster } from "@effect-kube/testing"
 
-const root = Path.resolve(import.meta.dirname, "..")
+const root = Path.resolve(import.meta.dirname, "../../..")
 const fixtures = Path.join(root, "test/fixtures/crds")
 const projects = Fs.readdirSync(fixtures).filter((p) => Fs.statSync(Path.join(fixtures, p)).isDirectory()).sort()
 const out = Path.join(root, ".tmp", `crd-gen-${process.pid}`)
@@ -45,7 +45,7 @@ const generateAll = Effect.promise(() =>
   generation ??= Effect.runPromise(Effect.suspend(() => {
     Fs.rmSync(out, { recursive: true, force: true })
     const dirs = projects.map((p) => Path.join("test/fixtures/crds", p, "crds"))
-    return run(tsx, ["src/bin/effect-kube.ts", "crd-gen", ...dirs, "--out", out, "--import", "../../src/index.js"])
+    return run(tsx, ["packages/effect-kube/src/bin/effect-kube.ts", "crd-gen", ...dirs, "--out", out, "--import", "../../packages/effect-kube/src/index.js"])
   }))
 )
 
@@ -85,7 +85,7 @@ describe("crd-gen", () => {
       for (const crd of allCrds) {
         assert.isTrue(Fs.existsSync(Path.join(out, `${crd.metadata.name}.ts`)), `${crd.metadata.name} was generated`)
       }
-      const bad = yield* run(tsx, ["src/bin/effect-kube.ts", "crd-gen", "--out", out])
+      const bad = yield* run(tsx, ["packages/effect-kube/src/bin/effect-kube.ts", "crd-gen", "--out", out])
       assert.strictEqual(bad.code, 1)
       assert.include(bad.stderr, "give CRD files or directories, or --from-cluster")
     }), { timeout: 120_000 })
@@ -155,12 +155,12 @@ describe("crd-gen", () => {
       const served = yield* FakeCluster.serve({ objects: crdsOf("keda") })
       const fromCluster = Path.join(out, "from-cluster")
       const result = yield* run(tsx, [
-        "src/bin/effect-kube.ts", "crd-gen", "--from-cluster", "--kubeconfig", served.kubeconfigPath,
-        "--only", "scaledobjects.keda.sh", "--out", fromCluster, "--import", "../../../src/index.js"
+        "packages/effect-kube/src/bin/effect-kube.ts", "crd-gen", "--from-cluster", "--kubeconfig", served.kubeconfigPath,
+        "--only", "scaledobjects.keda.sh", "--out", fromCluster, "--import", "../../../packages/effect-kube/src/index.js"
       ])
       assert.strictEqual(result.code, 0, result.stderr)
       assert.deepStrictEqual(Fs.readdirSync(fromCluster), ["scaledobjects.keda.sh.ts"])
-      const fromFile = generate(crdsOf("keda").filter((c) => c.metadata.name === "scaledobjects.keda.sh"), { importFrom: "../../../src/index.js", command: "--from-cluster" })
+      const fromFile = generate(crdsOf("keda").filter((c) => c.metadata.name === "scaledobjects.keda.sh"), { importFrom: "../../../packages/effect-kube/src/index.js", command: "--from-cluster" })
       assert.strictEqual(Fs.readFileSync(Path.join(fromCluster, "scaledobjects.keda.sh.ts"), "utf8"), fromFile[0]!.source)
     }).pipe(Effect.scoped), { timeout: 120_000 })
 
