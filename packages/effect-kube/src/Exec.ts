@@ -204,7 +204,7 @@ export class ExecFailed extends Data.TaggedError("ExecFailed")<{
  * ```ts
  * import { Effect } from "effect"
  * import { Exec, Kube, Pods } from "effect-kube"
- * import { FakeCluster } from "effect-kube/testing"
+ * import { FakeCluster } from "@effect-kube/testing"
  *
  * const pods = Kube.api(Pods, { namespace: "default" })
  * const web = {
@@ -268,7 +268,7 @@ export const execOrFail = (
  * ```ts
  * import { Effect, Stream } from "effect"
  * import { Exec, Kube, Pods } from "effect-kube"
- * import { FakeCluster } from "effect-kube/testing"
+ * import { FakeCluster } from "@effect-kube/testing"
  *
  * const pods = Kube.api(Pods, { namespace: "default" })
  * const web = {
@@ -322,7 +322,7 @@ export const attach: (
  * ```ts
  * import { Effect, Stream } from "effect"
  * import { Exec, Kube, Pods } from "effect-kube"
- * import { FakeCluster } from "effect-kube/testing"
+ * import { FakeCluster } from "@effect-kube/testing"
  *
  * const pods = Kube.api(Pods, { namespace: "default" })
  * const web = {

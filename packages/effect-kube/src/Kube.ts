@@ -104,7 +104,7 @@ export interface WriteOptions {
  * ```ts
  * import { Effect } from "effect"
  * import { ConfigMaps, Kube } from "effect-kube"
- * import { FakeCluster } from "effect-kube/testing"
+ * import { FakeCluster } from "@effect-kube/testing"
  *
  * const configMaps = Kube.api(ConfigMaps, { namespace: "default" })
  * // a field the ConfigMap schema does not know, as a manifest with a typo would carry it
@@ -434,7 +434,7 @@ export interface Operations<A, P = never> {
    * ```ts
    * import { Effect, Option } from "effect"
    * import { Kube, Pods } from "effect-kube"
-   * import { FakeCluster } from "effect-kube/testing"
+   * import { FakeCluster } from "@effect-kube/testing"
    *
    * const pods = Kube.api(Pods, { namespace: "default" })
    *
@@ -557,7 +557,7 @@ export const api = <A, I, S extends string = never, P = unknown>(
  * ```ts
  * import { Effect } from "effect"
  * import { Deployments, Kube } from "effect-kube"
- * import { FakeCluster } from "effect-kube/testing"
+ * import { FakeCluster } from "@effect-kube/testing"
  *
  * const deployments = Kube.api(Deployments, { namespace: "default" })
  *
@@ -626,7 +626,7 @@ export type SubresourceOperations<A, S extends string, P = never> =
  * ```ts
  * import { Effect } from "effect"
  * import { Deployments, Kube, Patch } from "effect-kube"
- * import { FakeCluster } from "effect-kube/testing"
+ * import { FakeCluster } from "@effect-kube/testing"
  *
  * const deployments = Kube.api(Deployments, { namespace: "default" })
  * const web = {
@@ -674,7 +674,7 @@ export interface StatusOperations<A, P = never> {
  * ```ts
  * import { Effect, Option } from "effect"
  * import { Deployments, Kube, Patch } from "effect-kube"
- * import { FakeCluster } from "effect-kube/testing"
+ * import { FakeCluster } from "@effect-kube/testing"
  *
  * const deployments = Kube.api(Deployments, { namespace: "default" })
  * const web = {
@@ -744,7 +744,7 @@ export interface EvictionOperations {
  * ```ts
  * import { Effect } from "effect"
  * import { Kube, Patch, Pods } from "effect-kube"
- * import { FakeCluster } from "effect-kube/testing"
+ * import { FakeCluster } from "@effect-kube/testing"
  *
  * const pods = Kube.api(Pods, { namespace: "default" })
  *
@@ -830,7 +830,7 @@ export interface Token {
  * ```ts
  * import { Effect, Redacted } from "effect"
  * import { Kube, ServiceAccounts } from "effect-kube"
- * import { FakeCluster } from "effect-kube/testing"
+ * import { FakeCluster } from "@effect-kube/testing"
  *
  * const serviceAccounts = Kube.api(ServiceAccounts, { namespace: "default" })
  *
@@ -886,7 +886,7 @@ export interface RequestOptions {
  * ```ts
  * import { Effect, Schema } from "effect"
  * import { Kube } from "effect-kube"
- * import { FakeCluster } from "effect-kube/testing"
+ * import { FakeCluster } from "@effect-kube/testing"
  *
  * const Review = Schema.Struct({ status: Schema.Struct({ allowed: Schema.Boolean }) })
  *
@@ -922,7 +922,7 @@ export const request: (options: RequestOptions) => Effect.Effect<unknown, Error,
  * ```ts
  * import { Effect, Stream } from "effect"
  * import { ConfigMaps, Kube } from "effect-kube"
- * import { FakeCluster } from "effect-kube/testing"
+ * import { FakeCluster } from "@effect-kube/testing"
  *
  * const program = Effect.gen(function* () {
  *   yield* Kube.api(ConfigMaps, { namespace: "default" }).create({ metadata: { name: "settings" } })
@@ -1007,7 +1007,7 @@ export interface MetadataApi {
  * ```ts
  * import { Effect } from "effect"
  * import { Kube, Patch, Secrets } from "effect-kube"
- * import { FakeCluster } from "effect-kube/testing"
+ * import { FakeCluster } from "@effect-kube/testing"
  *
  * const program = Effect.gen(function* () {
  *   yield* Kube.api(Secrets, { namespace: "default" }).create({ metadata: { name: "tls" }, stringData: { key: "k" } })
@@ -1071,7 +1071,7 @@ export interface Invalid {
  * ```ts
  * import { Effect, Schema } from "effect"
  * import { ConfigMaps, Kube, Resource } from "effect-kube"
- * import { FakeCluster } from "effect-kube/testing"
+ * import { FakeCluster } from "@effect-kube/testing"
  *
  * // ConfigMaps read through a stricter Schema of your own: `mode` must be fast or slow
  * const Settings = Resource.make({

@@ -13,7 +13,7 @@
  * ```ts
  * import { Effect, Layer, Stream } from "effect"
  * import { Kube, Pods, Streams } from "effect-kube"
- * import { FakeCluster } from "effect-kube/testing"
+ * import { FakeCluster } from "@effect-kube/testing"
  *
  * const pods = Kube.api(Pods, { namespace: "default" })
  *

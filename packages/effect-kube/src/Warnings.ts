@@ -13,7 +13,7 @@
  * ```ts
  * import { Effect, Layer } from "effect"
  * import { ConfigMaps, Kube, Warnings } from "effect-kube"
- * import { FakeCluster } from "effect-kube/testing"
+ * import { FakeCluster } from "@effect-kube/testing"
  *
  * const program = Effect.gen(function* () {
  *   const fake = yield* FakeCluster.FakeCluster

@@ -20,7 +20,7 @@
  * ```ts
  * import { Effect, Option } from "effect"
  * import { Kube, Pods } from "effect-kube"
- * import { FakeCluster } from "effect-kube/testing"
+ * import { FakeCluster } from "@effect-kube/testing"
  *
  * const program = Effect.gen(function* () {
  *   const cluster = yield* FakeCluster.FakeCluster
@@ -167,7 +167,7 @@ export type {
    * @example
    * ```ts
    * import { Effect } from "effect"
-   * import { FakeCluster } from "effect-kube/testing"
+   * import { FakeCluster } from "@effect-kube/testing"
    *
    * FakeCluster.layer({
    *   exec: (pod, container, command, io) =>
@@ -279,7 +279,7 @@ export interface ServeOptions extends Options, ListenOptions {}
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { FakeCluster } from "effect-kube/testing"
+ * import { FakeCluster } from "@effect-kube/testing"
  *
  * const served = FakeCluster.serve({ port: 6443 }).pipe(
  *   Effect.catchTag("FakeClusterError", (e) =>
@@ -493,7 +493,7 @@ export const layer = (
  * ```ts
  * import { Effect } from "effect"
  * import { ConfigMaps, Kube, NodeKube } from "effect-kube"
- * import { FakeCluster } from "effect-kube/testing"
+ * import { FakeCluster } from "@effect-kube/testing"
  *
  * const program = Effect.scoped(Effect.gen(function* () {
  *   const served = yield* FakeCluster.serve({ tls: "self-signed", token: "t" }) // kubectl --kubeconfig served.kubeconfigPath

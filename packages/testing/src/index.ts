@@ -1,5 +1,6 @@
 /**
- * Test helpers for effect-kube, exported as `effect-kube/testing`.
+ * `@effect-kube/testing`: test helpers for effect-kube, in a package of their own so that a
+ * production install carries none of the fake cluster (its CEL, protobuf and RE2).
  *
  * @since 0.1.0
  */
