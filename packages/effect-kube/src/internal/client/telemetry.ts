@@ -4,7 +4,7 @@
  * kind, namespace, name and verb, and OpenTelemetry's HTTP attributes
  * (`http.request.method`, `url.full` without the query, `url.path`,
  * `http.response.status_code`) as attributes: it is the only span of a request (the
- * request path sets `HttpClient.TracerDisabledWhen` for it, see `client.ts`), so it says
+ * request path sets `HttpClient.TracerDisabledWhen` for it, see `execute.ts`), so it says
  * what Effect's `http.client` span would have, without the headers. Every request
  * sent (each retry included) counts in `kube_client_requests_total` by verb and code
  * and its time to an answer in `kube_client_request_duration_seconds` by verb, as
@@ -13,13 +13,22 @@
  * is made only when a tracer is installed: Effect's native tracer, the default, keeps its
  * spans where nothing reads them.
  */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
+import type * as Headers from "effect/http/Headers"
+import * as HttpClient from "effect/http/HttpClient"
+import type * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as HttpTraceContext from "effect/http/HttpTraceContext"
 import * as Metric from "effect/Metric"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type * as Tracer from "effect/Tracer"
+import * as Tracer from "effect/Tracer"
 import type { Spec } from "../request/spec.js"
+import type { RequestError } from "./requestError.js"
 
 const requestsName = "kube_client_requests_total"
 const requestsOptions = {
@@ -199,3 +208,54 @@ export const annotate = (attributes: Record<string, unknown>): Effect.Effect<voi
     }
     return Effect.void
   })
+
+/**
+ * The trace context of the current span (the operation's `kube.<verb>` span), as
+ * `HttpClient.make` would send it: none when the tracer is off, propagation is turned off
+ * (`HttpClient.TracerPropagationEnabled`, `Tracer.DisablePropagation`), the application's
+ * `HttpClient.TracerDisabledWhen` matches the request, or there is no span to carry (asked
+ * first: without a tracer and outside a span, the usual case, nothing else is looked up).
+ */
+export const traceHeaders = (
+  fiber: Fiber.Fiber<unknown, unknown>,
+  request: HttpClientRequest.HttpClientRequest
+): Headers.Headers | undefined => {
+  if (
+    fiber.cache.span === undefined || !fiber.cache.tracerEnabled ||
+    !fiber.getRef(HttpClient.TracerPropagationEnabled) ||
+    fiber.getRef(Tracer.DisablePropagation) || fiber.getRef(HttpClient.TracerDisabledWhen)(request)
+  ) {
+    return undefined
+  }
+  const span = fiber.cache.span
+  return span !== undefined && span._tag === "Span" && !Context.get(span.annotations, Tracer.DisablePropagation)
+    ? HttpTraceContext.toHeaders(span)
+    : undefined
+}
+
+/**
+ * Counts one request sent and how long its answer took, and puts the status code on the span.
+ * The time is the Clock's monotonic one: a duration, which a change of the wall clock must not
+ * bend (and one `hrtime` read, where the wall time in nanoseconds costs several BigInts).
+ */
+export const measured = <R>(
+  spec: Spec,
+  send: Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R>
+): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> =>
+  Effect.withFiber((fiber) => {
+    const clock = fiber.getRef(Clock.Clock)
+    const start = clock.monotonicTimeNanosUnsafe()
+    return Effect.onExit(send, (exit) => {
+      const code = Exit.isSuccess(exit) ? exit.value.status : codeOf(exit)
+      recordUnsafe(fiber, spec, start, clock.monotonicTimeNanosUnsafe(), code)
+      return Effect.void
+    })
+  })
+
+/** The status code of a request that failed with an ApiError alone (a non-2xx answer); none without an answer. */
+export const codeOf = (exit: Exit.Failure<unknown, RequestError>): number | undefined => {
+  const reasons = exit.cause.reasons
+  if (reasons.length !== 1) return undefined
+  const reason = reasons[0]!
+  return reason._tag === "Fail" && reason.error._tag === "ApiError" ? reason.error.code : undefined
+}

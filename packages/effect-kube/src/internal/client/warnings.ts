@@ -5,10 +5,14 @@
  * So are the objects a list or watch left out (`invalid: "skip"`) and the objects of a
  * built-in kind kept although they do not fit their Schema (`codec.ts`).
  */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { ValidationError } from "../../Errors.js"
+import { RequestTimeout, type ValidationError } from "../../Errors.js"
 import * as Warnings from "../../Warnings.js"
+import { pathWithQuery, type Spec } from "../request/spec.js"
+import type { Deadline } from "../transport/contract.js"
+import type { RequestError } from "./requestError.js"
 
 const warningPattern = /(\d{3})\s+(\S+)\s+"((?:[^"\\]|\\.)*)"(?:\s+"[^"]*")?/g
 
@@ -60,3 +64,23 @@ export const reportMismatch = (
   error: ValidationError
 ): Effect.Effect<void, Warnings.Failure> =>
   report({ _tag: "MismatchedObject", method, path, text: `kept as the server sent it: ${error.message}`, error })
+
+/**
+ * Reports an answer's warnings. Under a transport-enforced deadline nothing interrupts the
+ * report, so a `Warnings` service that takes too long is cut at the deadline here.
+ */
+export const reportWarnings = (
+  spec: Spec,
+  header: string,
+  deadline: Deadline | undefined
+): Effect.Effect<void, RequestError> =>
+  Effect.suspend(() => {
+    const report = reportHeader(spec.method, pathWithQuery(spec), header)
+    return deadline === undefined ? report : Effect.timeoutOrElse(report, {
+      duration: Duration.millis(Math.max(0, deadline.expiresAt - Date.now())),
+      orElse: () => {
+        deadline.expired = true
+        return Effect.fail(new RequestTimeout({ method: spec.method, path: pathWithQuery(spec), timeout: "" }))
+      }
+    })
+  })
