@@ -51,7 +51,7 @@ describe("request building (pure)", () => {
     expect(built.method).toBe("PATCH")
     expect(built.url).toBe("https://k8s.example:6443/prefix/api/v1/namespaces/default/pods/p?fieldManager=me&force=true")
     expect(built.headers["accept"]).toBe("application/json")
-    const { version } = JSON.parse(readFileSync("package.json", "utf8")) as { version: string }
+    const { version } = JSON.parse(readFileSync("packages/effect-kube/package.json", "utf8")) as { version: string }
     expect(built.headers["user-agent"]).toBe(`effect-kube/${version}`)
     expect(userAgent).toBe(`effect-kube/${version}`)
     expect(built.body._tag).toBe("Uint8Array")

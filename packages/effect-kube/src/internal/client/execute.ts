@@ -32,13 +32,15 @@ import {
   currentCredentials,
   currentDeadline,
   type Deadline,
-  responseHeader
+  reachedIn,
+  responseHeader,
+  type TransportResponse
 } from "../transport/contract.js"
 import * as Impersonate from "../kubeconfig/impersonate.js"
 import { pathWithQuery, type Spec, toHttpRequest } from "../request/spec.js"
 import { authorizationOf } from "./authHeaders.js"
 import { withTimeout } from "./deadlines.js"
-import { exceeded, reachedIn } from "./limits.js"
+import { exceeded } from "./limits.js"
 import { rateLimited } from "./rateLimit.js"
 import type { RequestError } from "./requestError.js"
 import { retrying } from "./retry.js"
@@ -216,7 +218,7 @@ export const sendScoped = (
       ),
       (error) => shown(spec, error)
     )
-    const abort = (response as { readonly [abortRequest]?: () => void })[abortRequest]
+    const abort = (response as TransportResponse)[abortRequest]
     if (typeof abort === "function") yield* Effect.addFinalizer(() => Effect.sync(() => abort.call(response)))
     return response
   })

@@ -10,7 +10,7 @@ import * as Pull from "effect/Pull"
 import * as Schedule from "effect/Schedule"
 import { ApiError } from "../../Errors.js"
 import type { Policy } from "../../RequestPolicy.js"
-import { reachedIn } from "./limits.js"
+import { reachedIn } from "../transport/contract.js"
 import type { RequestError } from "./requestError.js"
 
 /** The server said it did not act on the request: any verb may send it again. */

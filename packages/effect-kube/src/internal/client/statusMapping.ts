@@ -15,7 +15,8 @@ import {
   type Status
 } from "../../Errors.js"
 import { type Policy, RequestPolicy } from "../../RequestPolicy.js"
-import { errorBodyBytes, isBoundedText, reachedIn, readTextWithin } from "./limits.js"
+import { isBoundedText, reachedIn, readTextWithin } from "../transport/contract.js"
+import { errorBodyBytes } from "./limits.js"
 import { pathWithQuery, type Spec } from "../request/spec.js"
 import { bodySummary } from "./scrub.js"
 import { isSeconds, readStatus, statusOf } from "./serverStatus.js"

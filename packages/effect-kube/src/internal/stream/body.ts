@@ -26,34 +26,10 @@ import * as Pull from "effect/Pull"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { concatBytes } from "./lines.js"
-import { LimitReached, readTextWithin } from "../client/limits.js"
+import { LimitReached, nodeBodyOf, type NodeReadable, readTextWithin } from "../transport/contract.js"
 
 /** Bytes read ahead of the consumer before the socket is paused. */
 const highWaterMark = 512 * 1024
-
-interface NodeReadable {
-  on(event: string, listener: (value?: unknown) => void): unknown
-  off(event: string, listener: (value?: unknown) => void): unknown
-  pause(): unknown
-  resume(): unknown
-  destroy(): unknown
-  readonly readableEnded?: boolean
-  readonly destroyed?: boolean
-}
-
-const isNodeReadable = (u: unknown): u is NodeReadable => {
-  if (typeof u !== "object" || u === null) return false
-  const r = u as Record<string, unknown>
-  return typeof r["on"] === "function" && typeof r["off"] === "function" && typeof r["pause"] === "function" &&
-    typeof r["resume"] === "function" && typeof r["destroy"] === "function"
-}
-
-/** The Node Readable behind a response of the Node transport (`undiciHttpClient.ts`), if that is what it is. */
-const nodeBodyOf = (response: HttpClientResponse.HttpClientResponse): NodeReadable | undefined => {
-  const source = (response as { readonly source?: { readonly body?: unknown } }).source
-  const body = typeof source === "object" && source !== null ? source.body : undefined
-  return isNodeReadable(body) ? body : undefined
-}
 
 /**
  * A stateful decoder of a body's bytes, run by `decodedBody`: bytes are handed in as they

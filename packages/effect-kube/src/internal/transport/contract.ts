@@ -1,14 +1,25 @@
 /**
- * The credentials the request path obtained for the request it is sending, so that a
- * transport which needs them too (a client certificate is presented during the TLS
- * handshake) reads them here instead of asking the auth provider a second time. Set
- * only while a request of the Kubernetes client is executed; a request sent through the
- * HttpClient by anyone else finds nothing here.
+ * The contract between the request path (`client/`) and the transports (`node.ts`,
+ * `undiciHttpClient.ts`, `http2.ts`, `fetch.ts`): what they hand each other beyond
+ * Effect's `HttpClient` and `HttpClientResponse`, in one place that both sides import.
+ *
+ * - Into the transport, through the fiber's context while a request of the Kubernetes client
+ *   is executed: its credentials (`currentCredentials`: a client certificate is presented
+ *   during the TLS handshake, so the transport reads them here instead of asking the auth
+ *   provider a second time) and its deadline (`currentDeadline`, for the clients in
+ *   `enforcesDeadline`). A request sent through the HttpClient by anyone else finds nothing.
+ * - Out of the transport, on its responses: what a `TransportResponse` may offer (the Node
+ *   Readable of its body, a bounded text read, an abort, one header without converting all),
+ *   each looked up where it is used, so that any other HttpClient's response still works;
+ *   and `LimitReached`, the cause a transport fails with when an answer passes a limit.
  *
  * @internal
  */
 import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as HttpClientError from "effect/http/HttpClientError"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import { formatBytes, type Limit } from "../../Errors.js"
 import type { Credentials } from "../../KubeConfig.js"
 
 /**
@@ -61,7 +72,7 @@ export const headerOf: unique symbol = Symbol.for("effect-kube/internal/headerOf
  * @internal
  */
 export const responseHeader = (response: HttpClientResponse.HttpClientResponse, name: string): string | undefined => {
-  const read = (response as { readonly [headerOf]?: (name: string) => string | undefined })[headerOf]
+  const read = (response as TransportResponse)[headerOf]
   return typeof read === "function" ? read.call(response, name) : response.headers[name]
 }
 
@@ -81,3 +92,105 @@ export const currentDeadline: Context.Reference<Deadline | undefined> = Context.
 export const enforcesDeadline: WeakSet<object> = ((globalThis as Record<symbol, unknown>)[
   Symbol.for("effect-kube/internal/enforcesDeadline")
 ] ??= new WeakSet<object>()) as WeakSet<object>
+
+// -- what a transport's response may offer the request path ------------------------------------------
+
+/**
+ * A response whose body can be read as text within a number of bytes (after gunzip): the
+ * Node transport's, and the fetch transport's for the cluster. The request path reads an
+ * error answer's body through it with a smaller bound than a 2xx answer's.
+ *
+ * @internal
+ */
+export const readTextWithin: unique symbol = Symbol.for("effect-kube/internal/readTextWithin")
+
+/** @internal */
+export interface BoundedText {
+  readonly [readTextWithin]: (maxBytes: number) => Effect.Effect<string, HttpClientError.HttpClientError>
+}
+
+/** @internal */
+export const isBoundedText = (u: unknown): u is BoundedText =>
+  typeof (u as { readonly [readTextWithin]?: unknown })[readTextWithin] === "function"
+
+/** The Node Readable of a body, as the streamed-body reader drives it (`stream/body.ts`). @internal */
+export interface NodeReadable {
+  on(event: string, listener: (value?: unknown) => void): unknown
+  off(event: string, listener: (value?: unknown) => void): unknown
+  pause(): unknown
+  resume(): unknown
+  destroy(): unknown
+  readonly readableEnded?: boolean
+  readonly destroyed?: boolean
+}
+
+/** @internal */
+export const isNodeReadable = (u: unknown): u is NodeReadable => {
+  if (typeof u !== "object" || u === null) return false
+  const r = u as Record<string, unknown>
+  return typeof r["on"] === "function" && typeof r["off"] === "function" && typeof r["pause"] === "function" &&
+    typeof r["resume"] === "function" && typeof r["destroy"] === "function"
+}
+
+/** The Node Readable behind a response of the Node transport (`undiciHttpClient.ts`), if that is what it is. */
+export const nodeBodyOf = (response: HttpClientResponse.HttpClientResponse): NodeReadable | undefined => {
+  const source = (response as TransportResponse).source
+  const body = typeof source === "object" && source !== null ? source.body : undefined
+  return isNodeReadable(body) ? body : undefined
+}
+
+/**
+ * What a transport's response may offer beyond `HttpClientResponse`, each member looked up
+ * where it is used (a response of any other HttpClient has none of them):
+ * the Node transport's (`undiciHttpClient.ts`) has them all; the fetch transport's, the
+ * bounded text read.
+ *
+ * @internal
+ */
+export interface TransportResponse {
+  /** The answer as the transport got it: its `body` is the Node Readable that streamed bodies read directly. */
+  readonly source?: { readonly body?: unknown } | undefined
+  /** Reads the body as text within a number of bytes (after gunzip): see `readTextWithin`. */
+  readonly [readTextWithin]?: ((maxBytes: number) => Effect.Effect<string, HttpClientError.HttpClientError>) | undefined
+  /** Aborts the request and its body: see `abortRequest`. */
+  readonly [abortRequest]?: (() => void) | undefined
+  /** One header of the answer, a lowercase name: see `headerOf`. */
+  readonly [headerOf]?: ((name: string) => string | undefined) | undefined
+}
+
+// -- what a transport fails with when an answer passes a limit ----------------------------------------
+
+/**
+ * A limit crossed, found where no request is known (the transport, a decoder): the cause
+ * of the transport's `HttpClientError`, turned into a `LimitExceeded` by the request path.
+ * Tagged rather than matched by class, so that two copies of this module agree.
+ *
+ * @internal
+ */
+export class LimitReached {
+  readonly _tag = "LimitReached"
+  constructor(
+    readonly limit: Limit,
+    readonly value: number,
+    /** What crossed it, as the error says it: `the answer`, `a watch line`. */
+    readonly subject: string
+  ) {}
+
+  get message(): string {
+    return `${this.subject} is larger than ${this.limit} (${formatBytes(this.value)})`
+  }
+}
+
+const isLimitReached = (u: unknown): u is LimitReached =>
+  typeof u === "object" && u !== null && (u as { readonly _tag?: unknown })._tag === "LimitReached"
+
+/** The limit a transport failure reports, if it reports one. @internal */
+export const reachedIn = (error: unknown): LimitReached | undefined => {
+  if (!HttpClientError.isHttpClientError(error)) return undefined
+  const cause = error.reason.cause
+  return isLimitReached(cause) ? cause : undefined
+}
+
+/** What undici fails a request with when the answer's headers pass its `maxHeaderSize`. @internal */
+export const isHeadersOverflow = (cause: unknown): boolean =>
+  typeof cause === "object" && cause !== null && (cause as { readonly code?: unknown }).code === "UND_ERR_HEADERS_OVERFLOW"

@@ -63,8 +63,16 @@ import * as Zlib from "node:zlib"
 import "./undici.js"
 import type * as Undici from "./undici.js"
 import { RequestPolicy } from "../../RequestPolicy.js"
-import { abortRequest, currentCredentials, currentDeadline, headerOf } from "./contract.js"
-import { isHeadersOverflow, LimitReached, readTextWithin } from "../client/limits.js"
+import {
+  abortRequest,
+  currentCredentials,
+  currentDeadline,
+  headerOf,
+  isHeadersOverflow,
+  LimitReached,
+  readTextWithin,
+  type TransportResponse
+} from "./contract.js"
 import { transportReason } from "./transportCause.js"
 
 type Body = Exclude<Undici.Dispatcher.RequestOptions["body"], undefined>
@@ -412,7 +420,10 @@ const utf8 = (bytes: Buffer): string =>
     ? bytes.toString("utf8", 3)
     : bytes.toString("utf8")
 
-class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
+/** The Node transport's response: everything a `TransportResponse` may offer the request path, it offers. */
+class ClientResponseImpl extends Inspectable.Class
+  implements HttpClientResponse.HttpClientResponse, Required<TransportResponse>
+{
   readonly [HttpIncomingMessage.TypeId]: typeof HttpIncomingMessage.TypeId
   readonly [HttpClientResponse.TypeId]: typeof HttpClientResponse.TypeId
 
