@@ -27,7 +27,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import type { KubeConfigError } from "./Errors.js"
 import * as internal from "./internal/transport/fetch.js"
-import * as Platform from "./internal/kubeconfig/platform.js"
+import * as Platform from "./internal/transport/layers.js"
 import * as KubeConfig from "./KubeConfig.js"
 
 /**
@@ -95,6 +95,9 @@ export const layerFromKubeConfig = <E, R>(
 ): Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, E, Exclude<R, KubeConfig.Platform>> =>
   Layer.provideMerge(httpClientLayer, Layer.provide(kubeConfig, Platform.layer))
 
+/** The layers below, made by the helper every runtime module shares. */
+const layers = Platform.runtimeLayers(layerFromKubeConfig)
+
 /**
  * The layer for most programs: in a pod its service account, elsewhere the kubeconfig
  * kubectl would use (`$KUBECONFIG`, else `~/.kube/config`), over Bun's `fetch`.
@@ -102,9 +105,7 @@ export const layerFromKubeConfig = <E, R>(
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, KubeConfigError> = layerFromKubeConfig(
-  KubeConfig.layer
-)
+export const layer: Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, KubeConfigError> = layers.layer
 
 /**
  * A kubeconfig file (or path list) and context, over Bun's `fetch`.
@@ -114,8 +115,7 @@ export const layer: Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, K
  */
 export const layerFromFile = (
   options?: KubeConfig.FileOptions
-): Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, KubeConfigError> =>
-  layerFromKubeConfig(KubeConfig.layerFromFile(options))
+): Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, KubeConfigError> => layers.layerFromFile(options)
 
 /**
  * The pod's own service account, over Bun's `fetch`.
@@ -124,4 +124,4 @@ export const layerFromFile = (
  * @category layers
  */
 export const layerInCluster: Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, KubeConfigError> =
-  layerFromKubeConfig(KubeConfig.layerInCluster)
+  layers.layerInCluster

@@ -31,7 +31,7 @@ import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import { KubeConfigError } from "./Errors.js"
 import * as internal from "./internal/transport/fetch.js"
-import * as Platform from "./internal/kubeconfig/platform.js"
+import * as Platform from "./internal/transport/layers.js"
 import * as KubeConfig from "./KubeConfig.js"
 
 /**
@@ -122,6 +122,9 @@ export const layerFromKubeConfig = <E, R>(
   Exclude<R, KubeConfig.Platform>
 > => Layer.provideMerge(httpClientLayer, Layer.provide(kubeConfig, Platform.layer))
 
+/** The layers below, made by the helper every runtime module shares. */
+const layers = Platform.runtimeLayers(layerFromKubeConfig)
+
 /**
  * The layer for most programs: in a pod its service account, elsewhere the kubeconfig
  * kubectl would use (`$KUBECONFIG`, else `~/.kube/config`), over Deno's `fetch`.
@@ -129,9 +132,7 @@ export const layerFromKubeConfig = <E, R>(
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, KubeConfigError> = layerFromKubeConfig(
-  KubeConfig.layer
-)
+export const layer: Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, KubeConfigError> = layers.layer
 
 /**
  * A kubeconfig file (or path list) and context, over Deno's `fetch`.
@@ -141,8 +142,7 @@ export const layer: Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, K
  */
 export const layerFromFile = (
   options?: KubeConfig.FileOptions
-): Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, KubeConfigError> =>
-  layerFromKubeConfig(KubeConfig.layerFromFile(options))
+): Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, KubeConfigError> => layers.layerFromFile(options)
 
 /**
  * The pod's own service account, over Deno's `fetch`.
@@ -151,4 +151,4 @@ export const layerFromFile = (
  * @category layers
  */
 export const layerInCluster: Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, KubeConfigError> =
-  layerFromKubeConfig(KubeConfig.layerInCluster)
+  layers.layerInCluster

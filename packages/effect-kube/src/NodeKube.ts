@@ -29,7 +29,7 @@ import type { KubeConfigError } from "./Errors.js"
 import { ValidationError } from "./Errors.js"
 import { enforcesDeadline } from "./internal/transport/contract.js"
 import * as internal from "./internal/transport/node.js"
-import * as Platform from "./internal/kubeconfig/platform.js"
+import * as Platform from "./internal/transport/layers.js"
 import * as KubeConfig from "./KubeConfig.js"
 
 /**
@@ -220,6 +220,9 @@ export const layerFromKubeConfig: {
     Layer.provide(kubeConfig, Platform.layer)
   )
 
+/** The layers below, made by the helper every runtime module shares. */
+const layers = Platform.runtimeLayers((kubeConfig) => layerFromKubeConfig(kubeConfig))
+
 /**
  * The layer for most programs: in a pod its service account, elsewhere the kubeconfig
  * kubectl would use (`$KUBECONFIG`, else `~/.kube/config`), with the Node transport.
@@ -227,9 +230,7 @@ export const layerFromKubeConfig: {
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, KubeConfigError> = layerFromKubeConfig(
-  KubeConfig.layer
-)
+export const layer: Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, KubeConfigError> = layers.layer
 
 /**
  * A kubeconfig file (or path list) and context, with the Node transport.
@@ -245,8 +246,7 @@ export const layer: Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, K
  */
 export const layerFromFile = (
   options?: KubeConfig.FileOptions
-): Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, KubeConfigError> =>
-  layerFromKubeConfig(KubeConfig.layerFromFile(options))
+): Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, KubeConfigError> => layers.layerFromFile(options)
 
 /**
  * The pod's own service account, with the Node transport.
@@ -255,4 +255,4 @@ export const layerFromFile = (
  * @category layers
  */
 export const layerInCluster: Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, KubeConfigError> =
-  layerFromKubeConfig(KubeConfig.layerInCluster)
+  layers.layerInCluster
