@@ -35,32 +35,11 @@
  * ```
  * @since 0.1.0
  */
-import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type { ValidationError } from "./Errors.js"
 import * as internal from "./internal/runtime/leaderElection.js"
+import type { Options, ShardOptions } from "./internal/runtime/leaderElection.js"
 import type * as Kube from "./Kube.js"
-
-/**
- * Options of `run`.
- *
- * @since 0.1.0
- * @category models
- */
-export interface Options {
-  /** The Lease (namespace: the KubeConfig's by default). It is created when absent. */
-  readonly lease: { readonly name: string; readonly namespace?: string | undefined }
-  /** This replica's identity, unique among candidates (e.g. the pod name). */
-  readonly identity: string
-  /** How long a lease holds without renewal (default 15 s; written in whole seconds). */
-  readonly leaseDuration?: Duration.Input | undefined
-  /** How long the leader keeps trying to renew before it steps down (default 10 s). */
-  readonly renewDeadline?: Duration.Input | undefined
-  /** Between attempts to acquire or renew (default 2 s). */
-  readonly retryPeriod?: Duration.Input | undefined
-  /** Release the lease when the protected effect ends or is interrupted (default true). */
-  readonly releaseOnCancel?: boolean | undefined
-}
 
 /**
  * Runs `effect` only while this replica leads: waits to acquire the lease, runs the
@@ -76,22 +55,23 @@ export const run: <A, E, R>(
   options: Options
 ) => Effect.Effect<A, E | ValidationError, R | Kube.Requirements> = internal.run
 
-/**
- * Options of `shards`.
- *
- * @since 0.1.0
- * @category models
- */
-export interface ShardOptions extends Options {
-  /** How many shards (and leases, named `<lease.name>-<index>`). */
-  readonly shards: number
+export type {
   /**
-   * The shard this replica contests at once; it stands by for the others and takes one
-   * over when its holder goes away. Give each of N replicas a different home (e.g. the
-   * StatefulSet ordinal) so that the work spreads.
+   * Options of `run`: the Lease, this replica's identity, and client-go's timings
+   * (`leaseDuration`, `renewDeadline`, `retryPeriod`), each field documented where it is declared.
+   *
+   * @since 0.1.0
+   * @category models
    */
-  readonly home?: number | undefined
-}
+  Options,
+  /**
+   * Options of `shards`: those of `run`, plus how many shards and the one this replica contests at once.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  ShardOptions
+} from "./internal/runtime/leaderElection.js"
 
 /**
  * Scale-out: N replicas split the keys instead of idling behind one leader. Each shard

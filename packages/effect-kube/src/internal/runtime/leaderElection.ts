@@ -20,13 +20,25 @@ import * as Kube from "../../Kube.js"
 import * as MicroTime from "../../MicroTime.js"
 import { type Lease, Leases } from "./writtenKinds.js"
 
-/** @internal */
+/**
+ * Options of `run`.
+ *
+ * Declared here, where `run` and `shards` read it, and exported by `LeaderElection`.
+ *
+ * @internal
+ */
 export interface Options {
+  /** The Lease (namespace: the KubeConfig's by default). It is created when absent. */
   readonly lease: { readonly name: string; readonly namespace?: string | undefined }
+  /** This replica's identity, unique among candidates (e.g. the pod name). */
   readonly identity: string
+  /** How long a lease holds without renewal (default 15 s; written in whole seconds). */
   readonly leaseDuration?: Duration.Input | undefined
+  /** How long the leader keeps trying to renew before it steps down (default 10 s). */
   readonly renewDeadline?: Duration.Input | undefined
+  /** Between attempts to acquire or renew (default 2 s). */
   readonly retryPeriod?: Duration.Input | undefined
+  /** Release the lease when the protected effect ends or is interrupted (default true). */
   readonly releaseOnCancel?: boolean | undefined
 }
 
@@ -165,9 +177,21 @@ export const run = <A, E, R>(
     }
   })
 
-/** @internal */
+/**
+ * Options of `shards`.
+ *
+ * Declared here, where `run` and `shards` read it, and exported by `LeaderElection`.
+ *
+ * @internal
+ */
 export interface ShardOptions extends Options {
+  /** How many shards (and leases, named `<lease.name>-<index>`). */
   readonly shards: number
+  /**
+   * The shard this replica contests at once; it stands by for the others and takes one
+   * over when its holder goes away. Give each of N replicas a different home (e.g. the
+   * StatefulSet ordinal) so that the work spreads.
+   */
   readonly home?: number | undefined
 }
 
