@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/testing/TestClock"
 import * as Kube from "../packages/effect-kube/src/Kube.js"
-import { Leases } from "../packages/effect-kube/src/internal/runtime/writtenKinds.js"
+import { Leases } from "../packages/effect-kube/src/resources/index.js"
 import * as MicroTime from "../packages/effect-kube/src/MicroTime.js"
 import { FakeCluster } from "@effect-kube/testing"
 

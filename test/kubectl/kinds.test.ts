@@ -7,8 +7,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import * as Result from "effect/Result"
-import { codecFor } from "../../packages/effect-kube/src/internal/codec/codec.js"
+import * as Option from "effect/Option"
+import * as Kube from "../../packages/effect-kube/src/Kube.js"
+import * as NodeKube from "../../packages/effect-kube/src/NodeKube.js"
 import { Ingresses, Leases, StatefulSets } from "../../packages/effect-kube/src/resources/index.js"
 import { hasKubectl, ok, serveWithToken, session, suiteName } from "../util/kubectl.js"
 
@@ -122,19 +123,18 @@ describe(suite, () => {
         assert.strictEqual(lease.spec.holderIdentity, "pod-b")
         assert.match(ok(yield* run("get", "sts")), /^db\s/m)
 
-        // what kubectl wrote decodes with the generated Schemas, typed
-        const stored = (apiVersion: string, kind: string, name: string) =>
-          served.control.get({ apiVersion, kind, name, namespace: "default" })
-        const set = Result.getOrThrow(codecFor(StatefulSets.schema).decode(stored("apps/v1", "StatefulSet", "db"), "sts"))
+        // what kubectl wrote decodes with the generated Schemas, typed, as the client reads it
+        const [set, ingress, held] = yield* Effect.all([
+          Kube.api(StatefulSets, { namespace: "default" }).get("db"),
+          Kube.api(Ingresses, { namespace: "default" }).get("web"),
+          Kube.api(Leases, { namespace: "default" }).get("leader")
+        ]).pipe(
+          Effect.map(([set, ingress, lease]) => [Option.getOrThrow(set), Option.getOrThrow(ingress), Option.getOrThrow(lease)] as const),
+          Effect.provide(NodeKube.layerFromFile({ path: served.kubeconfigPath }))
+        )
         assert.strictEqual(set.spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests?.["storage"], "10Gi")
         assert.strictEqual(set.spec?.replicas, 3)
-        const ingress = Result.getOrThrow(
-          codecFor(Ingresses.schema).decode(stored("networking.k8s.io/v1", "Ingress", "web"), "ingress")
-        )
         assert.strictEqual(ingress.spec?.rules?.[0]?.http?.paths[0]?.pathType, "Prefix")
-        const held = Result.getOrThrow(
-          codecFor(Leases.schema).decode(stored("coordination.k8s.io/v1", "Lease", "leader"), "lease")
-        )
         assert.strictEqual(held.spec?.holderIdentity, "pod-b")
         assert.strictEqual(held.spec?.leaseDurationSeconds, 15)
       }),

@@ -33,7 +33,7 @@ import { apiErrorFrom, apiErrorFromStatus, authorizationHeader } from "../client
 import * as Impersonate from "../kubeconfig/impersonate.js"
 import { environmentNames, forServer, type ProxyEnvironment } from "../transport/proxyEnvironment.js"
 import { checkName, checkNamespace, namespaceProblem } from "../request/inputChecks.js"
-import { userAgent } from "../client/version.js"
+import { userAgent } from "../request/userAgent.js"
 import { type DialFailure, type DialRequest, type Handlers, type Socket, WebSocketDialer, wsDialer } from "./dialer.js"
 import * as Protocol from "./protocol.js"
 

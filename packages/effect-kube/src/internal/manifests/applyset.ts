@@ -36,7 +36,7 @@ import * as manifests from "./manifests.js"
 import * as operations from "../api/operations.js"
 import * as request from "../request/verbs.js"
 import { nameProblem, namespaceProblem } from "../request/inputChecks.js"
-import { version } from "../client/version.js"
+import { version } from "../request/userAgent.js"
 
 /** The label every member carries: the set's id. */
 export const partOfLabel = "applyset.kubernetes.io/part-of"

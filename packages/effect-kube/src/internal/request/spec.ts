@@ -10,7 +10,7 @@ import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as UrlParams from "effect/http/UrlParams"
 import * as Option from "effect/Option"
 import { shownQuery } from "../client/scrub.js"
-import { userAgent } from "../client/version.js"
+import { userAgent } from "./userAgent.js"
 
 /** Query values; `undefined` ones are left out. */
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>

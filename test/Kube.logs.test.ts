@@ -9,7 +9,6 @@ import { ApiError, ValidationError } from "../packages/effect-kube/src/Errors.js
 import * as Kube from "../packages/effect-kube/src/Kube.js"
 import * as NodeKube from "../packages/effect-kube/src/NodeKube.js"
 import { FakeCluster } from "@effect-kube/testing"
-import { splitLines } from "../packages/effect-kube/src/internal/stream/lines.js"
 import { Pods } from "../packages/effect-kube/src/resources/index.js"
 import type * as Resource from "../packages/effect-kube/src/Resource.js"
 import { type Service, Services } from "../packages/effect-kube/src/resources/index.js"
@@ -30,30 +29,6 @@ const writeSlowly = async (res: Http.ServerResponse, pieces: ReadonlyArray<Uint8
 }
 
 const utf8 = (s: string) => new TextEncoder().encode(s)
-
-describe("line splitting", () => {
-  it.effect("gives the same lines wherever the bytes are cut, multi-byte characters included", () =>
-    Effect.gen(function*() {
-      const text = "héllo wörld\r\n日本語のログ\n\n🙂 emoji\nlast line without newline"
-      const bytes = utf8(text)
-      const expected = ["héllo wörld", "日本語のログ", "", "🙂 emoji", "last line without newline"]
-      for (let cut = 0; cut <= bytes.length; cut++) {
-        for (const second of [cut, Math.min(bytes.length, cut + 1), Math.min(bytes.length, cut + 3)]) {
-          const pieces = [bytes.subarray(0, cut), bytes.subarray(cut, second), bytes.subarray(second)]
-          const lines = yield* Stream.fromIterable(pieces).pipe(splitLines(true), Stream.runCollect)
-          assert.deepStrictEqual(lines, expected, `cut at ${cut} and ${second}`)
-        }
-      }
-    }))
-
-  it.effect("emits nothing for an empty body and keeps a lone final line", () =>
-    Effect.gen(function*() {
-      const none = yield* Stream.fromIterable<Uint8Array>([]).pipe(splitLines(true), Stream.runCollect)
-      assert.strictEqual(none.length, 0)
-      const one = yield* Stream.make(utf8("only")).pipe(splitLines(true), Stream.runCollect)
-      assert.deepStrictEqual(one, ["only"])
-    }))
-})
 
 describe("logStream over a real connection", () => {
   it.live("handles lines and a UTF-8 character split across packets, and a last line without newline", () =>
