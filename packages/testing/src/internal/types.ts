@@ -1,7 +1,7 @@
 /**
  * The shapes the fake cluster and its public module share: options, object refs, the
  * control surface and the loopback listener. Declared here, below both the fake's
- * implementation and `effect-kube/testing`, which re-exports them, so that neither
+ * implementation and its public module (`FakeCluster.ts`), which re-exports them, so that neither
  * imports the other.
  *
  * @internal
