@@ -20,7 +20,9 @@ describe("fake cluster modules", () => {
   it("have no import cycles among the modules of packages/testing/src", async () => {
     const madge = (await import(madgeModule)).default as Madge
     const graph = await madge(["packages/testing/src"], { fileExtensions: ["ts"] })
-    assert.deepStrictEqual(graph.circular(), [])
+    // the graph follows effect-kube into the client (its dist, once built): cycles of the fake's own modules count
+    const fake = graph.circular().filter((cycle) => cycle.some((file) => !file.startsWith("../")))
+    assert.deepStrictEqual(fake, [])
     // the graph was read: the fake's modules are in it
     assert.include(Object.keys(graph.obj()), "internal/serve/server.ts")
   })
