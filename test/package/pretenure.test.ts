@@ -4,7 +4,7 @@
  * old-generation closure keeps what it captures alive through every young collection until
  * the next full one, so on a hot path each one promotes its captures: Effect's
  * `Channel.fromEffect` (`op.effect = () => effect`) does it per chunk of every
- * `Stream.runForEach`, promoting every watch event (see the README's Benchmarks). The source
+ * `Stream.runForEach`, promoting every watch event (see bench/README.md). The source
  * here never writes one.
  */
 import { assert, describe, it } from "@effect/vitest"

@@ -1,7 +1,7 @@
 /**
- * The README's "Testing with FakeCluster" examples, as written there: how time works in a test
- * (`it.effect` runs on the TestClock, `it.live` on the real clock), what `it.layer` shares, and a
- * test of a `waitFor` that times out.
+ * The first examples of docs/testing.md ("A first test, and how time works"), as written there:
+ * how time works in a test (`it.effect` runs on the TestClock, `it.live` on the real clock),
+ * what `it.layer` shares, and a test of a `waitFor` that times out.
  */
 import { assert, it } from "@effect/vitest"
 import { Effect, Fiber, Option } from "effect"
