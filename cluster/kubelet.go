@@ -334,7 +334,17 @@ func (rt *runtimeFor) ExecInContainer(ctx context.Context, _ string, _ types.UID
 	}
 	var waitErr error
 	if tty {
-		f, err := pty.Start(c)
+		// The client sends the terminal's size right after the streams are up:
+		// start the process at that size when it comes soon.
+		var size *pty.Winsize
+		select {
+		case s, ok := <-resize:
+			if ok {
+				size = &pty.Winsize{Rows: s.Height, Cols: s.Width}
+			}
+		case <-time.After(200 * time.Millisecond):
+		}
+		f, err := pty.StartWithSize(c, size)
 		if err != nil {
 			return err
 		}
