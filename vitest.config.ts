@@ -17,6 +17,7 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
+    exclude: ["**/node_modules/**", "test/e2e/**"],
     testTimeout: 30_000,
     hookTimeout: 30_000
   }
