@@ -149,7 +149,7 @@ describe("Watcher", () => {
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("a")])
-      const events = yield* collect(pods.watcher({ watchList: false, watchList: false }))
+      const events = yield* collect(pods.watcher({ watchList: false }))
       yield* events.take(3)
       yield* until(() => cluster.openWatches() === 1, "watch open")
       cluster.dropWatchesAfter(1)
@@ -168,7 +168,7 @@ describe("Watcher", () => {
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("a"), pod("b"), pod("c")])
-      const events = yield* collect(pods.watcher({ watchList: false, watchList: false }))
+      const events = yield* collect(pods.watcher({ watchList: false }))
       yield* events.take(5)
       yield* until(() => cluster.openWatches() === 1, "watch open")
       cluster.dropWatchesAfter(1)
@@ -196,7 +196,7 @@ describe("Watcher", () => {
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("a")])
-      const events = yield* collect(pods.watcher({ watchList: false, watchList: false }))
+      const events = yield* collect(pods.watcher({ watchList: false }))
       yield* events.take(3)
       yield* until(() => cluster.openWatches() === 1, "watch open")
       cluster.expireWatches()
@@ -236,7 +236,7 @@ describe("Watcher", () => {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("a")])
       cluster.failNext({ status: 500, count: 2, match: isWatch })
-      const events = yield* collect(pods.watcher({ watchList: false, watchList: false }))
+      const events = yield* collect(pods.watcher({ watchList: false }))
       yield* events.take(3)
       const watches = () => watchRequests(cluster).length
       yield* until(() => watches() === 1, "first watch (500)")
@@ -293,7 +293,7 @@ describe("Watcher", () => {
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.failNext({ status: 429, retryAfterSeconds: 5, match: isWatch })
-      const events = yield* collect(pods.watcher({ watchList: false, watchList: false }))
+      const events = yield* collect(pods.watcher({ watchList: false }))
       yield* events.take(2)
       const watches = () => watchRequests(cluster).length
       yield* until(() => watches() === 1, "first watch (429)")
@@ -310,7 +310,7 @@ describe("Watcher", () => {
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.failNext({ status: 403, message: "pods is forbidden" })
-      const error = yield* Effect.flip(pods.watcher({ watchList: false, watchList: false }).pipe(Stream.runDrain))
+      const error = yield* Effect.flip(pods.watcher({ watchList: false }).pipe(Stream.runDrain))
       assert.isTrue(ApiError.isForbidden(error))
 
       cluster.failNext({ status: 403, message: "pods is forbidden" })
@@ -371,7 +371,7 @@ describe("Watcher", () => {
       const server = yield* FakeCluster.serve(apiServerOnly)
       const layer = NodeKube.layerFromFile({ path: server.kubeconfigPath }).pipe(Layer.orDie)
       server.control.seed([pod("a")])
-      const fiber = yield* pods.watcher({ watchList: false, watchList: false }).pipe(Stream.runDrain, Effect.provide(layer), Effect.forkChild)
+      const fiber = yield* pods.watcher({ watchList: false }).pipe(Stream.runDrain, Effect.provide(layer), Effect.forkChild)
       assert.isTrue(yield* Loopback.eventually(() => server.control.openWatches() === 1), "watch open")
       yield* Fiber.interrupt(fiber)
       assert.isTrue(yield* Loopback.eventually(() => server.control.openWatches() === 0), "watch closed")
@@ -457,11 +457,11 @@ describe("reflector", () => {
         apply: (event) => written.push(show(event)),
         fail: () => {}
       }
-      yield* pods.watcher({ watchList: false, watchList: false }).pipe(Watcher.reflect(writer), Stream.take(3), Stream.runDrain)
+      yield* pods.watcher({ watchList: false }).pipe(Watcher.reflect(writer), Stream.take(3), Stream.runDrain)
       assert.deepStrictEqual(written, ["Init", "InitApply a", "InitDone"])
       const typeOnly = (readOnly: Watcher.Store<Pod, Kube.Error>) =>
         // @ts-expect-error a Store without a writing side cannot be given to reflect
-        pods.watcher({ watchList: false, watchList: false }).pipe(Watcher.reflect(readOnly))
+        pods.watcher({ watchList: false }).pipe(Watcher.reflect(readOnly))
       assert.isFunction(typeOnly)
     }).pipe(Effect.provide(fake())))
 

@@ -98,6 +98,24 @@ export interface Options extends Kube.Selectors {
    * feature, or a 501), and for one listing when a watch-list ends before its initial
    * events do. `true`: watch-lists only (a refusal is a failure like any other). `false`:
    * list the pages (`pageSize`), then watch. The events are the same in every mode.
+   *
+   * @example
+   * ```ts
+   * import { Effect, Stream } from "effect"
+   * import { ConfigMaps, Kube } from "effect-kube"
+   * import { FakeCluster } from "@effect-kube/testing"
+   *
+   * const program = Kube.api(ConfigMaps, { namespace: "default" }).watcher({ watchList: true }).pipe(
+   *   Stream.takeUntil((event) => event._tag === "InitDone"),
+   *   Stream.map((event) => event._tag),
+   *   Stream.runCollect
+   * )
+   *
+   * // ["Init", "InitApply", "InitDone"]: the listing came as one watch with initial events
+   * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer({
+   *   objects: [{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings", namespace: "default" } }]
+   * }))))
+   * ```
    */
   readonly watchList?: "auto" | boolean | undefined
 }
