@@ -93,10 +93,10 @@ export interface Options extends Kube.Selectors {
    * How a listing is made (the first, and every one after a 410 Gone). `"auto"` (default):
    * one watch with `sendInitialEvents=true` (KEP-3157, WatchList; on by default in
    * kube-apiserver v1.34+), whose initial events end at a bookmark, falling back to
-   * list-then-watch as client-go's reflector does: for good once the server refuses a
-   * watch-list (a 4xx that `failOn` calls fatal, such as the 422 of a server without the
-   * feature, or a 501), and for one listing when a watch-list ends before its initial
-   * events do. `true`: watch-lists only (a refusal is a failure like any other). `false`:
+   * list-then-watch as client-go's reflector does: for good once the server refuses the
+   * watch-list's query (400, 405, 406, 415, 422 as a server without the feature answers,
+   * or 501), and for one listing when a watch-list ends before its initial events do.
+   * Other failures of a watch-list are what they would be on a list (a 403 is `failOn`'s). `true`: watch-lists only (a refusal is a failure like any other). `false`:
    * list the pages (`pageSize`), then watch. The events are the same in every mode.
    *
    * @example

@@ -24,11 +24,12 @@
  *
  * A failure the options call fatal ends the stream with that failure.
  *
- * The WatchList fallback is client-go's reflector's: in `"auto"` mode a server that
- * answers the watch-list with an error retrying cannot fix (a 4xx `failOn` calls fatal,
- * such as the 422 of a server with the WatchList gate off, or a 501) is listed from then
- * on; one whose watch-list ends before the initial-events-end bookmark gets a list for
- * that listing, and a watch-list again at the next.
+ * The WatchList fallback follows client-go's reflector: in `"auto"` mode a server that
+ * refuses the watch-list's query (400, 405, 406, 415, 422 such as a server with the
+ * WatchList gate off or older than v1.27 answers, or 501) is listed from then on; one whose
+ * watch-list ends before the initial-events-end bookmark gets a list for that listing, and
+ * a watch-list again at the next. Other failures are what they would be on a list: a 403
+ * is `failOn`'s to judge, a 5xx is retried.
  */
 import * as Arr from "effect/Array"
 import * as Channel from "effect/Channel"
@@ -317,8 +318,7 @@ export const make = <A, I>(
           })),
           Stream.catch((error) => {
             if (
-              !live && watchListMode === "auto" && error._tag === "ApiError" && error.code !== 410 &&
-              (error.code === 501 || failOn(error))
+              !live && watchListMode === "auto" && error._tag === "ApiError" && refusesWatchList.has(error.code)
             ) {
               // the server does not serve watch-lists (or not to us): list, as client-go's reflector does
               watchListRefused = true
@@ -388,6 +388,9 @@ const emptyWatch = (path: string) =>
     reason: "ServiceUnavailable",
     statusMessage: "the watch ended at once without sending anything"
   })
+
+/** The answers of a server that does not serve watch-lists (the query), rather than of a failing one. */
+const refusesWatchList: ReadonlySet<number> = new Set([400, 405, 406, 415, 422, 501])
 
 const incompleteWatchList = (path: string) =>
   new ApiError({

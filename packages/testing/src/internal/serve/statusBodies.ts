@@ -114,8 +114,7 @@ export const invalid = (
   const summary = messages.join(", ")
   const message = `${kindName} "${name}" is invalid: ${messages.length > 1 ? `[${summary}]` : summary}`
   return new StatusError(422, "Invalid", message, {
-    // Status details omit an empty name (omitempty), as kube-apiserver's 422 of bad ListOptions shows
-    ...(name !== "" ? { name } : {}),
+    name,
     ...(t.group !== "" ? { group: t.group } : {}),
     kind: t.kind,
     causes: causes.map((c) => ({ reason: c.reason, message: c.message, ...(c.field !== "" ? { field: c.field } : {}) }))
