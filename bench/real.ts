@@ -16,9 +16,11 @@
  * - a smaller namespace to warm the lists up; two pods that print a log (`perl`, run for real
  *   in a sandbox by the node stand-in) and then sleep.
  *
- * Each measurement of each client runs in a fresh process (bench/worker.ts), clients taking
- * turns; the apiserver shares the machine's CPUs with them, so these figures are what a client
- * gets end to end, the server's time included. Nothing is written unless `--write` asks.
+ * Each client runs in a fresh process (bench/worker.ts) for each repetition, which runs its
+ * measures in turn (the list first, so that its peak RSS is a cold list's; each measure warmed
+ * up first), clients taking turns; the apiserver shares the machine's CPUs with them, so these
+ * figures are what a client gets end to end, the server's time included. Nothing is written
+ * unless `--write` asks.
  */
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -44,8 +46,8 @@ export const realSizes = {
   pageSize: 500,
   /** Pods of the namespace the lists warm up on (one page). */
   warmPods: 500,
-  gets: 1_000,
-  getWarmup: 200,
+  gets: 500,
+  getWarmup: 100,
   /** Events of the burst read to warm the watch up. */
   watchWarmup: 1_000,
   logLines: 200_000,
@@ -221,52 +223,56 @@ export const runReal = async (options: RealOptions): Promise<RealOutput> => {
       key: credentials.key,
       floorGzip: true
     }
-    const withH1 = (list: ReadonlyArray<ClientName>) =>
-      list.flatMap((c) => (c === "effect-kube" ? [c, "effect-kube-h1" as const] : [c]))
-    const plan: ReadonlyArray<{ readonly measure: Measure; readonly clients: ReadonlyArray<ClientName> }> = [
-      // first, closest to the burst
-      { measure: "real-watch", clients },
-      { measure: "list", clients: withH1(clients) },
-      ...(logsSkipped === undefined
-        ? [
-          { measure: "real-logs" as const, clients },
-          // the floor and client-node cut the same bytes as in `real-logs`: effect-kube's `logBytes` alone
-          { measure: "real-logs-bytes" as const, clients: clients.filter((c) => c === "effect-kube") }
+    // One process a client and repetition, running its measures in turn (the list first, so that
+    // its peak RSS is a cold list's): a worker's start-up (tsx, the client's import) takes
+    // seconds on a loaded machine, too many to pay per measure. effect-kube with `http2: false`
+    // runs the list and the GETs.
+    const measuresOf = (client: ClientName): ReadonlyArray<Measure> =>
+      client === "effect-kube-h1"
+        ? ["list", "get"]
+        : [
+          "list",
+          "real-watch",
+          ...(logsSkipped === undefined
+            ? ["real-logs" as const, ...(client === "effect-kube" ? ["real-logs-bytes" as const] : [])]
+            : []),
+          "get"
         ]
-        : []),
-      { measure: "get", clients: withH1(clients) }
-    ]
-    for (const { clients: these, measure } of plan) {
-      for (let rep = 0; rep < reps; rep++) {
-        for (const client of these) {
-          const job: Job = {
-            measure,
-            client,
-            target,
-            control: "",
-            profileDir: client === options.profiled ? options.profileDir : undefined,
-            list: { namespace: ns.main, warmNamespace: ns.warm, pageSize: realSizes.pageSize, count: realSizes.pods },
-            get: { namespace: ns.main, name: names[0]!, warmup: realSizes.getWarmup, count: realSizes.gets },
-            watch: {
-              namespace: ns.main,
-              warmup: realSizes.watchWarmup,
-              count: realSizes.pods,
-              resourceVersion: before
-            },
-            logs: {
-              namespace: ns.logs,
-              warmPod: logs.warm.name,
-              pod: logs.main.name,
-              warmup: logs.warm.lines,
-              count: logs.main.lines
-            },
-            load: { namespace: "", name: "", warmup: 0, count: 0, watches: 0, watchNamespace: "", touchEveryMs: 0 },
-            watches: { namespace: "", count: 0 }
-          }
-          const result = await options.runWorker(job)
-          loads.push(load1())
-          samples.set(`${measure} ${client}`, [...sample(measure, client), result])
-          process.stderr.write(`real ${measure} ${client} #${rep + 1}: ${JSON.stringify(result)}\n`)
+    const turns = clients.flatMap((c) => (c === "effect-kube" ? [c, "effect-kube-h1" as const] : [c]))
+    for (let rep = 0; rep < reps; rep++) {
+      for (const client of turns) {
+        const job: Job = {
+          measure: "real",
+          real: measuresOf(client),
+          client,
+          target,
+          control: "",
+          profileDir: client === options.profiled ? options.profileDir : undefined,
+          list: { namespace: ns.main, warmNamespace: ns.warm, pageSize: realSizes.pageSize, count: realSizes.pods },
+          get: { namespace: ns.main, name: names[0]!, warmup: realSizes.getWarmup, count: realSizes.gets },
+          watch: {
+            namespace: ns.main,
+            warmup: realSizes.watchWarmup,
+            count: realSizes.pods,
+            resourceVersion: before
+          },
+          logs: {
+            namespace: ns.logs,
+            warmPod: logs.warm.name,
+            pod: logs.main.name,
+            warmup: logs.warm.lines,
+            count: logs.main.lines
+          },
+          load: { namespace: "", name: "", warmup: 0, count: 0, watches: 0, watchNamespace: "", touchEveryMs: 0 },
+          watches: { namespace: "", count: 0 }
+        }
+        const workerBegan = performance.now()
+        const answer = await options.runWorker(job)
+        loads.push(load1())
+        process.stderr.write(`real: ${client} #${rep + 1} took ${((performance.now() - workerBegan) / 1000).toFixed(1)} s\n`)
+        for (const result of answer.measure === "real" ? answer.results : [answer]) {
+          samples.set(`${result.measure} ${client}`, [...sample(result.measure, client), result])
+          process.stderr.write(`real ${result.measure} ${client} #${rep + 1}: ${JSON.stringify(result)}\n`)
         }
       }
     }

@@ -38,6 +38,7 @@ export type Measure =
   | "real-watch"
   | "real-logs"
   | "real-logs-bytes"
+  | "real"
 
 export interface Job {
   readonly measure: Measure
@@ -83,6 +84,8 @@ export interface Job {
   }
   /** `watches`: this many watches of the namespace opened at once and held. */
   readonly watches: { readonly namespace: string; readonly count: number }
+  /** `real`: these measures one after the other in this process (the list first: its peak RSS is the cold list's). */
+  readonly real?: ReadonlyArray<Measure> | undefined
 }
 
 /**
@@ -146,6 +149,12 @@ export type Result =
     readonly heapBytes: number
     /** From the first watch sent to the last one's first event. */
     readonly openMs: number
+    readonly cpuMs: number
+  }
+  | {
+    readonly measure: "real"
+    readonly results: ReadonlyArray<Result>
+    /** The sum of theirs. */
     readonly cpuMs: number
   }
 
@@ -575,7 +584,7 @@ const main = async () => {
   void undiciRedirected
   const client = Clients.make(job.client, job.target)
   await client.init()
-  const run = {
+  const run: Record<Measure, (job: Job, client: Clients.Client) => Promise<Result>> = {
     list,
     "list-gzip": list,
     get,
@@ -587,9 +596,17 @@ const main = async () => {
     watches,
     "real-watch": realWatch,
     "real-logs": realLogs,
-    "real-logs-bytes": realLogs
-  }[job.measure]
-  const result = await run(job, client)
+    "real-logs-bytes": realLogs,
+    real: async (job: Job, client: Clients.Client): Promise<Result> => {
+      const results: Array<Result> = []
+      for (const measure of job.real ?? []) {
+        if (measure === "real") throw new Error("real: a measure of its own")
+        results.push(await run[measure]({ ...job, measure }, client))
+      }
+      return { measure: "real", results, cpuMs: results.reduce((sum, r) => sum + r.cpuMs, 0) }
+    }
+  }
+  const result = await run[job.measure](job, client)
   process.stdout.write(`${JSON.stringify(result)}\n`)
   closing = true
   await client.close()
