@@ -3,9 +3,12 @@
  *
  * Every Schema built from these has the same decoded and encoded type: no
  * transformations, so an object decoded from the server can be sent back as it is.
+ * Every generated struct keeps the fields it does not name, through every `effect/Schema`
+ * call, and a served kind's struct takes a newer server's object: see `internal/tolerance.ts`.
  */
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
+import { install, share } from "../../internal/tolerance.js"
 
 /**
  * An RFC 3339 timestamp, kept as the string the server sent (parsing it into a Date
@@ -111,13 +114,44 @@ const generated = new WeakSet<SchemaAST.AST>()
  */
 export const isGeneratedStruct = (ast: SchemaAST.AST): boolean => generated.has(ast)
 
-const build = (identifier: string, fields: Readonly<Record<string, Field>>): SchemaAST.Objects => {
+/** The generated structs that hold a `Suspend` at some depth (`JSONSchemaProps` and the structs holding it). */
+const suspending = new WeakSet<SchemaAST.AST>()
+
+/** Whether a field's type holds a `Suspend`, directly or through a generated struct. */
+const holdsSuspend = (ast: SchemaAST.AST): boolean => {
+  switch (ast._tag) {
+    case "Suspend":
+      return true
+    case "Objects":
+      return generated.has(ast) ? suspending.has(ast) : ast.indexSignatures.some((is) => holdsSuspend(is.type))
+    case "Arrays":
+      return ast.rest.some(holdsSuspend)
+    case "Union":
+      return ast.types.some(holdsSuspend)
+    default:
+      return false
+  }
+}
+
+const build = (identifier: string, fields: Readonly<Record<string, Field>>, kind: boolean): SchemaAST.Objects => {
   const signatures: Array<SchemaAST.PropertySignature> = []
+  let suspends = false
   for (const key of Object.keys(fields)) {
-    signatures.push(new SchemaAST.PropertySignature(key, fieldType(fields[key]!)))
+    const type = fieldType(fields[key]!)
+    suspends ||= holdsSuspend(type)
+    signatures.push(new SchemaAST.PropertySignature(key, type))
   }
   const ast = new SchemaAST.Objects(signatures, [], { identifier })
   generated.add(ast)
+  // `SchemaAST.flip` and `toType` give a struct that holds no `Suspend` back as it is, and rebuild one that
+  // does (a `Suspend` is always rebuilt): those copies get the same decoder, so that encoding and `Schema.is`
+  // find it too
+  let copies: ReadonlyArray<SchemaAST.AST> = []
+  if (suspends) {
+    suspending.add(ast)
+    copies = [SchemaAST.flip(ast), SchemaAST.toType(ast), SchemaAST.toEncoded(ast)]
+  }
+  install(ast, kind, copies)
   return ast
 }
 
@@ -132,20 +166,31 @@ const build = (identifier: string, fields: Readonly<Record<string, Field>>): Sch
  */
 class LazyStruct {
   readonly #identifier: string
+  readonly #kind: boolean
   #fields: Readonly<Record<string, Field>> | undefined
   #ast: SchemaAST.Objects | undefined
 
-  constructor(identifier: string, fields: Readonly<Record<string, Field>>) {
+  constructor(identifier: string, fields: Readonly<Record<string, Field>>, kind: boolean) {
     this.#identifier = identifier
     this.#fields = fields
+    this.#kind = kind
   }
 
   get ast(): SchemaAST.Objects {
     if (this.#ast === undefined) {
-      this.#ast = build(this.#identifier, this.#fields!)
+      this.#ast = build(this.#identifier, this.#fields!, this.#kind)
       this.#fields = undefined
     }
     return this.#ast
+  }
+
+  /**
+   * What `annotate` and `annotateKey` give (and `check`, which effect/Schema then runs itself): a
+   * Schema of the new AST. An annotated copy keeps what it does not name, as this struct does.
+   */
+  rebuild(ast: SchemaAST.AST): Schema.Top {
+    share(this.ast, ast)
+    return Schema.make(ast)
   }
 
   /** The definition's name (`"Pod"`), as a v3 struct printed its identifier. */
@@ -166,4 +211,11 @@ Object.setPrototypeOf(LazyStruct.prototype, Object.getPrototypeOf(Schema.Unknown
  */
 export const struct = <A>(identifier: string, fields: Readonly<Record<string, Field>>): Schema.Codec<A> =>
   // a LazyStruct is a Schema by its prototype (see above); its decoded and encoded types are `A`
-  new LazyStruct(identifier, fields) as unknown as Schema.Codec<A>
+  new LazyStruct(identifier, fields, false) as unknown as Schema.Codec<A>
+
+/**
+ * The struct of a kind (a definition with a group, version and kind, and `metadata`): as
+ * `struct`, and it also takes a newer server's object (see `internal/tolerance.ts`).
+ */
+export const kind = <A>(identifier: string, fields: Readonly<Record<string, Field>>): Schema.Codec<A> =>
+  new LazyStruct(identifier, fields, true) as unknown as Schema.Codec<A>
