@@ -10,9 +10,10 @@
  * kind and Status checks), and objects the user gives are encoded and checked here
  * (`prepareObject`). An object of a built-in kind whose apiVersion, kind and metadata fit
  * but whose other fields do not the way a newer server's do (a field the spec calls
- * required left out, a value of a JSON shape the spec does not have there) is kept as the
- * server sent it and its mismatch reported as a warning (`Mismatch`), never failed. A
- * scalar of another type (a number where the spec has a string) still fails.
+ * required left out, a value of a JSON shape the spec does not have there, `null` included) is
+ * kept as the server sent it and its mismatch reported as a warning (`Mismatch`), never
+ * failed. A scalar of another type (a number where the spec has a string) still fails. The
+ * exported Schemas take the same objects, by the same code (`tolerance.ts`).
  */
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"

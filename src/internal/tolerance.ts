@@ -12,7 +12,7 @@
  * - **A newer server's object is kept**: an object of a kind whose apiVersion, kind and
  *   metadata fit, and whose other mismatches are all of the kind a server newer than the
  *   spec gives (a field the spec calls required left out, a value of a JSON shape the spec
- *   does not have there: `Found.newerShape`), decodes as it is. A scalar of another type (a
+ *   does not have there, `null` included: `Found.newerShape`), decodes as it is. A scalar of another type (a
  *   number where the spec has a string) still fails. The client reports such an object as a
  *   `Warnings.MismatchedObject` warning; `effect/Schema` has nowhere to report it.
  * - **Strict on request**: `onExcessProperty: "error"` decodes with effect/Schema's own
@@ -69,12 +69,16 @@ const at = (root: unknown, path: ReadonlyArray<PropertyKey>): unknown => {
   return value
 }
 
-type Shape = "object" | "array" | "scalar"
+/**
+ * The JSON shape of a value. `null` is a shape of its own: what Go writes for a nil pointer, slice or map that is
+ * not `omitempty`, so what a newer server sends for a field whose Go type changed (a string that became `[]byte`).
+ */
+type Shape = "object" | "array" | "scalar" | "null"
 
 const shapeOf = (u: unknown): Shape =>
-  Array.isArray(u) ? "array" : typeof u === "object" && u !== null ? "object" : "scalar"
+  u === null ? "null" : Array.isArray(u) ? "array" : typeof u === "object" ? "object" : "scalar"
 
-/** The JSON shapes a node takes (all three for what it does not constrain). */
+/** The JSON shapes a node takes (all of them for what it does not constrain). */
 const shapesOf = (ast: SchemaAST.AST, out: Set<Shape>, seen: Set<SchemaAST.AST> = new Set()): Set<Shape> => {
   if (seen.has(ast)) return out
   seen.add(ast)
@@ -102,12 +106,13 @@ const shapesOf = (ast: SchemaAST.AST, out: Set<Shape>, seen: Set<SchemaAST.AST> 
     case "Symbol":
     case "Literal":
     case "UniqueSymbol":
-    case "Null":
     case "Enum":
     case "TemplateLiteral":
       return out.add("scalar")
+    case "Null":
+      return out.add("null")
     default:
-      return out.add("object").add("array").add("scalar")
+      return out.add("object").add("array").add("scalar").add("null")
   }
 }
 
