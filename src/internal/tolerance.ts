@@ -215,15 +215,74 @@ const soundTopFor = (ast: SchemaAST.Objects): ((u: Record<string, unknown>) => b
   return tolerance ?? undefined
 }
 
-const strictCopies = new WeakMap<SchemaAST.AST, SchemaAST.AST>()
+/** The kinds' structs (see `install`). */
+const kinds = new WeakSet<SchemaAST.AST>()
+
+const copies = new WeakMap<SchemaAST.AST, SchemaAST.AST>()
+
+/**
+ * The same AST, rebuilt node by node, so that none of it is in the compiler registry: what effect/Schema's own
+ * interpreter says of a value, with no tolerance of this module's anywhere in it (a StatefulSet's
+ * `volumeClaimTemplates` are kinds of their own). Built once per node, on the first value that does not fit.
+ */
+const unregistered = (ast: SchemaAST.AST): SchemaAST.AST => {
+  const known = copies.get(ast)
+  if (known !== undefined) return known
+  let out: SchemaAST.AST
+  switch (ast._tag) {
+    case "Objects":
+      out = new SchemaAST.Objects(
+        ast.propertySignatures.map((ps) => new SchemaAST.PropertySignature(ps.name, unregistered(ps.type))),
+        ast.indexSignatures.map((is) => new SchemaAST.IndexSignature(is.parameter, unregistered(is.type))),
+        ast.annotations,
+        ast.checks,
+        ast.encoding,
+        ast.context,
+        ast.encodingChecks
+      )
+      break
+    case "Arrays":
+      out = new SchemaAST.Arrays(
+        ast.isMutable,
+        ast.elements.map(unregistered),
+        ast.rest.map(unregistered),
+        ast.annotations,
+        ast.checks,
+        ast.encoding,
+        ast.context,
+        ast.encodingChecks
+      )
+      break
+    case "Union":
+      out = new SchemaAST.Union(
+        ast.types.map(unregistered),
+        ast.options,
+        ast.annotations,
+        ast.checks,
+        ast.encoding,
+        ast.context,
+        ast.encodingChecks
+      )
+      break
+    case "Suspend": {
+      const thunk = ast.thunk
+      out = new SchemaAST.Suspend(() => unregistered(thunk()), ast.annotations, ast.checks, ast.encoding, ast.context)
+      break
+    }
+    default:
+      // a leaf: nothing of this module's is ever installed for one
+      return ast
+  }
+  copies.set(ast, out)
+  return out
+}
 
 /**
  * The AST to ask effect/Schema's parser what does not fit a kind's Schema: for a kind's
- * struct, a copy of it that is not in the compiler registry (so that its own tolerance does
- * not answer), with the same fields (every nested Schema answers as it does everywhere);
- * any other AST as it is.
+ * struct, a copy of it in which no node is in the compiler registry (so that no tolerance
+ * answers, its own or a nested kind's); any other AST as it is.
  */
-export const strictAst = (ast: SchemaAST.AST): SchemaAST.AST => strictCopies.get(ast) ?? ast
+export const strictAst = (ast: SchemaAST.AST): SchemaAST.AST => kinds.has(ast) ? unregistered(ast) : ast
 
 const allErrors: SchemaAST.ParseOptions = { errors: "all" }
 
@@ -233,7 +292,8 @@ const describers = new WeakMap<SchemaAST.AST, (u: unknown) => Result.Result<unkn
  * What does not fit in an object of a kind that does not fit its Schema, every leaf of it,
  * if the object is sound at the top (else `undefined`, as when the walk runs out of stack:
  * a `maxJsonDepth` raised past what the stack holds, which Effect wraps). Empty when the
- * walk finds nothing: a nested kind's own tolerance took what the compiled check did not.
+ * walk finds nothing, which only a check that throws could make it (the compiled check and
+ * the interpreter agree otherwise).
  */
 export const mismatchesOf = (ast: SchemaAST.AST, u: Record<string, unknown>): ReadonlyArray<Found> | undefined => {
   const top = ast._tag === "Objects" ? soundTopFor(ast) : undefined
@@ -282,7 +342,7 @@ export const install = (ast: SchemaAST.Objects, kind: boolean, copies: ReadonlyA
   const fits = (u: unknown): boolean => (check ??= compile(ast) ?? SchemaParser.is(Schema.make<Schema.Codec<unknown>>(strict)))(u)
   let accepts = fits
   if (kind) {
-    strictCopies.set(ast, strict)
+    kinds.add(ast)
     accepts = (u) => fits(u) || (isObject(u) && newerServers(mismatchesOf(ast, u)))
   }
   // `decodeEffect` is left out: for an entry without one the registry runs its interpreter on the AST, the
