@@ -348,11 +348,10 @@ export const install = (ast: SchemaAST.Objects, kind: boolean, copies: ReadonlyA
   // `decodeEffect` is left out: for an entry without one the registry runs its interpreter on the AST, the
   // detailed walk wanted after `decode` answers `invalid` (and for an absent key). `onExcessProperty: "error"`
   // asks for that walk too: it fails on every key the Schema does not name, and on every mismatch.
-  const decoder = {
-    is: (u: unknown) => accepts(u),
-    decode: (u: unknown, options: SchemaAST.ParseOptions) =>
-      options.onExcessProperty !== "error" && accepts(u) ? u : SchemaCompiler.invalid
-  } as unknown as SchemaCompiler.CompiledDecoder
+  // `make` (`Pod.make`, `makeUnsafe`) is the same: a generated struct has no defaults and no constructor to run.
+  const decode = (u: unknown, options: SchemaAST.ParseOptions) =>
+    options.onExcessProperty !== "error" && accepts(u) ? u : SchemaCompiler.invalid
+  const decoder = { is: (u: unknown) => accepts(u), decode, make: decode } as unknown as SchemaCompiler.CompiledDecoder
   registered.set(ast, decoder)
   SchemaCompiler.set(ast, decoder)
   for (const copy of copies) share(ast, copy)
