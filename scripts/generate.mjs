@@ -443,7 +443,7 @@ for (const file of fileOrder) {
       const value = mods === "" && !base.startsWith("()") ? base : `[${base}, ${JSON.stringify(mods)}]`
       return `  ${quoteKey(f.prop)}: ${value}`
     })
-    // a kind's struct (a group version kind and metadata) takes a newer server's object (src/internal/tolerance.ts)
+    // a kind's struct (a group version kind and metadata) takes a newer server's object (src/resources/internal/schema.ts)
     const maker = gvk !== undefined && d.properties.metadata !== undefined ? "kind" : "struct"
     helpers.add(maker)
     body += `export const ${name}: Schema.Codec<${name}> = /* @__PURE__ */ ${maker}<${name}>(${JSON.stringify(name)}, {\n${entries.join(",\n")}\n})\n\n`

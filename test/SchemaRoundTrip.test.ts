@@ -43,7 +43,8 @@ for (
   ] as const
 ) typed.set(gvk, { schema: schema as AnySchema })
 
-const typedOf = (fixture: Fixture): Typed | undefined => typed.get(`${fixture.object["apiVersion"]}/${fixture.object["kind"]}`)
+const typedOf = (fixture: Fixture): Typed | undefined =>
+  typed.get(`${fixture.object["apiVersion"]}/${fixture.object["kind"]}`)
 
 const spec = { method: "GET", path: "/fixture", query: {} } as const
 

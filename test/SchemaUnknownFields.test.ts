@@ -138,8 +138,11 @@ const kinds: ReadonlyArray<Kind> = (
 const decoders = new Map(kinds.map((k) => [k.name, objectDecoder(k.resource, spec, (m) => found.push(m))]))
 const found: Array<Mismatch> = []
 
-/** What the client's own read path makes of an object: the value it delivers (or its failure), and whether it warned. */
-const clientRead = (kind: Kind, u: Json): { readonly result: Result.Result<unknown, unknown>; readonly warned: boolean } => {
+/** What the client's own read path makes of an object: what it delivers (or its failure), and whether it warned. */
+const clientRead = (
+  kind: Kind,
+  u: Json
+): { readonly result: Result.Result<unknown, unknown>; readonly warned: boolean } => {
   found.length = 0
   const result = decoders.get(kind.name)!(u)
   return { result, warned: found.length > 0 }
@@ -328,7 +331,7 @@ describe("the exported Schemas as users call them", () => {
     assert.deepStrictEqual(Result.getOrThrow(codecFor(Widgets.schema).encode(decoded, "w")), widget)
   })
 
-  it("a kind whose Schema holds a recursive one (a CRD's JSONSchemaProps) keeps what it does not name, encoded too", () => {
+  it("a kind whose Schema holds a recursive one (a CRD's JSONSchemaProps) keeps what it does not name", () => {
     const crd = {
       apiVersion: "apiextensions.k8s.io/v1",
       kind: "CustomResourceDefinition",
@@ -378,7 +381,7 @@ describe("the exported Schemas as users call them", () => {
     assert.strictEqual(Schema.decodeUnknownSync(Schema.Struct({ pod: Annotated }))({ pod: podSpec }).pod, podSpec)
   })
 
-  it("the strict call (onExcessProperty: \"error\") refuses fields the Schema does not name, and a newer server's object", () => {
+  it("the strict call (onExcessProperty: \"error\") refuses unknown fields, and a newer server's object", () => {
     const strict = { onExcessProperty: "error" } as const
     const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "a" }, spec: { containers: [{ name: "c" }] } }
     assert.strictEqual(Schema.decodeUnknownSync(Resources.Pods.schema, strict)(pod).metadata?.name, "a")

@@ -24,14 +24,35 @@ const interpreted = (ast: SchemaAST.AST, seen = new Map<SchemaAST.AST, SchemaAST
       )
       break
     case "Arrays":
-      out = new SchemaAST.Arrays(ast.isMutable, ast.elements.map((e) => interpreted(e, seen)), ast.rest.map((r) => interpreted(r, seen)), ast.annotations, undefined, undefined, ast.context)
+      out = new SchemaAST.Arrays(
+        ast.isMutable,
+        ast.elements.map((e) => interpreted(e, seen)),
+        ast.rest.map((r) => interpreted(r, seen)),
+        ast.annotations,
+        undefined,
+        undefined,
+        ast.context
+      )
       break
     case "Union":
-      out = new SchemaAST.Union(ast.types.map((t) => interpreted(t, seen)), ast.options, ast.annotations, undefined, undefined, ast.context)
+      out = new SchemaAST.Union(
+        ast.types.map((t) => interpreted(t, seen)),
+        ast.options,
+        ast.annotations,
+        undefined,
+        undefined,
+        ast.context
+      )
       break
     case "Suspend": {
       const suspended = ast
-      out = new SchemaAST.Suspend(() => interpreted(suspended.thunk(), seen), ast.annotations, undefined, undefined, ast.context)
+      out = new SchemaAST.Suspend(
+        () => interpreted(suspended.thunk(), seen),
+        ast.annotations,
+        undefined,
+        undefined,
+        ast.context
+      )
       break
     }
     default:
@@ -101,7 +122,7 @@ describe("compiled validator", () => {
     )
     for (const [name, schema] of objectSchemas) {
       // effect/Schema's own answer, from its interpreter: a kind's exported Schema also takes a newer server's
-      // object (see tolerance.ts), and a list's items are kinds
+      // object (see src/resources/internal/schema.ts), and a list's items are kinds
       const is = Schema.is(Schema.make<Schema.Codec<unknown>>(interpreted(schema.ast)))
       const samples = generated(schema, 10)
       for (const [how, check] of [["generated", compile(schema.ast)!], ["closures", compileClosures(schema.ast)!]] as const) {

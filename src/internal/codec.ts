@@ -13,7 +13,7 @@
  * required left out, a value of a JSON shape the spec does not have there, `null` included) is
  * kept as the server sent it and its mismatch reported as a warning (`Mismatch`), never
  * failed. A scalar of another type (a number where the spec has a string) still fails. The
- * exported Schemas take the same objects, by the same code (`tolerance.ts`).
+ * exported Schemas take the same objects, by the same code (`resources/internal/schema.ts`).
  */
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
@@ -25,12 +25,20 @@ import { type LimitExceeded, type ServerWarning, ValidationError } from "../Erro
 import type * as Kube from "../Kube.js"
 import type * as Resource from "../Resource.js"
 import { defaults as policyDefaults, RequestPolicy } from "../RequestPolicy.js"
-import { isGeneratedStruct } from "../resources/internal/schema.js"
+import {
+  collect,
+  detailOf,
+  type Found,
+  isGeneratedStruct,
+  isInstalled,
+  mismatchesOf,
+  newerServers,
+  strictAst
+} from "../resources/internal/schema.js"
 import { exceeded } from "./limits.js"
 import { pathWithQuery, type Spec } from "./request/spec.js"
 import { isMetadataView } from "./request/view.js"
 import { checkName } from "./validate.js"
-import { collect, detailOf, type Found, isInstalled, mismatchesOf, newerServers, strictAst } from "./tolerance.js"
 import { compile } from "./validator.js"
 import * as warnings from "./warnings.js"
 
@@ -286,7 +294,7 @@ const sameArray = <A>(a: ReadonlyArray<A>, b: ReadonlyArray<A>): boolean =>
  * they are. Built once per Schema.
  */
 export const keepingUndeclared = (ast: SchemaAST.AST): SchemaAST.AST => {
-  // a built-in struct keeps them itself (its decoder gives the value back as it is): see `tolerance.ts`
+  // a built-in struct keeps them itself (its decoder gives the value back as it is): see `resources/internal/schema.ts`
   if (isInstalled(ast)) return ast
   const known = rebuilt.get(ast)
   if (known !== undefined) return known
@@ -462,7 +470,7 @@ export interface Mismatch {
  * round-trip), and the object is decoded with the resource's Schema. No Effect is run:
  * this runs once per item of a list and once per watch event. The request is named
  * only on failure. An object of a built-in kind that fits at the top but not below (see
- * `tolerance.ts`) is kept, typed as the kind, and handed to `onMismatch` to be reported.
+ * `resources/internal/schema.ts`) is kept, typed as the kind, and handed to `onMismatch` to be reported.
  */
 export const objectDecoder = <A, I>(
   resource: Pick<Resource.Resource<A, I>, "kind" | "apiVersion" | "schema">,
@@ -496,8 +504,8 @@ export const objectDecoder = <A, I>(
     }
     const decoded = codec.decode(u, subject)
     if (Result.isSuccess(decoded)) return decoded
-    // sound at the top (see `tolerance.ts`): every mismatch below is looked at (the first one only says what the
-    // parser met first); none found means the walk ran out of stack or took what the check did not: the first issue
+    // sound at the top (see `resources/internal/schema.ts`): every mismatch below is looked at (the first one only
+    // says what the parser met first); when the walk ran out of stack or found nothing, the first issue is said
     const found = tolerant ? mismatchesOf(resource.schema.ast, u) : undefined
     if (found === undefined || found.length === 0) return Result.fail(inAnswer(spec, decoded.failure))
     if (!newerServers(found)) {

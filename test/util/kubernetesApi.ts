@@ -44,7 +44,9 @@ export const moduleDir = (version: string): string => {
     })
   } catch (e) {
     const stdout = (e as { stdout?: string }).stdout ?? ""
-    throw new Error(`\`go mod download k8s.io/api@${version}\` failed (is the Go module proxy reachable?): ${stdout}${String(e)}`)
+    throw new Error(
+      `\`go mod download k8s.io/api@${version}\` failed (is the Go module proxy reachable?): ${stdout}${String(e)}`
+    )
   }
   const dir = (JSON.parse(out) as { Dir?: string; Error?: string }).Dir
   if (dir === undefined || !Fs.existsSync(Path.join(dir, "testdata"))) {
