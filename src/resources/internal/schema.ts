@@ -256,7 +256,7 @@ export interface Found {
   readonly path: ReadonlyArray<PropertyKey>
   readonly expected: string
   /**
-   * A required key left out, or a value whose JSON shape (object, array, or a scalar) is not one the Schema takes
+   * A required key left out, or a value whose JSON shape (object, array, scalar, null) is not one the Schema takes
    * there: what a field the spec calls required, or an alpha field of a new shape, gives. A scalar of another scalar
    * type (a number where a string is expected) is not.
    */
@@ -268,6 +268,7 @@ const standard = SchemaIssue.makeFormatterStandardSchemaV1({
   leafHook: (issue) => issue._tag === "MissingKey" ? "is missing" : SchemaIssue.defaultLeafHook(issue)
 })
 
+/** A path in the `.spec.containers[0].name` form (`(root)` for the empty one). */
 export const pathText = (path: ReadonlyArray<PropertyKey>): string =>
   path.length === 0
     ? "(root)"
@@ -383,9 +384,9 @@ const valueFree = (message: string, found: unknown): string => {
   return text !== undefined && text.length >= 4 && message.includes(text) ? "is not a valid value here" : message
 }
 
+/** A ValidationError's detail: what failed (`what`), then where and what was expected, for the first five leaves. */
 export const detailOf = (found: ReadonlyArray<Found>, what: string): string =>
   `${what}: ${found.slice(0, 5).map((f) => `${pathText(f.path)} ${f.expected}`).join("; ")}`
-
 
 // ---------------------------------------------------------------------------------------------------------------------
 // A newer server's object
