@@ -1,0 +1,132 @@
+/**
+ * Watches against the real control plane: raw watch events in order from a list's resourceVersion, the server ending
+ * a watch at its timeout, the initial events of a streaming list (`sendInitialEvents`) closed by a bookmark, the 410
+ * of a resourceVersion the watch cache no longer has, and the resilient `Watcher` and its reflector store.
+ */
+import { assert, it } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Option, Stream } from "effect"
+import { ApiError, ConfigMaps, Kube } from "./lib.js"
+import { layer, testNamespace } from "./support.js"
+
+it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("watch", (it) => {
+  it.effect("a watch from a list's resourceVersion sees ADDED, MODIFIED and DELETED in order", () =>
+    Effect.gen(function*() {
+      const ns = yield* testNamespace("watch")
+      const cms = Kube.api(ConfigMaps, { namespace: ns })
+      yield* cms.create({ metadata: { name: "before", labels: { w: "yes" } } })
+      const { metadata } = yield* cms.list({ labelSelector: "w=yes" })
+      const events = yield* Effect.forkChild(
+        cms.watch({ labelSelector: "w=yes", resourceVersion: metadata.resourceVersion }).pipe(
+          Stream.take(3),
+          Stream.runCollect
+        )
+      )
+      const created = yield* cms.create({ metadata: { name: "during", labels: { w: "yes" } }, data: { v: "1" } })
+      const modified = yield* cms.update("during", (cm) => ({ ...cm, data: { v: "2" } }))
+      yield* cms.delete("during")
+      const seen = (yield* Fiber.join(events))
+      assert.deepStrictEqual(seen.map((e) => e.type), ["ADDED", "MODIFIED", "DELETED"])
+      const objects = seen.map((e) => e.type === "BOOKMARK" ? undefined : e.object)
+      // "before" was in the list, so the watch from its resourceVersion does not repeat it
+      assert.deepStrictEqual(objects.map((o) => o?.metadata?.name), ["during", "during", "during"])
+      assert.strictEqual(objects[0]?.metadata?.resourceVersion, created.metadata?.resourceVersion)
+      assert.strictEqual(objects[1]?.metadata?.resourceVersion, modified.metadata?.resourceVersion)
+      assert.deepStrictEqual(objects[1]?.data, { v: "2" })
+      assert.isTrue(Number(objects[2]?.metadata?.resourceVersion) > Number(modified.metadata?.resourceVersion))
+    }), 60_000)
+
+  it.effect("the server ends a watch at its timeoutSeconds, and the stream ends with it", () =>
+    Effect.gen(function*() {
+      const ns = yield* testNamespace("watch-timeout")
+      const cms = Kube.api(ConfigMaps, { namespace: ns })
+      const started = Date.now()
+      const events = yield* cms.watch({ labelSelector: "none=here", timeoutSeconds: 1 }).pipe(Stream.runCollect)
+      assert.strictEqual(events.length, 0)
+      const took = Date.now() - started
+      assert.isAtLeast(took, 900)
+      assert.isBelow(took, 15_000)
+    }), 30_000)
+
+  it.effect("sendInitialEvents: the objects there first, then a bookmark marking their end", () =>
+    Effect.gen(function*() {
+      const ns = yield* testNamespace("watch-list")
+      const cms = Kube.api(ConfigMaps, { namespace: ns })
+      yield* cms.create({ metadata: { name: "a", labels: { w: "yes" } } })
+      yield* cms.create({ metadata: { name: "b", labels: { w: "yes" } } })
+      const events = (
+        yield* cms.watch({ labelSelector: "w=yes", sendInitialEvents: true }).pipe(
+          Stream.takeUntil((e) => e.type === "BOOKMARK" && e.initialEventsEnd),
+          Stream.runCollect
+        )
+      )
+      const added = events.filter((e) => e.type === "ADDED").map((e) => e.type === "ADDED" ? e.object.metadata?.name : "")
+      assert.deepStrictEqual([...added].sort(), ["a", "b"])
+      const last = events[events.length - 1]
+      assert.strictEqual(last?.type, "BOOKMARK")
+      if (last?.type === "BOOKMARK") {
+        assert.isTrue(last.initialEventsEnd)
+        assert.match(last.resourceVersion, /^\d+$/)
+      }
+    }), 30_000)
+
+  it.effect("a watch from a resourceVersion the server no longer keeps fails with 410 Gone", () =>
+    Effect.gen(function*() {
+      const ns = yield* testNamespace("watch-gone")
+      const cms = Kube.api(ConfigMaps, { namespace: ns })
+      const error = yield* Effect.flip(cms.watch({ resourceVersion: "1" }).pipe(Stream.runDrain, Effect.timeout("10 seconds")))
+      assert.isTrue(ApiError.isGone(error), error.message)
+      assert.strictEqual((error as ApiError).code, 410)
+    }), 30_000)
+
+  it.effect("the Watcher lists, then follows; its reflector's store equals the cluster", () =>
+    Effect.gen(function*() {
+      const ns = yield* testNamespace("watcher")
+      const cms = Kube.api(ConfigMaps, { namespace: ns })
+      yield* cms.create({ metadata: { name: "one", labels: { w: "yes" } } })
+      yield* cms.create({ metadata: { name: "two", labels: { w: "yes" } } })
+      const listed = yield* Deferred.make<void>()
+      const events = yield* Effect.forkChild(
+        cms.watcher({ labelSelector: "w=yes", pageSize: 1 }).pipe(
+          Stream.tap((e) => e._tag === "InitDone" ? Deferred.succeed(listed, undefined) : Effect.void),
+          Stream.takeUntil((e) => e._tag === "Delete"),
+          Stream.runCollect
+        )
+      )
+      const store = yield* cms.reflector({ labelSelector: "w=yes" })
+      yield* store.ready
+      yield* Deferred.await(listed)
+      assert.deepStrictEqual((yield* store.list()).map((c) => c.metadata?.name).sort(), ["one", "two"])
+      yield* cms.create({ metadata: { name: "three", labels: { w: "yes" } } })
+      yield* cms.update("one", (cm) => ({ ...cm, data: { changed: "yes" } }))
+      yield* cms.delete("two")
+      const seen = (yield* Fiber.join(events))
+      const tags = seen.map((e) => e._tag)
+      // Init, one InitApply per object (listed a page of one at a time), InitDone, then the changes in order
+      assert.deepStrictEqual(tags.slice(0, 4), ["Init", "InitApply", "InitApply", "InitDone"])
+      const changes = seen.slice(4).map((e) => "object" in e ? `${e._tag} ${e.object.metadata?.name}` : e._tag)
+      assert.deepStrictEqual(changes, ["Apply three", "Apply one", "Delete two"])
+      // the store follows the same changes
+      const settled = yield* Effect.gen(function*() {
+        for (let i = 0; i < 50; i++) {
+          const names = (yield* store.list()).map((c) => c.metadata?.name).sort()
+          if (names.join() === "one,three") return names
+          yield* Effect.sleep("100 millis")
+        }
+        return (yield* store.list()).map((c) => c.metadata?.name).sort()
+      })
+      assert.deepStrictEqual(settled, ["one", "three"])
+      assert.deepStrictEqual(Option.getOrThrow(yield* store.get("one", ns)).data, { changed: "yes" })
+    }), 60_000)
+
+  it.effect("waitFor watches from its read: a change made after it starts ends it", () =>
+    Effect.gen(function*() {
+      const ns = yield* testNamespace("waitfor")
+      const cms = Kube.api(ConfigMaps, { namespace: ns })
+      yield* cms.create({ metadata: { name: "flag" }, data: { ready: "no" } })
+      const waiting = yield* Effect.forkChild(cms.waitFor("flag", (cm) => cm?.data?.ready === "yes", { timeout: "30 seconds" }))
+      yield* Effect.sleep("300 millis")
+      yield* cms.update("flag", (cm) => ({ ...cm, data: { ready: "yes" } }))
+      const found = yield* Fiber.join(waiting)
+      assert.strictEqual(Option.getOrThrow(found).data?.ready, "yes")
+    }), 60_000)
+})
