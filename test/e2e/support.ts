@@ -13,8 +13,14 @@ export const kubeconfigPath = (): string => {
   return path
 }
 
-/** The library's own Node layer, read from the kubeconfig as a user's program would. */
-export const layer = Layer.suspend(() => NodeKube.layerFromFile({ path: kubeconfigPath() }))
+/** A new client (its own connections) from the kubeconfig, as a user's program makes one. */
+export const freshLayer = () => NodeKube.layerFromFile({ path: kubeconfigPath() })
+
+/**
+ * The client a test file shares. Files give it to `it.layer(layer, { excludeTestServices: true })`: the tests talk
+ * to a real server in real time, so they run on the live Clock, not the TestClock.
+ */
+export const layer = Layer.suspend(freshLayer)
 
 /** A DNS-1123 name no other test (or run) uses. */
 export const uniqueName = (prefix: string): string => `${prefix}-${crypto.randomBytes(4).toString("hex")}`

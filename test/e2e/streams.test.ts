@@ -1,0 +1,133 @@
+/**
+ * Streams through the real apiserver to the node: pod logs (whole, tailed, followed as the container writes), exec
+ * with stdout, stderr, stdin and the exit code, port-forward (duplex streams and a local listener), and HTTP/2: many
+ * requests and watches at once over one TLS connection.
+ */
+import { assert, it } from "@effect/vitest"
+import { Effect, Option, Stream } from "effect"
+import * as diagnostics from "node:diagnostics_channel"
+import type * as net from "node:net"
+import * as tls from "node:tls"
+import { ApiError, Condition, ConfigMaps, Kube, Pods } from "./lib.js"
+import { freshLayer, layer, testNamespace } from "./support.js"
+
+const decoder = new TextDecoder()
+
+it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("streams", (it) => {
+  it.effect("logs: the whole log, its tail, and a follow that sees lines as the container writes them", () =>
+    Effect.gen(function*() {
+      const ns = yield* testNamespace("logs")
+      const pods = Kube.api(Pods, { namespace: ns })
+      yield* pods.create({
+        metadata: { name: "talker" },
+        spec: {
+          terminationGracePeriodSeconds: 0,
+          containers: [{
+            name: "c",
+            image: "busybox:1.36",
+            command: ["sh", "-c", "echo first; echo second; for i in 1 2 3 4 5 6; do sleep 0.5; echo tick-$i; done; sleep 3600"]
+          }]
+        }
+      })
+      yield* pods.waitFor("talker", Condition.podRunning, { timeout: "60 seconds" })
+      const followed = yield* pods.logStream("talker").pipe(Stream.take(5), Stream.runCollect)
+      assert.deepStrictEqual(followed, ["first", "second", "tick-1", "tick-2", "tick-3"])
+      const whole = yield* pods.logs("talker")
+      assert.isTrue(whole.startsWith("first\nsecond\ntick-1\n"), whole)
+      const tail = yield* pods.logs("talker", { tailLines: 1 })
+      assert.match(tail, /^tick-\d\n$/)
+      const stamped = yield* pods.logs("talker", { timestamps: true, tailLines: 1 })
+      assert.match(stamped, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z tick-\d\n$/)
+
+      const missing = yield* Effect.flip(pods.logs("absent"))
+      assert.isTrue(ApiError.isNotFound(missing), missing.message)
+      assert.include(missing.message, `pods "absent" not found`)
+      const noContainer = yield* Effect.flip(pods.logs("talker", { container: "other" }))
+      assert.isTrue(ApiError.is(noContainer) && noContainer.code === 400, noContainer.message)
+      assert.include(noContainer.message, "container other is not valid for pod talker")
+    }), 90_000)
+
+  it.effect("exec: stdout, stderr and the exit code of a command run in the container; stdin reaches it", () =>
+    Effect.gen(function*() {
+      const ns = yield* testNamespace("exec")
+      const pods = Kube.api(Pods, { namespace: ns })
+      yield* pods.create({
+        metadata: { name: "box" },
+        spec: { terminationGracePeriodSeconds: 0, containers: [{ name: "c", image: "busybox:1.36", command: ["sh", "-c", "sleep 3600"] }] }
+      })
+      yield* pods.waitFor("box", Condition.podReady, { timeout: "60 seconds" })
+      const result = yield* pods.exec("box", ["sh", "-c", "echo out; echo err >&2; exit 3"])
+      assert.strictEqual(result.stdout, "out\n")
+      assert.strictEqual(result.stderr, "err\n")
+      assert.strictEqual(result.exitCode, 3)
+      assert.strictEqual(result.protocol, "v5.channel.k8s.io")
+      const echoed = yield* pods.exec("box", ["cat"], { stdin: "through stdin" })
+      assert.strictEqual(echoed.stdout, "through stdin")
+      assert.strictEqual(echoed.exitCode, 0)
+      const failed = yield* Effect.flip(pods.execOrFail("box", ["sh", "-c", "echo bad >&2; exit 4"]))
+      assert.strictEqual(failed._tag, "ExecFailed")
+      if (failed._tag === "ExecFailed") {
+        assert.strictEqual(failed.exitCode, 4)
+        assert.include(failed.stderrTail, "bad")
+      }
+      const absent = yield* Effect.flip(pods.exec("absent", ["true"]))
+      assert.isTrue(ApiError.isNotFound(absent), absent.message)
+    }), 90_000)
+
+  it.effect("port-forward: bytes both ways over a stream, and a local listener as kubectl port-forward", () =>
+    Effect.gen(function*() {
+      const ns = yield* testNamespace("portforward")
+      const pods = Kube.api(Pods, { namespace: ns })
+      yield* pods.create({
+        metadata: { name: "srv" },
+        spec: {
+          terminationGracePeriodSeconds: 0,
+          containers: [{ name: "c", image: "busybox:1.36", command: ["sh", "-c", "sleep 3600"], ports: [{ containerPort: 8080 }] }]
+        }
+      })
+      yield* pods.waitFor("srv", Condition.podReady, { timeout: "60 seconds" })
+      const answer = yield* Effect.scoped(Effect.gen(function*() {
+        const [conn] = yield* pods.portForward("srv", [8080])
+        yield* conn!.write("GET /hello HTTP/1.1\r\nHost: srv\r\nConnection: close\r\n\r\n")
+        return yield* conn!.read.pipe(
+          Stream.map((bytes) => decoder.decode(bytes)),
+          Stream.runFold(() => "", (text, chunk) => text + chunk)
+        )
+      }))
+      assert.match(answer, /^HTTP\/1\.1 200 OK\r\n/)
+      assert.include(answer, `port 8080: GET /hello`)
+
+      const fetched = yield* Effect.scoped(Effect.gen(function*() {
+        const { address, port } = yield* pods.portForwardListen("srv", { port: 8080, localPort: 0 })
+        return yield* Effect.promise(() => fetch(`http://${address}:${port}/through-listener`).then((r) => r.text()))
+      }))
+      assert.include(fetched, "port 8080: GET /through-listener")
+    }), 90_000)
+
+  it.effect("HTTP/2: 300 requests and 20 watches at once share one TLS connection negotiated as h2", () =>
+    Effect.gen(function*() {
+      const ns = yield* testNamespace("h2")
+      const sockets: Array<net.Socket> = []
+      const onSocket = (message: unknown) => sockets.push((message as { socket: net.Socket }).socket)
+      diagnostics.subscribe("net.client.socket", onSocket)
+      yield* Effect.addFinalizer(() => Effect.sync(() => diagnostics.unsubscribe("net.client.socket", onSocket)))
+      yield* Effect.gen(function*() {
+        const cms = Kube.api(ConfigMaps, { namespace: ns })
+        yield* cms.create({ metadata: { name: "one" } })
+        const watches = Effect.forEach(
+          Array.from({ length: 20 }, (_, i) => i),
+          () => cms.watch({ timeoutSeconds: 2 }).pipe(Stream.runDrain),
+          { concurrency: "unbounded" }
+        )
+        const gets = Effect.forEach(Array.from({ length: 300 }, (_, i) => i), () => cms.get("one"), {
+          concurrency: "unbounded"
+        })
+        const [, found] = yield* Effect.all([watches, gets], { concurrency: 2 })
+        assert.isTrue(found.every(Option.isSome))
+      }).pipe(Effect.provide(freshLayer()))
+      // a client of its own (freshLayer), so that every connection it opened is counted here
+      const tlsSockets = sockets.filter((s): s is tls.TLSSocket => s instanceof tls.TLSSocket)
+      assert.strictEqual(tlsSockets.length, 1, `${sockets.length} sockets`)
+      assert.strictEqual(tlsSockets[0]?.alpnProtocol, "h2")
+    }), 60_000)
+})
