@@ -78,7 +78,7 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("crud", (i
         yield* cms.create({ metadata: { name: "taken" } })
         const taken = yield* Effect.flip(cms.create({ metadata: { name: "taken" } }))
         assert.isTrue(ApiError.isAlreadyExists(taken))
-        assert.strictEqual(taken.code, 409)
+        assert.strictEqual((taken as ApiError).code, 409)
         assert.include(taken.message, `configmaps "taken" already exists`)
 
         // a name that would change the path is refused before any request
@@ -88,7 +88,7 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("crud", (i
         // a data key the server refuses: 422 Invalid, with the field in its causes
         const invalid = yield* Effect.flip(cms.create({ metadata: { name: "bad-key" }, data: { "not valid!": "x" } }))
         assert.isTrue(ApiError.isInvalid(invalid))
-        assert.strictEqual(invalid.code, 422)
+        assert.strictEqual((invalid as ApiError).code, 422)
         const causes = (invalid as ApiError).status?.details?.causes ?? []
         assert.isTrue(causes.some((c) => c.field === "data[not valid!]"), JSON.stringify(causes))
       }), 120_000)
@@ -169,7 +169,7 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("crud", (i
         })
         assert.strictEqual(created.spec?.type, "ClusterIP")
         assert.match(created.spec?.clusterIP ?? "", /^\d+\.\d+\.\d+\.\d+$/)
-        assert.deepStrictEqual(created.spec?.clusterIPs, [created.spec?.clusterIP])
+        assert.deepStrictEqual(created.spec?.clusterIPs, [created.spec?.clusterIP ?? ""])
         assert.strictEqual(created.spec?.ports?.[0]?.protocol, "TCP")
         assert.strictEqual(created.spec?.ports?.[0]?.targetPort, 80)
         assert.strictEqual(created.spec?.sessionAffinity, "None")
