@@ -54,7 +54,7 @@ import {
 import * as Impersonate from "./kubeconfig/impersonate.js"
 import { errorBodyBytes, exceeded, isBoundedText, reachedIn, readTextWithin } from "./limits.js"
 import { pathWithQuery, type Spec, toHttpRequest } from "./request/spec.js"
-import { bodySummary, scrub } from "./scrub.js"
+import { bodySummary, hidden, scrub } from "./scrub.js"
 import { isSeconds, readStatus, statusOf } from "./status.js"
 import * as telemetry from "./telemetry.js"
 import * as warnings from "./warnings.js"
@@ -137,6 +137,35 @@ const utf8Length = (text: string): number => {
   return bytes
 }
 
+/** A request to Secrets (the collection, one of them, or its subresources), in one namespace or all. */
+const secretPath = /^\/api\/v1\/(?:namespaces\/[^/]+\/)?secrets(?:\/|$)/
+
+const isSecretPath = (path: string): boolean => secretPath.test(path)
+
+/** Go's `%q` of a value in a field error: `Invalid value: "..."`, with `\"` and `\\` inside. */
+const invalidValue = /Invalid value: "(?:[^"\\]|\\.)*"/g
+
+const redactInvalidValues = (text: string | undefined): string | undefined =>
+  text === undefined ? undefined : text.replace(invalidValue, `Invalid value: "${hidden}"`)
+
+/**
+ * A Status about a Secret without the values its field errors quote. kube-apiserver quotes the value it refused:
+ * for a patch that is the patch, or the whole patched object (a Strict patch with an unknown field quotes the
+ * Secret with its `data`), so its message and causes would carry Secret data into every error message.
+ */
+const withoutInvalidValues = (status: Status): Status => ({
+  ...status,
+  message: redactInvalidValues(status.message),
+  ...(status.details === undefined ? {} : {
+    details: {
+      ...status.details,
+      ...(status.details.causes === undefined ? {} : {
+        causes: status.details.causes.map((cause) => ({ ...cause, message: redactInvalidValues(cause.message) }))
+      })
+    }
+  })
+})
+
 /**
  * Builds the ApiError for an answer from its code, headers and body text. `now` is the
  * time in milliseconds that an HTTP-date Retry-After is counted from. The message keeps a
@@ -157,7 +186,8 @@ export const apiErrorFrom = (
   } catch {
     parsed = undefined
   }
-  const status = readStatus(parsed)
+  const read = readStatus(parsed)
+  const status = read !== undefined && isSecretPath(spec.path) ? withoutInvalidValues(read) : read
   const body = status === undefined && bodyText !== "" ? bodyText.slice(0, bodyKept) : undefined
   const statusMessage = status?.message ??
     (body !== undefined ? `${httpText(code)} (${bodySummary(utf8Length(bodyText), contentType)})` : httpText(code))
