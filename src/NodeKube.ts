@@ -218,7 +218,7 @@ export const layerFromKubeConfig: {
   Layer.provideMerge(
     // fresh: a layer is memoized by identity, so without it a second layerFromKubeConfig provided inside a program
     // that already built one (another cluster, a token of another user) would get the first one's HttpClient: its
-    // CA, its client certificate, its proxy
+    // CA and TLS settings, its proxy, its connections
     Layer.fresh(options === undefined ? httpClientLayer : httpClientLayerWith(options)),
     Layer.provide(kubeConfig, Platform.layer)
   )

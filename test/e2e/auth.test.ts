@@ -113,8 +113,9 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("auth", (i
       }).pipe(Effect.provide(asIdentity(base, { token })))
     }), 60_000)
 
-  // Found here: the second client (a token of another identity, inside the admin's program) was the admin's own, its
-  // client certificate and CA reused, for NodeKube.layerFromKubeConfig's HttpClient layer was memoized by identity
+  // Found here: a second client provided inside a program that already had one was the first one's HttpClient (its
+  // CA, TLS settings, proxy and connections), for NodeKube.layerFromKubeConfig's HttpClient layer was memoized by
+  // identity; the HTTP/2 test's client of its own opened no connection of its own
   it.effect("a second client inside a program that has one brings its own TLS: a CA that did not sign the server fails", () =>
     Effect.gen(function*() {
       const base = yield* KubeConfig.KubeConfig
