@@ -10,14 +10,17 @@ import {
   Condition,
   ConfigMaps,
   Deployments,
+  EndpointsResource,
   Jobs,
   Kube,
+  Patch,
   Pods,
   RoleBindings,
   Roles,
   Secrets,
   Services,
-  ValidationError
+  ValidationError,
+  Warnings
 } from "./lib.js"
 import { layer, namespaces, testNamespace, uniqueName } from "./support.js"
 
@@ -70,6 +73,47 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("crud", (i
         assert.isTrue(ApiError.isNotFound(missing))
         assert.include(missing.message, `404 NotFound: configmaps "settings" not found`)
       }), 120_000)
+
+    it.effect("deleteWithResult: the server's Status for a ConfigMap, the object while a finalizer holds it", () =>
+      Effect.gen(function*() {
+        const ns = yield* testNamespace("cm-delete")
+        const cms = Kube.api(ConfigMaps, { namespace: ns })
+        const created = yield* cms.create({ metadata: { name: "gone" } })
+        const done = yield* cms.deleteWithResult("gone")
+        assert.strictEqual(done._tag, "Status")
+        if (done._tag === "Status") {
+          assert.strictEqual(done.status.status, "Success")
+          assert.strictEqual(done.status.details?.name, "gone")
+          assert.strictEqual(done.status.details?.kind, "configmaps")
+          assert.strictEqual(done.status.details?.uid, created.metadata?.uid)
+        }
+        yield* cms.create({ metadata: { name: "held", finalizers: ["e2e.effect-kube.dev/hold"] } })
+        const held = yield* cms.deleteWithResult("held")
+        assert.strictEqual(held._tag, "Object")
+        if (held._tag === "Object") assert.isString(held.object.metadata?.deletionTimestamp)
+        // a precondition on a uid that is not the object's: 409, and nothing deleted
+        const wrongUid = yield* Effect.flip(cms.delete("held", { preconditions: { uid: "00000000-0000-0000-0000-000000000000" } }))
+        assert.isTrue(ApiError.isConflict(wrongUid), wrongUid.message)
+        assert.include(wrongUid.message, "the UID in the precondition (00000000-0000-0000-0000-000000000000) does not match the UID in record")
+        yield* cms.patch("held", Patch.merge({ metadata: { finalizers: null } }))
+        yield* cms.waitFor("held", Condition.deleted, { timeout: "10 seconds" })
+        const missing = yield* Effect.flip(cms.deleteWithResult("held"))
+        assert.isTrue(ApiError.isNotFound(missing), missing.message)
+      }), 30_000)
+
+    it.effect("a deprecated kind answers a Warning header, handed to the Warnings service", () =>
+      Effect.gen(function*() {
+        const ns = yield* testNamespace("warn")
+        const warnings = yield* Effect.gen(function*() {
+          const collected = yield* Warnings.Collected
+          yield* Kube.api(EndpointsResource, { namespace: ns }).list()
+          return yield* collected.warnings
+        }).pipe(Effect.provide(Warnings.layerCollect))
+        assert.isTrue(
+          warnings.some((w) => w._tag === "HeaderWarning" && w.text.includes("v1 Endpoints is deprecated")),
+          JSON.stringify(warnings)
+        )
+      }), 30_000)
 
     it.effect("a name taken is AlreadyExists; a bad name is refused before any request; an invalid object is 422", () =>
       Effect.gen(function*() {
