@@ -6,7 +6,7 @@
 import { assert, it } from "@effect/vitest"
 import { Effect, Option, Stream } from "effect"
 import { ApiError, ConfigMaps, Deployments, Errors, Kube, Manifests, Secrets, Template } from "./lib.js"
-import { layer, testNamespace } from "./support.js"
+import { layer, testNamespace, uniqueName } from "./support.js"
 
 const release = (image: string, withSettings: boolean) => `
 apiVersion: apps/v1
@@ -109,6 +109,47 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("manifests
       assert.strictEqual(rolled.metadata?.annotations?.["deployment.kubernetes.io/revision"], "2")
       assert.strictEqual(rolled.status?.updatedReplicas, 2)
     }), 180_000)
+
+  // Found here: every kind of a set was resolved by discovery before anything was applied, and a CRD's kind is not
+  // served until the server has established the CRD, so a set with a CRD and objects of its kind never applied
+  it.effect("a set with a CRD and objects of its kind: the objects are applied once the server serves the kind", () =>
+    Effect.gen(function*() {
+      const ns = yield* testNamespace("manifests-crd")
+      const group = `${uniqueName("e2e")}.effect-kube.dev`
+      const objects = yield* Manifests.parse(`
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: { name: widgets.${group} }
+spec:
+  group: ${group}
+  scope: Namespaced
+  names: { plural: widgets, singular: widget, kind: Widget }
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec: { type: object, properties: { size: { type: integer } } }
+---
+apiVersion: ${group}/v1
+kind: Widget
+metadata: { name: small }
+spec: { size: 3 }
+`)
+      const options = { namespace: ns, clusterScoped: true, fieldManager: "e2e" } as const
+      yield* Effect.addFinalizer(() => Effect.ignore(Manifests.delete(objects, options)))
+      const applied = yield* Manifests.apply(objects, options)
+      assert.deepStrictEqual(applied.map((r) => r.kind), ["CustomResourceDefinition", "Widget"])
+      assert.isTrue(applied.every((r) => typeof r.uid === "string"))
+      const [, widget] = yield* Manifests.get(applied, options)
+      assert.deepStrictEqual((widget as { spec?: unknown }).spec, { size: 3 })
+      // and again, now that the server serves it: nothing changes
+      const again = yield* Manifests.apply(objects, options)
+      assert.deepStrictEqual(again.map((r) => r.uid), applied.map((r) => r.uid))
+    }), 60_000)
 
   it.effect("a manifest labelled for another set is refused before anything changes", () =>
     Effect.gen(function*() {
