@@ -74,6 +74,21 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("crud", (i
         assert.include(missing.message, `404 NotFound: configmaps "settings" not found`)
       }), 120_000)
 
+    // five writers at once: each attempt of one of them wins, and update tries 6 times (client-go's DefaultRetry)
+    it.effect("update retries on the server's 409: five concurrent increments all land", () =>
+      Effect.gen(function*() {
+        const ns = yield* testNamespace("conflict")
+        const cms = Kube.api(ConfigMaps, { namespace: ns })
+        yield* cms.create({ metadata: { name: "counter" }, data: { n: "0" } })
+        yield* Effect.forEach(
+          Array.from({ length: 5 }),
+          () => cms.update("counter", (cm) => ({ ...cm, data: { n: String(Number(cm.data?.["n"]) + 1) } })),
+          { concurrency: "unbounded", discard: true }
+        )
+        const counter = Option.getOrThrow(yield* cms.get("counter"))
+        assert.strictEqual(counter.data?.["n"], "5")
+      }), 30_000)
+
     it.effect("deleteWithResult: the server's Status for a ConfigMap, the object while a finalizer holds it", () =>
       Effect.gen(function*() {
         const ns = yield* testNamespace("cm-delete")

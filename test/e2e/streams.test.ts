@@ -74,6 +74,31 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("streams",
       assert.isTrue(ApiError.isNotFound(absent), absent.message)
     }), 90_000)
 
+  it.effect("attach: stdin to a running container's process, its stdout back", () =>
+    Effect.gen(function*() {
+      const ns = yield* testNamespace("attach")
+      const pods = Kube.api(Pods, { namespace: ns })
+      yield* pods.create({
+        metadata: { name: "echo" },
+        spec: {
+          terminationGracePeriodSeconds: 0,
+          containers: [{ name: "c", image: "busybox:1.36", command: ["sh", "-c", "while read line; do echo got-$line; done"], stdin: true }]
+        }
+      })
+      yield* pods.waitFor("echo", Condition.podReady, { timeout: "60 seconds" })
+      const seen = yield* Effect.scoped(Effect.gen(function*() {
+        const main = yield* pods.attach("echo", { stdin: true })
+        yield* main.write("hello\n")
+        return yield* main.stdout.pipe(
+          Stream.map((bytes) => decoder.decode(bytes)),
+          Stream.scan(() => "", (text, chunk) => text + chunk),
+          Stream.takeUntil((text) => text.includes("got-hello\n")),
+          Stream.runLast
+        )
+      }))
+      assert.include(Option.getOrElse(seen, () => ""), "got-hello")
+    }), 90_000)
+
   it.effect("port-forward: bytes both ways over a stream, and a local listener as kubectl port-forward", () =>
     Effect.gen(function*() {
       const ns = yield* testNamespace("portforward")

@@ -169,12 +169,18 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("subresour
       assert.isTrue(ApiError.isInvalid(removed), removed.message)
     }), 30_000)
 
-  it.effect("resize: a running pod's resources change through the resize subresource only", () =>
+  // The pod is kept off the node: kube-apiserver refuses to resize a running pod whose container statuses carry no
+  // `resources` (it takes that for a kubelet without in-place resize: "Pod running on node without support for
+  // resize"), and the e2e node stand-in does not report them
+  it.effect("resize: a pod's resources change through the resize subresource only", () =>
     Effect.gen(function*() {
       const ns = yield* testNamespace("resize")
       const pods = Kube.api(Pods, { namespace: ns })
       const resources = { requests: { cpu: "100m", memory: "32Mi" }, limits: { cpu: "200m", memory: "64Mi" } }
-      yield* pods.create({ metadata: { name: "app" }, spec: { containers: [{ ...sleeper, resources }] } })
+      yield* pods.create({
+        metadata: { name: "app" },
+        spec: { nodeSelector: { "e2e.effect-kube.dev/no-such-node": "true" }, containers: [{ ...sleeper, resources }] }
+      })
       const direct = yield* Effect.flip(
         pods.patch("app", Patch.strategic({ spec: { containers: [{ name: "c", resources: { limits: { cpu: "300m" } } }] } }))
       )

@@ -4,9 +4,14 @@
  * of a resourceVersion the watch cache no longer has, and the resilient `Watcher` and its reflector store.
  */
 import { assert, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Option, Stream } from "effect"
+import { Deferred, Effect, Fiber, Option, Schedule, Stream } from "effect"
+import { inject } from "vitest"
 import { ConfigMaps, Kube } from "./lib.js"
+import { restartPiece } from "./setup/cluster.js"
 import { layer, testNamespace } from "./support.js"
+
+/** The cluster control of the run's own cluster (undefined for an outside one, which cannot be restarted). */
+const clusterControl = (): string | undefined => inject("clusterControl")
 
 it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("watch", (it) => {
   it.effect("a watch from a list's resourceVersion sees ADDED, MODIFIED and DELETED in order", () =>
@@ -125,4 +130,32 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("watch", (
       const found = yield* Fiber.join(waiting)
       assert.strictEqual(Option.getOrThrow(found).data?.ready, "yes")
     }), 60_000)
+
+  it.effect.skipIf(clusterControl() === undefined)(
+    "a reflector's store follows the cluster across a restart of kube-apiserver",
+    () =>
+      Effect.gen(function*() {
+        const ns = yield* testNamespace("restart")
+        const cms = Kube.api(ConfigMaps, { namespace: ns })
+        yield* cms.create({ metadata: { name: "before", labels: { r: "yes" } } })
+        const store = yield* cms.reflector({ labelSelector: "r=yes" })
+        yield* store.ready
+        yield* Effect.promise(() => restartPiece("apiserver"))
+        yield* cms.create({ metadata: { name: "after", labels: { r: "yes" } } }).pipe(
+          Effect.retry({ schedule: Schedule.spaced("500 millis"), times: 20 })
+        )
+        yield* cms.delete("before")
+        const names = yield* Effect.gen(function*() {
+          for (let i = 0; i < 100; i++) {
+            const now = (yield* store.list()).map((c) => c.metadata?.name).sort()
+            if (now.join() === "after") return now
+            yield* Effect.sleep("200 millis")
+          }
+          return (yield* store.list()).map((c) => c.metadata?.name).sort()
+        })
+        assert.deepStrictEqual(names, ["after"])
+        assert.isTrue(Option.isNone(yield* store.failure))
+      }),
+    90_000
+  )
 })
