@@ -296,6 +296,20 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("crud", (i
         const pods = yield* Kube.api(Pods, { namespace: ns }).list({ labelSelector: "app=web" })
         assert.strictEqual(pods.items.length, 2)
         assert.isTrue(pods.items.every((p) => p.metadata?.ownerReferences?.[0]?.kind === "ReplicaSet"))
+
+        // rolloutRestart: the template's restartedAt annotation, and the controllers roll a new ReplicaSet out
+        const restarted = yield* Kube.rolloutRestart(deployments, "web")
+        assert.isString(restarted.spec?.template.metadata?.annotations?.["kubectl.kubernetes.io/restartedAt"])
+        const rolled = Option.getOrThrow(
+          yield* deployments.waitFor(
+            "web",
+            (d) =>
+              d?.status?.observedGeneration === 2 && d.status.updatedReplicas === 2 && d.status.readyReplicas === 2 &&
+              d.status.replicas === 2,
+            { timeout: "90 seconds" }
+          )
+        )
+        assert.strictEqual(rolled.metadata?.annotations?.["deployment.kubernetes.io/revision"], "2")
       }), 120_000)
   })
 

@@ -5,7 +5,7 @@
  */
 import { assert, it } from "@effect/vitest"
 import { Effect, Option, Stream } from "effect"
-import { ApiError, ConfigMaps, Deployments, Errors, Kube, Manifests, Secrets, Template } from "./lib.js"
+import { ApiError, Condition, ConfigMaps, Deployments, Errors, Jobs, Kube, Manifests, Secrets, Template } from "./lib.js"
 import { layer, testNamespace, uniqueName } from "./support.js"
 
 const release = (image: string, withSettings: boolean) => `
@@ -150,6 +150,81 @@ spec: { size: 3 }
       const again = yield* Manifests.apply(objects, options)
       assert.deepStrictEqual(again.map((r) => r.uid), applied.map((r) => r.uid))
     }), 60_000)
+
+  it.effect("waitReady reads the real controllers' status: a StatefulSet, a DaemonSet and a Job become Current", () =>
+    Effect.gen(function*() {
+      const ns = yield* testNamespace("kstatus")
+      const objects = yield* Manifests.parse(`
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: { name: db }
+spec:
+  replicas: 2
+  serviceName: db
+  selector: { matchLabels: { app: db } }
+  template:
+    metadata: { labels: { app: db } }
+    spec:
+      terminationGracePeriodSeconds: 0
+      containers: [{ name: db, image: "busybox:1.36", command: ["sh", "-c", "sleep 3600"] }]
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: { name: agent }
+spec:
+  selector: { matchLabels: { app: agent } }
+  template:
+    metadata: { labels: { app: agent } }
+    spec:
+      terminationGracePeriodSeconds: 0
+      containers: [{ name: agent, image: "busybox:1.36", command: ["sh", "-c", "sleep 3600"] }]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: { name: migrate }
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{ name: migrate, image: "busybox:1.36", command: ["sh", "-c", "echo migrated"] }]
+`)
+      const applied = yield* Manifests.apply(objects, { namespace: ns })
+      const ready = yield* Manifests.waitReady(applied, { namespace: ns, timeout: "90 seconds" })
+      assert.deepStrictEqual(ready.map((r) => `${r.ref.kind} ${r.status}`), ["StatefulSet Current", "DaemonSet Current", "Job Current"])
+      const [sts, ds] = yield* Manifests.get(applied, { namespace: ns })
+      assert.strictEqual((sts as { status?: { readyReplicas?: number } }).status?.readyReplicas, 2)
+      assert.strictEqual((ds as { status?: { numberReady?: number } }).status?.numberReady, 1)
+    }), 120_000)
+
+  // a Job is Current once it started (kstatus: it then runs on its own), so waitReady sees this one Failed only once
+  // the job controller has said so
+  it.effect("a Job the controller marks Failed reads as Failed, and waitReady then fails fast", () =>
+    Effect.gen(function*() {
+      const ns = yield* testNamespace("kstatus-failed")
+      const objects = yield* Manifests.parse(`
+apiVersion: batch/v1
+kind: Job
+metadata: { name: broken }
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{ name: c, image: "busybox:1.36", command: ["sh", "-c", "exit 1"] }]
+`)
+      const applied = yield* Manifests.apply(objects, { namespace: ns })
+      yield* Kube.api(Jobs, { namespace: ns }).waitFor("broken", Condition.jobFailed, { timeout: "90 seconds" })
+      const [status] = yield* Manifests.status(applied, { namespace: ns })
+      assert.strictEqual(status?.status, "Failed")
+      const error = yield* Effect.flip(Manifests.waitReady(applied, { namespace: ns, timeout: "90 seconds" }))
+      assert.strictEqual(error._tag, "NotReady")
+      if (error._tag === "NotReady") {
+        assert.strictEqual(error.reason, "Failed")
+        assert.strictEqual(error.objects[0]?.status, "Failed")
+        assert.include(error.objects[0]?.message ?? "", "BackoffLimitExceeded")
+      }
+    }), 120_000)
 
   it.effect("a manifest labelled for another set is refused before anything changes", () =>
     Effect.gen(function*() {
