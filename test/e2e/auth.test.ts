@@ -39,6 +39,7 @@ const asIdentity = (
           ...base,
           impersonate: {
             user: identity.impersonate!.user,
+            uid: identity.impersonate!.uid,
             groups: identity.impersonate!.groups ?? [],
             extra: identity.impersonate!.extra ?? {}
           }
@@ -50,7 +51,9 @@ const WhoAmI = Schema.Struct({
   status: Schema.Struct({
     userInfo: Schema.Struct({
       username: Schema.String,
-      groups: Schema.optional(Schema.Array(Schema.String))
+      uid: Schema.optional(Schema.String),
+      groups: Schema.optional(Schema.Array(Schema.String)),
+      extra: Schema.optional(Schema.Record(Schema.String, Schema.Array(Schema.String)))
     })
   })
 })
@@ -140,6 +143,25 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("auth", (i
       assert.isTrue(ApiError.isUnauthorized(error), error.message)
       assert.strictEqual((error as ApiError).code, 401)
       assert.notInclude(error.message, "not-a-token")
+    }), 30_000)
+
+  it.effect("impersonation of a uid and extras: keys with / and % reach the server as written", () =>
+    Effect.gen(function*() {
+      const base = yield* KubeConfig.KubeConfig
+      const me = yield* whoAmI.pipe(
+        Effect.provide(asIdentity(base, {
+          impersonate: {
+            user: "ann",
+            uid: "uid-1234",
+            groups: ["g1", "g2"],
+            extra: { "example.com/team": ["blue", "green"], "scopes%": ["read"] }
+          }
+        }))
+      )
+      assert.strictEqual(me.username, "ann")
+      assert.strictEqual(me.uid, "uid-1234")
+      assert.includeMembers([...(me.groups ?? [])], ["g1", "g2"])
+      assert.deepStrictEqual(me.extra, { "example.com/team": ["blue", "green"], "scopes%": ["read"] })
     }), 30_000)
 
   it.effect("impersonation: the server acts as the user and groups named, and RBAC judges them", () =>

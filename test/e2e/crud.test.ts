@@ -409,6 +409,27 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("crud", (i
         assert.isTrue(ApiError.is(bad) && bad.code === 400, bad.message)
       }), 120_000)
 
+    it.effect("a list over 128 KiB (which kube-apiserver gzips) and across namespaces", () =>
+      Effect.gen(function*() {
+        const ns = yield* testNamespace("big")
+        const cms = Kube.api(ConfigMaps, { namespace: ns })
+        const filler = "x".repeat(5_000)
+        yield* Effect.forEach(
+          Array.from({ length: 40 }, (_, i) => `big-${String(i).padStart(2, "0")}`),
+          (name) => cms.create({ metadata: { name, labels: { big: ns } }, data: { filler } }),
+          { concurrency: 8, discard: true }
+        )
+        const listed = yield* cms.list({ labelSelector: `big=${ns}` })
+        assert.strictEqual(listed.items.length, 40)
+        assert.isTrue(listed.items.every((c) => c.data?.["filler"] === filler))
+        const everywhere = yield* cms.list({ labelSelector: `big=${ns}`, allNamespaces: true })
+        assert.strictEqual(everywhere.items.length, 40)
+        const streamed = yield* cms.listStream({ labelSelector: `big=${ns}`, allNamespaces: true, pageSize: 15 }).pipe(
+          Stream.runCollect
+        )
+        assert.strictEqual(streamed.length, 40)
+      }), 60_000)
+
     // The 410 of an expired continue token needs an etcd compaction past the token's revision; kube-apiserver
     // compacts every 5 minutes by default, and the test cluster offers no way to force one from a test.
     it.skip("an expired continue token is 410 Gone (needs a forced etcd compaction)", () => Effect.void)

@@ -70,6 +70,20 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("streams",
         assert.strictEqual(failed.exitCode, 4)
         assert.include(failed.stderrTail, "bad")
       }
+      // a shell under a tty: the resize reaches the terminal, the exit code comes back
+      const shell = yield* Effect.scoped(Effect.gen(function*() {
+        const session = yield* pods.execStream("box", ["sh"], { tty: true, stdin: true })
+        yield* session.resize(120, 40)
+        yield* Effect.sleep("300 millis")
+        yield* session.write("stty size; exit 3\n")
+        const output = yield* session.stdout.pipe(
+          Stream.map((bytes) => decoder.decode(bytes)),
+          Stream.runFold(() => "", (text, chunk) => text + chunk)
+        )
+        return { output, code: yield* session.exit }
+      }))
+      assert.include(shell.output, "40 120")
+      assert.strictEqual(shell.code, 3)
       const absent = yield* Effect.flip(pods.exec("absent", ["true"]))
       assert.isTrue(ApiError.isNotFound(absent), absent.message)
     }), 90_000)
