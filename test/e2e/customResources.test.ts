@@ -5,8 +5,25 @@
  */
 import { assert, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Option, Schema, Stream } from "effect"
-import { ApiError, CustomResource, CustomResourceDefinitions, Kube, Patch, Resource, Warnings } from "./lib.js"
-import { layer, testNamespace, uniqueName } from "./support.js"
+import { execFile } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { promisify } from "node:util"
+import {
+  ApiError,
+  cliEntry,
+  CustomResource,
+  CustomResourceDefinitions,
+  Kube,
+  libraryEntry,
+  Patch,
+  Resource,
+  Warnings
+} from "./lib.js"
+import { kubeconfigPath, layer, testNamespace, uniqueName } from "./support.js"
+
+const run = promisify(execFile)
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..")
 
 // a group of its own per run: a CRD is cluster-wide, and a run must not meet a CRD another run is deleting
 const group = `${uniqueName("e2e")}.effect-kube.dev`
@@ -138,6 +155,45 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("custom re
         assert.strictEqual(applied.spec.replicas, 3)
         assert.strictEqual(applied.spec.image, "nginx:1.27")
       }), 60_000)
+
+    it.effect("crd-gen --from-cluster: the CRD as the server stores it becomes a typed Resource that round-trips", () =>
+      Effect.gen(function*() {
+        const ns = yield* testNamespace("crd-gen")
+        const out = path.join(root, ".tmp", uniqueName("e2e-crd-gen"))
+        yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(out, { recursive: true, force: true })))
+        const { stdout } = yield* Effect.promise(() =>
+          run(process.execPath, [
+            "--import",
+            "tsx",
+            cliEntry,
+            "crd-gen",
+            "--from-cluster",
+            "--kubeconfig",
+            kubeconfigPath(),
+            "--only",
+            `backends.${group}`,
+            "--import",
+            libraryEntry,
+            "--out",
+            out
+          ], { timeout: 60_000 })
+        )
+        const file = path.join(out, `backends.${group}.ts`)
+        assert.include(stdout, path.basename(file))
+        const source = fs.readFileSync(file, "utf8")
+        assert.include(source, "The image to run.")
+        assert.match(source, /"frontend" \| "backend"/)
+        const generated = (yield* Effect.promise(() => import(file))) as { readonly Backends: typeof RawBackends }
+        const backends = Kube.api(generated.Backends, { namespace: ns })
+        yield* backends.create({
+          apiVersion: `${group}/v1`,
+          kind: "Backend",
+          metadata: { name: "gen" },
+          spec: { image: "nginx", tier: "backend" }
+        })
+        const read = Option.getOrThrow(yield* backends.get("gen")) as { spec?: { replicas?: number } }
+        assert.strictEqual(read.spec?.replicas, 1)
+      }), 90_000)
 
     it.effect("status and scale subresources; watches of the kind", () =>
       Effect.gen(function*() {

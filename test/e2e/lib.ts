@@ -3,3 +3,7 @@
  * that a move of the sources changes this file only.
  */
 export * from "../../src/index.js"
+
+/** The `effect-kube` command's entry (run with `node --import tsx`), and the library's, for code it generates. */
+export const cliEntry = new URL("../../src/bin/effect-kube.ts", import.meta.url).pathname
+export const libraryEntry = new URL("../../src/index.ts", import.meta.url).pathname
