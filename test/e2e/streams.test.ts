@@ -4,7 +4,7 @@
  * requests and watches at once over one TLS connection.
  */
 import { assert, it } from "@effect/vitest"
-import { Effect, Fiber, Option, Stream } from "effect"
+import { Effect, Fiber, Option, Schedule, Stream } from "effect"
 import * as diagnostics from "node:diagnostics_channel"
 import type * as net from "node:net"
 import * as tls from "node:tls"
@@ -45,6 +45,45 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("streams",
       const noContainer = yield* Effect.flip(pods.logs("talker", { container: "other" }))
       assert.isTrue(ApiError.is(noContainer) && noContainer.code === 400, noContainer.message)
       assert.include(noContainer.message, "container other is not valid for pod talker")
+    }), 90_000)
+
+  it.effect("logs: the run before a restart, a follow that ends when the pod goes, and a pod on no node", () =>
+    Effect.gen(function*() {
+      const ns = yield* testNamespace("logs-life")
+      const pods = Kube.api(Pods, { namespace: ns })
+      yield* pods.create({
+        metadata: { name: "restarter" },
+        spec: {
+          terminationGracePeriodSeconds: 0,
+          containers: [{ name: "c", image: "busybox:1.36", command: ["sh", "-c", "echo run-$(date +%s%N); sleep 1; exit 1"] }]
+        }
+      })
+      yield* pods.waitFor("restarter", (p) => (p?.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1, {
+        timeout: "60 seconds"
+      })
+      // the node may report the restart a moment before it serves the run before it
+      const previous = yield* pods.logs("restarter", { previous: true }).pipe(
+        Effect.retry({ schedule: Schedule.spaced("300 millis"), times: 20, while: (e) => ApiError.is(e) && e.code === 400 })
+      )
+      assert.match(previous, /^run-\d+\n$/)
+
+      yield* pods.create({
+        metadata: { name: "follower" },
+        spec: { terminationGracePeriodSeconds: 0, containers: [{ name: "c", image: "busybox:1.36", command: ["sh", "-c", "echo up; sleep 3600"] }] }
+      })
+      yield* pods.waitFor("follower", Condition.podRunning, { timeout: "60 seconds" })
+      const followed = yield* Effect.forkChild(pods.logStream("follower").pipe(Stream.runCollect))
+      yield* Effect.sleep("500 millis")
+      yield* pods.delete("follower", { gracePeriodSeconds: 0 })
+      const lines = yield* Fiber.join(followed).pipe(Effect.timeout("30 seconds"))
+      assert.deepStrictEqual(lines, ["up"])
+
+      yield* pods.create({
+        metadata: { name: "nowhere" },
+        spec: { nodeSelector: { "e2e.effect-kube.dev/no-such-node": "true" }, containers: [{ name: "c", image: "busybox:1.36" }] }
+      })
+      // kube-apiserver answers 204 No Content for a pod no node runs yet
+      assert.strictEqual(yield* pods.logs("nowhere"), "")
     }), 90_000)
 
   it.effect("exec: stdout, stderr and the exit code of a command run in the container; stdin reaches it", () =>
