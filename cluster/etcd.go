@@ -47,6 +47,9 @@ func runEtcd(args []string) int {
 	cfg.AdvertisePeerUrls = []url.URL{*pu}
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 	cfg.LogLevel = "warn"
+	// Not set by NewConfig: without it every request is logged as slow.
+	cfg.WarningUnaryRequestDuration = time.Second
+	cfg.WarningApplyDuration = time.Second
 	cfg.UnsafeNoFsync = !*fsync
 	// Keep the history small: compact what is older than 5 minutes.
 	cfg.AutoCompactionMode = embed.CompactorModePeriodic

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -315,26 +316,49 @@ func (rt *runtimeFor) ExecInContainer(ctx context.Context, _ string, _ types.UID
 	if len(cmd) == 0 {
 		return errors.New("no command")
 	}
-	path, err := exec.LookPath(cmd[0])
-	if err != nil {
-		return fmt.Errorf("exec: %q: executable file not found in $PATH", cmd[0])
-	}
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	c := exec.Command(path, cmd[1:]...)
-	c.Args[0] = cmd[0]
-	c.Dir = rt.p.dir
-	c.Env = env
-	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := os.MkdirAll(rt.p.dir, 0o755); err != nil {
-		return err
+	rt.p.mu.Lock()
+	sb := rt.p.sandbox
+	workingDir := ""
+	if cs := rt.p.find(container); cs != nil {
+		workingDir = cs.spec.WorkingDir
 	}
+	rt.p.mu.Unlock()
+	var c *exec.Cmd
+	if sb != nil {
+		c = sb.command(cmd, workingDir)
+	} else {
+		// No sandbox: on the host, in the pod's folder (what kwok's local exec does).
+		path, err := exec.LookPath(cmd[0])
+		if err != nil {
+			return fmt.Errorf("exec: %q: executable file not found in $PATH", cmd[0])
+		}
+		c = exec.Command(path, cmd[1:]...)
+		c.Args[0] = cmd[0]
+		c.Dir = rt.p.dir
+		c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		if err := os.MkdirAll(rt.p.dir, 0o755); err != nil {
+			return err
+		}
+	}
+	c.Env = env
 	var waitErr error
 	if tty {
-		f, err := pty.Start(c)
+		// The client sends the terminal's size right after the streams are up:
+		// start the process at that size when it comes soon.
+		var size *pty.Winsize
+		select {
+		case s, ok := <-resize:
+			if ok {
+				size = &pty.Winsize{Rows: s.Height, Cols: s.Width}
+			}
+		case <-time.After(200 * time.Millisecond):
+		}
+		f, err := pty.StartWithSize(c, size)
 		if err != nil {
 			return err
 		}
@@ -467,6 +491,27 @@ func (rt *runtimeFor) AttachContainer(ctx context.Context, _ string, _ types.UID
 // 200 answer naming the pod and port, anything else is echoed back.
 func (rt *runtimeFor) PortForward(ctx context.Context, _ string, _ types.UID, port int32, stream io.ReadWriteCloser) error {
 	defer stream.Close()
+	rt.p.mu.Lock()
+	sb := rt.p.sandbox
+	rt.p.mu.Unlock()
+	if sb != nil {
+		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		conn, err := sb.dial(dctx, port)
+		cancel()
+		if err == nil {
+			// What listens on the pod's loopback at that port.
+			defer conn.Close()
+			down := make(chan struct{})
+			go func() { _, _ = io.Copy(conn, stream); _ = conn.(*net.TCPConn).CloseWrite() }()
+			go func() { _, _ = io.Copy(stream, conn); close(down) }()
+			select {
+			case <-down:
+			case <-ctx.Done():
+			}
+			return nil
+		}
+	}
+	// Nothing listens there (or no sandbox): the node answers itself.
 	rd := bufio.NewReader(stream)
 	head, _ := rd.Peek(4)
 	method := strings.ToUpper(string(head))

@@ -77,6 +77,8 @@ func main() {
 		os.Exit(cli.Run(command))
 	case "nodes", "node":
 		os.Exit(runNodes(rest))
+	case "pod-sandbox":
+		os.Exit(runPodSandbox(rest))
 	case "kubectl":
 		os.Exit(runKubectl(append([]string{"kubectl"}, rest...)))
 	case "-h", "--help", "help":

@@ -74,6 +74,13 @@ func runNodes(args []string) int {
 	n := &node{
 		client: client, name: *name, dir: *dir, port: *port, logf: logf,
 		pods: map[types.UID]*pod{}, ips: map[string]bool{},
+		noSandbox: sandboxSupport(),
+	}
+	if n.self, err = os.Executable(); err != nil {
+		n.noSandbox = err.Error()
+	}
+	if n.noSandbox != "" {
+		logf("pods get no sandbox (%s): every container stands in, exec runs on the host in the pod's folder", n.noSandbox)
 	}
 
 	// The kubelet endpoints.
@@ -150,6 +157,9 @@ type node struct {
 	dir    string
 	port   int
 	logf   func(string, ...any)
+
+	self      string // this binary, for the pods' sandboxes
+	noSandbox string // why pods get no sandbox here, "" when they do
 
 	mu      sync.Mutex
 	pods    map[types.UID]*pod

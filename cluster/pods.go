@@ -27,29 +27,25 @@ import (
 
 // What a container does on this node:
 //
-//   - Its command (command + args) runs for real, as a host process in the
-//     pod's own temporary folder, when its program is one of runnable below
-//     (a shell or a basic utility) and is on the host's PATH. Its stdout and
-//     stderr are the container's log; its exit code is the container's.
-//   - Any other container (no command, so the image's entrypoint, or a
-//     program not in that list, such as nginx or perl) is not run: it writes
-//     one line to its log, `effect-kube node: container NAME (IMAGE) of pod
-//     NS/POD started; its image's program is not run here`, and then it runs
-//     until it is stopped when the pod's restartPolicy is Always, or exits 0
-//     one second after it started when it is Never or OnFailure (a Job).
+//   - When the pod has a sandbox (sandbox.go: its own mount, network, PID, UTS
+//     and IPC namespaces, the host's /usr and /etc read-only, the rest the
+//     pod's folder), the container's command (command + args) runs there for
+//     real. Its stdout and stderr are the container's log; its exit code is
+//     the container's.
+//   - A container without a command (the image's entrypoint, not known here),
+//     one whose program the host does not have (it exits 127: nginx, httpd,
+//     python -m ... when absent), and every container of a pod without a
+//     sandbox is a stand-in: it writes one line to its log, `effect-kube node:
+//     container NAME (IMAGE) of pod NS/POD started; its image's program is not
+//     run here`, and then runs until it is stopped when the pod's
+//     restartPolicy is Always, or exits 0 one second after it started when it
+//     is Never or OnFailure (a Job).
 //
 // Restarts follow restartPolicy (Always: any exit; OnFailure: a non-zero exit;
 // Never: none), after a back-off of 1 s doubling to 30 s at most (a kubelet's
 // is 10 s to 5 min), shown as Waiting/CrashLoopBackOff. A running container is
 // Ready at once (probes are not run). Init containers run first, in order;
 // restartable ones (sidecars) keep running beside the main containers.
-var runnable = map[string]bool{
-	"sh": true, "bash": true, "ash": true, "dash": true, "busybox": true,
-	"echo": true, "printf": true, "sleep": true, "true": true, "false": true,
-	"cat": true, "date": true, "env": true, "ls": true, "pwd": true, "seq": true,
-	"head": true, "tail": true, "wc": true, "touch": true, "mkdir": true, "test": true,
-	"yes": true, "tar": true, "grep": true, "sed": true, "awk": true, "tee": true,
-}
 
 type containerState int
 
@@ -108,6 +104,7 @@ type pod struct {
 	doneOnce   sync.Once
 	dirty      chan struct{}
 	deleting   bool
+	sandbox    *sandbox
 	lastConds  map[corev1.PodConditionType]corev1.PodCondition
 }
 
@@ -167,6 +164,22 @@ func (p *pod) run() {
 	p.mu.Lock()
 	p.startTime = metav1.Now()
 	p.mu.Unlock()
+	if p.n.noSandbox == "" {
+		sb, err := startSandbox(p.n.self, p.dir, p.name)
+		if err != nil {
+			p.n.logf("pod %s: no sandbox, its containers stand in: %v", p.key(), err)
+		} else {
+			p.mu.Lock()
+			p.sandbox = sb
+			p.mu.Unlock()
+			select {
+			case <-p.done:
+				sb.stop()
+				return
+			default:
+			}
+		}
+	}
 	for _, c := range p.containers {
 		p.env[c.spec.Name] = p.containerEnv(c.spec)
 	}
@@ -245,7 +258,9 @@ func (p *pod) superviseInit(c *container) bool {
 		if p.policy(c) == corev1.RestartPolicyNever {
 			p.mu.Lock()
 			p.phase = corev1.PodFailed
+			sb := p.sandbox
 			p.mu.Unlock()
+			sb.stop()
 			p.changed()
 			return false
 		}
@@ -325,6 +340,8 @@ func (p *pod) settle() {
 	} else {
 		p.phase = corev1.PodSucceeded
 	}
+	// A finished pod's sandbox goes (its logs stay readable).
+	defer p.sandbox.stop()
 	// Sidecars stop with the pod.
 	for _, c := range p.containers {
 		if c.sidecar && c.stopRun != nil {
@@ -363,13 +380,9 @@ func (p *pod) runOnce(c *container, started ...chan struct{}) int32 {
 	stderr := &lineWriter{f: logFile, stream: "stderr", mu: &logMu}
 
 	argv := p.program(c.spec)
-	var path string
-	if len(argv) > 0 && runnable[filepath.Base(argv[0])] {
-		path, _ = exec.LookPath(filepath.Base(argv[0]))
-		if path == "" {
-			path, _ = exec.LookPath(argv[0])
-		}
-	}
+	p.mu.Lock()
+	sb := p.sandbox
+	p.mu.Unlock()
 	var code int32
 	var reason, message string
 	begin := time.Now()
@@ -379,13 +392,14 @@ func (p *pod) runOnce(c *container, started ...chan struct{}) int32 {
 		c.waitReason, c.waitMessage = "", ""
 		p.mu.Unlock()
 		p.changed()
-		for _, s := range started {
+		for i, s := range started {
 			if s != nil {
 				close(s)
+				started[i] = nil
 			}
 		}
 	}
-	if path == "" {
+	standIn := func() {
 		fmt.Fprintf(stdout, "effect-kube node: container %s (%s) of pod %s started; its image's program is not run here\n", c.spec.Name, c.spec.Image, p.key())
 		stdout.flush()
 		markRunning(nil, nil)
@@ -395,19 +409,19 @@ func (p *pod) runOnce(c *container, started ...chan struct{}) int32 {
 		}
 		select {
 		case <-after:
-			reason = "Completed"
+			code, reason, message = 0, "Completed", ""
 		case <-stopRun:
 			code, reason = 137, "Error"
 		case <-p.done:
 			code, reason = 137, "Error"
 		}
+	}
+	if len(argv) == 0 || sb == nil {
+		standIn()
 	} else {
-		cmd := exec.Command(path, argv[1:]...)
-		cmd.Args[0] = argv[0]
-		cmd.Dir = p.dir
+		cmd := sb.command(argv, c.spec.WorkingDir)
 		cmd.Env = env
 		cmd.Stdout, cmd.Stderr = stdout, stderr
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		var stdin io.WriteCloser
 		if c.spec.Stdin {
 			stdin, _ = cmd.StdinPipe()
@@ -441,6 +455,16 @@ func (p *pod) runOnce(c *container, started ...chan struct{}) int32 {
 				reason = "Error"
 			} else if werr != nil {
 				code, reason, message = 128, "Error", werr.Error()
+			}
+			select {
+			case <-p.done:
+			case <-stopRun:
+			default:
+				if code == 127 {
+					// A program the node does not have: stand in for it.
+					stderr.flush()
+					standIn()
+				}
 			}
 		}
 	}
@@ -482,6 +506,10 @@ func (p *pod) kill() {
 	for _, pid := range pids {
 		killTree(pid)
 	}
+	p.mu.Lock()
+	sb := p.sandbox
+	p.mu.Unlock()
+	sb.stop()
 }
 
 // terminate is the pod being deleted: stop its containers and remove it with
@@ -665,8 +693,8 @@ func (p *pod) statusLocked() corev1.PodStatus {
 // and ConfigMap/Secret keys the node can read).
 func (p *pod) containerEnv(c corev1.Container) []string {
 	env := []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + p.dir,
+		"PATH=" + sandboxPath,
+		"HOME=/root",
 		"HOSTNAME=" + p.name,
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -282,6 +282,7 @@ func runUp(args []string) int {
 	fs.Var(&kcmArgs, "controller-manager-arg", "extra kube-controller-manager flag, repeatable")
 	fs.Var(&schedulerArgs, "scheduler-arg", "extra kube-scheduler flag, repeatable")
 	timeout := fs.Duration("timeout", 90*time.Second, "give up when the cluster is not ready within this")
+	apiserverPort := fs.Int("port", 0, "kube-apiserver's port on 127.0.0.1 (default: a free one)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -310,7 +311,7 @@ func runUp(args []string) int {
 		return fail("%v", err)
 	}
 	for _, d := range []string{"pki", "logs", "pids", "etcd", "node"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
 			return fail("cannot make %s: %v", filepath.Join(dir, d), err)
 		}
 	}
@@ -330,6 +331,9 @@ func runUp(args []string) int {
 		if ports[p], err = freePort(); err != nil {
 			return fail("no free loopback port: %v", err)
 		}
+	}
+	if *apiserverPort != 0 {
+		ports["apiserver"] = *apiserverPort
 	}
 
 	// PKI and kubeconfigs.
@@ -568,6 +572,7 @@ func runUp(args []string) int {
 		return time.Second
 	}
 	startErr := make(chan error, 1)
+	var stageTimes []string // written before startErr is sent, read after
 	go func() {
 		for _, stage := range [][]string{{"etcd"}, {"apiserver"}, {"controller-manager", "scheduler", "nodes"}} {
 			for _, n := range stage {
@@ -586,6 +591,7 @@ func runUp(args []string) int {
 					return
 				}
 			}
+			stageTimes = append(stageTimes, fmt.Sprintf("%s %.1fs", strings.Join(stage, "+"), time.Since(start).Seconds()))
 		}
 		startErr <- nil
 	}()
@@ -619,7 +625,7 @@ func runUp(args []string) int {
 	}
 	env := fmt.Sprintf("KUBECONFIG=%s\nKUBECTL=%s\nEFFECT_KUBE_CLUSTER_DIR=%s\nEFFECT_KUBE_CLUSTER_CONTROL=%s\n", cl.kubeconfig, kubectl, dir, controlURL)
 	_ = os.WriteFile(filepath.Join(dir, "env"), []byte(env), 0o644)
-	fmt.Fprintf(os.Stderr, "effect-kube cluster: ready in %.1fs (%s, logs in %s)\n", time.Since(start).Seconds(), server, logs)
+	fmt.Fprintf(os.Stderr, "effect-kube cluster: ready in %.1fs (%s; %s ready; logs in %s)\n", time.Since(start).Seconds(), server, strings.Join(stageTimes, ", "), logs)
 	fmt.Print(env)
 
 	why := <-stopping
