@@ -4,7 +4,7 @@
  * applies defaults, serves its status and scale subresources and selectable fields, and refuses strategic merge.
  */
 import { assert, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Option, Schema, Stream } from "effect"
+import { Effect, Fiber, Layer, Option, Schedule, Schema, Stream } from "effect"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -12,12 +12,15 @@ import { promisify } from "node:util"
 import {
   ApiError,
   cliEntry,
+  ConfigMaps,
   CustomResource,
   CustomResourceDefinitions,
   Kube,
   libraryEntry,
   Patch,
   Resource,
+  ValidatingAdmissionPolicies,
+  ValidatingAdmissionPolicyBindings,
   Warnings
 } from "./lib.js"
 import { kubeconfigPath, layer, testNamespace, uniqueName } from "./support.js"
@@ -224,4 +227,47 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("custom re
         assert.deepStrictEqual(seen.map((e) => e.type), ["ADDED", "MODIFIED", "MODIFIED"])
       }), 60_000)
   })
+
+  it.effect("a ValidatingAdmissionPolicy's CEL refuses what it should, as kube-apiserver refuses it", () =>
+    Effect.gen(function*() {
+      const ns = yield* testNamespace("vap")
+      const name = uniqueName("e2e-no-forbidden-key")
+      const policies = Kube.api(ValidatingAdmissionPolicies)
+      const bindings = Kube.api(ValidatingAdmissionPolicyBindings)
+      yield* Effect.addFinalizer(() => Effect.ignore(Effect.all([bindings.delete(name), policies.delete(name)])))
+      yield* policies.create({
+        metadata: { name },
+        spec: {
+          failurePolicy: "Fail",
+          matchConstraints: {
+            resourceRules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["configmaps"] }]
+          },
+          validations: [{
+            expression: "!has(object.data) || !('forbidden' in object.data)",
+            message: "the key forbidden is not allowed"
+          }]
+        }
+      })
+      yield* bindings.create({
+        metadata: { name },
+        spec: {
+          policyName: name,
+          validationActions: ["Deny"],
+          matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": ns } } }
+        }
+      })
+      const cms = Kube.api(ConfigMaps, { namespace: ns })
+      // the policy counts once the server's admission plugin has seen it and its binding
+      const refused = yield* cms.create({ metadata: { name: uniqueName("probe") }, data: { forbidden: "x" } }).pipe(
+        Effect.flatMap(() => Effect.fail("admitted" as const)),
+        Effect.retry({ schedule: Schedule.spaced("250 millis"), times: 40, while: (e) => e === "admitted" }),
+        Effect.flip
+      )
+      assert.isTrue(ApiError.isInvalid(refused), String(refused))
+      assert.include(
+        (refused as ApiError).message,
+        `ValidatingAdmissionPolicy '${name}' with binding '${name}' denied request: the key forbidden is not allowed`
+      )
+      yield* cms.create({ metadata: { name: "allowed" }, data: { fine: "x" } })
+    }), 60_000)
 })
