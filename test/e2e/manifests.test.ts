@@ -226,6 +226,27 @@ spec:
       }
     }), 120_000)
 
+  it.effect("diff of a Secret by server-side dry run names the changed key and masks every value", () =>
+    Effect.gen(function*() {
+      const ns = yield* testNamespace("diff-secret")
+      const secret = (password: string) =>
+        Manifests.parse(`
+apiVersion: v1
+kind: Secret
+metadata: { name: creds }
+stringData: { password: ${password}, user: ann }
+`)
+      yield* Manifests.apply(yield* secret("hunter2"), { namespace: ns })
+      const [changed] = yield* Manifests.diff(yield* secret("hunter3"), { namespace: ns })
+      assert.strictEqual(changed?.action, "change")
+      assert.deepStrictEqual(changed?.paths, ["data.password"])
+      for (const value of ["hunter2", "hunter3", Buffer.from("hunter2").toString("base64"), Buffer.from("hunter3").toString("base64")]) {
+        assert.notInclude(changed?.diff ?? "", value)
+      }
+      const [same] = yield* Manifests.diff(yield* secret("hunter2"), { namespace: ns })
+      assert.strictEqual(same?.action, "unchanged")
+    }), 30_000)
+
   it.effect("a manifest labelled for another set is refused before anything changes", () =>
     Effect.gen(function*() {
       const ns = yield* testNamespace("manifests-foreign")
