@@ -52,6 +52,38 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("watch", (
       assert.isBelow(took, 15_000)
     }), 30_000)
 
+  // kube-apiserver's watch cache sends a bookmark every minute, and one 2 s before a watch's timeout (a watch of 5 s
+  // gets one at about 3 s), once it has seen its kind change since: ConfigMaps written in another namespace meanwhile
+  it.effect("allowWatchBookmarks: the server's bookmark carries a resourceVersion a watch can resume from", () =>
+    Effect.gen(function*() {
+      const ns = yield* testNamespace("bookmarks")
+      const elsewhere = yield* testNamespace("bookmarks-noise")
+      const cms = Kube.api(ConfigMaps, { namespace: ns })
+      const created = yield* cms.create({ metadata: { name: "a" } })
+      let written = 0
+      yield* Effect.forkChild(
+        Effect.suspend(() => Kube.api(ConfigMaps, { namespace: elsewhere }).create({ metadata: { name: `noise-${written++}` } }))
+          .pipe(Effect.repeat(Schedule.spaced("400 millis")))
+      )
+      const events = yield* cms.watch({ allowWatchBookmarks: true, timeoutSeconds: 5, resourceVersion: created.metadata?.resourceVersion }).pipe(
+        Stream.runCollect
+      )
+      const bookmark = events.find((e) => e.type === "BOOKMARK")
+      assert.isDefined(bookmark, JSON.stringify(events.map((e) => e.type)))
+      if (bookmark?.type === "BOOKMARK") {
+        assert.isFalse(bookmark.initialEventsEnd)
+        assert.isTrue(Number(bookmark.resourceVersion) >= Number(created.metadata?.resourceVersion))
+        // a watch from the bookmark's resourceVersion sees what came after it, and only that
+        const next = yield* Effect.forkChild(
+          cms.watch({ resourceVersion: bookmark.resourceVersion }).pipe(Stream.take(1), Stream.runCollect)
+        )
+        yield* Effect.sleep("300 millis")
+        yield* cms.create({ metadata: { name: "b" } })
+        const [after] = yield* Fiber.join(next)
+        assert.strictEqual(after?.type === "ADDED" ? after.object.metadata?.name : after?.type, "b")
+      }
+    }), 30_000)
+
   it.effect("sendInitialEvents: the objects there first, then a bookmark marking their end", () =>
     Effect.gen(function*() {
       const ns = yield* testNamespace("watch-list")
