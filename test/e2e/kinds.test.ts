@@ -9,7 +9,7 @@ import * as Library from "./lib.js"
 import { Discovery, Kube, Resource, Warnings } from "./lib.js"
 import { layer } from "./support.js"
 
-const builtIns = Object.values(Library).filter(
+const builtIns = (Object.values(Library) as ReadonlyArray<unknown>).filter(
   (value): value is Resource.Resource<unknown, unknown, string> =>
     typeof value === "object" && value !== null && Resource.TypeId in value
 )
