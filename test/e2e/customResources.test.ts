@@ -258,7 +258,9 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("custom re
       })
       const cms = Kube.api(ConfigMaps, { namespace: ns })
       // the policy counts once the server's admission plugin has seen it and its binding
-      const refused = yield* cms.create({ metadata: { name: uniqueName("probe") }, data: { forbidden: "x" } }).pipe(
+      const refused = yield* Effect.suspend(() =>
+        cms.create({ metadata: { name: uniqueName("probe") }, data: { forbidden: "x" } })
+      ).pipe(
         Effect.flatMap(() => Effect.fail("admitted" as const)),
         Effect.retry({ schedule: Schedule.spaced("250 millis"), times: 40, while: (e) => e === "admitted" }),
         Effect.flip
