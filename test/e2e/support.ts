@@ -4,9 +4,9 @@
  */
 import { Effect, Layer, Option, Schedule } from "effect"
 import * as crypto from "node:crypto"
-import { Kube, KubeConfig, Namespaces, NodeKube } from "./lib.js"
+import { Kube, Namespaces, NodeKube } from "./lib.js"
 
-/** The kubeconfig of the cluster under test, as the global setup exports it. */
+/** The kubeconfig of the cluster under test: the global setup sets KUBECONFIG before the test files run. */
 export const kubeconfigPath = (): string => {
   const path = process.env.KUBECONFIG
   if (path === undefined || path === "") throw new Error("KUBECONFIG is not set: run through npm run test:e2e")
@@ -25,6 +25,7 @@ export const layer = Layer.suspend(freshLayer)
 /** A DNS-1123 name no other test (or run) uses. */
 export const uniqueName = (prefix: string): string => `${prefix}-${crypto.randomBytes(4).toString("hex")}`
 
+/** Namespaces, cluster-scoped. */
 export const namespaces = Kube.api(Namespaces)
 
 /**
@@ -40,11 +41,6 @@ export const testNamespace = (prefix: string) =>
     }),
     (name) => Effect.ignore(namespaces.delete(name))
   )
-
-/** The kubeconfig's configuration, for building other identities (a token, impersonation) on the same server. */
-export const baseConfig = Effect.gen(function*() {
-  return yield* KubeConfig.KubeConfig
-})
 
 /** Polls `effect` until it answers `Some`, every 200 ms, for at most `attempts` tries. */
 export const eventually = <A, E, R>(effect: Effect.Effect<Option.Option<A>, E, R>, attempts = 100) =>
