@@ -32,8 +32,9 @@ import (
 //     pod's folder), the container's command (command + args) runs there for
 //     real. Its stdout and stderr are the container's log; its exit code is
 //     the container's.
-//   - A container without a command (the image's entrypoint, not known here),
-//     one whose program the host does not have (it exits 127: nginx, httpd,
+//   - A container without command and args (the image's entrypoint, not
+//     known here; args alone run as a command), one whose program the host
+//     does not have (it exits 127: nginx, httpd,
 //     python -m ... when absent), and every container of a pod without a
 //     sandbox is a stand-in: it writes one line to its log, `effect-kube node:
 //     container NAME (IMAGE) of pod NS/POD started; its image's program is not
@@ -181,7 +182,10 @@ func (p *pod) run() {
 		}
 	}
 	for _, c := range p.containers {
-		p.env[c.spec.Name] = p.containerEnv(c.spec)
+		env := p.containerEnv(c.spec)
+		p.mu.Lock()
+		p.env[c.spec.Name] = env
+		p.mu.Unlock()
 	}
 	p.changed()
 
@@ -351,11 +355,11 @@ func (p *pod) settle() {
 }
 
 func (p *pod) program(c corev1.Container) []string {
-	argv := append(append([]string(nil), c.Command...), c.Args...)
-	if len(c.Command) == 0 {
-		return nil // the image's entrypoint: not known here
-	}
-	return argv
+	// Without a command, args run as one, as they do on an image with no
+	// entrypoint (busybox: `kubectl run --image=busybox -- echo hi`); on an
+	// image with one (nginx -g ...) that fails with 127, and the container
+	// stands in. With neither, the image's entrypoint is not known here.
+	return append(append([]string(nil), c.Command...), c.Args...)
 }
 
 // runOnce runs the container once and returns its exit code.
@@ -815,7 +819,9 @@ func (w *lineWriter) flush() {
 }
 
 func (w *lineWriter) emit(line []byte) {
-	if w.f == nil {
+	if w.f == nil || (w.stream == "stderr" && bytes.HasPrefix(line, []byte("nsenter: failed to execute "))) {
+		// The program is not on the host: the container stands in (exit 127),
+		// and its log says so in its own words.
 		return
 	}
 	w.mu.Lock()

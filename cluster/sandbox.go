@@ -259,6 +259,12 @@ func runPodSandbox(args []string) int {
 	}
 	fmt.Fprintln(os.Stdout, "ready")
 	os.Stdout.Close()
+	// From here on the sandbox only has to exist: become a small "pause"
+	// (this binary's package initialisation holds some 16 MB a process). It
+	// does not reap orphans; they are few, and go with the sandbox.
+	if sleep, err := exec.LookPath("sleep"); err == nil {
+		_ = unix.Exec(sleep, []string{"pause", "infinity"}, []string{"PATH=" + sandboxPath})
+	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	reap := make(chan os.Signal, 16)

@@ -93,7 +93,7 @@ if (r.status !== 0) {
   fs.rmSync(tmp, { force: true })
   const err = r.stderr ?? ""
   const lines = err.split("\n").filter((l) => l.trim() !== "")
-  const fetch = lines.find((l) => /dial tcp|proxyconnect|no such host|i\/o timeout|connection refused|reading https?:|verifying .*: |unknown revision|no matching versions|missing go\.sum entry|SECURITY ERROR/.test(l))
+  const fetch = lines.find((l) => /dial tcp|proxyconnect|no such host|i\/o timeout|connection refused|reading https?:|verifying .*: |unknown revision|no matching versions|missing go\.sum entry|SECURITY ERROR|module lookup disabled|GOFLAGS=-mod=mod/.test(l))
   if (fetch) fail(`a Go module could not be fetched or verified: ${fetch.trim()}`)
   process.stderr.write(err)
   fail(`go build failed (${lines.length} lines above; first: ${(lines[0] ?? "").trim()})`)

@@ -1,12 +1,12 @@
 /**
  * The e2e cluster itself: the library reaches its apiserver with the admin kubeconfig,
  * its one node is Ready, and a pod runs on it (the node stand-in runs `sh -c 'echo ...'`
- * for real and serves its log).
+ * for real and serves its log), and a piece can be killed and restarted alone.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Kube, NodeKube, Nodes } from "../../../src/index.js"
-import { kubeconfigPath, kubectl } from "./cluster.js"
+import { kubeconfigPath, kubectl, pieces, restartPiece } from "./cluster.js"
 
 describe("e2e cluster", () => {
   it.live("serves /version and lists one Ready node through the library", () =>
@@ -41,5 +41,17 @@ describe("e2e cluster", () => {
     } finally {
       await kubectl(["delete", "pod", name, "--wait=false"])
     }
+  }, 90_000)
+
+  it("restarts etcd and the apiserver alone after a SIGKILL, and serves again", async () => {
+    const before = await pieces()
+    assert.isTrue(before.apiserver.running && before.etcd.running && before.nodes.running)
+    await restartPiece("etcd", "KILL")
+    await restartPiece("apiserver", "KILL")
+    const after = await pieces()
+    assert.notStrictEqual(after.apiserver.pid, before.apiserver.pid)
+    assert.notStrictEqual(after.etcd.pid, before.etcd.pid)
+    assert.strictEqual(after.nodes.pid, before.nodes.pid)
+    assert.include(await kubectl(["get", "nodes", "-o", "name"]), "node/effect-kube-node")
   }, 90_000)
 })

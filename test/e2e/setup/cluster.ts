@@ -18,16 +18,15 @@ export const clusterDir = (): string | undefined => inject("clusterDir")
 
 const run = promisify(execFile)
 
-/** Runs kubectl against the run's cluster; resolves with its stdout, rejects on a non-zero exit. */
+/** Runs kubectl against the run's cluster (input on its stdin); resolves with its stdout, rejects on a non-zero exit. */
 export const kubectl = async (args: ReadonlyArray<string>, options?: { readonly input?: string }): Promise<string> => {
   const p = run(kubectlPath(), [...args], {
     env: { ...process.env, KUBECONFIG: kubeconfigPath() },
     timeout: 60_000,
     maxBuffer: 64 << 20
   })
-  if (options?.input !== undefined) {
-    p.child.stdin?.end(options.input)
-  }
+  // stdin is the input, or closed at once (so a kubectl that reads it ends)
+  p.child.stdin?.end(options?.input ?? "")
   return (await p).stdout
 }
 
