@@ -8,8 +8,8 @@ import { Effect, Fiber, Option, Schedule, Stream } from "effect"
 import * as diagnostics from "node:diagnostics_channel"
 import type * as net from "node:net"
 import * as tls from "node:tls"
-import { ApiError, Condition, ConfigMaps, Kube, Pods } from "./lib.js"
-import { freshLayer, layer, testNamespace } from "./support.js"
+import { ApiError, Condition, ConfigMaps, Kube, KubeConfig, NodeKube, Patch, Pods } from "./lib.js"
+import { freshLayer, kubeconfigPath, layer, testNamespace } from "./support.js"
 
 const decoder = new TextDecoder()
 
@@ -218,4 +218,36 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("streams",
         yield* Fiber.interrupt(held)
       }).pipe(Effect.provide(freshLayer()))
     }), 60_000)
+
+  it.effect("over HTTP/1.1 (http2: false): requests, a watch and a followed log as over h2", () =>
+    Effect.gen(function*() {
+      const ns = yield* testNamespace("http1")
+      const sockets: Array<net.Socket> = []
+      const onSocket = (message: unknown) => sockets.push((message as { socket: net.Socket }).socket)
+      diagnostics.subscribe("net.client.socket", onSocket)
+      yield* Effect.addFinalizer(() => Effect.sync(() => diagnostics.unsubscribe("net.client.socket", onSocket)))
+      yield* Effect.gen(function*() {
+        const cms = Kube.api(ConfigMaps, { namespace: ns })
+        // (the namespace's own kube-root-ca.crt left out)
+        const events = yield* Effect.forkChild(cms.watch({ labelSelector: "w=yes" }).pipe(Stream.take(2), Stream.runCollect))
+        yield* Effect.sleep("300 millis")
+        yield* cms.create({ metadata: { name: "one", labels: { w: "yes" } } })
+        yield* cms.patch("one", Patch.merge({ data: { a: "1" } }))
+        const seen = yield* Fiber.join(events)
+        assert.deepStrictEqual(seen.map((e) => e.type), ["ADDED", "MODIFIED"])
+        const pods = Kube.api(Pods, { namespace: ns })
+        yield* pods.create({
+          metadata: { name: "talker" },
+          spec: { terminationGracePeriodSeconds: 0, containers: [{ name: "c", image: "busybox:1.36", command: ["sh", "-c", "echo one; echo two; sleep 3600"] }] }
+        })
+        yield* pods.waitFor("talker", Condition.podRunning, { timeout: "60 seconds" })
+        const lines = yield* pods.logStream("talker").pipe(Stream.take(2), Stream.runCollect)
+        assert.deepStrictEqual(lines, ["one", "two"])
+      }).pipe(
+        Effect.provide(NodeKube.layerFromKubeConfig(KubeConfig.layerFromFile({ path: kubeconfigPath() }), { http2: false }))
+      )
+      const connections = sockets.filter((s): s is tls.TLSSocket => s instanceof tls.TLSSocket)
+      assert.isAtLeast(connections.length, 2)
+      assert.isTrue(connections.every((s) => s.alpnProtocol === "http/1.1" || s.alpnProtocol === false), String(connections.map((s) => s.alpnProtocol)))
+    }), 90_000)
 })
