@@ -430,8 +430,8 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("crud", (i
         assert.strictEqual(streamed.length, 40)
       }), 60_000)
 
-    // The 410 of an expired continue token needs an etcd compaction past the token's revision; kube-apiserver
-    // compacts every 5 minutes by default, and the test cluster offers no way to force one from a test.
-    it.skip("an expired continue token is 410 Gone (needs a forced etcd compaction)", () => Effect.void)
+    // The 410 of an expired continue token is in watch.test.ts's restart test: it needs etcd compacted and the
+    // apiserver restarted (kube-apiserver 1.35 continues lists from its watch cache's snapshots), which only the
+    // run's own cluster allows.
   })
 })
