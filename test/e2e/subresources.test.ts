@@ -140,7 +140,8 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("subresour
       assert.strictEqual(claims.exp - claims.iat, 3600)
       assert.strictEqual(Math.floor(new Date(expirationTimestamp).getTime() / 1000), claims.exp)
       const tooShort = yield* Effect.flip(accounts.createToken("builder", { expirationSeconds: 60 }))
-      assert.isTrue(tooShort._tag === "ValidationError" || ApiError.isInvalid(tooShort), tooShort.message)
+      // kube-apiserver's minimum is 10 minutes; the library refuses less before sending
+      assert.strictEqual(tooShort._tag, "ValidationError", tooShort.message)
       const missing = yield* Effect.flip(accounts.createToken("nobody"))
       assert.isTrue(ApiError.isNotFound(missing), missing.message)
     }), 30_000)
