@@ -270,7 +270,40 @@ metadata:
       assert.include(error.message, "/apis/template.openshift.io/v1/namespaces/")
     }), 30_000)
 
-  // Processing a Template (Template.apply) needs `processedtemplates`, an OpenShift API that kube-apiserver does not
-  // serve (a CRD cannot stand in: processing is a server-side create of a different resource); FakeCluster serves it.
-  it.skip("Template.apply of a processed template (needs an OpenShift API server)", () => Effect.void)
+  // Template.apply processes on the server (`processedtemplates`, OpenShift's); on kube-apiserver a Template is
+  // rendered here (Template.render) and its objects applied as a set
+  it.effect("a Template rendered here, applied as an ApplySet; rendered again with fewer objects, the rest pruned", () =>
+    Effect.gen(function*() {
+      const ns = yield* testNamespace("template-render")
+      const [template] = yield* Manifests.parse(`
+apiVersion: template.openshift.io/v1
+kind: Template
+metadata: { name: settings }
+parameters:
+  - { name: COLOR, required: true }
+  - { name: SIZE, value: "2" }
+  - { name: EXTRA, value: "yes" }
+objects:
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata: { name: "settings-\${COLOR}" }
+    data: { size: "\${SIZE}" }
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata: { name: "extra-\${EXTRA}" }
+`)
+      const options = { namespace: ns, applySet: { name: "settings" }, prune: true } as const
+      const first = yield* Manifests.apply(yield* Template.render(template!, { COLOR: "blue", SIZE: 3 }), options)
+      assert.deepStrictEqual(first.created.map((r) => r.name), ["settings-blue", "extra-yes"])
+      const cms = Kube.api(ConfigMaps, { namespace: ns })
+      assert.deepStrictEqual(Option.getOrThrow(yield* cms.get("settings-blue")).data, { size: "3" })
+      const second = yield* Manifests.apply(yield* Template.render(template!, { COLOR: "green" }), options)
+      assert.deepStrictEqual(second.created.map((r) => r.name), ["settings-green"])
+      assert.deepStrictEqual(second.unchanged.map((r) => r.name), ["extra-yes"])
+      assert.deepStrictEqual(second.pruned.map((r) => r.name), ["settings-blue"])
+      assert.isTrue(Option.isNone(yield* cms.get("settings-blue")))
+      const missing = yield* Effect.flip(Template.render(template!, {}))
+      assert.strictEqual(missing._tag, "ValidationError")
+      assert.include(missing.message, "COLOR")
+    }), 30_000)
 })
