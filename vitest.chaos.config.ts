@@ -1,8 +1,10 @@
 import { defineConfig } from "vitest/config"
+import { resolve } from "./vitest.config.js"
 
 // npm run test:chaos: faults against a real control plane (cluster/), one cluster per run started by
 // test/chaos/setup/globalSetup.ts. EFFECT_KUBE_CHAOS=ci (npm run test:chaos:ci) is the short version CI runs.
 export default defineConfig({
+  resolve,
   test: {
     include: ["test/chaos/**/*.test.ts"],
     globalSetup: ["test/chaos/setup/globalSetup.ts"],

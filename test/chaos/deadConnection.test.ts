@@ -12,7 +12,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { ConfigMaps, Kube, NodeKube } from "./lib.js"
 import * as Netns from "./netns.js"
-import { churn, difference, kubeconfigPath, layer, record, retrying, same, since, testNamespace } from "./support.js"
+import { churn, difference, kubeconfigPath, layer, layerFor, record, retrying, same, since, testNamespace } from "./support.js"
 
 /** The admin kubeconfig pointed at `server`, the certificate checked for `localhost`. */
 const kubeconfigVia = (server: string, dir: string): string => {
@@ -31,7 +31,7 @@ const dead = (http2: boolean) =>
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chaos-dead-"))
     yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
     const file = kubeconfigVia(link.server, dir)
-    const viaLink = NodeKube.layerFromFile({ path: file }, { http2 })
+    const viaLink = layerFor(file, { http2 })
     const cms = Kube.api(ConfigMaps, { namespace: ns })
     // writes through loopback (the admin's own client) all along
     const writes = yield* Ref.make(0)

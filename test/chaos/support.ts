@@ -7,7 +7,7 @@ import { Effect, Option, Ref, Schedule } from "effect"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { type ConfigMap, ConfigMaps, Kube, Namespaces, NodeKube } from "./lib.js"
+import { type ConfigMap, ConfigMaps, Kube, KubeConfig, Namespaces, NodeKube } from "./lib.js"
 
 /** `EFFECT_KUBE_CHAOS=ci`: the short version (`npm run test:chaos:ci`), what `.ci/run` runs. */
 export const ci = process.env["EFFECT_KUBE_CHAOS"] === "ci"
@@ -22,7 +22,11 @@ export const kubeconfigPath = (): string => {
 }
 
 /** A client of its own (its own connections), as a user's program makes one. */
-export const layer = (options?: NodeKube.Options) => NodeKube.layerFromFile({ path: kubeconfigPath() }, options)
+export const layer = (options?: NodeKube.Options) => layerFor(kubeconfigPath(), options)
+
+/** A client of its own on the kubeconfig at `path`, with the Node transport's `options`. */
+export const layerFor = (path: string, options?: NodeKube.Options) =>
+  NodeKube.layerFromKubeConfig(KubeConfig.layerFromFile({ path }), options ?? {})
 
 export const uniqueName = (prefix: string): string => `${prefix}-${crypto.randomBytes(3).toString("hex")}`
 

@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Kube, NodeKube, Nodes } from "../../../src/index.js"
+import { Kube, NodeKube, Nodes } from "effect-kube"
 import { kubeconfigPath, kubectl, pieces, restartPiece } from "./cluster.js"
 
 describe("e2e cluster", () => {
