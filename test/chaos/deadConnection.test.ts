@@ -1,6 +1,6 @@
 /**
  * Case 3: a dead connection. The client talks to the apiserver through a link of our own (./netns.ts), which starts
- * to drop every packet both ways without a word (netem loss 100%): over HTTP/2 the connection's ping notices within
+ * to drop every packet both ways without a word (its namespace's end of the veth set down): over HTTP/2 the connection's ping notices within
  * its bound (a ping every 30 s, given up 15 s unanswered: 45 s); over HTTP/1.1 the watch's idle timeout does. A
  * create in flight fails and is not sent again; once the link carries packets again the watchers resume on a new
  * connection and the store equals the cluster.
@@ -24,6 +24,9 @@ const kubeconfigVia = (server: string, dir: string): string => {
 
 const apiserverUrl = () => new URL(/server: (\S+)/.exec(fs.readFileSync(kubeconfigPath(), "utf8"))![1]!)
 
+const step = (what: string) =>
+  Effect.sync(() => process.env["CHAOS_DEBUG"] && console.log(`dead: ${what} ${new Date().toISOString()}`))
+
 const dead = (http2: boolean) =>
   Effect.gen(function*() {
     const ns = yield* testNamespace(http2 ? "dead-h2" : "dead-h1")
@@ -39,13 +42,15 @@ const dead = (http2: boolean) =>
     const churning = yield* Effect.forkScoped(churn(ns, { objects: 50, perSecond: 10, concurrency: 2 }, { writes, failures }))
     const idleTimeout = "20 seconds"
     yield* Effect.gen(function*() {
+      yield* step("reflector")
       const store = yield* cms.reflector(http2 ? {} : { idleTimeout })
       yield* store.ready
+      yield* step("ready")
       yield* Effect.sleep("2 seconds")
       const before = link.connections()
       assert.isAbove(before.length, 0, "the client is connected through the link")
       const t0 = performance.now()
-      link.impair("loss 100%")
+      link.drop(true)
       // a create in flight on the dead connection
       const inFlight = yield* Effect.forkScoped(Effect.exit(cms.create({ metadata: { name: "in-flight" } })))
       // the watch notices: the store says it is stalled (its watcher failed and waits to try again)
@@ -54,9 +59,11 @@ const dead = (http2: boolean) =>
         yield* Effect.sleep("200 millis")
       }
       const noticed = since(t0)
+      yield* step("noticed")
       const created = yield* Effect.timeoutOption(Fiber.join(inFlight), "90 seconds")
       const createdAfter = since(t0)
-      link.impair(undefined)
+      yield* step("create ended")
+      link.drop(false)
       const t1 = performance.now()
       // resumed: a write made on loopback reaches the store
       const marker = yield* Effect.provide(retrying(cms.create({ metadata: { name: "after" } })), layer())
@@ -67,6 +74,7 @@ const dead = (http2: boolean) =>
         }
       })
       const resumed = since(t1)
+      yield* step("resumed")
       const after = link.connections()
       yield* Fiber.interrupt(churning)
       let diff = difference([], [])
@@ -95,18 +103,21 @@ const dead = (http2: boolean) =>
         duplicated: diff.extra.length,
         marker: marker.metadata?.name
       })
-      assert.isBelow(noticed, http2 ? 47_000 : 24_000, "noticed within the bound")
+      // the bound, and 5 s for a loaded machine (the store is polled every 200 ms)
+      assert.isBelow(noticed, http2 ? 50_000 : 26_000, "noticed within the bound")
       assert.isTrue(Option.isSome(created), "the create in flight ended")
+      // a create whose answer never came fails as an unknown outcome (RequestTimeout, or the connection's loss) and is
+      // not sent again: over HTTP/1.1 its bytes wait in the socket and may reach the server once the link is back, so
+      // it may be stored once; a second send would have failed 409 here instead of being reported
       if (Option.isSome(created) && Exit.isSuccess(created.value)) assert.isTrue(inFlightExists)
-      else assert.isFalse(inFlightExists, "a create that failed was not sent again")
+      else assert.match(createOutcome, /RequestTimeout|HttpClientError/)
       assert.isTrue(after.every((p) => !before.includes(p)), "the watchers resumed on a new connection")
       assert.deepStrictEqual(diff, { missing: [], extra: [], stale: [] })
     }).pipe(Effect.provide(viaLink))
   }).pipe(Effect.scoped, Effect.provide(layer()))
 
-// Not in the run yet: the HTTP/2 case did not finish within its 300 s on the project's machine (where it stalls is
-// not yet known); EFFECT_KUBE_CHAOS_NETNS=1 runs it.
-describe.skipIf(!Netns.available() || process.env["EFFECT_KUBE_CHAOS_NETNS"] !== "1")("chaos: a dead connection (network namespace, netem loss 100%)", () => {
+// Root and iproute2 needed; EFFECT_KUBE_CHAOS_NETNS=0 leaves it out.
+describe.skipIf(!Netns.available() || process.env["EFFECT_KUBE_CHAOS_NETNS"] === "0")("chaos: a dead connection (network namespace, its veth end down)", () => {
   it.live("HTTP/2: the ping notices within 45 s, watchers resume on a new connection, the create fails once", () =>
     dead(true), { timeout: 300_000 })
   it.live("HTTP/1.1: the watch's idle timeout notices, watchers resume, the create fails once", () =>

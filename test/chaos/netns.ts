@@ -3,8 +3,8 @@
  * veth pair with addresses of a private /30 that exists only on that pair (10.203.x.1 on the host side, 10.203.x.2
  * inside), routed nowhere else. Inside, a forwarder on 10.203.x.2:6443 relays each connection to the host side's
  * forwarder (10.203.x.1), which relays it to the apiserver on 127.0.0.1: every byte between the client and the
- * apiserver crosses the veth, where `tc netem` drops (loss 100%: a dead connection, silent both ways) or slows it
- * (delay, loss). Needs root and iproute2 (ip, tc); everything is removed at release.
+ * apiserver crosses the veth, where it is dropped (the namespace's end set down: a dead connection, silent both ways)
+ * or slowed (`tc netem`, where the kernel has it). Needs root and iproute2 (ip, tc); everything is removed at release.
  */
 import { Effect } from "effect"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
@@ -32,8 +32,13 @@ export const available = (): boolean => {
 export interface Link {
   /** `https://10.203.x.2:6443`: the apiserver through the namespace. */
   readonly server: string
-  /** netem on both ends of the veth (`loss 100%`, `delay 100ms loss 1%` …), or none with undefined. */
+  /** netem on both ends of the veth (`delay 50ms loss 1%` …), or none with undefined. Needs sch_netem in the kernel. */
   readonly impair: (netem: string | undefined) => void
+  /**
+   * Drops every packet both ways without a word (the namespace's end of the veth down: the host's side keeps its
+   * address and route and sends into the void), or carries them again. Needs nothing but iproute2.
+   */
+  readonly drop: (on: boolean) => void
   /** The client's open TCP connections to `server`, by local port. */
   readonly connections: () => ReadonlyArray<number>
 }
@@ -122,7 +127,8 @@ export const make = (apiserver: URL) =>
         ip("netns", "del", name)
         fs.rmSync(dir, { recursive: true, force: true })
       }
-      return { link: { server: `https://${nsAddr}:6443`, impair, connections } satisfies Link, release }
+      const drop = (on: boolean) => void ip("netns", "exec", name, "ip", "link", "set", peer, on ? "down" : "up")
+      return { link: { server: `https://${nsAddr}:6443`, impair, drop, connections } satisfies Link, release }
     }),
     ({ release }) => Effect.sync(release)
   ).pipe(Effect.map(({ link }) => link))
