@@ -12,7 +12,8 @@ import { layer, record, retrying, size, testNamespace } from "./support.js"
 
 const objects = size(1000, 200)
 const perSecond = size(50, 20)
-const minutes = size(30, 1)
+// EFFECT_KUBE_CHAOS_SOAK_MINUTES runs the full size for another length
+const minutes = Number(process.env["EFFECT_KUBE_CHAOS_SOAK_MINUTES"] ?? "") || size(30, 1)
 
 const slopePerMinute = (samples: ReadonlyArray<readonly [number, number]>): number => {
   const n = samples.length
