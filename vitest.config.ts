@@ -21,7 +21,7 @@ export default defineConfig({
   resolve,
   test: {
     include: ["test/**/*.test.ts"],
-    exclude: ["**/node_modules/**", "test/e2e/**"],
+    exclude: ["**/node_modules/**", "test/e2e/**", "test/chaos/**"],
     testTimeout: 30_000,
     hookTimeout: 30_000
   }
