@@ -25,11 +25,17 @@ import * as Option from "effect/Option"
 import * as Pull from "effect/Pull"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { concatBytes } from "./lines.js"
+import { ByteRuns } from "./lines.js"
 import { LimitReached, readTextWithin } from "./limits.js"
 
 /** Bytes read ahead of the consumer before the socket is paused. */
 const highWaterMark = 512 * 1024
+
+/**
+ * What a chunk waiting in the queue costs besides its bytes (its `Uint8Array`, about), counted
+ * against `highWaterMark`: a body sent a byte a frame then pauses after 4,000 chunks, not 512,000.
+ */
+const chunkOverhead = 128
 
 interface NodeReadable {
   on(event: string, listener: (value?: unknown) => void): unknown
@@ -176,7 +182,7 @@ const nodeDecoded = <Out, E, E2>(
     const bytes = chunk as Uint8Array
     if (bytes.length === 0) return
     queue.push(bytes)
-    queued += bytes.length
+    queued += bytes.length + chunkOverhead
     if (queued >= highWaterMark && !paused) {
       paused = true
       readable.pause()
@@ -237,7 +243,7 @@ const nodeDecoded = <Out, E, E2>(
       while (head < queue.length && !(decoder.ready() && decoder.full())) {
         const bytes = queue[head]!
         queue[head++] = undefined as unknown as Uint8Array
-        queued -= bytes.length
+        queued -= bytes.length + chunkOverhead
         if (head === queue.length) {
           queue = []
           head = 0
@@ -371,22 +377,16 @@ export const textWithin = (
   maxBytes: number
 ): Effect.Effect<string, HttpClientError.HttpClientError> => {
   const tooLarge = () => bodyFailure(response, new LimitReached("maxResponseBytes", maxBytes, "the answer"))
-  const chunks: Array<Uint8Array> = []
-  let size = 0
+  const chunks = new ByteRuns()
   return Effect.map(
     Stream.runForEachArray(response.stream, (batch) => {
       for (const chunk of batch) {
-        size += chunk.length
-        if (size > maxBytes) return Effect.fail(tooLarge())
+        if (chunks.length + chunk.length > maxBytes) return Effect.fail(tooLarge())
         chunks.push(chunk)
       }
       return Effect.void
     }),
-    () => {
-      const bytes = concatBytes(chunks)
-      chunks.length = 0
-      return utf8Text.decode(bytes)
-    }
+    () => utf8Text.decode(chunks.take())
   )
 }
 

@@ -159,7 +159,13 @@ const scrubbedReason = (
   switch (reason._tag) {
     case "TransportError":
       return reason instanceof ConnectionFailure
-        ? new ConnectionFailure({ ...fields, description: reason.description, problem: reason.problem, code: reason.code })
+        ? new ConnectionFailure({
+          ...fields,
+          description: reason.description,
+          problem: reason.problem,
+          code: reason.code,
+          outcomeUnknown: reason.outcomeUnknown
+        })
         : new HttpClientError.TransportError(fields)
     case "EncodeError":
       return new HttpClientError.EncodeError(fields)

@@ -32,6 +32,9 @@ const problems: Readonly<Record<string, ConnectionProblem>> = {
   ERR_HTTP2_INVALID_SESSION: "ConnectionReset",
   ERR_HTTP2_ERROR: "ConnectionReset",
   ERR_HTTP2_PING_TIMEOUT: "ConnectionReset",
+  // http2.ts: a stream reset with ENHANCE_YOUR_CALM before its answer, a server that allows no streams
+  ERR_HTTP2_ENHANCE_YOUR_CALM: "StreamRefused",
+  ERR_HTTP2_NO_STREAMS: "StreamRefused",
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: "CertificateUntrusted",
   UNABLE_TO_GET_ISSUER_CERT: "CertificateUntrusted",
   UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "CertificateUntrusted",
@@ -58,6 +61,8 @@ const maxText = 300
 interface Found {
   readonly code: string | undefined
   readonly message: string
+  /** The failure says the request never reached the server (http2.ts's `unsent`). */
+  readonly unsent?: boolean | undefined
 }
 
 const fieldOf = (u: unknown, key: string): unknown =>
@@ -78,7 +83,9 @@ const find = (cause: unknown): Found | undefined => {
       : typeof fieldOf(first, "message") === "string"
       ? fieldOf(first, "message") as string
       : ""
-    if (typeof code === "string" && code in problems) return { code, message: text }
+    if (typeof code === "string" && code in problems) {
+      return { code, message: text, unsent: fieldOf(current, "unsent") === true }
+    }
     if (found === undefined && text !== "") found = { code: typeof code === "string" ? code : undefined, message: text }
     current = fieldOf(current, "cause")
   }
@@ -96,6 +103,7 @@ export const describe = (cause: unknown): {
   readonly description: string | undefined
   readonly problem: ConnectionProblem | undefined
   readonly code: string | undefined
+  readonly unsent?: boolean | undefined
 } => {
   const found = find(cause)
   if (found === undefined) return { description: undefined, problem: undefined, code: undefined }
@@ -107,8 +115,13 @@ export const describe = (cause: unknown): {
     : problem !== undefined && advice[problem] !== undefined
     ? `${text}: ${advice[problem]}`
     : text
-  return { description: description === "" ? undefined : description, problem, code: found.code }
+  return { description: description === "" ? undefined : description, problem, code: found.code, unsent: found.unsent }
 }
+
+/** Problems after which a request that was sent may have been carried out: its answer was lost, not refused unread. */
+const lostAnswer: ReadonlySet<ConnectionProblem> = new Set(["ConnectionReset", "StreamRefused"])
+
+const isRead = (method: string): boolean => method === "GET" || method === "HEAD" || method === "OPTIONS"
 
 /**
  * The cause as an error holds it: the system's error without the objects it hangs on itself
@@ -137,10 +150,11 @@ export const transportReason = (
   request: HttpClientRequest.HttpClientRequest,
   given: unknown
 ): HttpClientError.TransportError => {
-  const { code, description, problem } = describe(given)
+  const { code, description, problem, unsent } = describe(given)
   const cause = printable(given)
   if (problem !== undefined && description !== undefined) {
-    return new ConnectionFailure({ request, cause, description, problem, code })
+    const outcomeUnknown = !isRead(request.method) && lostAnswer.has(problem) && unsent !== true
+    return new ConnectionFailure({ request, cause, description, problem, code, outcomeUnknown })
   }
   return new HttpClientError.TransportError(description === undefined ? { request, cause } : { request, cause, description })
 }

@@ -65,6 +65,7 @@ import type * as Undici from "./undici.js"
 import { RequestPolicy } from "../RequestPolicy.js"
 import { abortRequest, currentCredentials, currentDeadline, headerOf } from "./credentials.js"
 import { isHeadersOverflow, LimitReached, readTextWithin } from "./limits.js"
+import { ByteRuns } from "./lines.js"
 import { transportReason } from "./transportCause.js"
 
 type Body = Exclude<Undici.Dispatcher.RequestOptions["body"], undefined>
@@ -300,6 +301,9 @@ const contentLength = (method: string, source: Source): number | undefined => {
   return Number.isSafeInteger(length) && length > 0 ? length : undefined
 }
 
+const asBuffer = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+
 /** Above this, an announced length is not allocated up front (a server may announce more than it sends). */
 const preallocateAtMost = 64 * 1024 * 1024
 
@@ -335,7 +339,8 @@ const readBody = (
   let buffer = length !== undefined && length <= preallocateAtMost ? Buffer.allocUnsafe(length) : undefined
   let offset = 0
   let sentBytes = 0
-  let chunks: Array<Buffer> | undefined
+  // without a length, the chunks as they came, small ones coalesced (a body in 1-byte frames costs its bytes)
+  let chunks: ByteRuns | undefined
   const overLimit = () => {
     onError(tooLarge(maxBytes))
     readable.destroy()
@@ -352,10 +357,11 @@ const readBody = (
         return
       }
       // more than announced: what came so far becomes the first chunk
-      chunks = [buffer.subarray(0, offset)]
+      chunks = new ByteRuns()
+      chunks.push(buffer.subarray(0, offset))
       buffer = undefined
     }
-    ;(chunks ??= []).push(chunk)
+    ;(chunks ??= new ByteRuns()).push(chunk)
     offset += chunk.length
   }
   const stop = () => {
@@ -371,9 +377,7 @@ const readBody = (
       ? buffer.subarray(0, offset)
       : chunks === undefined
       ? Buffer.alloc(0)
-      : chunks.length === 1
-      ? chunks[0]!
-      : Buffer.concat(chunks, offset)
+      : asBuffer(chunks.take())
     buffer = undefined
     chunks = undefined
     done(undefined, bytes)
