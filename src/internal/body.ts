@@ -82,8 +82,14 @@ export interface BodyDecoder<Out, E> {
 
 /** Options of `decodedBody`. */
 export interface DecodedBodyOptions<E> {
-  /** Ends the body, as if it had ended, when no bytes arrive for this long while the consumer waits for them. */
+  /**
+   * Ends the body when nothing is decoded for this long while the consumer waits: bytes that
+   * complete no output (a server trickling a byte a second) do not count. What was not decoded
+   * yet is dropped (the client ended the body, not the server).
+   */
   readonly idleTimeout?: Duration.Duration | undefined
+  /** Ends the body as `idleTimeout` does once it has been read for this long, whatever comes. */
+  readonly maxLifetime?: Duration.Duration | undefined
   /** What a failure of the body becomes (its error carries the request: scrub it). */
   readonly onError: (error: HttpClientError.HttpClientError) => E
   /**
@@ -145,7 +151,6 @@ const nodeDecoded = <Out, E, E2>(
   options: DecodedBodyOptions<E2>,
   scope: Scope.Scope
 ): Effect.Effect<Pull.Pull<NonEmptyReadonlyArray<Out>, E | E2>> => {
-  const idleTimeout = options.idleTimeout
   const beforeEmit = options.beforeEmit
   // bytes not yet decoded: Buffers live outside the JS heap, text and objects do not, so
   // bytes are decoded a batch at a time, as the consumer pulls
@@ -207,7 +212,13 @@ const nodeDecoded = <Out, E, E2>(
       wake = undefined
     })
   })
-  const idleMillis = idleTimeout === undefined ? 0 : Duration.toMillis(idleTimeout)
+  const idleMillis = options.idleTimeout === undefined ? Infinity : Duration.toMillis(options.idleTimeout)
+  const lifeMillis = options.maxLifetime === undefined ? Infinity : Duration.toMillis(options.maxLifetime)
+  // the idle time is counted from the last batch handed on, not the last bytes: taken at the wait after it
+  let clock: Clock.Clock | undefined = undefined
+  let endsAt = Infinity
+  let progressAt = 0
+  let progressed = true
   const onIdle = () => {
     idle = true
     const resume = wake
@@ -217,26 +228,44 @@ const nodeDecoded = <Out, E, E2>(
     }
   }
   // under the live Clock: one Node timer per wait, cleared when bytes come
-  const arrivalOrIdle = Effect.callback<void>((resume) => {
-    const timer = setTimeout(onIdle, idleMillis)
-    wake = () => {
-      clearTimeout(timer)
-      resume(Effect.void)
-    }
-    return Effect.sync(() => {
-      clearTimeout(timer)
-      wake = undefined
+  const arrivalOrIdle = (millis: number) =>
+    Effect.callback<void>((resume) => {
+      const timer = setTimeout(onIdle, millis)
+      wake = () => {
+        clearTimeout(timer)
+        resume(Effect.void)
+      }
+      return Effect.sync(() => {
+        clearTimeout(timer)
+        wake = undefined
+      })
     })
+  // under any other Clock (a TestClock), or past a Node timer's range: a race with its sleep
+  const arrivalOrSleep = (millis: number) =>
+    Effect.map(Effect.timeoutOption(arrival, millis), (arrived) => {
+      if (Option.isNone(arrived)) idle = true
+    })
+  const timedWait = Effect.withFiber((fiber) => {
+    clock ??= fiber.getRef(Clock.Clock)
+    const now = clock.currentTimeMillisUnsafe()
+    if (endsAt === Infinity) endsAt = now + lifeMillis
+    if (progressed) {
+      progressed = false
+      progressAt = now
+    }
+    const left = Math.min(progressAt + idleMillis, endsAt) - now
+    if (left <= 0) {
+      idle = true
+      return Effect.void
+    }
+    return left <= maxTimerMillis && clock instanceof LiveClock ? arrivalOrIdle(left) : arrivalOrSleep(left)
   })
-  // under any other Clock (a TestClock): a race with its sleep
-  const arrivalOrSleep = Effect.map(Effect.timeoutOption(arrival, idleMillis), (arrived) => {
-    if (Option.isNone(arrived)) idle = true
-  })
-  const waitForData: Effect.Effect<void> = idleTimeout === undefined || !Number.isFinite(idleMillis)
-    ? arrival
-    : idleMillis > maxTimerMillis
-    ? arrivalOrSleep
-    : Effect.withFiber((fiber) => fiber.getRef(Clock.Clock) instanceof LiveClock ? arrivalOrIdle : arrivalOrSleep)
+  const waitForData: Effect.Effect<void> = Number.isFinite(idleMillis) || Number.isFinite(lifeMillis)
+    ? timedWait
+    : arrival
+  /** Whether the body has been read for `maxLifetime` (checked as batches are handed on: a flood never waits). */
+  const pastLifetime = (): boolean =>
+    clock !== undefined && endsAt !== Infinity && clock.currentTimeMillisUnsafe() >= endsAt
   const step = (): Pull.Pull<NonEmptyReadonlyArray<Out>, E | E2> => {
     if (terminal !== undefined) return terminal
     for (;;) {
@@ -258,12 +287,18 @@ const nodeDecoded = <Out, E, E2>(
         const out: Array<Out> = []
         const error = decoder.take(out)
         if (error !== undefined) terminal = Effect.fail(error)
+        else if (out.length > 0) {
+          progressed = true
+          if (pastLifetime()) terminal = Cause.done()
+        }
         const answer = handOn(out, terminal, beforeEmit)
         if (answer !== undefined) return answer
         continue
       }
       if (failure !== undefined) return terminal = Effect.fail(options.onError(bodyFailure(response, failure.cause)))
-      if (ended || idle) {
+      // ended by the client (idle, or past its lifetime): a line in progress is dropped, not a truncated answer
+      if (idle) return terminal = Cause.done()
+      if (ended) {
         const out: Array<Out> = []
         const error = decoder.end(out)
         terminal = error === undefined ? Cause.done() : Effect.fail(error)

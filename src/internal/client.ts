@@ -55,6 +55,7 @@ import * as Impersonate from "./kubeconfig/impersonate.js"
 import { errorBodyBytes, exceeded, isBoundedText, reachedIn, readTextWithin } from "./limits.js"
 import { pathWithQuery, type Spec, toHttpRequest } from "./request/spec.js"
 import { bodySummary, scrub } from "./scrub.js"
+import { redactApiError, redactText, type Secrets, secretsOf } from "./secrets.js"
 import { isSeconds, readStatus, statusOf } from "./status.js"
 import * as telemetry from "./telemetry.js"
 import * as warnings from "./warnings.js"
@@ -300,13 +301,18 @@ const executeKube = <R>(
  * and the transport finds them in `currentCredentials` (for a client certificate) rather
  * than asking the auth provider again.
  */
-const sendOnce = <R>(
+const sendOnce = <A, R>(
   client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
   config: KubeConfigService,
   spec: Spec,
-  deadline: Deadline | undefined
-): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> =>
-  Effect.flatMap(config.auth.credentials, (credentials) => executeKube(client, config, spec, credentials, deadline))
+  deadline: Deadline | undefined,
+  then: (response: HttpClientResponse.HttpClientResponse, credentials: Credentials) => Effect.Effect<A, RequestError, R>
+): Effect.Effect<A, RequestError, R> =>
+  Effect.flatMap(
+    config.auth.credentials,
+    (credentials) =>
+      Effect.flatMap(executeKube(client, config, spec, credentials, deadline), (response) => then(response, credentials))
+  )
 
 /**
  * The body of an error answer as text, within `errorBodyBytes` (a Status is a few KB)
@@ -326,7 +332,14 @@ const errorBody = (response: HttpClientResponse.HttpClientResponse): Effect.Effe
  * while it came, or it was too large to read) is said so in the message, rather than
  * taken for an empty one.
  */
-const failFor = (spec: Spec, response: HttpClientResponse.HttpClientResponse): Effect.Effect<never, ApiError> =>
+const failFor = (
+  spec: Spec,
+  response: HttpClientResponse.HttpClientResponse,
+  secrets: Secrets
+): Effect.Effect<never, ApiError> =>
+  Effect.mapError(failWith(spec, response), (error) => redactApiError(error, secrets))
+
+const failWith = (spec: Spec, response: HttpClientResponse.HttpClientResponse): Effect.Effect<never, ApiError> =>
   Effect.flatMap(
     Effect.result(errorBody(response)),
     (text) =>
@@ -358,15 +371,21 @@ const sendWith = <R>(
   client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
   config: KubeConfigService,
   spec: Spec,
-  deadline: Deadline | undefined
+  deadline: Deadline | undefined,
+  used?: (credentials: Credentials) => void
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> => {
-  const checked = (response: HttpClientResponse.HttpClientResponse) => {
-    const answer = response.status >= 200 && response.status < 300 ? Effect.succeed(response) : failFor(spec, response)
+  // a server's text that quotes the request's secrets back shows `<redacted>` in their place (`secrets.ts`)
+  const checked = (response: HttpClientResponse.HttpClientResponse, credentials: Credentials) => {
+    used?.(credentials)
+    const ok = response.status >= 200 && response.status < 300
+    const answer = ok ? Effect.succeed(response) : failFor(spec, response, secretsOf(credentials))
     // the warnings of any answer, 2xx or not, reach the Warnings service (or the log)
     const warning = responseHeader(response, "warning")
-    return warning === undefined ? answer : Effect.andThen(reportWarnings(spec, warning, deadline), answer)
+    return warning === undefined
+      ? answer
+      : Effect.andThen(reportWarnings(spec, redactText(warning, secretsOf(credentials)), deadline), answer)
   }
-  return Effect.flatMap(sendOnce(client, config, spec, deadline), (response) =>
+  return sendOnce(client, config, spec, deadline, (response, credentials) =>
     response.status === 401
       ? Effect.flatMap(
         config.auth.invalidate,
@@ -375,11 +394,11 @@ const sendWith = <R>(
             // the refused answer's body is read (and dropped) so that its connection is free again
             ? Effect.andThen(
               Effect.ignore(errorBody(response)),
-              Effect.flatMap(sendOnce(client, config, spec, deadline), checked)
+              sendOnce(client, config, spec, deadline, checked)
             )
-            : checked(response)
+            : checked(response, credentials)
       )
-      : checked(response))
+      : checked(response, credentials))
 }
 
 /** The server said it did not act on the request: any verb may send it again. */
@@ -713,17 +732,30 @@ export const sendScoped = (
   Effect.gen(function*() {
     const config = yield* KubeConfig
     const client = HttpClient.withScope(yield* HttpClient.HttpClient)
+    let credentials: Credentials | undefined
     const response = yield* Effect.mapError(
       rateLimited(
-        measured(spec, sendWith(client, config, spec, undefined)),
+        measured(
+          spec,
+          sendWith(client, config, spec, undefined, (used) => {
+            credentials = used
+          })
+        ),
         yield* RequestPolicy
       ),
       (error) => shown(spec, error)
     )
+    if (credentials !== undefined) streamSecrets.set(response, secretsOf(credentials))
     const abort = (response as { readonly [abortRequest]?: () => void })[abortRequest]
     if (typeof abort === "function") yield* Effect.addFinalizer(() => Effect.sync(() => abort.call(response)))
     return response
   })
+
+/** The secrets of the credentials a streamed answer (`sendScoped`) was asked with, for what its body says. */
+const streamSecrets = new WeakMap<HttpClientResponse.HttpClientResponse, Secrets>()
+
+/** The secrets a streamed answer's server text must not show (a watch's ERROR event): `secrets.ts`. */
+export const secretsFor = (response: HttpClientResponse.HttpClientResponse): Secrets => streamSecrets.get(response) ?? []
 
 /** Sends a request and parses its JSON body. */
 export const sendJson = (spec: Spec): Effect.Effect<unknown, RequestError, KubeConfig | HttpClient.HttpClient> =>

@@ -37,7 +37,7 @@ import type * as Watcher from "../Watcher.js"
 import { WatcherObserver } from "./reflector.js"
 import * as request from "./request/operations.js"
 import { checkPositive, resolveNamespace, type Target } from "./validate.js"
-import { defaultIdleTimeout, listPage, watchSpecStream } from "./watch.js"
+import { defaultIdleTimeout, lifetimeFor, listPage, watchSpecStream } from "./watch.js"
 
 /** 800 ms doubling to 30 s, jittered (so that many clients do not reconnect in step). */
 export const defaultBackoff: Schedule.Schedule<unknown, unknown> = Schedule.jittered(
@@ -192,6 +192,7 @@ export const make = <A, I>(
         })
         return watchSpecStream(resource, spec, {
           idleTimeout,
+          maxLifetime: lifetimeFor(timeoutSeconds),
           invalid: options.invalid,
           onData: () => {
             sawData = true
