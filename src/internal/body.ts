@@ -27,6 +27,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { ByteRuns } from "./lines.js"
 import { LimitReached, readTextWithin } from "./limits.js"
+import { describedBody } from "./transportCause.js"
 
 /** Bytes read ahead of the consumer before the socket is paused. */
 const highWaterMark = 512 * 1024
@@ -117,7 +118,7 @@ const handOn = <Out, E, E2>(
 
 const bodyFailure = (response: HttpClientResponse.HttpClientResponse, cause: unknown) =>
   new HttpClientError.HttpClientError({
-    reason: new HttpClientError.DecodeError({ request: response.request, response, cause })
+    reason: new HttpClientError.DecodeError(describedBody({ request: response.request, response, cause }))
   })
 
 /**

@@ -337,7 +337,9 @@ class Exchange {
   /** The stream has closed: before an answer it fails the request, unless the server refused it unprocessed. */
   private closed(stream: NodeHttp2.ClientHttp2Stream, connection: Connection): void {
     if (this.answered || this.settled) return
-    if (stream.session?.destroyed === true) connection.unansweredAtLoss ??= connection.unanswered
+    if (stream.session?.destroyed === true || isContinuationFlood(this.streamError)) {
+      connection.unansweredAtLoss ??= connection.unanswered
+    }
     const refused = stream.rstCode === NGHTTP2_REFUSED_STREAM
     if (refused && this.replays < maxReplays && !this.aborted && inMemory(this.options.body)) {
       const delay = this.replays === 0 ? 0 : replayBackoffMs * 2 ** (this.replays - 1)

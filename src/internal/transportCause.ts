@@ -123,6 +123,29 @@ const lostAnswer: ReadonlySet<ConnectionProblem> = new Set(["ConnectionReset", "
 
 const isRead = (method: string): boolean => method === "GET" || method === "HEAD" || method === "OPTIONS"
 
+/** What Node's errors say of a body that broke off, where its words alone do not. */
+const bodyTexts: Readonly<Record<string, string>> = {
+  ERR_HTTP2_TOO_MANY_INVALID_FRAMES: "the server sent more invalid or empty HTTP/2 frames than Node takes (a flood), " +
+    "and the connection was closed"
+}
+
+/**
+ * The description of a body that could not be read, from its cause (an `Error` of the
+ * system's; none for anything else): `the body broke off: ...`.
+ */
+const bodyDescription = (cause: unknown): string | undefined => {
+  if (!(cause instanceof Error)) return undefined
+  const code = fieldOf(cause, "code")
+  const text = typeof code === "string" && code in bodyTexts ? bodyTexts[code] : describe(cause).description
+  return text === undefined ? undefined : `the body broke off: ${text}`
+}
+
+/** The fields of a body's DecodeError, with a description of its cause when it has one. */
+export const describedBody = <F extends { readonly cause: unknown }>(fields: F): F & { readonly description?: string } => {
+  const description = bodyDescription(fields.cause)
+  return description === undefined ? fields : { ...fields, description }
+}
+
 /**
  * The cause as an error holds it: the system's error without the objects it hangs on itself
  * (a TLS error's `cert`, whose `issuerCertificate` is itself for a self-signed root, made

@@ -66,7 +66,7 @@ import { RequestPolicy } from "../RequestPolicy.js"
 import { abortRequest, currentCredentials, currentDeadline, headerOf } from "./credentials.js"
 import { isHeadersOverflow, LimitReached, readTextWithin } from "./limits.js"
 import { ByteRuns } from "./lines.js"
-import { transportReason } from "./transportCause.js"
+import { describedBody, transportReason } from "./transportCause.js"
 
 type Body = Exclude<Undici.Dispatcher.RequestOptions["body"], undefined>
 
@@ -488,7 +488,7 @@ class ClientResponseImpl extends Inspectable.Class implements HttpClientResponse
 
   private decodeError(cause: unknown): HttpClientError.HttpClientError {
     return new HttpClientError.HttpClientError({
-      reason: new HttpClientError.DecodeError({ request: this.request, response: this, cause })
+      reason: new HttpClientError.DecodeError(describedBody({ request: this.request, response: this, cause }))
     })
   }
 
