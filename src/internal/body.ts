@@ -338,8 +338,7 @@ const platformDecoded = <Out, E, E2>(
   options: DecodedBodyOptions<E2>
 ): Stream.Stream<Out, E | E2> => {
   const body = Stream.mapError(response.stream, options.onError)
-  const timed = options.idleTimeout === undefined ? body : Stream.timeout(body, options.idleTimeout)
-  return Stream.transformPull(timed, (upstream) =>
+  const decoded = Stream.transformPull(body, (upstream) =>
     Effect.sync(() => {
       const decoder = make()
       const beforeEmit = options.beforeEmit
@@ -374,6 +373,9 @@ const platformDecoded = <Out, E, E2>(
       const readThenPull = Effect.matchCauseEffect(upstream, { onSuccess: onInput, onFailure })
       return pull
     }))
+  // the idle time counted in outputs, as `nodeDecoded` does, and the lifetime from the first pull
+  const idle = options.idleTimeout === undefined ? decoded : Stream.timeout(decoded, options.idleTimeout)
+  return options.maxLifetime === undefined ? idle : Stream.haltWhen(idle, Effect.sleep(options.maxLifetime))
 }
 
 /** Hands the bytes on as they came: every chunk that arrived while the consumer was busy, in one batch. */
