@@ -86,9 +86,11 @@ const serveCase = (name: string): Effect.Effect<string, never, Scope.Scope> => {
         let offset = 0
         const next = () => {
           if (res.destroyed) return
-          for (let i = 0; i < 4096 && offset < body.length; i++) res.write(body.subarray(offset, ++offset))
-          if (offset < body.length) res.once("drain", next)
-          else res.end()
+          let flushed = true
+          for (let i = 0; i < 4096 && offset < body.length; i++) flushed = res.write(body.subarray(offset, ++offset))
+          if (offset >= body.length) res.end()
+          else if (flushed) setImmediate(next)
+          else res.once("drain", next)
         }
         next()
       })

@@ -33,10 +33,15 @@ import { describedBody } from "./transportCause.js"
 const highWaterMark = 512 * 1024
 
 /**
- * What a chunk waiting in the queue costs besides its bytes (its `Uint8Array`, about), counted
- * against `highWaterMark`: a body sent a byte a frame then pauses after 4,000 chunks, not 512,000.
+ * Chunks shorter than this wait in the queue copied into a slab with the ones beside them: a
+ * body sent a byte a frame waits as its bytes, not a `Uint8Array` a byte (about 110 bytes of
+ * heap each). Pausing sooner instead would not help: a paused `Http2Stream` keeps what comes
+ * (up to the stream's window) as Node's Buffers, one a frame.
  */
-const chunkOverhead = 128
+const smallChunk = 4096
+
+/** The size of a slab small chunks are copied into. */
+const slabBytes = 16 * 1024
 
 interface NodeReadable {
   on(event: string, listener: (value?: unknown) => void): unknown
@@ -184,11 +189,30 @@ const nodeDecoded = <Out, E, E2>(
       setImmediate(wakeNow)
     }
   }
+  // the slab small chunks are being copied into, and how much of it they fill
+  let slab: Uint8Array | undefined = undefined
+  let slabUsed = 0
+  const sealSlab = () => {
+    if (slabUsed === 0) return
+    queue.push(slab!.subarray(0, slabUsed))
+    // a new slab for the next ones: the decoder may keep a run of this one
+    slab = undefined
+    slabUsed = 0
+  }
   const onData = (chunk: unknown) => {
     const bytes = chunk as Uint8Array
-    if (bytes.length === 0) return
-    queue.push(bytes)
-    queued += bytes.length + chunkOverhead
+    const size = bytes.length
+    if (size === 0) return
+    if (size < smallChunk) {
+      if (slab !== undefined && slabUsed + size > slab.length) sealSlab()
+      slab ??= new Uint8Array(slabBytes)
+      slab.set(bytes, slabUsed)
+      slabUsed += size
+    } else {
+      sealSlab()
+      queue.push(bytes)
+    }
+    queued += size
     if (queued >= highWaterMark && !paused) {
       paused = true
       readable.pause()
@@ -270,10 +294,11 @@ const nodeDecoded = <Out, E, E2>(
   const step = (): Pull.Pull<NonEmptyReadonlyArray<Out>, E | E2> => {
     if (terminal !== undefined) return terminal
     for (;;) {
+      sealSlab()
       while (head < queue.length && !(decoder.ready() && decoder.full())) {
         const bytes = queue[head]!
         queue[head++] = undefined as unknown as Uint8Array
-        queued -= bytes.length + chunkOverhead
+        queued -= bytes.length
         if (head === queue.length) {
           queue = []
           head = 0
