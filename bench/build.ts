@@ -21,7 +21,7 @@ const newestIn = (dir: string): number => {
 /** Runs `npm run build` unless `dist/esm` was built after the last change to `src`. */
 export const ensureBuild = (): void => {
   // scripts/build.mjs writes dist/esm/package.json last
-  const stamp = Path.join(root, "dist", "esm", "package.json")
-  if (Fs.existsSync(stamp) && Fs.statSync(stamp).mtimeMs > newestIn(Path.join(root, "src"))) return
+  const stamp = Path.join(root, "packages", "effect-kube", "dist", "esm", "package.json")
+  if (Fs.existsSync(stamp) && Fs.statSync(stamp).mtimeMs > newestIn(Path.join(root, "packages", "effect-kube", "src"))) return
   execFileSync("npm", ["run", "build"], { cwd: root, stdio: ["ignore", process.stderr, "inherit"] })
 }

@@ -40,7 +40,7 @@ export interface BundleResult {
 const programs: Record<BundleClient, string> = {
   "effect-kube": [
     `import * as Effect from "effect/Effect"`,
-    `import { Kube, NodeKube, Pods } from ${JSON.stringify(Path.join(root, "dist", "esm", "index.js"))}`,
+    `import { Kube, NodeKube, Pods } from ${JSON.stringify(Path.join(root, "packages", "effect-kube", "dist", "esm", "index.js"))}`,
     `const pods = await Effect.runPromise(Kube.api(Pods, { namespace: "bundle" }).list().pipe(Effect.provide(NodeKube.layer)))`,
     `console.log(pods.items.length)`
   ].join("\n"),

@@ -23,10 +23,10 @@ import * as Https from "node:https"
 import { Writable } from "node:stream"
 import { StringDecoder } from "node:string_decoder"
 import * as Zlib from "node:zlib"
-import * as Kube from "../src/Kube.js"
-import * as KubeConfig from "../src/KubeConfig.js"
-import * as NodeKube from "../src/NodeKube.js"
-import { Pods } from "../src/resources/Pod.js"
+import * as Kube from "../packages/effect-kube/src/Kube.js"
+import * as KubeConfig from "../packages/effect-kube/src/KubeConfig.js"
+import * as NodeKube from "../packages/effect-kube/src/NodeKube.js"
+import { Pods } from "../packages/effect-kube/src/resources/index.js"
 
 /** Where the server is and how to reach it (the kubeconfig says the same). */
 export interface Target {

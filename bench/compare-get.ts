@@ -77,7 +77,7 @@ const program = Effect.gen(function*() {
   const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-compare-get-"))
   yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
   const kubeconfig = writeTokenFileKubeconfig(dir, ready.url, token, ca.cert)
-  const here = Path.join(import.meta.dirname, "..", "src")
+  const here = Path.join(import.meta.dirname, "..", "packages", "effect-kube", "src")
   const loaded = yield* Effect.promise(() =>
     Promise.all([load("this", here, kubeconfig), load("other", Path.resolve(otherSrc), kubeconfig)])
   )

@@ -20,9 +20,9 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import * as Kube from "../src/Kube.js"
-import { Pods } from "../src/resources/index.js"
-import * as FakeCluster from "../src/testing/FakeCluster.js"
+import * as Kube from "../packages/effect-kube/src/Kube.js"
+import { Pods } from "../packages/effect-kube/src/resources/index.js"
+import { FakeCluster } from "@effect-kube/testing"
 
 export interface FakeRoundResult {
   readonly rounds: number

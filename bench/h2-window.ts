@@ -6,8 +6,8 @@
  * HTTP/2 pool (`src/internal/http2.ts`, Go's windows: 4 MiB and 1 GiB). Prints the median wall of each.
  */
 import { performance } from "node:perf_hooks"
-import * as H2 from "../src/internal/http2.js"
-import * as Undici from "../src/internal/undici.js"
+import * as H2 from "../packages/effect-kube/src/internal/transport/http2.js"
+import * as Undici from "../packages/effect-kube/src/internal/transport/undici.js"
 import { startLink } from "./link.js"
 import { startServer } from "./turns.js"
 

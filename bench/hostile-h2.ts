@@ -18,10 +18,10 @@ import * as ChildProcess from "node:child_process"
 import * as Http from "node:http"
 import type * as Net from "node:net"
 import type * as Scope from "effect/Scope"
-import * as Kube from "../src/Kube.js"
-import * as KubeConfig from "../src/KubeConfig.js"
-import * as NodeKube from "../src/NodeKube.js"
-import { ConfigMaps } from "../src/resources/index.js"
+import * as Kube from "../packages/effect-kube/src/Kube.js"
+import * as KubeConfig from "../packages/effect-kube/src/KubeConfig.js"
+import * as NodeKube from "../packages/effect-kube/src/NodeKube.js"
+import { ConfigMaps } from "../packages/effect-kube/src/resources/index.js"
 import { pki } from "../test/util/pki.js"
 import { serveRawH2 } from "../test/util/rawH2.js"
 
@@ -29,7 +29,15 @@ import { serveRawH2 } from "../test/util/rawH2.js"
 const cms = Kube.api(ConfigMaps, { namespace: "default" })
 const MB = 1_000_000
 
-const defaultCases = ["watch-h2-16k-12", "watch-h2-2", "list-h2-2", "watch-h1-2", "watch-h2-12", "watch-h1-12", "list-h2-20"]
+const defaultCases = [
+  "watch-h2-16k-12",
+  "watch-h2-2",
+  "list-h2-2",
+  "watch-h1-2",
+  "watch-h2-12",
+  "watch-h1-12",
+  "list-h2-20"
+]
 
 interface Figures {
   readonly outcome: string
@@ -41,7 +49,9 @@ interface Figures {
 }
 
 const lineBytes = (mb: number) => {
-  const head = Buffer.from(`{"type":"ADDED","object":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"a":"`)
+  const head = Buffer.from(
+    `{"type":"ADDED","object":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"a":"`
+  )
   const out = Buffer.alloc(Math.round(mb * MB), "x")
   head.copy(out)
   return out
@@ -57,7 +67,8 @@ const listBytes = (mb: number) => {
     items.push(text)
     size += text.length + 1
   }
-  return Buffer.from(`{"apiVersion":"v1","kind":"ConfigMapList","metadata":{"resourceVersion":"1"},"items":[${items.join(",")}]}`)
+  const head = `{"apiVersion":"v1","kind":"ConfigMapList","metadata":{"resourceVersion":"1"},"items":[`
+  return Buffer.from(`${head}${items.join(",")}]}`)
 }
 
 const outcomeOf = (exit: Exit.Exit<unknown, unknown>): string =>

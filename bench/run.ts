@@ -40,13 +40,16 @@
  * `http2: false` (`effect-kube-h1`, run in `load`, `watches` and `list` beside the others),
  * client-node (HTTP/1.1) and the floor (HTTP/1.1).
  *
- * Options: `--quick` (one repetition each), `--only <measures>` (comma-separated, of
+ * Options (`--help` prints them and exits, starting nothing): `--quick` (one repetition each),
+ * `--only <measures>` (comma-separated, of
  * list,list-gzip,get,watch,logs,logs-bytes,load,list-slow,watches,exec,cold,bundle,fake-round),
  * `--reps N` (every measurement N times), `--clients floor,effect-kube` (a subset of
  * floor,effect-kube,client-node), `--profile effect-kube` (that client's workers CPU-profile
  * the measured part into `.tmp/bench-profiles/`; `tsx bench/profile.ts <file>` lists where
- * the time went). Only a full run (no option but none) writes `bench/results.json` and puts its tables in
- * README.md's "Benchmarks" section, between the `bench:begin` and `bench:end` comment lines.
+ * the time went). The tables are printed; nothing is written unless `--write` asks, and only a
+ * full run (no other option) may: it writes `bench/results.json` and puts the tables in
+ * bench/README.md, between the `bench:begin` and `bench:end` comment lines. An unknown option,
+ * or `--write` with a partial run, fails at once (exit 2), before anything starts.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
@@ -66,12 +69,58 @@ import type { Job, Measure, Result } from "./worker.js"
 
 const here = Path.dirname(fileURLToPath(import.meta.url))
 
+const usage = `Usage: npm run bench -- [options]   (or: npx tsx bench/run.ts [options])
+
+Runs effect-kube, @kubernetes/client-node and a raw floor against a preloaded fake cluster
+served over loopback HTTPS, each measurement in its own process, and prints the tables.
+
+Options:
+  --help                 print this and exit
+  --quick                one repetition of each measurement
+  --only <measures>      comma-separated, of
+                         list,list-gzip,get,watch,logs,logs-bytes,load,list-slow,watches,
+                         exec,cold,bundle,fake-round
+  --reps <n>             every measurement n times
+  --clients <clients>    comma-separated, of floor,effect-kube,client-node
+  --profile <client>     CPU-profile that client's workers into .tmp/bench-profiles/
+                         (then: npx tsx bench/profile.ts <file>)
+  --write                a full run only (no other option): write bench/results.json and
+                         the tables between the bench:begin and bench:end lines of
+                         bench/README.md; without it nothing is written
+`
+
 const args = process.argv.slice(2)
+/** The options that take a value, and those that do not. */
+const valueOptions = ["--only", "--reps", "--clients", "--profile"]
+const switches = ["--help", "--quick", "--write"]
+/** Ends the process before anything starts: usage asked for (exit 0), or a command line that cannot run (exit 2). */
+const refuse = (message: string): never => {
+  process.stderr.write(`bench/run.ts: ${message}\n\n${usage}`)
+  process.exit(2)
+}
+if (args.includes("--help") || args.includes("-h")) {
+  process.stdout.write(usage)
+  process.exit(0)
+}
+for (let i = 0; i < args.length; i++) {
+  const arg = args[i]!
+  if (valueOptions.includes(arg)) {
+    const value = args[i + 1]
+    if (value === undefined || value.startsWith("--")) refuse(`${arg} needs a value`)
+    i++
+  } else if (!switches.includes(arg)) {
+    refuse(`unknown option ${arg}`)
+  }
+}
 const flag = (name: string): string | undefined => {
   const i = args.indexOf(name)
   return i === -1 ? undefined : args[i + 1]
 }
 const quick = args.includes("--quick")
+const write = args.includes("--write")
+if (write && args.some((arg) => arg !== "--write")) {
+  refuse("--write needs a full run: the tables it writes stand for every measure, client and repetition")
+}
 /** The measures a worker runs, client by client. */
 const workerMeasures: ReadonlyArray<Measure> = [
   "list",
@@ -468,7 +517,7 @@ const http2WallSlack = 1.1
 const http2Table = (samples: Record<Measure, Record<ClientName, Array<Result>>>) => {
   const columns = ["floor", "effect-kube", "effect-kube-h1", "client-node"] as const
   const rows: Array<string> = [
-    "| measurement (HTTP/2, issue 27) | floor (HTTP/1.1) | effect-kube (h2) | effect-kube (HTTP/1.1) | " +
+    "| measurement (HTTP/2) | floor (HTTP/1.1) | effect-kube (h2) | effect-kube (HTTP/1.1) | " +
     "client-node (HTTP/1.1) | h2 / HTTP/1.1 | h2 / client-node |",
     "|---|---:|---:|---:|---:|---:|---:|"
   ]
@@ -950,7 +999,7 @@ const main = async () => {
   const fakeRound = only.has("fake-round") ? await runFakeRound() : undefined
 
   const targetRows = [
-    "| target (issue 21; HTTP/2: issue 27) | effect-kube | |",
+    "| target | effect-kube | |",
     "|---|---|---|",
     ...verdicts.map((v) => `| ${v.target} | ${v.figure} | ${v.met ? "met" : "MISSED"} |`)
   ]
@@ -998,8 +1047,8 @@ const main = async () => {
   ].filter((t) => t !== undefined).join("\n\n")
   const summary = `Median of ${JSON.stringify(output.repetitions)} runs; Node ${description.node}, ` +
     `${description.nproc} CPUs (${description.cpu}), ${description.memoryGB} GB, ${description.os}.`
-  const complete = only.size === everyMeasure.length && clientNames.length === allClients.length
-  if (!quick && complete && repsFlag === undefined && profiled === undefined) {
+  // `--write` was refused at the start unless this is a full run
+  if (write) {
     Fs.writeFileSync(Path.join(here, "results.json"), `${JSON.stringify(output, null, 2)}\n`)
     fillReadme(`Full run of ${output.date.slice(0, 10)}. ${summary}\n\n${tables}`)
   }
@@ -1009,17 +1058,19 @@ const main = async () => {
   Fs.rmSync(certs.dir, { recursive: true, force: true })
 }
 
-/** Where a full run puts its tables in README.md ("Benchmarks"): between these two lines, replacing what was there. */
-const readmeBegin = "<!-- bench:begin: written by a full `npm run bench` (bench/run.ts) -->"
+/** Where `--write` puts the tables in bench/README.md: between these two lines, replacing what was there. */
+const readmeBegin = "<!-- bench:begin: written by `npm run bench -- --write` (bench/run.ts) -->"
 const readmeEnd = "<!-- bench:end -->"
 
 const fillReadme = (block: string): void => {
-  const file = Path.join(here, "..", "README.md")
+  const file = Path.join(here, "README.md")
   const text = Fs.readFileSync(file, "utf8")
   const begin = text.indexOf(readmeBegin)
   const end = text.indexOf(readmeEnd, begin)
   if (begin === -1 || end === -1) {
-    process.stderr.write(`README.md has no ${readmeBegin} ... ${readmeEnd} block: the tables are in bench/results.json\n`)
+    process.stderr.write(
+      `bench/README.md has no ${readmeBegin} ... ${readmeEnd} block: the tables are in bench/results.json\n`
+    )
     return
   }
   Fs.writeFileSync(file, `${text.slice(0, begin + readmeBegin.length)}\n${block}\n${text.slice(end)}`)

@@ -19,7 +19,7 @@
  */
 import * as Http from "node:http"
 import type * as Net from "node:net"
-import * as FakeCluster from "../src/testing/FakeCluster.js"
+import { FakeCluster } from "@effect-kube/testing"
 import { pod } from "./pods.js"
 
 export interface ServerConfig {

@@ -13,8 +13,8 @@
 import { Console, Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
-import { Discovery, Errors, Manifests, NodeKube, type Kube, type ObjectRef } from "../src/index.js"
-import { FakeCluster } from "../src/testing/index.js"
+import { Discovery, Errors, Manifests, NodeKube, type Kube, type ObjectRef } from "effect-kube"
+import { FakeCluster } from "@effect-kube/testing"
 
 const flag = (name: string): string | undefined => {
   const at = process.argv.indexOf(name)

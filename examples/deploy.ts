@@ -14,8 +14,8 @@
 import { Console, Effect, Stream } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
-import { Discovery, Errors, Manifests, NodeKube } from "../src/index.js"
-import { FakeCluster } from "../src/testing/index.js"
+import { Discovery, Errors, Manifests, NodeKube } from "effect-kube"
+import { FakeCluster } from "@effect-kube/testing"
 
 const flag = (name: string): string | undefined => {
   const at = process.argv.indexOf(name)

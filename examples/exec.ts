@@ -9,8 +9,8 @@
  */
 import { Console, Effect, Layer, Stream } from "effect"
 import * as Net from "node:net"
-import { Condition, Exec, Kube, NodeKube, type Pod, Pods } from "../src/index.js"
-import { FakeCluster } from "../src/testing/index.js"
+import { Condition, Exec, Kube, NodeKube, type Pod, Pods } from "effect-kube"
+import { FakeCluster } from "@effect-kube/testing"
 
 const flag = (name: string): string | undefined => {
   const at = process.argv.indexOf(name)

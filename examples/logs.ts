@@ -5,8 +5,8 @@
  *   npx tsx examples/logs.ts --kubeconfig ~/.kube/config --pod web-0 [--namespace ns] [--container c]
  */
 import { Console, Effect, Stream } from "effect"
-import { Kube, NodeKube, Pods } from "../src/index.js"
-import { FakeCluster } from "../src/testing/index.js"
+import { Kube, NodeKube, Pods } from "effect-kube"
+import { FakeCluster } from "@effect-kube/testing"
 
 const flag = (name: string): string | undefined => {
   const at = process.argv.indexOf(name)

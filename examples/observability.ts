@@ -14,8 +14,8 @@
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Console, Effect, Metric, Stream } from "effect"
-import { Condition, Kube, Pods } from "../src/index.js"
-import { FakeCluster } from "../src/testing/index.js"
+import { Condition, Kube, Pods } from "effect-kube"
+import { FakeCluster } from "@effect-kube/testing"
 
 const spans = new InMemorySpanExporter()
 

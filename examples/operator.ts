@@ -30,8 +30,8 @@ import {
   LeaderElection,
   NodeKube,
   type Resource
-} from "../src/index.js"
-import { FakeCluster } from "../src/testing/index.js"
+} from "effect-kube"
+import { FakeCluster } from "@effect-kube/testing"
 
 // ---- the custom resource ---------------------------------------------------------------
 

@@ -7,8 +7,8 @@
  *   KUBECONFIG=~/.kube/config npm run demo
  */
 import { Console, Duration, Effect, Layer, Option, Stream } from "effect"
-import { Kube, NodeKube, type Pod, Pods } from "../src/index.js"
-import { FakeCluster } from "../src/testing/index.js"
+import { Kube, NodeKube, type Pod, Pods } from "effect-kube"
+import { FakeCluster } from "@effect-kube/testing"
 
 const flag = (name: string): string | undefined => {
   const at = process.argv.indexOf(name)

@@ -8,8 +8,8 @@
  */
 import { Console, Effect } from "effect"
 import * as fs from "node:fs"
-import { Errors, Manifests, Template } from "../src/index.js"
-import { FakeCluster } from "../src/testing/index.js"
+import { Errors, Manifests, Template } from "effect-kube"
+import { FakeCluster } from "@effect-kube/testing"
 
 const templateFile = new URL("./manifests/template.yaml", import.meta.url)
 

@@ -1,13 +1,17 @@
 /**
- * The README's Install section, tried as a new user tries it: packs this package, runs the
- * section's `npm install` lines in an empty project (effect-kube from the tarball, every
- * other package from the registry), then type-checks the section's program and test under
- * strict TypeScript, runs the program and runs the test with vitest.
+ * The README's Install section, tried as a new user tries it: packs both packages of the
+ * workspace (the client, effect-kube, and the fake, @effect-kube/testing), runs the section's
+ * `npm install` lines in an empty project (the two packages from their tarballs, every other
+ * package from the registry), then type-checks the section's program and test under strict
+ * TypeScript, runs the program and runs the test with vitest. It also checks what the client
+ * brings into a production install: none of the fake's CEL, protobuf or RE2 packages, and its
+ * bin with its run bit.
  *
  *   node scripts/check-install.mjs      (needs a build: npm run build)
  *
- * Fails when a line no longer installs, the versions it names do not work together, or the
- * program or the test no longer compiles or passes.
+ * Fails when a line no longer installs, the versions it names do not work together, the
+ * client's install carries a package of the fake's, or the program or the test no longer
+ * compiles or passes.
  */
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -39,15 +43,49 @@ const run = (command, args, cwd) => {
 
 const project = fs.mkdtempSync(path.join(os.tmpdir(), "effect-kube-install-"))
 try {
-  const [packed] = JSON.parse(run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", project], root))
-  const tarball = path.join(project, packed.filename)
+  const pack = (name) => {
+    const [packed] = JSON.parse(
+      run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", project], path.join(root, "packages", name))
+    )
+    return path.join(project, packed.filename)
+  }
+  const tarballs = new Map([["effect-kube", pack("effect-kube")], ["@effect-kube/testing", pack("testing")]])
   fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "first-program", type: "module" }))
 
   for (const line of installLines) {
     const words = line.split(/\s+/)
     if (words[0] !== "npm" || words[1] !== "install") throw new Error(`check-install: not an npm install line: ${line}`)
-    run("npm", [...words.slice(1).map((word) => (word === "effect-kube" ? tarball : word)), "--no-audit", "--no-fund"], project)
+    run("npm", [...words.slice(1).map((word) => (tarballs.get(word) ?? word)), "--no-audit", "--no-fund"], project)
   }
+  // The client's install holds none of the fake's packages (its CEL, protobuf and RE2), however
+  // deep: the packages effect-kube needs, followed through the project's lockfile.
+  const lock = JSON.parse(fs.readFileSync(path.join(project, "package-lock.json"), "utf8")).packages
+  const needed = new Set()
+  const follow = (at) => {
+    if (needed.has(at)) return
+    needed.add(at)
+    const entry = lock[at]
+    for (const name of Object.keys({ ...entry?.dependencies, ...entry?.peerDependencies, ...entry?.optionalDependencies })) {
+      // a package's own node_modules first, then each parent's, as Node resolves
+      for (let dir = at; ; dir = dir.slice(0, Math.max(0, dir.lastIndexOf("/node_modules/")))) {
+        const candidate = `${dir === "" ? "" : `${dir}/`}node_modules/${name}`
+        if (lock[candidate] !== undefined) {
+          follow(candidate)
+          break
+        }
+        if (dir === "") break
+      }
+    }
+  }
+  follow("node_modules/effect-kube")
+  const fakeOnly = [...needed].filter((at) => /node_modules\/@bufbuild\//.test(at))
+  if (needed.size < 2 || fakeOnly.length > 0) {
+    throw new Error(`check-install: effect-kube's install needs the fake's packages: ${fakeOnly.join(", ") || "(none found at all)"}`)
+  }
+  const bin = path.join(project, "node_modules/effect-kube/dist/esm/bin/effect-kube.js")
+  if ((fs.statSync(bin).mode & 0o111) === 0) throw new Error(`check-install: ${bin} is not executable`)
+  console.log(`check-install: effect-kube needs ${needed.size - 1} packages, none of the fake's; its bin is executable`)
+
   // What a TypeScript project has anyway; the versions the repository itself is checked with.
   const own = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).devDependencies
   run("npm", ["install", "--save-dev", `typescript@${own.typescript}`, `@types/node@${own["@types/node"]}`, "--no-audit", "--no-fund"], project)

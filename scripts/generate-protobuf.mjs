@@ -1,5 +1,5 @@
 /**
- * Writes src/internal/fake/protobuf/schema.ts: the protobuf layout of the built-in kinds
+ * Writes packages/testing/src/internal/protocols/protobuf/schema.ts: the protobuf layout of the built-in kinds
  * kubectl's typed clients send (`Content-Type: application/vnd.kubernetes.protobuf`), read
  * from the Go types of k8s.io/api and k8s.io/apimachinery: for each struct, each field's
  * JSON name and options (omitempty, omitzero, a pointer), protobuf number and wire type, and
@@ -197,7 +197,7 @@ while (queue.length > 0) {
 
 const lines = Object.keys(out).sort().map((k) => `  ${JSON.stringify(k)}: ${JSON.stringify(out[k])}`)
 fs.writeFileSync(
-  path.join(root, "src/internal/fake/protobuf/schema.ts"),
+  path.join(root, "packages/testing/src/internal/protocols/protobuf/schema.ts"),
   `/**
  * The protobuf layout of the built-in kinds' Go types (k8s.io/api, k8s.io/apimachinery at the
  * spec's tag), as scripts/generate-protobuf.mjs reads them: do not edit. Each struct is its

@@ -1,5 +1,5 @@
 /**
- * Writes src/internal/fake/tables/docs.ts: the descriptions of the fields that the API
+ * Writes packages/testing/src/internal/tables/docs.ts: the descriptions of the fields that the API
  * server's printers name in their Table column definitions (`ServiceSpec{}.SwaggerDoc()["type"]`
  * in kube-apiserver), read from the OpenAPI document in spec/kubernetes/. Run it when the
  * spec changes:
@@ -105,4 +105,4 @@ export const docs = {
 ${lines.join(",\n")}
 } as const
 `
-fs.writeFileSync(path.join(root, "src/internal/fake/tables/docs.ts"), out)
+fs.writeFileSync(path.join(root, "packages/testing/src/internal/tables/docs.ts"), out)

@@ -1,8 +1,8 @@
 /**
  * Generates the built-in kinds from the Kubernetes OpenAPI document.
  *
- *   npm run generate          writes src/resources/generated.ts (every group version, in one
- *                             module: see below) and src/internal/fake/generated.ts
+ *   npm run generate          writes packages/effect-kube/src/resources/generated.ts (every group version, in one
+ *                             module: see below) and packages/testing/src/internal/store/generated.ts
  *   npm run check:generate    generates, then fails if the committed files differ
  *
  * The spec is read from `spec/kubernetes/swagger-v1.35.0.json` in the repository (where it came
@@ -477,7 +477,7 @@ for (const file of fileOrder) {
   }
 }
 // ---------------------------------------------------------------------------------------------
-// Apply configurations (types only: src/resources/generatedApply.ts)
+// Apply configurations (types only: packages/effect-kube/src/resources/generatedApply.ts)
 
 const modelSet = new Set(models)
 const applyName = (n) => `${exportName.get(n)}Apply`
@@ -571,7 +571,7 @@ const applyHead = `${HEADER}\n` +
   ) +
   "import type * as G from \"./generated.js\"\n" +
   "import type { Apply, ApplyKind } from \"./internal/apply.js\"\n"
-out.set("src/resources/generatedApply.ts", `${applyHead}\n${applyBody.trimEnd()}\n`)
+out.set("packages/effect-kube/src/resources/generatedApply.ts", `${applyHead}\n${applyBody.trimEnd()}\n`)
 
 let head = `${HEADER}\n`
 head += docComment(
@@ -583,7 +583,7 @@ head += "import type * as Schema from \"effect/Schema\"\n"
 head += "import * as Resource from \"../Resource.js\"\n"
 head += "import type * as ApplyConfigurations from \"./generatedApply.js\"\n"
 head += `import { ${[...helpers].sort().join(", ")} } from "./internal/schema.js"\n`
-out.set("src/resources/generated.ts", `${head}\n${body.trimEnd()}\n`)
+out.set("packages/effect-kube/src/resources/generated.ts", `${head}\n${body.trimEnd()}\n`)
 
 // the table FakeCluster serves
 const fakeKinds = new Map()
@@ -600,20 +600,20 @@ const rows = [...fakeKinds.values()].map((versions) => {
   return `  [${JSON.stringify(k.group)}, ${JSON.stringify(sorted.map((v) => v.version))}, ${JSON.stringify(k.kind)}, ${JSON.stringify(k.plural)}, ${k.namespaced}, ${JSON.stringify([...verbs].sort())}, ${JSON.stringify(subs)}]`
 })
 const fake = `${HEADER}\n` +
-  docComment("Every kind the Kubernetes OpenAPI spec serves, for FakeCluster: group, versions (the preferred first), kind, plural, namespaced, verbs, and the subresources the fake implements.\n\n@internal") +
+  docComment("Every kind the Kubernetes OpenAPI spec serves, for FakeCluster: group, versions (the preferred first), kind, plural, namespaced, verbs, and the subresources the fake implements.\n\n@internal", "") +
   "export const specKinds: ReadonlyArray<\n  readonly [string, ReadonlyArray<string>, string, string, boolean, ReadonlyArray<string>, ReadonlyArray<string>]\n> = [\n" +
   rows.join(",\n") + "\n]\n"
-out.set("src/internal/fake/generated.ts", fake)
+out.set("packages/testing/src/internal/store/generated.ts", fake)
 
 // write, dropping generated files that are no longer produced
 const generatedDirs = [...new Set([...files.keys()].map((f) => f.split("/")[0]))]
-for (const dir of fs.readdirSync(path.join(root, "src/resources"), { withFileTypes: true })) {
+for (const dir of fs.readdirSync(path.join(root, "packages/effect-kube/src/resources"), { withFileTypes: true })) {
   if (!dir.isDirectory() || dir.name === "internal") continue
-  for (const f of fs.readdirSync(path.join(root, "src/resources", dir.name))) {
-    const rel = `src/resources/${dir.name}/${f}`
+  for (const f of fs.readdirSync(path.join(root, "packages/effect-kube/src/resources", dir.name))) {
+    const rel = `packages/effect-kube/src/resources/${dir.name}/${f}`
     if (!out.has(rel) && fs.readFileSync(path.join(root, rel), "utf8").startsWith(HEADER)) fs.unlinkSync(path.join(root, rel))
   }
-  if (fs.readdirSync(path.join(root, "src/resources", dir.name)).length === 0) fs.rmdirSync(path.join(root, "src/resources", dir.name))
+  if (fs.readdirSync(path.join(root, "packages/effect-kube/src/resources", dir.name)).length === 0) fs.rmdirSync(path.join(root, "packages/effect-kube/src/resources", dir.name))
 }
 for (const [rel, text] of out) {
   const full = path.join(root, rel)

@@ -2,11 +2,11 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
-import * as Conflict from "../src/Conflict.js"
-import * as Kube from "../src/Kube.js"
-import * as RequestPolicy from "../src/RequestPolicy.js"
-import { ConfigMaps } from "../src/resources/ConfigMap.js"
-import * as FakeCluster from "../src/testing/FakeCluster.js"
+import * as Conflict from "../packages/effect-kube/src/Conflict.js"
+import * as Kube from "../packages/effect-kube/src/Kube.js"
+import * as RequestPolicy from "../packages/effect-kube/src/RequestPolicy.js"
+import { ConfigMaps } from "../packages/effect-kube/src/resources/index.js"
+import { FakeCluster } from "@effect-kube/testing"
 
 const configMaps = Kube.api(ConfigMaps, { namespace: "default" })
 const ref = { apiVersion: "v1", kind: "ConfigMap", name: "settings" }

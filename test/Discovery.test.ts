@@ -3,12 +3,12 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
-import * as Discovery from "../src/Discovery.js"
-import { ApiError, ValidationError } from "../src/Errors.js"
-import * as Kube from "../src/Kube.js"
-import * as Manifests from "../src/Manifests.js"
-import * as RequestPolicy from "../src/RequestPolicy.js"
-import * as FakeCluster from "../src/testing/FakeCluster.js"
+import * as Discovery from "../packages/effect-kube/src/Discovery.js"
+import { ApiError, ValidationError } from "../packages/effect-kube/src/Errors.js"
+import * as Kube from "../packages/effect-kube/src/Kube.js"
+import * as Manifests from "../packages/effect-kube/src/Manifests.js"
+import * as RequestPolicy from "../packages/effect-kube/src/RequestPolicy.js"
+import { FakeCluster } from "@effect-kube/testing"
 
 const fake = (options?: FakeCluster.Options) => {
   const cluster = FakeCluster.layer({ ...options })

@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as TestClock from "effect/testing/TestClock"
-import * as EventRecorder from "../src/EventRecorder.js"
-import { EventsV1 } from "../src/internal/controller/resources.js"
-import * as Kube from "../src/Kube.js"
-import { ConfigMaps } from "../src/resources/ConfigMap.js"
-import * as FakeCluster from "../src/testing/FakeCluster.js"
+import * as EventRecorder from "../packages/effect-kube/src/EventRecorder.js"
+import { EventsEventsV1 as EventsV1 } from "../packages/effect-kube/src/resources/index.js"
+import * as Kube from "../packages/effect-kube/src/Kube.js"
+import { ConfigMaps } from "../packages/effect-kube/src/resources/index.js"
+import { FakeCluster } from "@effect-kube/testing"
 
 const events = Kube.api(EventsV1, { namespace: "default" })
 const microTime = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Finalizer from "../src/Finalizer.js"
-import * as Kube from "../src/Kube.js"
-import { ConfigMaps } from "../src/resources/ConfigMap.js"
-import * as FakeCluster from "../src/testing/FakeCluster.js"
+import * as Finalizer from "../packages/effect-kube/src/Finalizer.js"
+import * as Kube from "../packages/effect-kube/src/Kube.js"
+import { ConfigMaps } from "../packages/effect-kube/src/resources/index.js"
+import { FakeCluster } from "@effect-kube/testing"
 
 const configMaps = Kube.api(ConfigMaps, { namespace: "default" })
 const ref = { apiVersion: "v1", kind: "ConfigMap", name: "web" }

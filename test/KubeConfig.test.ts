@@ -1,23 +1,19 @@
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
-import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/testing/TestClock"
-import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Util from "node:util"
 import * as Yaml from "yaml"
-import { KubeConfigError } from "../src/Errors.js"
-import * as KubeConfig from "../src/KubeConfig.js"
-import * as Auth from "../src/internal/kubeconfig/auth.js"
-import * as Load from "../src/internal/kubeconfig/load.js"
-import * as Kube from "../src/Kube.js"
-import * as NodeKube from "../src/NodeKube.js"
-import { Pods } from "../src/resources/index.js"
-import * as FakeCluster from "../src/testing/FakeCluster.js"
+import { KubeConfigError } from "../packages/effect-kube/src/Errors.js"
+import * as KubeConfig from "../packages/effect-kube/src/KubeConfig.js"
+import * as Kube from "../packages/effect-kube/src/Kube.js"
+import * as NodeKube from "../packages/effect-kube/src/NodeKube.js"
+import { Pods } from "../packages/effect-kube/src/resources/index.js"
+import { FakeCluster } from "@effect-kube/testing"
 import { call, runs, writeExecPlugin } from "./util/execPlugin.js"
 import { pki } from "./util/pki.js"
 
@@ -48,113 +44,6 @@ const single = (user: object, cluster: object = { server: "https://127.0.0.1:644
 })
 
 layer(NodeKube.layerPlatform)("KubeConfig", (it) => {
-  describe("merging a KUBECONFIG path list", () => {
-    const files = (dir: string) => {
-      const a = write(Path.join(dir, "a.yaml"), {
-        clusters: [{ name: "shared", cluster: { server: "https://a.example:6443/" } }],
-        users: [{ name: "alice", user: { token: "token-a" } }],
-        contexts: [{ name: "one", context: { cluster: "shared", user: "alice", namespace: "from-a" } }]
-      })
-      const b = write(Path.join(dir, "b.yaml"), {
-        "current-context": "two",
-        clusters: [
-          { name: "shared", cluster: { server: "https://b.example:6443" } },
-          { name: "bee", cluster: { server: "https://bee.example" } }
-        ],
-        users: [{ name: "alice", user: { token: "token-b" } }],
-        contexts: [
-          { name: "one", context: { cluster: "bee", user: "alice", namespace: "from-b" } },
-          { name: "two", context: { cluster: "shared", user: "alice" } }
-        ]
-      })
-      const c = write(Path.join(dir, "c.yaml"), {
-        "current-context": "one",
-        clusters: [{ name: "sea", cluster: { server: "https://c.example" } }],
-        contexts: [{ name: "three", context: { cluster: "sea", namespace: "from-c" } }]
-      })
-      const missing = Path.join(dir, "missing.yaml")
-      return [a, missing, b, c].join(Path.delimiter)
-    }
-
-    it.effect("the first file to define a name wins; current-context from the first file that sets it", () =>
-      Effect.gen(function*() {
-        const dir = yield* tempDir
-        const env = { KUBECONFIG: files(dir) }
-        const current = yield* Load.fromFile({ env, homeDir: dir })
-        assert.strictEqual(current.context, "two", "current-context from b.yaml, not c.yaml")
-        assert.strictEqual(current.server, "https://a.example:6443", "cluster shared from a.yaml, no trailing slash")
-        assert.strictEqual(current.namespace, "default")
-        assert.strictEqual(current.source, Path.join(dir, "b.yaml"))
-        assert.strictEqual(yield* token(current), "token-a", "user alice from a.yaml")
-
-        const one = yield* Load.fromFile({ env, homeDir: dir, context: "one" })
-        assert.strictEqual(one.namespace, "from-a", "context one from a.yaml, b.yaml's ignored")
-        assert.strictEqual(one.server, "https://a.example:6443")
-
-        const three = yield* Load.fromFile({ env, homeDir: dir, context: "three" })
-        assert.strictEqual(three.server, "https://c.example")
-        assert.strictEqual(three.namespace, "from-c")
-        assert.strictEqual(three.auth.kind, "none")
-      }))
-
-    it.effect("agrees with kubectl on the merged context", () =>
-      Effect.gen(function*() {
-        let kubectl = true
-        try {
-          execFileSync("kubectl", ["version", "--client"], { stdio: "ignore" })
-        } catch {
-          kubectl = false
-        }
-        if (!kubectl) {
-          console.warn("skipped: kubectl is not installed, so the merge cannot be compared with it")
-          return
-        }
-        const dir = yield* tempDir
-        const list = files(dir)
-        const view = JSON.parse(
-          execFileSync("kubectl", ["config", "view", "--minify", "--raw", "-o", "json"], {
-            env: { ...process.env, KUBECONFIG: list, HOME: dir },
-            encoding: "utf8"
-          })
-        )
-        const ours = yield* Load.fromFile({ env: { KUBECONFIG: list }, homeDir: dir })
-        assert.strictEqual(ours.context, view["current-context"])
-        assert.strictEqual(`${ours.server}/`, view.clusters[0].cluster.server)
-        assert.strictEqual(yield* token(ours), view.users[0].user.token)
-      }))
-
-    it.effect("without KUBECONFIG, ~/.kube/config is read", () =>
-      Effect.gen(function*() {
-        const dir = yield* tempDir
-        write(Path.join(dir, ".kube", "config"), single({ token: "home-token" }))
-        const service = yield* Load.fromFile({ env: {}, homeDir: dir })
-        assert.strictEqual(yield* token(service), "home-token")
-        assert.strictEqual(service.source, Path.join(dir, ".kube", "config"))
-      }))
-
-    it.effect("no file at all is a KubeConfigError listing the paths", () =>
-      Effect.gen(function*() {
-        const dir = yield* tempDir
-        const error = yield* Effect.flip(Load.fromFile({ env: { KUBECONFIG: Path.join(dir, "nope") }, homeDir: dir }))
-        assert.instanceOf(error, KubeConfigError)
-        assert.include(error.message, Path.join(dir, "nope"))
-      }))
-
-    it.effect("a name twice in one file is an error, as in kubectl", () =>
-      Effect.gen(function*() {
-        const dir = yield* tempDir
-        const path = write(Path.join(dir, "dup.yaml"), {
-          clusters: [
-            { name: "c", cluster: { server: "https://a" } },
-            { name: "c", cluster: { server: "https://b" } }
-          ]
-        })
-        const error = yield* Effect.flip(KubeConfig.fromFile({ path }))
-        assert.strictEqual(error.field, "clusters[c]")
-        assert.strictEqual(error.source, path)
-      }))
-  })
-
   describe("paths relative to the kubeconfig file", () => {
     it.effect("certificate-authority, client-certificate, client-key and tokenFile", () =>
       Effect.gen(function*() {
@@ -273,82 +162,6 @@ layer(NodeKube.layerPlatform)("KubeConfig", (it) => {
 
         const none = yield* Effect.flip(KubeConfig.fromString(Yaml.stringify({ clusters: [] })))
         assert.strictEqual(none.field, "current-context")
-      }))
-  })
-
-  describe("token file", () => {
-    it.effect("is re-read when it is rewritten or replaced", () =>
-      Effect.gen(function*() {
-        const dir = yield* tempDir
-        const tokenPath = write(Path.join(dir, "token"), "first")
-        const path = write(Path.join(dir, "kubeconfig"), single({ tokenFile: "token" }))
-        const service = yield* KubeConfig.fromFile({ path })
-        assert.strictEqual(service.auth.kind, "tokenFile")
-        assert.strictEqual(yield* token(service), "first")
-        assert.strictEqual(yield* token(service), "first")
-
-        // Not looked at again until the interval has passed (TestClock: no real waiting).
-        Fs.writeFileSync(tokenPath, "second-token")
-        assert.strictEqual(yield* token(service), "first")
-        yield* TestClock.adjust(Auth.tokenFileRecheckMillis - 1)
-        assert.strictEqual(yield* token(service), "first")
-        yield* TestClock.adjust(1)
-        assert.strictEqual(yield* token(service), "second-token")
-
-        // Projected volumes swap the file atomically (a new inode), as a rename does.
-        write(Path.join(dir, "token.new"), "third-token!")
-        Fs.renameSync(Path.join(dir, "token.new"), tokenPath)
-        yield* TestClock.adjust(Auth.tokenFileRecheckMillis)
-        assert.strictEqual(yield* token(service), "third-token!")
-
-        // After a 401 the file is read at once, whatever the interval.
-        Fs.writeFileSync(tokenPath, "fourth")
-        assert.strictEqual(yield* token(service), "third-token!")
-        assert.isTrue(yield* service.auth.invalidate)
-        assert.strictEqual(yield* token(service), "fourth")
-      }))
-
-    it.effect("is not looked at on every request: a file gone within the interval is noticed after it", () =>
-      Effect.gen(function*() {
-        const dir = yield* tempDir
-        const tokenPath = write(Path.join(dir, "token"), "here")
-        const path = write(Path.join(dir, "kubeconfig"), single({ tokenFile: "token" }))
-        const service = yield* KubeConfig.fromFile({ path })
-        assert.strictEqual(yield* token(service), "here")
-        Fs.rmSync(tokenPath)
-        assert.strictEqual(yield* token(service), "here")
-        yield* TestClock.adjust(Auth.tokenFileRecheckMillis)
-        const error = yield* Effect.flip(service.auth.credentials)
-        assert.include(error.message, "ENOENT")
-      }))
-
-    it.effect("a 401 makes the request path read the rotated token at once and send the request again", () =>
-      Effect.gen(function*() {
-        const dir = yield* tempDir
-        const served = yield* FakeCluster.serve({ token: "old-token" })
-        const tokenPath = write(Path.join(dir, "token"), "old-token")
-        const path = write(Path.join(dir, "kubeconfig"), single({ tokenFile: "token" }, { server: served.url }))
-        const program = Effect.gen(function*() {
-          const pods = Kube.api(Pods, { namespace: "default" })
-          assert.isTrue(Option.isNone(yield* pods.get("nothing")))
-          // The server and the file rotate together, well within the re-check interval.
-          served.control.setToken("new-token")
-          Fs.writeFileSync(tokenPath, "new-token")
-          assert.isTrue(Option.isNone(yield* pods.get("nothing")))
-        })
-        yield* Effect.provide(program, NodeKube.layerFromFile({ path }))
-      }))
-
-    it.effect("a token file that disappears fails with a KubeConfigError", () =>
-      Effect.gen(function*() {
-        const dir = yield* tempDir
-        const tokenPath = write(Path.join(dir, "token"), "here")
-        const path = write(Path.join(dir, "kubeconfig"), single({ tokenFile: "token" }))
-        const service = yield* KubeConfig.fromFile({ path })
-        Fs.rmSync(tokenPath)
-        const error = yield* Effect.flip(service.auth.credentials)
-        assert.strictEqual(error.field, "users[u].user.tokenFile")
-        assert.include(error.message, "ENOENT")
       }))
   })
 
@@ -505,64 +318,6 @@ layer(NodeKube.layerPlatform)("KubeConfig", (it) => {
           path: write(Path.join(dir, "k4"), execConfig(dir, { apiVersion: "client.authentication.k8s.io/v1alpha1" }))
         }))
         assert.strictEqual(oldApi.field, "users[u].user.exec.apiVersion")
-      }))
-  })
-
-  describe("in-cluster", () => {
-    const serviceAccount = (dir: string, namespace?: string) => {
-      write(Path.join(dir, "token"), "sa-token\n")
-      write(Path.join(dir, "ca.crt"), pki().ca.cert)
-      if (namespace !== undefined) write(Path.join(dir, "namespace"), namespace)
-      return dir
-    }
-    const env = { KUBERNETES_SERVICE_HOST: "10.96.0.1", KUBERNETES_SERVICE_PORT: "443" }
-
-    it.effect("server from the env, token, CA and namespace from the service-account directory", () =>
-      Effect.gen(function*() {
-        const dir = serviceAccount(yield* tempDir, "team-a\n")
-        const service = yield* Effect.provide(
-          KubeConfig.KubeConfig,
-          KubeConfig.layerInClusterFrom({ dir, env })
-        )
-        assert.strictEqual(service.server, "https://10.96.0.1")
-        assert.strictEqual(service.namespace, "team-a")
-        assert.strictEqual(service.tls.ca, pki().ca.cert)
-        assert.strictEqual(service.source, "<in-cluster>")
-        assert.strictEqual(yield* token(service), "sa-token")
-        Fs.writeFileSync(Path.join(dir, "token"), "rotated-token")
-        yield* TestClock.adjust(Auth.tokenFileRecheckMillis)
-        assert.strictEqual(yield* token(service), "rotated-token")
-
-        const v6 = yield* KubeConfig.inCluster({
-          dir,
-          env: { KUBERNETES_SERVICE_HOST: "fd00::1", KUBERNETES_SERVICE_PORT: "6443" }
-        })
-        assert.strictEqual(v6.server, "https://[fd00::1]:6443")
-      }))
-
-    it.effect("the default lookup prefers in-cluster, and falls back to the kubeconfig", () =>
-      Effect.gen(function*() {
-        const dir = serviceAccount(yield* tempDir)
-        write(Path.join(dir, "home", ".kube", "config"), single({ token: "home-token" }))
-        const homeDir = Path.join(dir, "home")
-
-        const pod = yield* Load.fromEnvironment({ env, inClusterDir: dir, homeDir })
-        assert.strictEqual(pod.source, "<in-cluster>")
-        assert.strictEqual(pod.namespace, "default", "no namespace file")
-
-        const laptop = yield* Load.fromEnvironment({ env: {}, inClusterDir: dir, homeDir })
-        assert.strictEqual(yield* token(laptop), "home-token")
-
-        // The env vars alone do not make a pod: the token must be there too.
-        const noToken = yield* Load.fromEnvironment({ env, inClusterDir: Path.join(dir, "nope"), homeDir })
-        assert.strictEqual(noToken.context, "ctx")
-      }))
-
-    it.effect("outside a pod, layerInCluster says what is missing", () =>
-      Effect.gen(function*() {
-        const error = yield* Effect.flip(KubeConfig.inCluster({ env: {} }))
-        assert.strictEqual(error.source, "<in-cluster>")
-        assert.strictEqual(error.field, "KUBERNETES_SERVICE_HOST")
       }))
   })
 

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { ApiError, ApplyFailed, DeleteFailed, type ObjectRef, ValidationError } from "../src/Errors.js"
-import type * as Kube from "../src/Kube.js"
-import * as Manifests from "../src/Manifests.js"
-import * as FakeCluster from "../src/testing/FakeCluster.js"
-import type { Pod } from "../src/resources/index.js"
+import { ApiError, ApplyFailed, DeleteFailed, type ObjectRef, ValidationError } from "../packages/effect-kube/src/Errors.js"
+import type * as Kube from "../packages/effect-kube/src/Kube.js"
+import * as Manifests from "../packages/effect-kube/src/Manifests.js"
+import { FakeCluster } from "@effect-kube/testing"
+import type { Pod } from "../packages/effect-kube/src/resources/index.js"
 import { configMap, deployment, secret, secretValue, service, withCluster, writes } from "./util/manifests.js"
 
 const parseError = (text: string) =>

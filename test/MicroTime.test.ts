@@ -2,10 +2,10 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/testing/TestClock"
-import * as Kube from "../src/Kube.js"
-import { Leases } from "../src/internal/controller/resources.js"
-import * as MicroTime from "../src/MicroTime.js"
-import * as FakeCluster from "../src/testing/FakeCluster.js"
+import * as Kube from "../packages/effect-kube/src/Kube.js"
+import { Leases } from "../packages/effect-kube/src/resources/index.js"
+import * as MicroTime from "../packages/effect-kube/src/MicroTime.js"
+import { FakeCluster } from "@effect-kube/testing"
 
 const leases = Kube.api(Leases, { namespace: "default" })
 

@@ -1,11 +1,7 @@
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import { assert, describe, it } from "@effect/vitest"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
@@ -16,10 +12,8 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import type * as Tls from "node:tls"
 import * as Yaml from "yaml"
-import * as Client from "../src/internal/client.js"
-import { enforcesDeadline } from "../src/internal/credentials.js"
-import * as KubeConfig from "../src/KubeConfig.js"
-import * as NodeKube from "../src/NodeKube.js"
+import * as KubeConfig from "../packages/effect-kube/src/KubeConfig.js"
+import * as NodeKube from "../packages/effect-kube/src/NodeKube.js"
 import { runs, writeExecPlugin } from "./util/execPlugin.js"
 import { pki } from "./util/pki.js"
 
@@ -324,82 +318,4 @@ describe("NodeKube", () => {
       }), { timeout: 60_000 })
   })
 
-  describe("credentials", () => {
-    it.effect("are obtained once per request: the transport takes the client certificate the request path got", () =>
-      Effect.gen(function*() {
-        const { ca, client } = pki()
-        const server = yield* serve({ ...serverTls(), ca: ca.cert, requestCert: true, rejectUnauthorized: true })
-        let asked = 0
-        const auth: KubeConfig.AuthProvider = {
-          kind: "counting",
-          credentials: Effect.sync(() => {
-            asked++
-            return {
-              token: Redacted.make("t"),
-              clientCertificate: { cert: client.cert, key: Redacted.make(client.key) }
-            }
-          }),
-          invalidate: Effect.succeed(false)
-        }
-        const seen = yield* Effect.forEach([1, 2, 3], () => Client.sendJson({ method: "GET", path: "/me", operation: { verb: "get" } })).pipe(
-          Effect.provide(explicit({ server: server.url, tls: { ca: ca.cert }, auth }))
-        )
-        assert.deepStrictEqual(seen.map((s) => (s as Seen).cn), ["test-user", "test-user", "test-user"])
-        assert.strictEqual(asked, 3)
-      }))
-  })
-
-  describe("connections", () => {
-    // Undici may open a second connection when a request is sent while the previous one is
-    // still being handed back to the pool; after that, every request reuses one of the two.
-    it.effect("keep-alive: sequential requests reuse their TLS connections", () =>
-      Effect.gen(function*() {
-        const server = yield* serve(serverTls())
-        yield* Effect.provide(
-          Effect.gen(function*() {
-            for (let i = 0; i < 30; i++) assert.strictEqual((yield* getSeen(`${server.url}/n/${i}`)).path, `/n/${i}`)
-          }),
-          explicit({ server: server.url, tls: { ca: pki().ca.cert } })
-        )
-        assert.isAtMost(server.connections(), 2)
-      }))
-
-    it.effect("keep-alive over plain http too", () =>
-      Effect.gen(function*() {
-        const server = yield* serve("http")
-        yield* Effect.provide(
-          Effect.gen(function*() {
-            for (let i = 0; i < 30; i++) yield* getSeen(`${server.url}/plain/${i}`)
-          }),
-          explicit({ server: server.url })
-        )
-        assert.isAtMost(server.connections(), 2)
-      }))
-
-    // Else the request path forks every request to time it out (a fiber and its interruption per GET).
-    it.effect("the client of a layer given options enforces the request path's deadline, as the default one does", () =>
-      Effect.gen(function*() {
-        const kubeConfig = KubeConfig.layerFrom({ server: "https://127.0.0.1:1" })
-        for (const layer of [NodeKube.layerFromKubeConfig(kubeConfig), NodeKube.layerFromKubeConfig(kubeConfig, {})]) {
-          const client = yield* Effect.provide(Effect.service(HttpClient.HttpClient), layer)
-          assert.isTrue(enforcesDeadline.has(client))
-        }
-        const withOptions = NodeKube.layerFromKubeConfig(kubeConfig, { http2: false, maxConnections: 4 })
-        assert.isTrue(enforcesDeadline.has(yield* Effect.provide(Effect.service(HttpClient.HttpClient), withOptions)))
-      }))
-
-    it.effect("closing the layer's scope closes its connections", () =>
-      Effect.gen(function*() {
-        const server = yield* serve(serverTls())
-        const scope = yield* Scope.make()
-        const context = yield* Layer.buildWithScope(explicit({ server: server.url, tls: { ca: pki().ca.cert } }), scope)
-        yield* Effect.provide(getSeen(`${server.url}/x`), context)
-        const closed = yield* Deferred.make<void>()
-        yield* Effect.forkChild(Effect.andThen(server.allClosed, Deferred.succeed(closed, undefined)))
-        assert.isFalse(yield* Deferred.isDone(closed), "kept alive while the layer is open")
-        yield* Scope.close(scope, Exit.void)
-        yield* Deferred.await(closed)
-        assert.strictEqual(server.connections(), 1)
-      }))
-  })
 })

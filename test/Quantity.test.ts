@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Result from "effect/Result"
 import * as fc from "fast-check"
-import { ValidationError } from "../src/Errors.js"
-import * as Quantity from "../src/Quantity.js"
+import { ValidationError } from "../packages/effect-kube/src/Errors.js"
+import * as Quantity from "../packages/effect-kube/src/Quantity.js"
 
 const parse = (s: string): Quantity.Quantity => Quantity.unsafeParse(s)
 

@@ -2,7 +2,7 @@
 // Prints one line of JSON: how many pods, the import time and the peak RSS.
 const started = performance.now()
 const [{ Kube, NodeKube, Pods }, Effect] = await Promise.all([
-  import("../../dist/esm/index.js"),
+  import("../../packages/effect-kube/dist/esm/index.js"),
   import("effect/Effect")
 ])
 const imported = performance.now()

@@ -26,14 +26,14 @@ import type * as Tracer from "effect/Tracer"
 import type * as Http from "node:http"
 import * as NodeHttp2 from "node:http2"
 import * as Util from "node:util"
-import { ApiError, ConnectionFailure, LimitExceeded } from "../../src/Errors.js"
-import * as Kube from "../../src/Kube.js"
-import * as KubeConfig from "../../src/KubeConfig.js"
-import * as NodeKube from "../../src/NodeKube.js"
-import * as RequestPolicy from "../../src/RequestPolicy.js"
-import { ConfigMaps } from "../../src/resources/index.js"
-import * as FakeCluster from "../../src/testing/FakeCluster.js"
-import * as Warnings from "../../src/Warnings.js"
+import { ApiError, ConnectionFailure, LimitExceeded } from "../../packages/effect-kube/src/Errors.js"
+import * as Kube from "../../packages/effect-kube/src/Kube.js"
+import * as KubeConfig from "../../packages/effect-kube/src/KubeConfig.js"
+import * as NodeKube from "../../packages/effect-kube/src/NodeKube.js"
+import * as RequestPolicy from "../../packages/effect-kube/src/RequestPolicy.js"
+import { ConfigMaps } from "../../packages/effect-kube/src/resources/index.js"
+import { FakeCluster } from "@effect-kube/testing"
+import * as Warnings from "../../packages/effect-kube/src/Warnings.js"
 import { pki } from "../util/pki.js"
 import { headerBlock, type RawStream, serveRawH2 } from "../util/rawH2.js"
 import {
@@ -148,7 +148,7 @@ describe("a body in 1-byte pieces is decoded, and bounded by its limit", () => {
       { maxLineBytes: 64 * KiB }
     ), 60_000)
 
-  it.live("a list in 1-byte HTTP/2 DATA frames without a length: read whole; past maxResponseBytes, LimitExceeded", () =>
+  it.live("a list in 1-byte DATA frames, no length: read whole; past maxResponseBytes, LimitExceeded", () =>
     againstH2(
       (stream) => {
         stream.respond(200, json)
@@ -197,7 +197,7 @@ describe("a body in 1-byte pieces is decoded, and bounded by its limit", () => {
 })
 
 describe("a stream the server refuses is not a head too large", () => {
-  it.live("RST_STREAM(ENHANCE_YOUR_CALM) before the answer: a read is retried, a write fails saying it may have happened", () =>
+  it.live("RST_STREAM(ENHANCE_YOUR_CALM): a read is retried, a write fails saying it may have happened", () =>
     againstH2(
       (stream, index) => {
         // the first two GETs and the POST (the fourth stream) are refused; the third GET is answered
@@ -228,7 +228,7 @@ describe("a stream the server refuses is not a head too large", () => {
       { readRetries: Schedule.recurs(3) }
     ), 30_000)
 
-  it.live("a connection lost after a write was sent: the error says the write may have happened; a GET's does not", () =>
+  it.live("a connection lost after a write was sent: the write may have happened; a GET's error does not say so", () =>
     againstH2(
       (stream) => {
         // the connection is cut under the stream, before any answer
@@ -259,7 +259,8 @@ describe("a stream the server refuses is not a head too large", () => {
       const big = "x".repeat(900 * KiB)
       const results = yield* Effect.all(
         [
-          ...Array.from({ length: 16 }, (_, i) => Effect.exit(Effect.asVoid(cms.create(configMap(`up-${i}`, { big }))))),
+          ...Array.from({ length: 16 }, (_, i) =>
+            Effect.exit(Effect.asVoid(cms.create(configMap(`up-${i}`, { big }))))),
           ...Array.from({ length: 40 }, (_, i) => Effect.exit(Effect.asVoid(cms.get(`get-${i}`))))
         ],
         { concurrency: "unbounded" }
@@ -350,7 +351,8 @@ describe("a server that allows no streams", () => {
 const trickle = (everyMs: number): Http.RequestListener => (req, res) => {
   if (!(req.url ?? "").includes("watch=true")) {
     res.writeHead(200, json)
-    return res.end(JSON.stringify({ apiVersion: "v1", kind: "ConfigMapList", metadata: { resourceVersion: "5" }, items: [] }))
+    const empty = { apiVersion: "v1", kind: "ConfigMapList", metadata: { resourceVersion: "5" }, items: [] }
+    return res.end(JSON.stringify(empty))
   }
   res.writeHead(200, json)
   res.write("{")
@@ -402,7 +404,13 @@ const echoStatus = (code: number, reason: string, quoted: string) =>
   JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code, reason, message: `refused: ${quoted}` })
 
 describe("no text a server echoes shows the secrets the client holds", () => {
-  for (const [code, reason] of [[401, "Unauthorized"], [403, "Forbidden"], [500, "InternalError"], [429, "TooManyRequests"]] as const) {
+  const refusals = [
+    [401, "Unauthorized"],
+    [403, "Forbidden"],
+    [500, "InternalError"],
+    [429, "TooManyRequests"]
+  ] as const
+  for (const [code, reason] of refusals) {
     it.live(`a ${code} Status quoting the bearer token: not in the error, its renderings or the span`, () =>
       againstHttp1(
         (raw) =>

@@ -14,10 +14,10 @@ import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
-import * as Kube from "../../src/Kube.js"
-import * as RequestPolicy from "../../src/RequestPolicy.js"
-import { ConfigMaps, Pods } from "../../src/resources/index.js"
-import * as FakeCluster from "../../src/testing/FakeCluster.js"
+import * as Kube from "../../packages/effect-kube/src/Kube.js"
+import * as RequestPolicy from "../../packages/effect-kube/src/RequestPolicy.js"
+import { ConfigMaps, Pods } from "../../packages/effect-kube/src/resources/index.js"
+import { FakeCluster } from "@effect-kube/testing"
 import {
   eventually,
   failureOf,

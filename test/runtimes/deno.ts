@@ -1,5 +1,5 @@
 /** The smoke flow on Deno: `deno run -A --sloppy-imports test/runtimes/deno.ts <kubeconfig> [other-url]`. */
-import * as DenoKube from "../../src/DenoKube.js"
+import * as DenoKube from "../../packages/effect-kube/src/DenoKube.js"
 import { main } from "./flow.js"
 
 const [kubeconfig, other] = process.argv.slice(2)

@@ -14,9 +14,9 @@ import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
-import * as Kube from "../../src/Kube.js"
-import type { Pod } from "../../src/resources/index.js"
-import { Pods } from "../../src/resources/index.js"
+import * as Kube from "../../packages/effect-kube/src/Kube.js"
+import type { Pod } from "../../packages/effect-kube/src/resources/index.js"
+import { Pods } from "../../packages/effect-kube/src/resources/index.js"
 
 const pods = Kube.api(Pods)
 

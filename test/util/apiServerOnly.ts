@@ -13,7 +13,7 @@
  * namespace's kube-root-ca.crt there, a namespace created before writing into it. A test that
  * passes on the defaults should pass against a real cluster.
  */
-import type * as FakeCluster from "../../src/testing/FakeCluster.js"
+import { type FakeCluster } from "@effect-kube/testing"
 
 export const apiServerOnly = {
   controllers: false,

@@ -2,8 +2,8 @@
 import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Kube from "../../src/Kube.js"
-import { ConfigMaps } from "../../src/resources/index.js"
+import * as Kube from "../../packages/effect-kube/src/Kube.js"
+import { ConfigMaps } from "../../packages/effect-kube/src/resources/index.js"
 
 const cms = Kube.api(ConfigMaps, { namespace: "default" })
 

@@ -9,7 +9,7 @@ import { execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import * as FakeCluster from "../../src/testing/FakeCluster.js"
+import { FakeCluster } from "@effect-kube/testing"
 import { pki } from "./pki.js"
 
 /** `$KUBECTL`, else `kubectl` from the PATH. */

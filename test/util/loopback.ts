@@ -9,8 +9,8 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
 import type * as Net from "node:net"
-import * as KubeConfig from "../../src/KubeConfig.js"
-import * as NodeKube from "../../src/NodeKube.js"
+import * as KubeConfig from "../../packages/effect-kube/src/KubeConfig.js"
+import * as NodeKube from "../../packages/effect-kube/src/NodeKube.js"
 
 export interface Loopback {
   readonly url: string

@@ -2,9 +2,9 @@
  * Manifests for set tests, and a fake cluster to run them against.
  */
 import * as Effect from "effect/Effect"
-import type * as Kube from "../../src/Kube.js"
-import type * as Manifests from "../../src/Manifests.js"
-import * as FakeCluster from "../../src/testing/FakeCluster.js"
+import type * as Kube from "../../packages/effect-kube/src/Kube.js"
+import type * as Manifests from "../../packages/effect-kube/src/Manifests.js"
+import { FakeCluster } from "@effect-kube/testing"
 import { apiServerOnly } from "./apiServerOnly.js"
 
 export const secretValue = "TOPSECRET-hunter2-value"

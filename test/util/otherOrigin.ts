@@ -9,7 +9,7 @@
  */
 import * as HttpClient from "effect/http/HttpClient"
 import * as Effect from "effect/Effect"
-import * as NodeKube from "../../src/NodeKube.js"
+import * as NodeKube from "../../packages/effect-kube/src/NodeKube.js"
 
 const [kubeconfig, clusterUrl, otherUrl] = process.argv.slice(2) as [string, string, string]
 

@@ -125,8 +125,10 @@ export const serveRawH2 = (
           }
           const rawStream = (id: number): RawStream => ({
             id,
-            respond: (status, headers = {}, endStream = false) =>
-              void write(frame(0x1, 0x4 | (endStream ? 0x1 : 0), id, headerBlock([[":status", String(status)], ...Object.entries(headers)]))),
+            respond: (status, headers = {}, endStream = false) => {
+              const block = headerBlock([[":status", String(status)], ...Object.entries(headers)])
+              write(frame(0x1, 0x4 | (endStream ? 0x1 : 0), id, block))
+            },
             send: (bytes, frameSize) =>
               new Promise((done) => {
                 let offset = 0
@@ -172,7 +174,7 @@ export const serveRawH2 = (
             raw: (type, flags, payload) => void write(frame(type, flags, id, payload)),
             closed: () => !open || resetStreams.has(id)
           })
-          let buffered = Buffer.alloc(0)
+          let buffered: Buffer = Buffer.alloc(0)
           let sawPreface = false
           socket.on("data", (chunk: Buffer) => {
             buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk])

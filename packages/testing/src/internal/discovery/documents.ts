@@ -1,0 +1,213 @@
+/**
+ * The discovery documents (`/api`, `/apis`, `/api/v1`, `/apis/<group>/<version>`,
+ * `/version`) in the legacy (unaggregated) JSON form that kubectl and client libraries
+ * fall back to, built from the kinds the fake currently serves.
+ *
+ * @internal
+ */
+import { apiVersionOf, type KindInfo } from "../store/kinds.js"
+
+/** @internal */
+export const apiVersions = (serverAddress: string): Record<string, unknown> => ({
+  kind: "APIVersions",
+  versions: ["v1"],
+  serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress }]
+})
+
+interface GroupVersions {
+  readonly name: string
+  readonly versions: ReadonlyArray<string>
+}
+
+const groupsOf = (kinds: ReadonlyArray<KindInfo>): Array<GroupVersions> => {
+  const groups = new Map<string, Array<string>>()
+  for (const k of kinds) {
+    if (k.group === "") continue
+    const versions = groups.get(k.group) ?? []
+    for (const v of k.versions) if (!versions.includes(v)) versions.push(v)
+    groups.set(k.group, versions)
+  }
+  return [...groups.entries()].map(([name, versions]) => ({ name, versions }))
+}
+
+const groupDoc = (g: GroupVersions): Record<string, unknown> => ({
+  name: g.name,
+  versions: g.versions.map((version) => ({ groupVersion: `${g.name}/${version}`, version })),
+  preferredVersion: { groupVersion: `${g.name}/${g.versions[0]}`, version: g.versions[0] }
+})
+
+/** @internal */
+export const apiGroupList = (kinds: ReadonlyArray<KindInfo>): Record<string, unknown> => ({
+  kind: "APIGroupList",
+  apiVersion: "v1",
+  groups: groupsOf(kinds).map(groupDoc)
+})
+
+/** @internal */
+export const apiGroup = (kinds: ReadonlyArray<KindInfo>, group: string): Record<string, unknown> | undefined => {
+  const found = groupsOf(kinds).find((g) => g.name === group)
+  return found === undefined ? undefined : { kind: "APIGroup", apiVersion: "v1", ...groupDoc(found) }
+}
+
+/** The kinds a group version serves. */
+const servedIn = (kinds: ReadonlyArray<KindInfo>, group: string, version: string): ReadonlyArray<KindInfo> =>
+  kinds.filter((k) => k.group === group && k.versions.includes(version))
+
+/** @internal */
+export const apiResourceList = (
+  kinds: ReadonlyArray<KindInfo>,
+  group: string,
+  version: string
+): Record<string, unknown> | undefined => {
+  const served = servedIn(kinds, group, version)
+  if (served.length === 0) return undefined
+  const resources: Array<Record<string, unknown>> = []
+  for (const k of served) {
+    resources.push({
+      name: k.plural,
+      singularName: k.singular,
+      namespaced: k.namespaced,
+      kind: k.kind,
+      verbs: k.verbs,
+      ...(k.shortNames.length > 0 ? { shortNames: k.shortNames } : {}),
+      ...(k.categories !== undefined ? { categories: k.categories } : {}),
+      storageVersionHash: hash(`${k.group}/${k.versions[0]}/${k.kind}`)
+    })
+    for (const sub of k.subresources) {
+      resources.push({
+        name: `${k.plural}/${sub}`,
+        singularName: "",
+        namespaced: k.namespaced,
+        ...(sub === "scale" ? { group: "autoscaling", version: "v1" } : {}),
+        ...(sub === "eviction" ? { group: "policy", version: "v1" } : {}),
+        ...(sub === "token" ? { group: "authentication.k8s.io", version: "v1" } : {}),
+        kind: sub === "log"
+          ? "Pod"
+          : sub === "scale"
+          ? "Scale"
+          : sub === "eviction"
+          ? "Eviction"
+          : sub === "token"
+          ? "TokenRequest"
+          : k.kind,
+        verbs: sub === "log" ? ["get"] : sub === "eviction" || sub === "token" ? ["create"] : ["get", "patch", "update"]
+      })
+    }
+  }
+  return { kind: "APIResourceList", apiVersion: "v1", groupVersion: apiVersionOf(group, version), resources }
+}
+
+// A stable short token, as the API server gives one per storage version.
+const hash = (text: string): string => {
+  let h = 2166136261
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i)
+    h = Math.imul(h, 16777619)
+  }
+  return Buffer.from(String(h >>> 0)).toString("base64").slice(0, 11)
+}
+
+/**
+ * `/version`, as kube-apiserver v1.35 (the version of the kinds the fake serves) answers
+ * it, the emulation and minimum compatibility versions included.
+ *
+ * @internal
+ */
+export const version = {
+  major: "1",
+  minor: "35",
+  emulationMajor: "1",
+  emulationMinor: "35",
+  minCompatibilityMajor: "1",
+  minCompatibilityMinor: "34",
+  gitVersion: "v1.35.0",
+  gitCommit: "0000000000000000000000000000000000000000",
+  gitTreeState: "clean",
+  buildDate: "2025-12-17T00:00:00Z",
+  goVersion: "go1.25.5",
+  compiler: "gc",
+  platform: "linux/amd64"
+}
+
+const gvPath = (group: string, version: string): string =>
+  group === "" ? `api/${version}` : `apis/${group}/${version}`
+
+/**
+ * The OpenAPI v3 index. kubectl reads it to learn that the server validates fields
+ * itself (`fieldValidation`); without it `kubectl create` and `apply` refuse to run
+ * unless told `--validate=false`.
+ *
+ * @internal
+ */
+export const openApiV3Index = (kinds: ReadonlyArray<KindInfo>): Record<string, unknown> => {
+  const paths: Record<string, unknown> = {}
+  for (const k of kinds) {
+    for (const v of k.versions) {
+      const p = gvPath(k.group, v)
+      paths[p] = { serverRelativeURL: `/openapi/v3/${p}?hash=${hash(`${p}:${kinds.length}`)}` }
+    }
+  }
+  return { paths }
+}
+
+const queryParameter = (name: string, description: string, type = "string") => ({
+  name,
+  in: "query",
+  description,
+  schema: { type, uniqueItems: true }
+})
+
+const writeParameters = [
+  queryParameter("dryRun", "When present, indicates that modifications should not be persisted."),
+  queryParameter("fieldManager", "The name of the actor making these changes."),
+  queryParameter("fieldValidation", "How the server handles unknown or duplicate fields.")
+]
+
+/**
+ * The OpenAPI v3 document of one group version: operations only (no schemas), with
+ * the `x-kubernetes-group-version-kind` and query parameters kubectl looks for.
+ *
+ * @internal
+ */
+export const openApiV3 = (
+  kinds: ReadonlyArray<KindInfo>,
+  group: string,
+  version: string
+): Record<string, unknown> | undefined => {
+  const served = servedIn(kinds, group, version)
+  if (served.length === 0) return undefined
+  const paths: Record<string, unknown> = {}
+  const prefix = `/${gvPath(group, version)}`
+  for (const k of served) {
+    const gvk = { group, version, kind: k.kind }
+    const op = (action: string, extra: Array<Record<string, unknown>>) => ({
+      description: `${action} ${k.kind}`,
+      operationId: `${action}${k.kind}`,
+      parameters: extra,
+      responses: { "200": { description: "OK" } },
+      "x-kubernetes-action": action,
+      "x-kubernetes-group-version-kind": gvk
+    })
+    const collection = k.namespaced ? `${prefix}/namespaces/{namespace}/${k.plural}` : `${prefix}/${k.plural}`
+    paths[collection] = k.verbs.includes("create")
+      ? { post: op("post", writeParameters), get: op("list", []) }
+      : { get: op("list", []) }
+    if (k.verbs.includes("get")) {
+      paths[`${collection}/{name}`] = {
+        get: op("get", []),
+        put: op("put", writeParameters),
+        patch: op("patch", [
+          ...writeParameters,
+          queryParameter("force", "Force is going to \"force\" Apply requests.", "boolean")
+        ]),
+        delete: op("delete", [])
+      }
+    }
+  }
+  return {
+    openapi: "3.0.0",
+    info: { title: "Kubernetes", version: version },
+    paths,
+    components: { schemas: {} }
+  }
+}

@@ -1,0 +1,407 @@
+/**
+ * Server-side field validation (`fieldValidation=Strict|Warn|Ignore`, default Warn) and
+ * the pruning that goes with decoding: the fields of a written object its kind's schema
+ * does not know are dropped (the generated Schema of a built-in kind, walked alongside
+ * the JSON; a custom resource's structural schema), and fields a JSON body repeats are
+ * found in its text. Strict answers 400 (`Deployment in version "v1" cannot be handled
+ * as a Deployment: strict decoding error: unknown field "spec.foo"`, without the prefix
+ * for patches), Warn a `Warning: 299 - "unknown field \"spec.foo\""` header per field;
+ * an unsupported value is a 422 on the request's options, as the API server answers.
+ *
+ * @internal
+ */
+import type * as Schema from "effect/Schema"
+import type * as SchemaAST from "effect/SchemaAST"
+import { loadBuiltinResources } from "effect-kube/internal/testing"
+import * as YAML from "yaml"
+import { warningHeader } from "../serve/faults.js"
+import { mediaType, type RawRequest, type RawResponse, readBody } from "../serve/http.js"
+import { drop, isObject, type JsonObject } from "../store/json.js"
+import { apiVersionOf } from "../store/kinds.js"
+import type { Route } from "../store/state.js"
+import * as Status from "../serve/statusBodies.js"
+import * as Field from "./field.js"
+
+type Schemas = ReadonlyMap<string, SchemaAST.AST>
+
+let schemas: Promise<Schemas> | undefined
+
+/** The generated Schemas of the built-in kinds by `apiVersion/kind`, loaded on first use (they are large). */
+const loadSchemas = (): Promise<Schemas> =>
+  schemas ??= loadBuiltinResources().then((mod) => {
+    const byKind = new Map<string, SchemaAST.AST>()
+    for (const value of Object.values(mod)) {
+      if (!isObject(value)) continue
+      const r = value as { apiVersion?: unknown; kind?: unknown; plural?: unknown; schema?: Schema.Top }
+      if (typeof r.apiVersion === "string" && typeof r.kind === "string" && typeof r.plural === "string" && r.schema) {
+        byKind.set(`${r.apiVersion}/${r.kind}`, r.schema.ast)
+      }
+    }
+    return byKind
+  })
+
+/** The generated Schema of a built-in kind's version, once loaded. @internal */
+export const builtinSchema = async (route: Route): Promise<SchemaAST.AST | undefined> =>
+  (await loadSchemas()).get(`${apiVersionOf(route.kind.group, route.version)}/${route.kind.kind}`)
+
+/**
+ * The member of a union that can describe `value` (an object or an array), or undefined.
+ * Checks sit on the nodes they check, and the built-in kinds transform nothing, so the
+ * nodes are read as they are.
+ */
+const shapeFor = (ast: SchemaAST.AST, value: unknown): SchemaAST.AST | undefined => {
+  switch (ast._tag) {
+    case "Suspend":
+      return shapeFor(ast.thunk(), value)
+    case "Union":
+      for (const member of ast.types) {
+        const shape = shapeFor(member, value)
+        if (shape !== undefined) return shape
+      }
+      return undefined
+    case "Objects":
+      return isObject(value) ? ast : undefined
+    case "Arrays":
+      return Array.isArray(value) ? ast : undefined
+    default:
+      return undefined
+  }
+}
+
+/**
+ * The paths (`spec.foo`, `spec.containers[0].bar`) of the fields of `value` that `ast`
+ * does not know; with `prune`, those fields are dropped from `value` too, and the keys of
+ * its maps (labels, data, ...) put in order, as Go writes a map.
+ *
+ * @internal
+ */
+export const unknownFields = (ast: SchemaAST.AST, value: unknown, path = "", prune = false): Array<string> => {
+  const out: Array<string> = []
+  walk(ast, value, path, prune, out)
+  return out
+}
+
+const walk = (ast: SchemaAST.AST, value: unknown, path: string, prune: boolean, out: Array<string>): void => {
+  const shape = shapeFor(ast, value)
+  if (shape === undefined) return
+  if (shape._tag === "Arrays") {
+    const element = shape.rest[0]
+    if (element === undefined) return
+    const list = value as Array<unknown>
+    for (let i = 0; i < list.length; i++) walk(element, list[i], `${path}[${i}]`, prune, out)
+    return
+  }
+  if (shape._tag !== "Objects") return
+  const obj = value as JsonObject
+  const signatures = shape.propertySignatures
+  const index = shape.indexSignatures[0]?.type
+  if (signatures.length === 0 && index !== undefined) {
+    // a map: every key is known; Go writes its keys sorted
+    if (prune) sortInPlace(obj)
+    for (const key in obj) walk(index, obj[key], path === "" ? key : `${path}.${key}`, prune, out)
+    return
+  }
+  for (const key in obj) {
+    // strategic merge patch directives ($patch, $retainKeys, $setElementOrder/...)
+    if (key.charCodeAt(0) === 36 /* $ */) continue
+    const at = path === "" ? key : `${path}.${key}`
+    let type: SchemaAST.AST | undefined = index
+    for (let i = 0; i < signatures.length; i++) {
+      if (signatures[i]!.name === key) {
+        type = signatures[i]!.type
+        break
+      }
+    }
+    if (type === undefined) {
+      if (obj[key] === undefined) continue
+      out.push(at)
+      if (prune) drop(obj, key)
+    } else walk(type, obj[key], at, prune, out)
+  }
+}
+
+const sortInPlace = (obj: JsonObject): void => {
+  const keys = Object.keys(obj)
+  let sorted = true
+  for (let i = 1; i < keys.length; i++) {
+    if (keys[i - 1]! > keys[i]!) {
+      sorted = false
+      break
+    }
+  }
+  if (sorted) return
+  const entries = keys.sort().map((k) => [k, obj[k]] as const)
+  for (const k of keys) delete obj[k]
+  for (const [k, v] of entries) obj[k] = v
+}
+
+/** @internal */
+export type Mode = "Strict" | "Warn" | "Ignore"
+
+/**
+ * The request's `fieldValidation` (Warn when absent), or the 422 the API server gives an
+ * unsupported one on the request's options (`CreateOptions`, `UpdateOptions`, `PatchOptions`).
+ *
+ * @internal
+ */
+export const modeOf = (query: Record<string, string>, options: "CreateOptions" | "UpdateOptions" | "PatchOptions"): Mode => {
+  const mode = query.fieldValidation ?? ""
+  if (mode === "") return "Warn"
+  if (mode === "Strict" || mode === "Warn" || mode === "Ignore") return mode
+  throw Field.toStatus({ group: "meta.k8s.io", kind: options, plural: options.toLowerCase() }, "", [
+    Field.notSupported("fieldValidation", mode, ["", "Ignore", "Strict", "Warn"])
+  ])
+}
+
+const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9
+
+/** How many object keys a JSON text has (a string followed by `:`). */
+const countKeys = (text: string): number => {
+  let keys = 0
+  const n = text.length
+  for (let i = 0; i < n; i++) {
+    if (text.charCodeAt(i) !== 34) continue
+    i++
+    while (i < n) {
+      const c = text.charCodeAt(i)
+      if (c === 92) i += 2
+      else if (c === 34) break
+      else i++
+    }
+    let j = i + 1
+    while (j < n && isSpace(text.charCodeAt(j))) j++
+    if (text.charCodeAt(j) === 58) keys++
+  }
+  return keys
+}
+
+const countParsed = (value: unknown): number => {
+  if (Array.isArray(value)) {
+    let n = 0
+    for (const v of value) n += countParsed(v)
+    return n
+  }
+  if (value === null || typeof value !== "object") return 0
+  let n = 0
+  for (const k in value as JsonObject) n += 1 + countParsed((value as JsonObject)[k])
+  return n
+}
+
+/** A repeated field of a body: its path, the line it is on (1-based) and where in the text. @internal */
+export interface Duplicate {
+  readonly path: string
+  readonly line: number
+  readonly offset: number
+}
+
+interface Frame {
+  readonly path: string
+  readonly array: boolean
+  index: number
+  readonly keys: Set<string> | undefined
+  pendingKey: string | undefined
+}
+
+/**
+ * The paths of the fields a JSON text repeats within one object, in document order; with
+ * `firstSeen`, where each field of the text first is, by path.
+ */
+const findDuplicates = (text: string, firstSeen?: Map<string, number>): Array<Duplicate> => {
+  const out: Array<Duplicate> = []
+  const stack: Array<Frame> = []
+  let line = 1
+  let lastKey: string | undefined
+  const valuePath = (): string => {
+    const top = stack[stack.length - 1]
+    if (top === undefined) return ""
+    if (top.array) return `${top.path}[${top.index}]`
+    const key = top.pendingKey ?? ""
+    return top.path === "" ? key : `${top.path}.${key}`
+  }
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 10) line++
+    else if (c === 123 /* { */ || c === 91 /* [ */) {
+      const path = valuePath()
+      stack.push({ path, array: c === 91, index: 0, keys: c === 123 ? new Set() : undefined, pendingKey: undefined })
+    } else if (c === 125 || c === 93) {
+      stack.pop()
+    } else if (c === 44 /* , */) {
+      const top = stack[stack.length - 1]
+      if (top?.array === true) top.index++
+    } else if (c === 34) {
+      const start = i + 1
+      i++
+      let escaped = false
+      while (i < text.length) {
+        const d = text.charCodeAt(i)
+        if (d === 92) {
+          escaped = true
+          i += 2
+        } else if (d === 34) break
+        else i++
+      }
+      let j = i + 1
+      while (j < text.length && isSpace(text.charCodeAt(j))) j++
+      const top = stack[stack.length - 1]
+      if (text.charCodeAt(j) === 58 && top !== undefined && !top.array) {
+        const raw = text.slice(start, i)
+        lastKey = escaped ? (JSON.parse(`"${raw}"`) as string) : raw
+        const path = top.path === "" ? lastKey : `${top.path}.${lastKey}`
+        if (top.keys!.has(lastKey)) out.push({ path, line, offset: start })
+        else {
+          top.keys!.add(lastKey)
+          firstSeen?.set(path, start)
+        }
+        top.pendingKey = lastKey
+      }
+    }
+  }
+  return out
+}
+
+/** A write's body, read once: its text, the value it parses to, and whether it was YAML. @internal */
+export interface Body {
+  readonly text: string
+  readonly body: unknown
+  readonly yaml: boolean
+}
+
+/** A body's repeated fields, as its decoder reports them (YAML's go-yaml way, JSON's field paths). @internal */
+export interface Duplicates {
+  readonly yaml: boolean
+  readonly fields: ReadonlyArray<Duplicate>
+}
+
+const noDuplicates: Duplicates = { yaml: false, fields: [] }
+
+/** The keys a YAML text repeats within one mapping, with their lines, in document order. */
+const yamlDuplicates = (text: string): Array<Duplicate> => {
+  const lines = new YAML.LineCounter()
+  const out: Array<Duplicate> = []
+  for (const doc of YAML.parseAllDocuments(text, { lineCounter: lines, uniqueKeys: false })) {
+    if (!("contents" in doc)) continue
+    YAML.visit(doc, {
+      Map(_, map) {
+        const seen = new Set<unknown>()
+        for (const pair of map.items) {
+          const key = YAML.isScalar(pair.key) ? pair.key.value : pair.key
+          if (!seen.has(key)) {
+            seen.add(key)
+            continue
+          }
+          const range = YAML.isNode(pair.key) ? pair.key.range : undefined
+          const offset = range !== undefined && range !== null ? range[0] : 0
+          out.push({ path: String(key), line: lines.linePos(offset).line, offset })
+        }
+      }
+    })
+  }
+  return out
+}
+
+/**
+ * The fields a body repeats under a field validation that reports them (nothing for
+ * Ignore). A JSON text is scanned only when it has more keys than its value (next to no
+ * work when it repeats none); YAML, rare in requests, is read again for its key lines.
+ *
+ * @internal
+ */
+export const duplicatesOf = (mode: Mode, read: Body): Duplicates => {
+  if (mode === "Ignore") return noDuplicates
+  if (read.yaml) return { yaml: true, fields: yamlDuplicates(read.text) }
+  if (countKeys(read.text) === countParsed(read.body)) return noDuplicates
+  return { yaml: false, fields: findDuplicates(read.text) }
+}
+
+/** A write's body, read once (JSON, or YAML by its content type). @internal */
+export const readText = async (request: RawRequest): Promise<Body> => {
+  const text = await request.text()
+  const trimmed = text.trimStart()
+  // JSON sent as an apply configuration: the YAML reader would refuse its repeated fields
+  if (trimmed.startsWith("{")) {
+    try {
+      return { text, body: JSON.parse(text), yaml: false }
+    } catch {
+      // the reader below reports it
+    }
+  }
+  const type = mediaType(request.header("content-type"))
+  const yaml = type === "application/yaml" || type === "application/apply-patch+yaml"
+  return { text, body: await readBody({ ...request, text: () => Promise.resolve(text) }), yaml }
+}
+
+/** go-yaml's strict error for repeated keys (`yaml: unmarshal errors:` and a line per key). */
+const yamlUnmarshalErrors = (fields: ReadonlyArray<Duplicate>): string => {
+  const lines = fields.map((d) => {
+    const key = d.path.slice(d.path.lastIndexOf(".") + 1)
+    return `  line ${d.line}: key ${JSON.stringify(key)} already set in map`
+  })
+  return `yaml: unmarshal errors:\n${lines.join("\n")}`
+}
+
+/**
+ * The strict decoding errors of a body in the order the API server finds them: go-yaml's
+ * first for YAML; for a built-in object sent whole as JSON (`inOrder`), repeated and
+ * unknown fields as the typed decoder meets them in the text; else (a patch, read into a
+ * map before the patched object is decoded; a custom resource, pruned after decoding)
+ * the repeated fields first.
+ */
+const strictErrors = (text: string, duplicates: Duplicates, unknown: ReadonlyArray<string>, inOrder: boolean) => {
+  const unknownMessages = unknown.map((f) => `unknown field ${JSON.stringify(f)}`)
+  if (duplicates.fields.length === 0) return unknownMessages
+  if (duplicates.yaml) return [yamlUnmarshalErrors(duplicates.fields), ...unknownMessages]
+  const duplicateMessages = duplicates.fields.map((d) => `duplicate field ${JSON.stringify(d.path)}`)
+  if (unknown.length === 0 || !inOrder) return [...duplicateMessages, ...unknownMessages]
+  const firstSeen = new Map<string, number>()
+  findDuplicates(text, firstSeen)
+  return [
+    ...duplicates.fields.map((d, i) => ({ at: d.offset, message: duplicateMessages[i]! })),
+    ...unknown.map((f, i) => ({ at: firstSeen.get(f) ?? Infinity, message: unknownMessages[i]! }))
+  ].sort((a, b) => a.at - b.at).map((e) => e.message)
+}
+
+/**
+ * What field validation makes of a write's problems: nothing for Ignore, the warnings
+ * for Warn, a 400 for Strict (`prefixed` for creates and updates, which the API server
+ * reports as a failure to decode the kind).
+ *
+ * @internal
+ */
+export const report = (
+  route: Route,
+  mode: Mode,
+  read: Body,
+  duplicates: Duplicates,
+  unknown: ReadonlyArray<string>,
+  prefixed: boolean
+): ReadonlyArray<string> => {
+  if (mode === "Ignore" || (duplicates.fields.length === 0 && unknown.length === 0)) return []
+  const messages = strictErrors(read.text, duplicates, unknown, prefixed && !route.kind.custom)
+  if (mode === "Warn") return messages
+  const strict = `strict decoding error: ${messages.join(", ")}`
+  const kind = route.kind.kind
+  throw Status.badRequest(prefixed ? `${kind} in version ${JSON.stringify(route.version)} cannot be handled as a ${kind}: ${strict}` : strict)
+}
+
+/**
+ * An apply configuration's repeated fields, as the YAML decoder reports them: a 400 for
+ * Strict, warnings for Warn.
+ *
+ * @internal
+ */
+export const reportApplyDuplicates = (mode: Mode, duplicates: Duplicates): ReadonlyArray<string> => {
+  if (mode === "Ignore" || duplicates.fields.length === 0) return []
+  const message = `error converting YAML to JSON: ${yamlUnmarshalErrors(duplicates.fields)}`
+  if (mode === "Strict") throw Status.badRequest(`error strict decoding YAML: ${message}`)
+  return [message]
+}
+
+/** The answer with one `Warning: 299` per message (joined as HTTP joins repeated headers). @internal */
+export const withWarnings = (response: RawResponse, warnings: ReadonlyArray<string>): RawResponse =>
+  warnings.length === 0
+    ? response
+    : {
+      ...response,
+      headers: { ...response.headers, warning: warnings.map(warningHeader).join(", ") }
+    }

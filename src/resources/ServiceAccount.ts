@@ -1,6 +1,0 @@
-/**
- * Kept for imports by path: the ServiceAccount kind now lives in the generated files (see `index.ts`).
- *
- * @since 0.1.0
- */
-export * from "./generated.js"
