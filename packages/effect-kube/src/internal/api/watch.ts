@@ -30,7 +30,7 @@ import {
 import { skipInvalidEvents } from "../codec/invalid.js"
 import { lineTooLong } from "../client/limits.js"
 import { LineDecoder } from "../stream/lines.js"
-import { redactApiError } from "../client/secrets.js"
+import { redactApiError } from "../client/scrub.js"
 import { listIn } from "./operations.js"
 import * as request from "../request/verbs.js"
 import type { Spec } from "../request/spec.js"

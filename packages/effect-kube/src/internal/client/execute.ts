@@ -44,8 +44,7 @@ import { exceeded } from "./limits.js"
 import { rateLimited } from "./rateLimit.js"
 import type { RequestError } from "./requestError.js"
 import { retrying } from "./retry.js"
-import { scrub } from "./scrub.js"
-import { redactText, type Secrets, secretsOf } from "./secrets.js"
+import { redactText, scrub, type Secrets, secretsOf } from "./scrub.js"
 import { errorBody, failFor } from "./statusMapping.js"
 import * as telemetry from "./telemetry.js"
 import { measured, traceHeaders } from "./telemetry.js"
@@ -136,7 +135,7 @@ const sendWith = <R>(
   deadline: Deadline | undefined,
   used?: (credentials: Credentials) => void
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> => {
-  // a server's text that quotes the request's secrets back shows `<redacted>` in their place (`secrets.ts`)
+  // a server's text that quotes the request's secrets back shows `<redacted>` in their place (`scrub.ts`)
   const checked = (response: HttpClientResponse.HttpClientResponse, credentials: Credentials) => {
     used?.(credentials)
     const ok = response.status >= 200 && response.status < 300
@@ -245,7 +244,7 @@ export const sendScoped = (
 /** The secrets of the credentials a streamed answer (`sendScoped`) was asked with, for what its body says. */
 const streamSecrets = new WeakMap<HttpClientResponse.HttpClientResponse, Secrets>()
 
-/** The secrets a streamed answer's server text must not show (a watch's ERROR event): `secrets.ts`. */
+/** The secrets a streamed answer's server text must not show (a watch's ERROR event): `scrub.ts`. */
 export const secretsFor = (response: HttpClientResponse.HttpClientResponse): Secrets =>
   streamSecrets.get(response) ?? []
 
