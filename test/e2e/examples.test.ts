@@ -1,11 +1,9 @@
 /**
  * The README's quick start and `npm run example:*` scripts against the real control plane,
  * each in its own process given `--kubeconfig`, as a user runs them against a cluster.
- * `examples/template.ts` and `examples/observability.ts` run on the embedded fake only: the
- * first seeds a Template into `template.openshift.io`, an OpenShift API that vanilla
- * Kubernetes does not serve (`test/e2e/manifests.test.ts` checks what `Template` answers on
- * a cluster without it); the second exports to an in-process OpenTelemetry collector and has
- * no cluster flag.
+ * `examples/template.ts` renders its Template here (`Template.render`) on a cluster, which
+ * does not serve OpenShift's template API; `examples/observability.ts` exports to an
+ * in-process OpenTelemetry collector and has no cluster flag, so it runs on the fake only.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -54,6 +52,15 @@ describe("examples against the real control plane", () => {
       assert.include(stdout, `Deployment ${namespace}/demo: Current (Deployment is available: 2 replica(s))`)
       assert.include(stdout, `1 pruned (Job ${namespace}/demo-migrate)`)
       assert.match(stdout, /\ndeployed\n$/)
+    }), { timeout: 180_000 })
+
+  it.live("template.ts: rendered here, applied and deleted as a set on a cluster without OpenShift's API", () =>
+    Effect.gen(function*() {
+      const namespace = yield* namespaceFor("batch")
+      const { stdout } = yield* example("template.ts", ["--namespace", namespace])
+      assert.match(stdout, new RegExp(`applied {2}Job ${namespace}/nightly-2024-06-01 \\(uid [0-9a-f-]{36}\\)`))
+      assert.include(stdout, `deleted  Secret ${namespace}/nightly-2024-06-01-token`)
+      assert.match(stdout, /\ndone\n$/)
     }), { timeout: 180_000 })
 
   it.live("exec.ts: exec with stdin, exit codes and a port forward through the apiserver", () =>

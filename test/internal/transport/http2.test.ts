@@ -146,7 +146,7 @@ describe("HTTP/2 by ALPN", () => {
 const watchers = (count: number, seen: Array<Set<string>>) =>
   Effect.forEach(Array.from({ length: count }, (_, i) => i), (i) => {
     seen[i] = new Set()
-    return cms.watcher({ labelSelector: "app=h2", backoff: Schedule.spaced("10 millis") }).pipe(
+    return cms.watcher({ watchList: false, labelSelector: "app=h2", backoff: Schedule.spaced("10 millis") }).pipe(
       Stream.runForEach((event) =>
         Effect.sync(() => {
           if (event._tag === "Apply") seen[i]!.add(event.object.metadata?.name ?? "")

@@ -143,6 +143,13 @@ export interface Options {
    * from a resourceVersion older than that answers 410 Expired.
    */
   readonly compactionWindow?: number | undefined
+  /**
+   * Features of kube-apiserver that can be turned off, to test a client against an older
+   * or differently configured server. `watchList: false` (default true, as kube-apiserver
+   * v1.34+ with its WatchList gate on): a watch with `sendInitialEvents` answers 422
+   * Invalid, as a server with the gate off does.
+   */
+  readonly features?: { readonly watchList?: boolean | undefined } | undefined
   /** Interval of BOOKMARK events to watches that allow them (ms, default 60000; 0 disables). */
   readonly bookmarkIntervalMs?: number | undefined
   /** Pods go Pending -> Running -> Succeeded whatever their restart policy, writing a few log lines (see `SimulateOptions`). */
@@ -471,7 +478,7 @@ export interface ListenOptions {
    * (WebSocket upgrades). Without `tls` the server speaks HTTP/1.1 only.
    */
   readonly http2?: boolean | undefined
-  /** The `SETTINGS_MAX_CONCURRENT_STREAMS` an HTTP/2 connection announces (default 1000, kube-apiserver's). */
+  /** The `SETTINGS_MAX_CONCURRENT_STREAMS` an HTTP/2 connection announces (default 1000; kube-apiserver 1.35 announces 100 unless `--http2-max-streams-per-connection` is set). */
   readonly maxConcurrentStreams?: number | undefined
 }
 
