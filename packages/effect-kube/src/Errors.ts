@@ -606,7 +606,10 @@ export class NotReady extends Data.TaggedError("NotReady")<{
  * - `CertificateExpired` / `CertificateNotYetValid`: outside its validity (`certificate has expired`);
  * - `CertificateNameMismatch`: the certificate is for another name
  *   (`Hostname/IP does not match certificate's altnames`; `tls-server-name` sets the name checked);
- * - `TlsHandshakeFailed`: another TLS failure (a protocol or cipher the two sides do not share).
+ * - `TlsHandshakeFailed`: another TLS failure (a protocol or cipher the two sides do not share);
+ * - `StreamRefused`: the server refused the request's HTTP/2 stream, overloaded: it reset it with
+ *   `ENHANCE_YOUR_CALM` before answering (as Go's servers do under load), or it allows no streams
+ *   at all (`SETTINGS_MAX_CONCURRENT_STREAMS` = 0). A read is retried as after a reset.
  *
  * @since 0.2.0
  * @category models
@@ -622,6 +625,7 @@ export type ConnectionProblem =
   | "CertificateNotYetValid"
   | "CertificateNameMismatch"
   | "TlsHandshakeFailed"
+  | "StreamRefused"
 
 /**
  * The transport failure of a request that could not reach the server: an `effect/http`
@@ -629,6 +633,10 @@ export type ConnectionProblem =
  * message names the cause (`Transport: connect ECONNREFUSED 127.0.0.1:1 (GET https://...)`),
  * with `problem` to branch on and the system's `code` (`ECONNREFUSED`, `CERT_HAS_EXPIRED`).
  * The message holds the system's error text and never a header, a body or a credential.
+ *
+ * A mutation (any method but GET and HEAD) whose connection was lost after it was sent
+ * (`ConnectionReset`, `StreamRefused`) has `outcomeUnknown`: the server may have carried it
+ * out, and the message says so. It is never sent again on its own; read the object to know.
  *
  * @example
  * ```ts
@@ -664,6 +672,14 @@ export class ConnectionFailure extends HttpClientError.TransportError {
    * @since 0.2.0
    */
   readonly code: string | undefined
+  /**
+   * A mutation whose answer was lost after it was sent: the server may have carried it out
+   * (the message says so). `false` for reads, and for requests known not to have reached
+   * the server (a refused connection, a stream the server allows none of).
+   *
+   * @since 0.2.0
+   */
+  readonly outcomeUnknown: boolean
 
   constructor(props: {
     readonly request: HttpClientRequest.HttpClientRequest
@@ -671,10 +687,20 @@ export class ConnectionFailure extends HttpClientError.TransportError {
     readonly description: string
     readonly problem: ConnectionProblem
     readonly code: string | undefined
+    readonly outcomeUnknown?: boolean | undefined
   }) {
-    super({ request: props.request, cause: props.cause, description: props.description })
+    const outcomeUnknown = props.outcomeUnknown === true
+    const said = `; the ${props.request.method} may have been carried out by the server`
+    super({
+      request: props.request,
+      cause: props.cause,
+      description: outcomeUnknown && !props.description.endsWith(said)
+        ? `${props.description}${said}`
+        : props.description
+    })
     this.problem = props.problem
     this.code = props.code
+    this.outcomeUnknown = outcomeUnknown
   }
 
   /** @since 0.2.0 */

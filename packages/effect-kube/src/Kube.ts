@@ -411,7 +411,10 @@ export interface Operations<A, P = never> {
   ) => Effect.Effect<DeleteResult<A>, Error, Requirements>
   /** Deletes every object that matches a (required, non-empty) selector; returns how many there were. */
   readonly deleteAll: (options: DeleteAllOptions) => Effect.Effect<number, Error, Requirements>
-  /** One watch request as a stream of events; ends when the server ends it. */
+  /**
+   * One watch request as a stream of events; ends when the server ends it, or at the latest
+   * 30 s past its `timeoutSeconds` (past an hour without one), as if the server had.
+   */
   readonly watch: {
     (options: WatchOptions & RawInvalid): Stream.Stream<WatchEvent<A | Invalid>, Error, Requirements>
     (options?: WatchOptions): Stream.Stream<WatchEvent<A>, Error, Requirements>

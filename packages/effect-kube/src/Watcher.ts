@@ -66,8 +66,10 @@ export interface Options extends Kube.Selectors {
   /** The server-side timeout of each watch request (default 290 s). */
   readonly timeoutSeconds?: number | undefined
   /**
-   * How long a watch may stay without receiving a byte before it is taken for a
-   * connection that died silently and resumed (default `timeoutSeconds` + 30 s).
+   * How long a watch may stay without receiving an event before it is taken for a
+   * connection that died silently and resumed (default `timeoutSeconds` + 30 s). Bytes
+   * that make no event (a server trickling a byte a second) do not count. Whatever comes,
+   * a watch is resumed once it has been open `timeoutSeconds` + 30 s.
    */
   readonly idleTimeout?: Duration.Input | undefined
   /**

@@ -30,6 +30,7 @@ import {
 import { skipInvalidEvents } from "../codec/invalid.js"
 import { lineTooLong } from "../client/limits.js"
 import { LineDecoder } from "../stream/lines.js"
+import { redactApiError } from "../client/scrub.js"
 import { listIn } from "./operations.js"
 import * as request from "../request/verbs.js"
 import type { Spec } from "../request/spec.js"
@@ -56,8 +57,13 @@ export interface WatchHooks {
   readonly onResourceVersion?: ((resourceVersion: string) => void) | undefined
   /** Called when the first bytes arrive: the connection is healthy. */
   readonly onData?: (() => void) | undefined
-  /** Ends the watch when no bytes arrive for this long (a connection that died silently). */
+  /**
+   * Ends the watch when no event comes for this long (a connection that died silently, a
+   * server trickling bytes that make no event).
+   */
   readonly idleTimeout?: Duration.Duration | undefined
+  /** Ends the watch once it has been open this long, whatever comes (`lifetimeFor`). */
+  readonly maxLifetime?: Duration.Duration | undefined
   /** What to do with an object that does not fit its Schema (default `"fail"`). */
   readonly invalid?: InvalidMode | undefined
 }
@@ -148,7 +154,7 @@ const eventDecoder = <A, I>(
         return undefined
       }
       case "ERROR":
-        return client.apiErrorFromStatus(spec, object)
+        return redactApiError(client.apiErrorFromStatus(spec, object), client.secretsFor(response))
       default:
         return malformed(spec, `sent an event of unknown type ${JSON.stringify(type)}`)
     }
@@ -207,7 +213,7 @@ export const watchSpecStream = <A, I>(
 ): Stream.Stream<Kube.WatchEvent<A>, Kube.Error, Kube.Requirements> =>
   telemetry.scopedStreamInSpan(
     spec,
-    Effect.zipWith(connect(spec, hooks.idleTimeout), RequestPolicy, (answer, policy: Policy) =>
+    Effect.zipWith(connect(spec, hooks.idleTimeout ?? hooks.maxLifetime), RequestPolicy, (answer, policy: Policy) =>
       Option.match(answer, {
       // no answer at all within the idle timeout: the watch ends, as a silent one does
       onNone: () => Stream.empty,
@@ -221,6 +227,7 @@ export const watchSpecStream = <A, I>(
         const decoder = eventDecoder(resource, spec, response, hooks, policy, onMismatch)
         const events = decodedBody<Kube.WatchEvent<A>, Kube.Error, Kube.Error>(response, decoder, {
           idleTimeout: hooks.idleTimeout,
+          maxLifetime: hooks.maxLifetime,
           // body failures carry the authorized request: scrubbed like every transport error
           onError: client.scrub,
           beforeEmit: () =>
@@ -254,7 +261,8 @@ export const watch = <A, I>(
       yield* checkWatchOptions(options)
       const namespace = yield* resolveNamespace(target, options.allNamespaces)
       return watchSpecStream(target.resource, request.watch(target.resource, namespace, options), {
-        invalid: options.invalid
+        invalid: options.invalid,
+        maxLifetime: lifetimeFor(options.timeoutSeconds)
       })
     })
   )
@@ -316,3 +324,20 @@ export const listStream = <A, I>(
 /** The default client inactivity limit of a watch with a server timeout of `timeoutSeconds`. */
 export const defaultIdleTimeout = (timeoutSeconds: number): Duration.Duration =>
   Duration.seconds(timeoutSeconds + 30)
+
+/** How long past its `timeoutSeconds` a watch is let run before the client ends it (a server's clock, a slow link). */
+const lifetimeMarginSeconds = 30
+
+/**
+ * The longest a kube-apiserver keeps a watch without `timeoutSeconds`: a random time between
+ * `--min-request-timeout` (1,800 s by default) and twice it.
+ */
+const serverWatchSeconds = 3600
+
+/**
+ * How long the client lets a watch run: its `timeoutSeconds` (else the longest a kube-apiserver
+ * keeps one) and a margin. Past it the watch ends as if the server had ended it, so that a server
+ * that never ends one (a trickle of bytes, a proxy) cannot hold it open for ever.
+ */
+export const lifetimeFor = (timeoutSeconds: number | undefined): Duration.Duration =>
+  Duration.seconds((timeoutSeconds ?? serverWatchSeconds) + lifetimeMarginSeconds)

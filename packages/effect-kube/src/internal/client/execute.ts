@@ -44,7 +44,7 @@ import { exceeded } from "./limits.js"
 import { rateLimited } from "./rateLimit.js"
 import type { RequestError } from "./requestError.js"
 import { retrying } from "./retry.js"
-import { scrub } from "./scrub.js"
+import { redactText, scrub, type Secrets, secretsOf } from "./scrub.js"
 import { errorBody, failFor } from "./statusMapping.js"
 import * as telemetry from "./telemetry.js"
 import { measured, traceHeaders } from "./telemetry.js"
@@ -111,13 +111,18 @@ const executeKube = <R>(
  * and the transport finds them in `currentCredentials` (for a client certificate) rather
  * than asking the auth provider again.
  */
-const sendOnce = <R>(
+const sendOnce = <A, R>(
   client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
   config: KubeConfigService,
   spec: Spec,
-  deadline: Deadline | undefined
-): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> =>
-  Effect.flatMap(config.auth.credentials, (credentials) => executeKube(client, config, spec, credentials, deadline))
+  deadline: Deadline | undefined,
+  then: (response: HttpClientResponse.HttpClientResponse, credentials: Credentials) => Effect.Effect<A, RequestError, R>
+): Effect.Effect<A, RequestError, R> =>
+  Effect.flatMap(config.auth.credentials, (credentials) =>
+    Effect.flatMap(
+      executeKube(client, config, spec, credentials, deadline),
+      (response) => then(response, credentials)
+    ))
 
 /**
  * Sends a request and returns the 2xx response, its body unread. A 401 makes the auth
@@ -127,15 +132,21 @@ const sendWith = <R>(
   client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, R>,
   config: KubeConfigService,
   spec: Spec,
-  deadline: Deadline | undefined
+  deadline: Deadline | undefined,
+  used?: (credentials: Credentials) => void
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, RequestError, R> => {
-  const checked = (response: HttpClientResponse.HttpClientResponse) => {
-    const answer = response.status >= 200 && response.status < 300 ? Effect.succeed(response) : failFor(spec, response)
+  // a server's text that quotes the request's secrets back shows `<redacted>` in their place (`scrub.ts`)
+  const checked = (response: HttpClientResponse.HttpClientResponse, credentials: Credentials) => {
+    used?.(credentials)
+    const ok = response.status >= 200 && response.status < 300
+    const answer = ok ? Effect.succeed(response) : failFor(spec, response, secretsOf(credentials))
     // the warnings of any answer, 2xx or not, reach the Warnings service (or the log)
     const warning = responseHeader(response, "warning")
-    return warning === undefined ? answer : Effect.andThen(reportWarnings(spec, warning, deadline), answer)
+    return warning === undefined
+      ? answer
+      : Effect.andThen(reportWarnings(spec, redactText(warning, secretsOf(credentials)), deadline), answer)
   }
-  return Effect.flatMap(sendOnce(client, config, spec, deadline), (response) =>
+  return sendOnce(client, config, spec, deadline, (response, credentials) =>
     response.status === 401
       ? Effect.flatMap(
         config.auth.invalidate,
@@ -144,11 +155,11 @@ const sendWith = <R>(
             // the refused answer's body is read (and dropped) so that its connection is free again
             ? Effect.andThen(
               Effect.ignore(errorBody(response)),
-              Effect.flatMap(sendOnce(client, config, spec, deadline), checked)
+              sendOnce(client, config, spec, deadline, checked)
             )
-            : checked(response)
+            : checked(response, credentials)
       )
-      : checked(response))
+      : checked(response, credentials))
 }
 
 /**
@@ -211,17 +222,31 @@ export const sendScoped = (
   Effect.gen(function*() {
     const config = yield* KubeConfig
     const client = HttpClient.withScope(yield* HttpClient.HttpClient)
+    let credentials: Credentials | undefined
     const response = yield* Effect.mapError(
       rateLimited(
-        measured(spec, sendWith(client, config, spec, undefined)),
+        measured(
+          spec,
+          sendWith(client, config, spec, undefined, (used) => {
+            credentials = used
+          })
+        ),
         yield* RequestPolicy
       ),
       (error) => shown(spec, error)
     )
+    if (credentials !== undefined) streamSecrets.set(response, secretsOf(credentials))
     const abort = (response as TransportResponse)[abortRequest]
     if (typeof abort === "function") yield* Effect.addFinalizer(() => Effect.sync(() => abort.call(response)))
     return response
   })
+
+/** The secrets of the credentials a streamed answer (`sendScoped`) was asked with, for what its body says. */
+const streamSecrets = new WeakMap<HttpClientResponse.HttpClientResponse, Secrets>()
+
+/** The secrets a streamed answer's server text must not show (a watch's ERROR event): `scrub.ts`. */
+export const secretsFor = (response: HttpClientResponse.HttpClientResponse): Secrets =>
+  streamSecrets.get(response) ?? []
 
 /** Sends a request and parses its JSON body. */
 export const sendJson = (spec: Spec): Effect.Effect<unknown, RequestError, KubeConfig | HttpClient.HttpClient> =>

@@ -18,7 +18,7 @@ import { type Policy, RequestPolicy } from "../../RequestPolicy.js"
 import { isBoundedText, reachedIn, readTextWithin } from "../transport/contract.js"
 import { errorBodyBytes } from "./limits.js"
 import { pathWithQuery, type Spec } from "../request/spec.js"
-import { bodySummary, hidden } from "./scrub.js"
+import { bodySummary, hidden, redactApiError, type Secrets } from "./scrub.js"
 import { isSeconds, readStatus, statusOf } from "./serverStatus.js"
 import * as telemetry from "./telemetry.js"
 
@@ -183,7 +183,14 @@ export const errorBody = (response: HttpClientResponse.HttpClientResponse): Effe
  * while it came, or it was too large to read) is said so in the message, rather than
  * taken for an empty one.
  */
-export const failFor = (spec: Spec, response: HttpClientResponse.HttpClientResponse): Effect.Effect<never, ApiError> =>
+export const failFor = (
+  spec: Spec,
+  response: HttpClientResponse.HttpClientResponse,
+  secrets: Secrets
+): Effect.Effect<never, ApiError> =>
+  Effect.mapError(failWith(spec, response), (error) => redactApiError(error, secrets))
+
+const failWith = (spec: Spec, response: HttpClientResponse.HttpClientResponse): Effect.Effect<never, ApiError> =>
   Effect.flatMap(
     Effect.result(errorBody(response)),
     (text) =>

@@ -47,7 +47,7 @@ import type * as Watcher from "../../Watcher.js"
 import { WatcherObserver } from "./reflector.js"
 import * as request from "../request/verbs.js"
 import { checkPositive, resolveNamespace, type Target } from "../request/inputChecks.js"
-import { defaultIdleTimeout, listPage, watchSpecStream } from "../api/watch.js"
+import { defaultIdleTimeout, lifetimeFor, listPage, watchSpecStream } from "../api/watch.js"
 
 /** 800 ms doubling to 30 s, jittered (so that many clients do not reconnect in step). */
 export const defaultBackoff: Schedule.Schedule<unknown, unknown> = Schedule.jittered(
@@ -207,6 +207,7 @@ export const make = <A, I>(
         })
         return watchSpecStream(resource, spec, {
           idleTimeout,
+          maxLifetime: lifetimeFor(timeoutSeconds),
           invalid: options.invalid,
           onData: () => {
             sawData = true
@@ -264,6 +265,7 @@ export const make = <A, I>(
         })
         return watchSpecStream(resource, spec, {
           idleTimeout,
+          maxLifetime: lifetimeFor(timeoutSeconds),
           invalid: options.invalid,
           onData: () => {
             sawData = true

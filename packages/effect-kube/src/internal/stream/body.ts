@@ -25,11 +25,23 @@ import * as Option from "effect/Option"
 import * as Pull from "effect/Pull"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { concatBytes } from "./lines.js"
+import { ByteRuns } from "./lines.js"
 import { LimitReached, nodeBodyOf, type NodeReadable, readTextWithin } from "../transport/contract.js"
+import { describedBody } from "../transport/transportCause.js"
 
 /** Bytes read ahead of the consumer before the socket is paused. */
 const highWaterMark = 512 * 1024
+
+/**
+ * Chunks shorter than this wait in the queue copied into a slab with the ones beside them: a
+ * body sent a byte a frame waits as its bytes, not a `Uint8Array` a byte (about 110 bytes of
+ * heap each). Pausing sooner instead would not help: a paused `Http2Stream` keeps what comes
+ * (up to the stream's window) as Node's Buffers, one a frame.
+ */
+const smallChunk = 4096
+
+/** The size of a slab small chunks are copied into. */
+const slabBytes = 16 * 1024
 
 /**
  * A stateful decoder of a body's bytes, run by `decodedBody`: bytes are handed in as they
@@ -52,8 +64,14 @@ export interface BodyDecoder<Out, E> {
 
 /** Options of `decodedBody`. */
 export interface DecodedBodyOptions<E> {
-  /** Ends the body, as if it had ended, when no bytes arrive for this long while the consumer waits for them. */
+  /**
+   * Ends the body when nothing is decoded for this long while the consumer waits: bytes that
+   * complete no output (a server trickling a byte a second) do not count. What was not decoded
+   * yet is dropped (the client ended the body, not the server).
+   */
   readonly idleTimeout?: Duration.Duration | undefined
+  /** Ends the body as `idleTimeout` does once it has been read for this long, whatever comes. */
+  readonly maxLifetime?: Duration.Duration | undefined
   /** What a failure of the body becomes (its error carries the request: scrub it). */
   readonly onError: (error: HttpClientError.HttpClientError) => E
   /**
@@ -81,7 +99,7 @@ const handOn = <Out, E, E2>(
 
 const bodyFailure = (response: HttpClientResponse.HttpClientResponse, cause: unknown) =>
   new HttpClientError.HttpClientError({
-    reason: new HttpClientError.DecodeError({ request: response.request, response, cause })
+    reason: new HttpClientError.DecodeError(describedBody({ request: response.request, response, cause }))
   })
 
 /**
@@ -115,7 +133,6 @@ const nodeDecoded = <Out, E, E2>(
   options: DecodedBodyOptions<E2>,
   scope: Scope.Scope
 ): Effect.Effect<Pull.Pull<NonEmptyReadonlyArray<Out>, E | E2>> => {
-  const idleTimeout = options.idleTimeout
   const beforeEmit = options.beforeEmit
   // bytes not yet decoded: Buffers live outside the JS heap, text and objects do not, so
   // bytes are decoded a batch at a time, as the consumer pulls
@@ -148,11 +165,30 @@ const nodeDecoded = <Out, E, E2>(
       setImmediate(wakeNow)
     }
   }
+  // the slab small chunks are being copied into, and how much of it they fill
+  let slab: Uint8Array | undefined = undefined
+  let slabUsed = 0
+  const sealSlab = () => {
+    if (slabUsed === 0) return
+    queue.push(slab!.subarray(0, slabUsed))
+    // a new slab for the next ones: the decoder may keep a run of this one
+    slab = undefined
+    slabUsed = 0
+  }
   const onData = (chunk: unknown) => {
     const bytes = chunk as Uint8Array
-    if (bytes.length === 0) return
-    queue.push(bytes)
-    queued += bytes.length
+    const size = bytes.length
+    if (size === 0) return
+    if (size < smallChunk) {
+      if (slab !== undefined && slabUsed + size > slab.length) sealSlab()
+      slab ??= new Uint8Array(slabBytes)
+      slab.set(bytes, slabUsed)
+      slabUsed += size
+    } else {
+      sealSlab()
+      queue.push(bytes)
+    }
+    queued += size
     if (queued >= highWaterMark && !paused) {
       paused = true
       readable.pause()
@@ -177,7 +213,13 @@ const nodeDecoded = <Out, E, E2>(
       wake = undefined
     })
   })
-  const idleMillis = idleTimeout === undefined ? 0 : Duration.toMillis(idleTimeout)
+  const idleMillis = options.idleTimeout === undefined ? Infinity : Duration.toMillis(options.idleTimeout)
+  const lifeMillis = options.maxLifetime === undefined ? Infinity : Duration.toMillis(options.maxLifetime)
+  // the idle time is counted from the last batch handed on, not the last bytes: taken at the wait after it
+  let clock: Clock.Clock | undefined = undefined
+  let endsAt = Infinity
+  let progressAt = 0
+  let progressed = true
   const onIdle = () => {
     idle = true
     const resume = wake
@@ -187,29 +229,48 @@ const nodeDecoded = <Out, E, E2>(
     }
   }
   // under the live Clock: one Node timer per wait, cleared when bytes come
-  const arrivalOrIdle = Effect.callback<void>((resume) => {
-    const timer = setTimeout(onIdle, idleMillis)
-    wake = () => {
-      clearTimeout(timer)
-      resume(Effect.void)
-    }
-    return Effect.sync(() => {
-      clearTimeout(timer)
-      wake = undefined
+  const arrivalOrIdle = (millis: number) =>
+    Effect.callback<void>((resume) => {
+      const timer = setTimeout(onIdle, millis)
+      wake = () => {
+        clearTimeout(timer)
+        resume(Effect.void)
+      }
+      return Effect.sync(() => {
+        clearTimeout(timer)
+        wake = undefined
+      })
     })
+  // under any other Clock (a TestClock), or past a Node timer's range: a race with its sleep
+  const arrivalOrSleep = (millis: number) =>
+    Effect.map(Effect.timeoutOption(arrival, millis), (arrived) => {
+      if (Option.isNone(arrived)) idle = true
+    })
+  const timedWait = Effect.withFiber((fiber) => {
+    clock ??= fiber.getRef(Clock.Clock)
+    const now = clock.currentTimeMillisUnsafe()
+    if (endsAt === Infinity) endsAt = now + lifeMillis
+    if (progressed) {
+      progressed = false
+      progressAt = now
+    }
+    const left = Math.min(progressAt + idleMillis, endsAt) - now
+    if (left <= 0) {
+      idle = true
+      return Effect.void
+    }
+    return left <= maxTimerMillis && clock instanceof LiveClock ? arrivalOrIdle(left) : arrivalOrSleep(left)
   })
-  // under any other Clock (a TestClock): a race with its sleep
-  const arrivalOrSleep = Effect.map(Effect.timeoutOption(arrival, idleMillis), (arrived) => {
-    if (Option.isNone(arrived)) idle = true
-  })
-  const waitForData: Effect.Effect<void> = idleTimeout === undefined || !Number.isFinite(idleMillis)
-    ? arrival
-    : idleMillis > maxTimerMillis
-    ? arrivalOrSleep
-    : Effect.withFiber((fiber) => fiber.getRef(Clock.Clock) instanceof LiveClock ? arrivalOrIdle : arrivalOrSleep)
+  const waitForData: Effect.Effect<void> = Number.isFinite(idleMillis) || Number.isFinite(lifeMillis)
+    ? timedWait
+    : arrival
+  /** Whether the body has been read for `maxLifetime` (checked as batches are handed on: a flood never waits). */
+  const pastLifetime = (): boolean =>
+    clock !== undefined && endsAt !== Infinity && clock.currentTimeMillisUnsafe() >= endsAt
   const step = (): Pull.Pull<NonEmptyReadonlyArray<Out>, E | E2> => {
     if (terminal !== undefined) return terminal
     for (;;) {
+      sealSlab()
       while (head < queue.length && !(decoder.ready() && decoder.full())) {
         const bytes = queue[head]!
         queue[head++] = undefined as unknown as Uint8Array
@@ -228,12 +289,18 @@ const nodeDecoded = <Out, E, E2>(
         const out: Array<Out> = []
         const error = decoder.take(out)
         if (error !== undefined) terminal = Effect.fail(error)
+        else if (out.length > 0) {
+          progressed = true
+          if (pastLifetime()) terminal = Cause.done()
+        }
         const answer = handOn(out, terminal, beforeEmit)
         if (answer !== undefined) return answer
         continue
       }
       if (failure !== undefined) return terminal = Effect.fail(options.onError(bodyFailure(response, failure.cause)))
-      if (ended || idle) {
+      // ended by the client (idle, or past its lifetime): a line in progress is dropped, not a truncated answer
+      if (idle) return terminal = Cause.done()
+      if (ended) {
         const out: Array<Out> = []
         const error = decoder.end(out)
         terminal = error === undefined ? Cause.done() : Effect.fail(error)
@@ -272,8 +339,7 @@ const platformDecoded = <Out, E, E2>(
   options: DecodedBodyOptions<E2>
 ): Stream.Stream<Out, E | E2> => {
   const body = Stream.mapError(response.stream, options.onError)
-  const timed = options.idleTimeout === undefined ? body : Stream.timeout(body, options.idleTimeout)
-  return Stream.transformPull(timed, (upstream) =>
+  const decoded = Stream.transformPull(body, (upstream) =>
     Effect.sync(() => {
       const decoder = make()
       const beforeEmit = options.beforeEmit
@@ -308,6 +374,9 @@ const platformDecoded = <Out, E, E2>(
       const readThenPull = Effect.matchCauseEffect(upstream, { onSuccess: onInput, onFailure })
       return pull
     }))
+  // the idle time counted in outputs, as `nodeDecoded` does, and the lifetime from the first pull
+  const idle = options.idleTimeout === undefined ? decoded : Stream.timeout(decoded, options.idleTimeout)
+  return options.maxLifetime === undefined ? idle : Stream.haltWhen(idle, Effect.sleep(options.maxLifetime))
 }
 
 /** Hands the bytes on as they came: every chunk that arrived while the consumer was busy, in one batch. */
@@ -347,22 +416,16 @@ export const textWithin = (
   maxBytes: number
 ): Effect.Effect<string, HttpClientError.HttpClientError> => {
   const tooLarge = () => bodyFailure(response, new LimitReached("maxResponseBytes", maxBytes, "the answer"))
-  const chunks: Array<Uint8Array> = []
-  let size = 0
+  const chunks = new ByteRuns()
   return Effect.map(
     Stream.runForEachArray(response.stream, (batch) => {
       for (const chunk of batch) {
-        size += chunk.length
-        if (size > maxBytes) return Effect.fail(tooLarge())
+        if (chunks.length + chunk.length > maxBytes) return Effect.fail(tooLarge())
         chunks.push(chunk)
       }
       return Effect.void
     }),
-    () => {
-      const bytes = concatBytes(chunks)
-      chunks.length = 0
-      return utf8Text.decode(bytes)
-    }
+    () => utf8Text.decode(chunks.take())
   )
 }
 

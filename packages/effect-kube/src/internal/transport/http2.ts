@@ -34,8 +34,15 @@
  *   a connection reset (watchers resume on a new connection) and the next request dials again.
  * - **Aborts** reset the stream (RST_STREAM CANCEL), before or after the answer, and fail the
  *   request or the reading of its body as undici's `RequestAbortedError` does.
- * - **The head of an answer** is bounded by `maxHeaderSize` (SETTINGS_MAX_HEADER_LIST_SIZE,
- *   which Node enforces): past it the stream fails as undici's `HeadersOverflowError` does.
+ * - **The head of an answer** is bounded by `maxHeaderSize`, measured here: past it the stream
+ *   fails as undici's `HeadersOverflowError` does. Node itself is given a larger bound
+ *   (`nodeHeaderListSize`), so that a stream it resets with ENHANCE_YOUR_CALM is not taken
+ *   for one: that code is what an overloaded peer resets a stream with (Go's servers do), and
+ *   what Node used for a session past its `maxSessionMemory` (10 MB by default, which 16
+ *   uploads of 0.9 MB queued on one connection reached), which is raised here.
+ * - **A server that allows no streams** (SETTINGS_MAX_CONCURRENT_STREAMS = 0) fails the
+ *   requests waiting for the connection at once, saying so, rather than holding them until
+ *   their timeouts.
  *
  * @internal
  */
@@ -85,13 +92,55 @@ const replayBackoffMs = 100
 
 const { NGHTTP2_CANCEL, NGHTTP2_ENHANCE_YOUR_CALM, NGHTTP2_REFUSED_STREAM } = NodeHttp2.constants
 
+/**
+ * Node's bound on what a session holds (MB): 10 by default, past which nghttp2 refuses the
+ * answers of other streams with ENHANCE_YOUR_CALM. What a session holds is bounded here
+ * already: what it receives by the windows (`connectionWindowBytes`), what it sends by the
+ * bodies, which the caller has in memory.
+ */
+const sessionMemoryMegabytes = 4096
+
+/**
+ * The head Node takes before it resets a stream (SETTINGS_MAX_HEADER_LIST_SIZE): well above
+ * `maxHeaderSize`, which is measured here, so that a reset with ENHANCE_YOUR_CALM is not taken
+ * for a head past it. nghttp2 takes no head in more than 9 frames (~144 KiB) whatever this says.
+ */
+const nodeHeaderListSize = (maxHeaderSize: number): number =>
+  Math.min(Math.max(4 * maxHeaderSize, 1024 * 1024), 2 ** 32 - 1)
+
+/** The streams the server allows on a connection: 0 is 0 (`SETTINGS_MAX_CONCURRENT_STREAMS` = 0 allows none). */
 const streamsFor = (settings: NodeHttp2.Settings): number => {
   const announced = settings.maxConcurrentStreams
-  return announced !== undefined && announced > 0 ? Math.min(announced, 2 ** 31 - 1) : initialStreams
+  return announced !== undefined ? Math.min(announced, 2 ** 31 - 1) : initialStreams
 }
 
-/** A failure with the code `transportCause.ts` reads, for the ones Node has no error of its own. */
-const failure = (message: string, code: string): Error => Object.assign(new Error(message), { code })
+/**
+ * A failure with the code `transportCause.ts` reads, for the ones Node has no error of its own;
+ * `unsent` when the request never reached the server (a mutation is then known not to have happened).
+ */
+const failure = (message: string, code: string, unsent = false): Error =>
+  Object.assign(new Error(message), unsent ? { code, unsent } : { code })
+
+/** The server's SETTINGS allow no stream: what waits for its connection fails with this. */
+const noStreams = (): Error =>
+  failure(
+    "the server allows no HTTP/2 streams (its SETTINGS_MAX_CONCURRENT_STREAMS is 0): the request was not sent",
+    "ERR_HTTP2_NO_STREAMS",
+    true
+  )
+
+/** A stream reset with ENHANCE_YOUR_CALM before its answer: by an overloaded peer, or by Node (a head past its bound). */
+const calmDown = (maxHeaderSize: number): Error =>
+  failure(
+    "the stream was reset with ENHANCE_YOUR_CALM before its answer: the server refused it as overloaded (or sent a " +
+      `head of more than ${nodeHeaderListSize(maxHeaderSize)} bytes)`,
+    "ERR_HTTP2_ENHANCE_YOUR_CALM"
+  )
+
+/** nghttp2's failure of a session for a head in more CONTINUATION frames than it takes (CVE-2024-27316's bound). */
+const isContinuationFlood = (error: Error | undefined): boolean =>
+  error !== undefined && (error as { readonly code?: unknown }).code === "ERR_HTTP2_ERROR" &&
+  /CONTINUATION/.test(error.message)
 
 /**
  * An answer's head past `maxHeaderSize`, with the code of undici's `HeadersOverflowError` (which
@@ -130,6 +179,10 @@ const watchHealth = (session: NodeHttp2.ClientHttp2Session, health: Health): voi
 /** One h2 connection and the streams open on it. */
 class Connection {
   streams = 0
+  /** Streams sent and not yet answered (nor closed). */
+  unanswered = 0
+  /** How many were unanswered when the first of them was lost with the connection. */
+  unansweredAtLoss: number | undefined = undefined
   limit = initialStreams
   /** The server sent GOAWAY: it takes no new stream, those it has run to their end. */
   goingAway = false
@@ -229,15 +282,22 @@ class Exchange {
       return this.fail(failure(`the request cannot be sent on HTTP/2 (${String(code)})`, String(code)))
     }
     connection.streams++
+    connection.unanswered++
     this.stream = stream
     this.streamError = undefined
+    let answered = false
     stream.on("error", (error) => {
       this.streamError = error
     })
-    stream.once("response", (headers) => this.answer(stream, headers))
+    stream.once("response", (headers) => {
+      answered = true
+      connection.unanswered--
+      this.answer(stream, headers)
+    })
     stream.once("close", () => {
       connection.streams--
-      this.closed(stream)
+      this.closed(stream, connection)
+      if (!answered) connection.unanswered--
       this.pool.streamEnded()
     })
     if (body === null || body === undefined) return
@@ -276,8 +336,11 @@ class Exchange {
   }
 
   /** The stream has closed: before an answer it fails the request, unless the server refused it unprocessed. */
-  private closed(stream: NodeHttp2.ClientHttp2Stream): void {
+  private closed(stream: NodeHttp2.ClientHttp2Stream, connection: Connection): void {
     if (this.answered || this.settled) return
+    if (stream.session?.destroyed === true || isContinuationFlood(this.streamError)) {
+      connection.unansweredAtLoss ??= connection.unanswered
+    }
     const refused = stream.rstCode === NGHTTP2_REFUSED_STREAM
     if (refused && this.replays < maxReplays && !this.aborted && inMemory(this.options.body)) {
       const delay = this.replays === 0 ? 0 : replayBackoffMs * 2 ** (this.replays - 1)
@@ -290,8 +353,10 @@ class Exchange {
       }, delay)
       return
     }
+    // a head past nghttp2's frames fails the session: it is this stream's when no other one waited for an answer
+    if (isContinuationFlood(this.streamError) && connection.unansweredAtLoss === 1) return this.fail(headersOverflow())
     this.fail(
-      stream.rstCode === NGHTTP2_ENHANCE_YOUR_CALM ? headersOverflow() : this.streamError ??
+      stream.rstCode === NGHTTP2_ENHANCE_YOUR_CALM ? calmDown(this.pool.maxHeaderSize) : this.streamError ??
         (stream.session?.destroyed === true || stream.session?.closed === true
           ? failure("the connection closed before the answer came", "ERR_HTTP2_STREAM_CANCEL")
           : failure(`the server closed the stream before answering (code ${stream.rstCode})`, "ERR_HTTP2_STREAM_ERROR"))
@@ -489,9 +554,14 @@ export class Negotiated implements Undici.Requester {
   private open(socket: Tls.TLSSocket): void {
     const session = NodeHttp2.connect(this.origin, {
       createConnection: () => socket,
-      settings: { enablePush: false, initialWindowSize: streamWindowBytes, maxHeaderListSize: this.maxHeaderSize },
+      settings: {
+        enablePush: false,
+        initialWindowSize: streamWindowBytes,
+        maxHeaderListSize: nodeHeaderListSize(this.maxHeaderSize)
+      },
       // undici counts no headers, only their bytes; Node's default is 128
-      maxHeaderListPairs: maxHeaderPairs
+      maxHeaderListPairs: maxHeaderPairs,
+      maxSessionMemory: sessionMemoryMegabytes
     })
     const connection = new Connection(session)
     this.live.add(connection)
@@ -504,9 +574,18 @@ export class Negotiated implements Undici.Requester {
     session.once("connect", () => session.setLocalWindowSize(connectionWindowBytes))
     session.on("remoteSettings", (settings) => {
       connection.limit = streamsFor(settings)
-      if (negotiated) return
+      if (negotiated) {
+        // a limit raised (from 0, say): what waits may go
+        if (connection.hasRoom) this.streamEnded()
+        return
+      }
       negotiated = true
       this.protocol = "h2"
+      if (connection.limit === 0) {
+        // no stream will ever go on it: what waits fails now, not at its timeout, and the next request dials again
+        session.close()
+        return this.dialed(noStreams())
+      }
       this.connections.push(connection)
       this.dialed(undefined)
     })

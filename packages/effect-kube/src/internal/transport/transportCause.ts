@@ -32,6 +32,9 @@ const problems: Readonly<Record<string, ConnectionProblem>> = {
   ERR_HTTP2_INVALID_SESSION: "ConnectionReset",
   ERR_HTTP2_ERROR: "ConnectionReset",
   ERR_HTTP2_PING_TIMEOUT: "ConnectionReset",
+  // http2.ts: a stream reset with ENHANCE_YOUR_CALM before its answer, a server that allows no streams
+  ERR_HTTP2_ENHANCE_YOUR_CALM: "StreamRefused",
+  ERR_HTTP2_NO_STREAMS: "StreamRefused",
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: "CertificateUntrusted",
   UNABLE_TO_GET_ISSUER_CERT: "CertificateUntrusted",
   UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "CertificateUntrusted",
@@ -58,6 +61,8 @@ const maxText = 300
 interface Found {
   readonly code: string | undefined
   readonly message: string
+  /** The failure says the request never reached the server (http2.ts's `unsent`). */
+  readonly unsent?: boolean | undefined
 }
 
 const fieldOf = (u: unknown, key: string): unknown =>
@@ -78,7 +83,9 @@ const find = (cause: unknown): Found | undefined => {
       : typeof fieldOf(first, "message") === "string"
       ? fieldOf(first, "message") as string
       : ""
-    if (typeof code === "string" && code in problems) return { code, message: text }
+    if (typeof code === "string" && code in problems) {
+      return { code, message: text, unsent: fieldOf(current, "unsent") === true }
+    }
     if (found === undefined && text !== "") found = { code: typeof code === "string" ? code : undefined, message: text }
     current = fieldOf(current, "cause")
   }
@@ -96,6 +103,7 @@ export const describe = (cause: unknown): {
   readonly description: string | undefined
   readonly problem: ConnectionProblem | undefined
   readonly code: string | undefined
+  readonly unsent?: boolean | undefined
 } => {
   const found = find(cause)
   if (found === undefined) return { description: undefined, problem: undefined, code: undefined }
@@ -107,7 +115,37 @@ export const describe = (cause: unknown): {
     : problem !== undefined && advice[problem] !== undefined
     ? `${text}: ${advice[problem]}`
     : text
-  return { description: description === "" ? undefined : description, problem, code: found.code }
+  return { description: description === "" ? undefined : description, problem, code: found.code, unsent: found.unsent }
+}
+
+/** Problems after which a request that was sent may have been carried out: its answer was lost, not refused unread. */
+const lostAnswer: ReadonlySet<ConnectionProblem> = new Set(["ConnectionReset", "StreamRefused"])
+
+const isRead = (method: string): boolean => method === "GET" || method === "HEAD" || method === "OPTIONS"
+
+/** What Node's errors say of a body that broke off, where its words alone do not. */
+const bodyTexts: Readonly<Record<string, string>> = {
+  ERR_HTTP2_TOO_MANY_INVALID_FRAMES: "the server sent more invalid or empty HTTP/2 frames than Node takes (a flood), " +
+    "and the connection was closed"
+}
+
+/**
+ * The description of a body that could not be read, from its cause (an `Error` of the
+ * system's; none for anything else): `the body broke off: ...`.
+ */
+const bodyDescription = (cause: unknown): string | undefined => {
+  if (!(cause instanceof Error)) return undefined
+  const code = fieldOf(cause, "code")
+  const text = typeof code === "string" && code in bodyTexts ? bodyTexts[code] : describe(cause).description
+  return text === undefined ? undefined : `the body broke off: ${text}`
+}
+
+/** The fields of a body's DecodeError, with a description of its cause when it has one. */
+export const describedBody = <F extends { readonly cause: unknown }>(
+  fields: F
+): F & { readonly description?: string } => {
+  const description = bodyDescription(fields.cause)
+  return description === undefined ? fields : { ...fields, description }
 }
 
 /**
@@ -137,10 +175,11 @@ export const transportReason = (
   request: HttpClientRequest.HttpClientRequest,
   given: unknown
 ): HttpClientError.TransportError => {
-  const { code, description, problem } = describe(given)
+  const { code, description, problem, unsent } = describe(given)
   const cause = printable(given)
   if (problem !== undefined && description !== undefined) {
-    return new ConnectionFailure({ request, cause, description, problem, code })
+    const outcomeUnknown = !isRead(request.method) && lostAnswer.has(problem) && unsent !== true
+    return new ConnectionFailure({ request, cause, description, problem, code, outcomeUnknown })
   }
   return new HttpClientError.TransportError(description === undefined ? { request, cause } : { request, cause, description })
 }

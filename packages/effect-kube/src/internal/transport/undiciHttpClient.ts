@@ -73,7 +73,8 @@ import {
   readTextWithin,
   type TransportResponse
 } from "./contract.js"
-import { transportReason } from "./transportCause.js"
+import { ByteRuns } from "../stream/lines.js"
+import { describedBody, transportReason } from "./transportCause.js"
 
 type Body = Exclude<Undici.Dispatcher.RequestOptions["body"], undefined>
 
@@ -308,6 +309,9 @@ const contentLength = (method: string, source: Source): number | undefined => {
   return Number.isSafeInteger(length) && length > 0 ? length : undefined
 }
 
+const asBuffer = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+
 /** Above this, an announced length is not allocated up front (a server may announce more than it sends). */
 const preallocateAtMost = 64 * 1024 * 1024
 
@@ -343,7 +347,8 @@ const readBody = (
   let buffer = length !== undefined && length <= preallocateAtMost ? Buffer.allocUnsafe(length) : undefined
   let offset = 0
   let sentBytes = 0
-  let chunks: Array<Buffer> | undefined
+  // without a length, the chunks as they came, small ones coalesced (a body in 1-byte frames costs its bytes)
+  let chunks: ByteRuns | undefined
   const overLimit = () => {
     onError(tooLarge(maxBytes))
     readable.destroy()
@@ -360,10 +365,11 @@ const readBody = (
         return
       }
       // more than announced: what came so far becomes the first chunk
-      chunks = [buffer.subarray(0, offset)]
+      chunks = new ByteRuns()
+      chunks.push(buffer.subarray(0, offset))
       buffer = undefined
     }
-    ;(chunks ??= []).push(chunk)
+    ;(chunks ??= new ByteRuns()).push(chunk)
     offset += chunk.length
   }
   const stop = () => {
@@ -379,9 +385,7 @@ const readBody = (
       ? buffer.subarray(0, offset)
       : chunks === undefined
       ? Buffer.alloc(0)
-      : chunks.length === 1
-      ? chunks[0]!
-      : Buffer.concat(chunks, offset)
+      : asBuffer(chunks.take())
     buffer = undefined
     chunks = undefined
     done(undefined, bytes)
@@ -495,7 +499,7 @@ class ClientResponseImpl extends Inspectable.Class
 
   private decodeError(cause: unknown): HttpClientError.HttpClientError {
     return new HttpClientError.HttpClientError({
-      reason: new HttpClientError.DecodeError({ request: this.request, response: this, cause })
+      reason: new HttpClientError.DecodeError(describedBody({ request: this.request, response: this, cause }))
     })
   }
 
