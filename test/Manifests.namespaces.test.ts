@@ -88,7 +88,7 @@ describe("Manifests.apply: namespaces as kubectl apply -f", () => {
       ])
     }).pipe(Effect.provide(FakeCluster.layer())))
 
-  it.effect("a namespace given explicitly fills in the others and conflicts, as --namespace does, before any request", () =>
+  it.effect("a namespace given explicitly fills in the others and conflicts, as --namespace does, before any write", () =>
     Effect.gen(function*() {
       const fake = yield* FakeCluster.FakeCluster
       const objects = yield* Manifests.parse(shopYaml)
@@ -100,7 +100,13 @@ describe("Manifests.apply: namespaces as kubectl apply -f", () => {
           `(as kubectl refuses with --namespace): pass namespace: "shop", or leave namespace out to apply each ` +
           `object in the namespace it names`
       )
-      assert.deepStrictEqual(fake.requests(), [])
+      // refused after discovery (which tells a namespaced kind from a cluster-scoped one), before any write
+      assert.deepStrictEqual(writes(fake), [])
+      // a cluster-scoped object's namespace does not conflict, as with kubectl's --namespace
+      const [ref] = yield* Manifests.apply([
+        { apiVersion: "v1", kind: "Namespace", metadata: { name: "team-y", namespace: "default" } }
+      ], { namespace: "other" })
+      assert.deepStrictEqual(located([ref!]), ["Namespace -/team-y"])
 
       // the namespace they name, given explicitly: the one without a namespace goes there too
       const applied = yield* Manifests.apply(objects, { namespace: "shop" })
@@ -128,7 +134,7 @@ describe("Manifests.apply: namespaces as kubectl apply -f", () => {
       )
       const noCluster = yield* Effect.flip(Manifests.apply(objects, { clusterScoped: false }))
       assert.include(noCluster.message, "objects[3] (ClusterRole shop-reader): ClusterRole is cluster-scoped and clusterScoped is false")
-      assert.deepStrictEqual(fake.requests().filter((r) => r.method !== "GET"), [])
+      assert.deepStrictEqual(writes(fake), [])
     }).pipe(Effect.provide(FakeCluster.layer())))
 
   it.effect("a cluster-scoped object's metadata.namespace is dropped, as the API server does", () =>

@@ -247,6 +247,8 @@ interface Located {
   /** The namespace it names, if any (`""` counts as none). */
   readonly namespace: string | undefined
   readonly uid: string | undefined
+  /** `metadata.namespace` or `namespace`, for messages. */
+  readonly namespaceField: string
   /** The object itself, for `apply`. */
   readonly object: JsonObject | undefined
 }
@@ -291,8 +293,8 @@ const namespaceConflict = (field: string, namespace: string, target: Target): st
 
 /**
  * Checks what every set operation needs: apiVersion, kind, a usable name, a usable
- * namespace (the target's, where the target is enforced), and a uid that is a string
- * when there is one.
+ * namespace, and a uid that is a string when there is one. Whether the namespace may
+ * differ from an enforced target is known once the kind is resolved (see `resolveAll`).
  */
 const locate = (
   list: string,
@@ -328,9 +330,6 @@ const locate = (
     if (namespace !== undefined && namespace !== "") {
       const namespaceIssue = namespaceProblem(namespace)
       if (namespaceIssue !== undefined) return yield* invalid(subject, `${field}namespace ${namespaceIssue}`)
-      if (target.enforce && namespace !== target.namespace) {
-        return yield* invalid(subject, namespaceConflict(`${field}namespace`, namespace as string, target))
-      }
     }
     const uid = metadata["uid"]
     if (uid !== undefined && (typeof uid !== "string" || uid === "")) {
@@ -344,6 +343,7 @@ const locate = (
       name: name as string,
       namespace: namespace === "" ? undefined : namespace as string | undefined,
       uid: uid as string | undefined,
+      namespaceField: `${field}namespace`,
       object: isRef ? undefined : item
     }
   })
@@ -404,7 +404,11 @@ const resolveAll = (
             "cluster-scoped objects, or take it out of the set"
         )
       }
-      // A cluster-scoped object's metadata.namespace means nothing: the API server clears it, as kubectl does.
+      // Known once the kind is: a cluster-scoped object's metadata.namespace means nothing (the API server
+      // clears it, and kubectl's --namespace does not conflict with it).
+      if (resource.namespaced && target.enforce && item.namespace !== undefined && item.namespace !== target.namespace) {
+        return yield* invalid(item.subject, namespaceConflict(item.namespaceField, item.namespace, target))
+      }
       const ref: ObjectRef = {
         apiVersion: item.apiVersion,
         kind: item.kind,
