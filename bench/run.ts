@@ -1055,7 +1055,6 @@ const main = async () => {
   process.stdout.write(`\n${tables}\n\n${summary}\n`)
   if (output.missed.length > 0) process.stdout.write(`Targets missed: ${output.missed.join("; ")}\n`)
   if (loadFailures !== "") process.stdout.write(`${loadFailures}\n`)
-  Fs.rmSync(certs.dir, { recursive: true, force: true })
 }
 
 /** Where `--write` puts the tables in bench/README.md: between these two lines, replacing what was there. */

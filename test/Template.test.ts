@@ -253,9 +253,8 @@ describe("Template.apply, get and delete", () => {
           namespace: "batch",
           templateNamespace: "templates"
         })
-        const refs = "applied" in applied ? applied.applied : applied
-        assert.deepStrictEqual(refs[0]?.kind, "Namespace")
-        assert.deepStrictEqual(refs[0]?.name, "run-42-scratch")
+        assert.deepStrictEqual(applied[0]?.kind, "Namespace")
+        assert.deepStrictEqual(applied[0]?.name, "run-42-scratch")
       })
     ))
 

@@ -300,7 +300,6 @@ const locate = (
   list: string,
   index: number,
   item: unknown,
-  target: Target,
   form: "object" | "objectOrRef"
 ): Effect.Effect<Located, ValidationError> =>
   Effect.gen(function*() {
@@ -468,7 +467,7 @@ export const prepareRefs = (
     const items = yield* toArray(refs, "refs")
     const target = yield* targetNamespace(options)
     const located: Array<Located> = []
-    for (let i = 0; i < items.length; i++) located.push(yield* locate("refs", i, items[i], target, "objectOrRef"))
+    for (let i = 0; i < items.length; i++) located.push(yield* locate("refs", i, items[i], "objectOrRef"))
     return yield* resolveAll(located, target, options.clusterScoped)
   })
 
@@ -547,7 +546,7 @@ export const prepareApply = (
     const target = yield* targetNamespace(options)
     const located: Array<Located> = []
     for (let i = 0; i < items.length; i++) {
-      const item = yield* locate("objects", i, items[i], target, "object")
+      const item = yield* locate("objects", i, items[i], "object")
       if (isCoreSecret(item)) yield* checkSecret(item)
       located.push(item)
     }
