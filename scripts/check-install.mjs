@@ -122,6 +122,31 @@ try {
     })
   )
   run(path.join(project, "node_modules/.bin/tsc"), ["-p", "tsconfig.json"], project)
+
+  // The section quotes what TypeScript says of the program without its layer: it still does.
+  const [missingLayerMessage] = blocks("text")
+  const withoutLayer = program.replace(/\.pipe\(Effect\.provide\([^\n]*\)\)\)$/m, ")")
+  if (missingLayerMessage === undefined || withoutLayer === program) {
+    throw new Error("check-install: the Install section needs the program's Effect.provide line and a text block of the error without it")
+  }
+  fs.writeFileSync(path.join(project, "missing-layer.ts"), withoutLayer)
+  const tsconfig = JSON.parse(fs.readFileSync(path.join(project, "tsconfig.json"), "utf8"))
+  fs.writeFileSync(
+    path.join(project, "tsconfig.missing-layer.json"),
+    JSON.stringify({ compilerOptions: { ...tsconfig.compilerOptions, noEmit: true }, include: ["missing-layer.ts"] })
+  )
+  let said = ""
+  try {
+    run(path.join(project, "node_modules/.bin/tsc"), ["-p", "tsconfig.missing-layer.json"], project)
+  } catch (error) {
+    said = String(error.stdout ?? "")
+  }
+  const saidWithoutPosition = said.replace(/^missing-layer\.ts\(\d+,\d+\): /gm, "").trim()
+  if (saidWithoutPosition !== missingLayerMessage.trim()) {
+    throw new Error(`check-install: without its layer the program gets\n${saidWithoutPosition || "(no error)"}\nnot what the README quotes:\n${missingLayerMessage}`)
+  }
+  console.log("check-install: without its layer the program gets the error the README quotes")
+
   const printed = run(process.execPath, [path.join(project, "out/main.js")], project)
   process.stdout.write(printed)
   if (printed.trim() === "") throw new Error("check-install: the program printed nothing")

@@ -372,6 +372,37 @@ describe("Manifests.apply", () => {
       ))
   }
 
+  it.effect("a misspelt kind gets the closest kind discovery serves in its group version", () =>
+    withCluster((cluster) =>
+      Effect.gen(function*() {
+        const objects = yield* Manifests.parse(`
+apiVersion: apps/v1
+kind: Deploymnet
+metadata: { name: web }
+`)
+        const typo = yield* Effect.flip(Manifests.apply(objects, { namespace: "apps" }))
+        assert.instanceOf(typo, ValidationError)
+        assert.strictEqual(
+          typo.message,
+          "objects[0] (Deploymnet web): apps/v1 Deploymnet: the server serves no kind Deploymnet in apps/v1: " +
+            "did you mean Deployment?"
+        )
+        const cases: ReadonlyArray<readonly [string, string, string]> = [
+          ["v1", "configmap", ": did you mean ConfigMap?"], // case
+          ["v1", "Secrets", ": did you mean Secret?"],
+          ["apps/v1", "StatefullSet", ": did you mean StatefulSet?"],
+          ["v1", "Frobnicator", ""] // nothing close: no guess
+        ]
+        for (const [apiVersion, kind, hint] of cases) {
+          const error = yield* Effect.flip(
+            Manifests.apply([{ apiVersion, kind, metadata: { name: "x" } }], { namespace: "apps" })
+          )
+          assert.isTrue(error.message.endsWith(`the server serves no kind ${kind} in ${apiVersion}${hint}`), error.message)
+        }
+        assert.strictEqual(cluster.mutations(), 0)
+      })
+    ))
+
   it.effect("checks that need no server send no request at all", () =>
     withCluster((cluster) =>
       Effect.gen(function*() {
