@@ -206,6 +206,56 @@ describe("Template.process", () => {
     ))
 })
 
+describe("Template.render (here, with no server)", () => {
+  it.effect("renders what the server's processedtemplates renders, sending nothing", () =>
+    withCluster((cluster) =>
+      Effect.gen(function*() {
+        const options = { namespace: "batch", templateNamespace: "templates" }
+        const served = yield* Template.process("batch-run", parameters, options)
+        cluster.reset()
+        const local = yield* Template.render(batchRun("templates"), parameters)
+        assert.deepStrictEqual(local, served)
+        assert.deepStrictEqual(paths(cluster), [])
+      })
+    ))
+
+  it.effect("a hard-coded namespace is dropped, a parameterised one kept; ${{X}} that is not JSON stays text", () =>
+    Effect.gen(function*() {
+      const objects = yield* Template.render({
+        apiVersion: "template.openshift.io/v1",
+        kind: "Template",
+        metadata: { name: "t" },
+        parameters: [{ name: "NS", value: "team-a" }, { name: "WORD", value: "plain" }],
+        objects: [
+          { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a", namespace: "fixed" } },
+          { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "b", namespace: "${NS}" }, data: { w: "${{WORD}}" } }
+        ]
+      }, {})
+      assert.deepStrictEqual(objects, [
+        { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a" } },
+        { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "b", namespace: "team-a" }, data: { w: "plain" } }
+      ])
+    }))
+
+  it.effect("refuses what process refuses, and what is not a Template, naming the parameter but never a value", () =>
+    Effect.gen(function*() {
+      const { TOKEN: _token, ...withoutToken } = parameters
+      const generated = yield* Effect.flip(Template.render(batchRun("templates"), withoutToken))
+      assert.instanceOf(generated, ValidationError)
+      assert.include(generated.message, "parameter TOKEN")
+      assert.include(generated.message, "generated anew on every processing")
+      const { RUN: _, ...withoutRun } = parameters
+      const required = yield* Effect.flip(Template.render(batchRun("templates"), withoutRun))
+      assert.include(required.message, "parameter RUN")
+      assert.include(required.message, "is required")
+      const unknown = yield* Effect.flip(Template.render(batchRun("templates"), { ...parameters, COLOUR: secretValue }))
+      assert.include(unknown.message, "parameter COLOUR")
+      assert.notInclude(unknown.message, secretValue)
+      const notTemplate = yield* Effect.flip(Template.render({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" } }, {}))
+      assert.include(notTemplate.message, "is a ConfigMap of v1, not a template.openshift.io Template")
+    }))
+})
+
 describe("Template.apply, get and delete", () => {
   it.effect("apply renders then applies the objects as a set (stringData as base64 data)", () =>
     withCluster((cluster) =>

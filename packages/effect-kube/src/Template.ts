@@ -33,7 +33,8 @@ import type {
   NotReady,
   ObjectReadiness,
   ObjectRef,
-  PruneFailed
+  PruneFailed,
+  ValidationError
 } from "./Errors.js"
 import * as internal from "./internal/manifests/template.js"
 import type * as Kube from "./Kube.js"
@@ -74,6 +75,42 @@ export const process: (
   parameters: Parameters,
   options?: ProcessOptions
 ) => Effect.Effect<ReadonlyArray<Manifests.Manifest>, Kube.Error, Kube.Requirements> = internal.process
+
+/**
+ * Renders a Template you hold (read from a file with `Manifests.parse`, say) here, with no
+ * server: what `oc process --local` does, for a cluster that does not serve OpenShift's
+ * template API. The same rules as `process` (every value text, a boolean or a finite
+ * number; no parameter left to a generator; required ones given), then the same rendering
+ * as `processedtemplates`: `${NAME}` in every string, `${{NAME}}` as a whole JSON value, an
+ * object's hard-coded namespace dropped, the template's labels on every object. Apply what
+ * it returns with `Manifests.apply`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Manifests, Template } from "effect-kube"
+ *
+ * const template = {
+ *   apiVersion: "template.openshift.io/v1",
+ *   kind: "Template",
+ *   metadata: { name: "settings" },
+ *   parameters: [{ name: "COLOR", required: true }, { name: "SIZE", value: "2" }],
+ *   objects: [{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings-${COLOR}" }, data: { size: "${SIZE}" } }]
+ * }
+ *
+ * const objects = Effect.runSync(Template.render(template, { COLOR: "blue" }))
+ * console.log(JSON.stringify(objects))
+ * // [{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"settings-blue"},"data":{"size":"2"}}]
+ *
+ * // then, against a cluster: Manifests.apply(objects, { namespace: "demo" })
+ * ```
+ * @since 0.2.0
+ * @category operations
+ */
+export const render: (
+  template: Manifests.Manifest,
+  parameters: Parameters
+) => Effect.Effect<ReadonlyArray<Manifests.Manifest>, ValidationError> = internal.render
 
 const processThen = <A, E>(
   name: string,

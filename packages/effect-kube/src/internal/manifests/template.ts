@@ -2,8 +2,9 @@
  * The implementation of `Template`: fetch the Template, fill its parameters in a copy,
  * refuse any value the server would generate (a generated name differs on every
  * processing, so a later delete could not find the objects), and let the server render
- * it through `processedtemplates`. Parameter values are never quoted in errors: they
- * are often passwords.
+ * it through `processedtemplates`; or render it here, as library-go's templateprocessing
+ * does (`oc process --local`), for a cluster without OpenShift's API. Parameter values are
+ * never quoted in errors: they are often passwords.
  */
 import * as Effect from "effect/Effect"
 import { ValidationError } from "../../Errors.js"
@@ -162,6 +163,119 @@ export const process = (
     const objects = isObject(processed) ? processed["objects"] : undefined
     if (!Array.isArray(objects) || !objects.every(isObject)) {
       return yield* malformed(processSpec, "expected a Template whose objects are a list of objects")
+    }
+    return objects as ReadonlyArray<Manifests.Manifest>
+  })
+
+/** `${{NAME}}`, the whole string: the value replaces it as JSON (a number, a boolean, an object). */
+const whole = /^\$\{\{([a-zA-Z0-9_]+)\}\}$/
+/** `${NAME}` anywhere in a string, as many times as it appears. */
+const anywhere = /\$\{([a-zA-Z0-9_]+?)\}/g
+/** Whether a string names a parameter. */
+const reference = /\$\{([a-zA-Z0-9_]+?)\}/
+
+/** A string with its `${NAME}` references of known parameters replaced (unknown ones stay). */
+const substituteString = (value: string, params: ReadonlyMap<string, string>): string =>
+  value.replace(anywhere, (match: string, name: string) => params.get(name) ?? match)
+
+/**
+ * What `EvaluateParameterSubstitution` makes of a string value: `${{NAME}}` alone becomes
+ * the parameter's value read as JSON (the text itself when it is not JSON), else every
+ * `${NAME}` is replaced in the text.
+ */
+const substituteValue = (value: string, params: ReadonlyMap<string, string>): unknown => {
+  const m = whole.exec(value)
+  if (m !== null && params.has(m[1]!)) {
+    const raw = params.get(m[1]!)!
+    try {
+      return JSON.parse(raw)
+    } catch {
+      return raw
+    }
+  }
+  return substituteString(value, params)
+}
+
+/** Every string of a value, map keys included, as `SubstituteParameters` visits them; a new value. */
+const substitute = (value: unknown, params: ReadonlyMap<string, string>): unknown => {
+  if (typeof value === "string") return substituteValue(value, params)
+  if (Array.isArray(value)) return value.map((v) => substitute(v, params))
+  if (isObject(value)) {
+    const out: JsonObject = {}
+    for (const k of Object.keys(value)) out[substituteString(k, params)] = substitute(value[k], params)
+    return out
+  }
+  return value
+}
+
+/**
+ * `stripNamespace`: an object's hard-coded namespace is dropped (it is created in the
+ * namespace the template is processed in); one that names a parameter (`${NAMESPACE}`)
+ * stays, to be substituted. Returns a copy.
+ */
+const withoutNamespace = (obj: unknown): unknown => {
+  if (!isObject(obj) || !isObject(obj["metadata"]) || !("namespace" in obj["metadata"])) return obj
+  const namespace = obj["metadata"]["namespace"]
+  if (typeof namespace === "string" && reference.test(namespace)) return obj
+  const { namespace: _, ...metadata } = obj["metadata"]
+  return { ...obj, metadata: typeof namespace === "string" ? metadata : { ...metadata, namespace: "" } }
+}
+
+/** What processing a Template renders from parameter values already decided. */
+export interface Rendered {
+  readonly objects: ReadonlyArray<unknown>
+  readonly labels: JsonObject | undefined
+  readonly message: string | undefined
+}
+
+/**
+ * The objects of a Template rendered with `values`, as `processedtemplates` renders them:
+ * `${NAME}` in every string (map keys, labels and the message included), `${{NAME}}` as a
+ * whole JSON value, an object's hard-coded namespace dropped, the template's labels set on
+ * every object over its own (as `addObjectLabels` overwrites them). Shared with the fake's
+ * `processedtemplates`, which decides the values first (generating those it must).
+ */
+export const renderWith = (template: JsonObject, values: ReadonlyMap<string, string>): Rendered => {
+  const ownLabels = template["labels"]
+  const labels: JsonObject | undefined = isObject(ownLabels) ? {} : undefined
+  for (const [k, v] of Object.entries(isObject(ownLabels) ? ownLabels : {})) {
+    labels![substituteString(k, values)] = typeof v === "string" ? substituteString(v, values) : v
+  }
+  const objects = (Array.isArray(template["objects"]) ? template["objects"] : []).map((o) => {
+    const obj = substitute(withoutNamespace(o), values)
+    if (labels === undefined || !isObject(obj)) return obj
+    const metadata = isObject(obj["metadata"]) ? obj["metadata"] : {}
+    return { ...obj, metadata: { ...metadata, labels: { ...(isObject(metadata["labels"]) ? metadata["labels"] : {}), ...labels } } }
+  })
+  const message = typeof template["message"] === "string" ? substituteString(template["message"], values) : undefined
+  return { objects, labels, message }
+}
+
+export const render = (
+  template: Manifests.Manifest,
+  parameters: Template.Parameters
+): Effect.Effect<ReadonlyArray<Manifests.Manifest>, ValidationError> =>
+  Effect.gen(function*() {
+    const metadata = isObject(template["metadata"]) ? template["metadata"] : {}
+    const name = typeof metadata["name"] === "string" ? metadata["name"] : "(unnamed)"
+    const namespace = typeof metadata["namespace"] === "string" ? metadata["namespace"] : ""
+    const subject = `Template ${namespace === "" ? "" : `${namespace}/`}${name}`
+    if (template["kind"] !== "Template" || !String(template["apiVersion"] ?? "").startsWith("template.openshift.io/")) {
+      return yield* new ValidationError({
+        subject,
+        detail: `is a ${String(template["kind"])} of ${String(template["apiVersion"])}, not a template.openshift.io Template`
+      })
+    }
+    const values = yield* checkParameters(subject, parameters)
+    const filled = yield* fill(subject, template, values, namespace)
+    const decided = new Map<string, string>()
+    for (const parameter of filled["parameters"] as ReadonlyArray<JsonObject>) {
+      const value = parameter["value"]
+      decided.set(parameter["name"] as string, value === undefined || value === null ? "" : String(value))
+    }
+    const { objects } = renderWith(filled, decided)
+    if (!objects.every(isObject)) {
+      return yield* new ValidationError({ subject, detail: "has objects that are not all objects" })
     }
     return objects as ReadonlyArray<Manifests.Manifest>
   })

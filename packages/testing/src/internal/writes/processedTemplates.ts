@@ -1,13 +1,13 @@
 /**
  * OpenShift Template processing, as `processedtemplates` does it (library-go's
  * templateprocessing): parameter values (given, generated from an expression, or
- * defaulted), `${NAME}` interpolation in every string (map keys, labels and the message
- * included) and `${{NAME}}` substitution of whole JSON values; an object's hard-coded
- * namespace is dropped, a parameterised one kept; the template's labels are set on every
- * object, over its own.
+ * defaulted, and required ones refused when empty), then the rendering the client's
+ * `Template.render` shares: `${NAME}` interpolation in every string, `${{NAME}}` whole
+ * JSON values, hard-coded namespaces dropped, the template's labels on every object.
  *
  * @internal
  */
+import { renderTemplate } from "effect-kube/internal/testing"
 import { json, type RawRequest, type RawResponse, readBody } from "../serve/http.js"
 import { clone, isObject, type JsonObject } from "../store/json.js"
 import * as Status from "../serve/statusBodies.js"
@@ -79,60 +79,6 @@ export const generate = (expression: string, random: () => number = Math.random)
   return out
 }
 
-/** `${{NAME}}`, the whole string: the value replaces it as JSON (a number, a boolean, an object). */
-const whole = /^\$\{\{([a-zA-Z0-9_]+)\}\}$/
-/** `${NAME}` anywhere in a string, as many times as it appears. */
-const anywhere = /\$\{([a-zA-Z0-9_]+?)\}/g
-/** Whether a string names a parameter. */
-const reference = /\$\{([a-zA-Z0-9_]+?)\}/
-
-/** A string with its `${NAME}` references of known parameters replaced (unknown ones stay). */
-const substituteString = (value: string, params: ReadonlyMap<string, string>): string =>
-  value.replace(anywhere, (match: string, name: string) => params.get(name) ?? match)
-
-/**
- * What `EvaluateParameterSubstitution` makes of a string value: `${{NAME}}` alone becomes
- * the parameter's value read as JSON (the text itself when it is not JSON), else every
- * `${NAME}` is replaced in the text.
- */
-const substituteValue = (value: string, params: ReadonlyMap<string, string>): unknown => {
-  const m = whole.exec(value)
-  if (m !== null && params.has(m[1]!)) {
-    const raw = params.get(m[1]!)!
-    try {
-      return JSON.parse(raw)
-    } catch {
-      return raw
-    }
-  }
-  return substituteString(value, params)
-}
-
-/** Every string of an object, map keys included, as `SubstituteParameters` visits them. */
-const substitute = (value: unknown, params: ReadonlyMap<string, string>): unknown => {
-  if (typeof value === "string") return substituteValue(value, params)
-  if (Array.isArray(value)) return value.map((v) => substitute(v, params))
-  if (isObject(value)) {
-    const out: JsonObject = {}
-    for (const k of Object.keys(value)) out[substituteString(k, params)] = substitute(value[k], params)
-    return out
-  }
-  return value
-}
-
-/**
- * `stripNamespace`: an object's hard-coded namespace is dropped (it is created in the
- * namespace the template is processed in); one that names a parameter (`${NAMESPACE}`)
- * stays, to be substituted.
- */
-const stripNamespace = (obj: unknown): void => {
-  if (!isObject(obj) || !isObject(obj.metadata) || !("namespace" in obj.metadata)) return
-  const namespace = obj.metadata.namespace
-  if (typeof namespace === "string" && reference.test(namespace)) return
-  if (typeof namespace === "string") delete obj.metadata.namespace
-  else obj.metadata.namespace = ""
-}
-
 /**
  * Processes a Template: the processed Template, or a 422 Status for a required
  * parameter without a value and a 400 for a bad generator.
@@ -173,26 +119,12 @@ export const processTemplate = (template: JsonObject): JsonObject => {
   if (causes.length > 0) {
     throw Status.invalid({ group: "template.openshift.io", plural: "templates", kind: "Template" }, name, causes)
   }
-  const labels: JsonObject | undefined = isObject(template.labels) ? {} : undefined
-  for (const [k, v] of Object.entries(isObject(template.labels) ? template.labels : {})) {
-    labels![substituteString(k, values)] = typeof v === "string" ? substituteString(v, values) : v
-  }
-  const objects = (Array.isArray(template.objects) ? template.objects : []).map((o) => {
-    const item = clone(o)
-    stripNamespace(item)
-    const obj = substitute(item, values)
-    // the template's labels win over an object's own, as addObjectLabels overwrites them
-    if (labels !== undefined && isObject(obj)) {
-      const metadata = isObject(obj.metadata) ? obj.metadata : (obj.metadata = {})
-      metadata.labels = { ...(isObject(metadata.labels) ? metadata.labels : {}), ...labels }
-    }
-    return obj
-  })
+  const { labels, message, objects } = renderTemplate(template, values)
   return {
     ...template,
     kind: "Template",
     apiVersion: "template.openshift.io/v1",
-    ...(typeof template.message === "string" ? { message: substituteString(template.message, values) } : {}),
+    ...(message !== undefined ? { message } : {}),
     ...(labels !== undefined ? { labels } : {}),
     parameters,
     objects
