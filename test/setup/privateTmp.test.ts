@@ -29,6 +29,9 @@ describe("the run's temp directory", () => {
       fs.writeFileSync(path.join(dir, "a.key"), "anything")
       fs.writeFileSync(path.join(dir, "deep/er/kubeconfig"), `client-key: |\n  ${pki().client.key.split("\n").join("\n  ")}`)
       fs.writeFileSync(path.join(dir, "deep/ca.crt"), pki().ca.cert)
+      // a cache of compiled sources holds the repository's text, not a key a test wrote
+      fs.mkdirSync(path.join(dir, "node-compile-cache/v22"), { recursive: true })
+      fs.writeFileSync(path.join(dir, "node-compile-cache/v22/abc"), "-----BEGIN EC PRIVATE KEY-----")
       assert.deepStrictEqual(
         keyFiles(dir).map((file) => path.relative(dir, file)).sort(),
         ["a.key", "deep/er/kubeconfig"]

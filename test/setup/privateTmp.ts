@@ -12,12 +12,19 @@ import * as path from "node:path"
 
 const privateKey = /-----BEGIN [A-Z ]*PRIVATE KEY-----/
 
+/**
+ * Caches of compiled sources, which hold the repository's own text (a test's PEM literal
+ * included), not keys a test wrote: Node's compile cache and tsx's.
+ */
+const caches = /^(node-compile-cache|tsx-[^/]*)(\/|$)/
+
 /** The files under `dir` that hold a private key. */
 export const keyFiles = (dir: string): ReadonlyArray<string> => {
   const found: Array<string> = []
   for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue
     const file = path.join(entry.parentPath, entry.name)
+    if (caches.test(path.relative(dir, file))) continue
     if (entry.name.endsWith(".key")) {
       found.push(file)
       continue
