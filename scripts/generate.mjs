@@ -394,7 +394,7 @@ const fileOrder = []
 }
 
 const emitted = new Set()
-const helpers = new Set(["struct"])
+const helpers = new Set()
 let body = ""
 for (const file of fileOrder) {
   const [pkg, version] = file.split("/")
@@ -443,7 +443,11 @@ for (const file of fileOrder) {
       const value = mods === "" && !base.startsWith("()") ? base : `[${base}, ${JSON.stringify(mods)}]`
       return `  ${quoteKey(f.prop)}: ${value}`
     })
-    body += `export const ${name}: Schema.Codec<${name}> = /* @__PURE__ */ struct<${name}>(${JSON.stringify(name)}, {\n${entries.join(",\n")}\n})\n\n`
+    // a kind's struct (a group version kind and metadata) takes a newer server's object (see the header of
+    // packages/effect-kube/src/resources/internal/schema.ts)
+    const maker = gvk !== undefined && d.properties.metadata !== undefined ? "kind" : "struct"
+    helpers.add(maker)
+    body += `export const ${name}: Schema.Codec<${name}> = /* @__PURE__ */ ${maker}<${name}>(${JSON.stringify(name)}, {\n${entries.join(",\n")}\n})\n\n`
     emitted.add(n)
   }
   for (const k of kindsByFile.get(file) ?? []) {

@@ -93,7 +93,7 @@ export const httpClientLayer: Layer.Layer<HttpClient.HttpClient, never, KubeConf
 export const layerFromKubeConfig = <E, R>(
   kubeConfig: Layer.Layer<KubeConfig.KubeConfig, E, R>
 ): Layer.Layer<KubeConfig.KubeConfig | HttpClient.HttpClient, E, Exclude<R, KubeConfig.Platform>> =>
-  Layer.provideMerge(httpClientLayer, Layer.provide(kubeConfig, Platform.layer))
+  Layer.provideMerge(Layer.fresh(httpClientLayer), Layer.provide(kubeConfig, Platform.layer)) // fresh: see NodeKube
 
 /** The layers below, made by the helper every runtime module shares. */
 const layers = Platform.runtimeLayers(layerFromKubeConfig)

@@ -45,6 +45,7 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { ValidationError } from "./Errors.js"
+import { keepingUndeclared } from "./internal/codec/codec.js"
 import { acceptsUndefined, schemaAt, structuralSchema } from "./internal/crd/structural.js"
 import * as Resource from "./Resource.js"
 import { openEnum as openEnumSchema } from "./resources/internal/schema.js"
@@ -258,8 +259,10 @@ export const make = <
     plural,
     namespaced: options.scope === "Namespaced",
     subresources,
-    // the envelope's fields are fixed; its type is the one declared for the Schemas given
-    schema: Schema.Struct(fields) as unknown as Schema.Codec<
+    // the envelope's fields are fixed; its type is the one declared for the Schemas given. It keeps the fields
+    // it does not name, at every depth (the Schemas given included: another version of the CRD, or a field
+    // this one prunes not yet, may send more), through every effect/Schema call, as the client's own reads do
+    schema: Schema.make(keepingUndeclared(Schema.Struct(fields).ast)) as unknown as Schema.Codec<
       Object<Spec["Type"], Status["Type"]>,
       Object<Spec["Encoded"], Status["Encoded"]>
     >

@@ -120,7 +120,7 @@ export const layerFromKubeConfig = <E, R>(
   KubeConfig.KubeConfig | HttpClient.HttpClient,
   E | KubeConfigError,
   Exclude<R, KubeConfig.Platform>
-> => Layer.provideMerge(httpClientLayer, Layer.provide(kubeConfig, Platform.layer))
+> => Layer.provideMerge(Layer.fresh(httpClientLayer), Layer.provide(kubeConfig, Platform.layer)) // fresh: see NodeKube
 
 /** The layers below, made by the helper every runtime module shares. */
 const layers = Platform.runtimeLayers(layerFromKubeConfig)

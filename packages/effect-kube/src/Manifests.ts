@@ -3,7 +3,9 @@
  * tool or a batch scheduler needs to create a job's resources and remove them later,
  * from a fresh process, with nothing stored but the manifests (or their references).
  *
- * Kinds are found by `Discovery`. Every operation checks the whole set before its first
+ * Kinds are found by `Discovery`; a kind the server does not serve yet may be one a CRD earlier
+ * in the set serves, and its objects are applied once the server has established that CRD (a
+ * CRD and its objects in one set). Every operation checks the whole set before its first
  * request that changes anything, so a bad object never leaves half a set behind; after
  * that, `apply` stops at its first failure and `delete` goes on past failures, and both
  * say exactly what was done. Messages and errors name objects by identity only

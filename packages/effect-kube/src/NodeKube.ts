@@ -216,7 +216,10 @@ export const layerFromKubeConfig: {
   Exclude<R, KubeConfig.Platform>
 > =>
   Layer.provideMerge(
-    options === undefined ? httpClientLayer : httpClientLayerWith(options),
+    // fresh: a layer is memoized by identity, so without it a second layerFromKubeConfig provided inside a program
+    // that already built one (another cluster, a token of another user) would get the first one's HttpClient: its
+    // CA and TLS settings, its proxy, its connections
+    Layer.fresh(options === undefined ? httpClientLayer : httpClientLayerWith(options)),
     Layer.provide(kubeConfig, Platform.layer)
   )
 

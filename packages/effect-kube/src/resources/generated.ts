@@ -7,7 +7,7 @@
 import type * as Schema from "effect/Schema"
 import * as Resource from "../Resource.js"
 import type * as ApplyConfigurations from "./generatedApply.js"
-import { B, IntOrString, N, NT, O, Q, S, StatusKind, U, struct } from "./internal/schema.js"
+import { B, IntOrString, N, NT, O, Q, S, StatusKind, U, kind, struct } from "./internal/schema.js"
 
 // ---------------------------------------------------------------------------------------------
 // meta/v1
@@ -806,7 +806,7 @@ export type Status = {
  * @since 0.1.0
  * @category schemas
  */
-export const Status: Schema.Codec<Status> = /* @__PURE__ */ struct<Status>("Status", {
+export const Status: Schema.Codec<Status> = /* @__PURE__ */ kind<Status>("Status", {
   apiVersion: [S, "?"],
   code: [N, "?"],
   details: [StatusDetails, "?"],
@@ -1359,7 +1359,7 @@ export type MutatingAdmissionPolicy = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicy: Schema.Codec<MutatingAdmissionPolicy> = /* @__PURE__ */ struct<MutatingAdmissionPolicy>("MutatingAdmissionPolicy", {
+export const MutatingAdmissionPolicy: Schema.Codec<MutatingAdmissionPolicy> = /* @__PURE__ */ kind<MutatingAdmissionPolicy>("MutatingAdmissionPolicy", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -1476,7 +1476,7 @@ export type MutatingAdmissionPolicyBinding = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyBinding: Schema.Codec<MutatingAdmissionPolicyBinding> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBinding>("MutatingAdmissionPolicyBinding", {
+export const MutatingAdmissionPolicyBinding: Schema.Codec<MutatingAdmissionPolicyBinding> = /* @__PURE__ */ kind<MutatingAdmissionPolicyBinding>("MutatingAdmissionPolicyBinding", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -1506,7 +1506,7 @@ export type MutatingAdmissionPolicyBindingList = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyBindingList: Schema.Codec<MutatingAdmissionPolicyBindingList> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBindingList>("MutatingAdmissionPolicyBindingList", {
+export const MutatingAdmissionPolicyBindingList: Schema.Codec<MutatingAdmissionPolicyBindingList> = /* @__PURE__ */ kind<MutatingAdmissionPolicyBindingList>("MutatingAdmissionPolicyBindingList", {
   apiVersion: [S, "?"],
   items: [MutatingAdmissionPolicyBinding, "[]"],
   kind: [S, "?"],
@@ -1536,7 +1536,7 @@ export type MutatingAdmissionPolicyList = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyList: Schema.Codec<MutatingAdmissionPolicyList> = /* @__PURE__ */ struct<MutatingAdmissionPolicyList>("MutatingAdmissionPolicyList", {
+export const MutatingAdmissionPolicyList: Schema.Codec<MutatingAdmissionPolicyList> = /* @__PURE__ */ kind<MutatingAdmissionPolicyList>("MutatingAdmissionPolicyList", {
   apiVersion: [S, "?"],
   items: [MutatingAdmissionPolicy, "[]"],
   kind: [S, "?"],
@@ -1791,7 +1791,7 @@ export type MutatingWebhookConfiguration = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingWebhookConfiguration: Schema.Codec<MutatingWebhookConfiguration> = /* @__PURE__ */ struct<MutatingWebhookConfiguration>("MutatingWebhookConfiguration", {
+export const MutatingWebhookConfiguration: Schema.Codec<MutatingWebhookConfiguration> = /* @__PURE__ */ kind<MutatingWebhookConfiguration>("MutatingWebhookConfiguration", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -1821,7 +1821,7 @@ export type MutatingWebhookConfigurationList = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingWebhookConfigurationList: Schema.Codec<MutatingWebhookConfigurationList> = /* @__PURE__ */ struct<MutatingWebhookConfigurationList>("MutatingWebhookConfigurationList", {
+export const MutatingWebhookConfigurationList: Schema.Codec<MutatingWebhookConfigurationList> = /* @__PURE__ */ kind<MutatingWebhookConfigurationList>("MutatingWebhookConfigurationList", {
   apiVersion: [S, "?"],
   items: [MutatingWebhookConfiguration, "[]"],
   kind: [S, "?"],
@@ -2022,7 +2022,7 @@ export type ValidatingAdmissionPolicy = {
  * @since 0.1.0
  * @category schemas
  */
-export const ValidatingAdmissionPolicy: Schema.Codec<ValidatingAdmissionPolicy> = /* @__PURE__ */ struct<ValidatingAdmissionPolicy>("ValidatingAdmissionPolicy", {
+export const ValidatingAdmissionPolicy: Schema.Codec<ValidatingAdmissionPolicy> = /* @__PURE__ */ kind<ValidatingAdmissionPolicy>("ValidatingAdmissionPolicy", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -2107,7 +2107,7 @@ export type ValidatingAdmissionPolicyBinding = {
  * @since 0.1.0
  * @category schemas
  */
-export const ValidatingAdmissionPolicyBinding: Schema.Codec<ValidatingAdmissionPolicyBinding> = /* @__PURE__ */ struct<ValidatingAdmissionPolicyBinding>("ValidatingAdmissionPolicyBinding", {
+export const ValidatingAdmissionPolicyBinding: Schema.Codec<ValidatingAdmissionPolicyBinding> = /* @__PURE__ */ kind<ValidatingAdmissionPolicyBinding>("ValidatingAdmissionPolicyBinding", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -2137,7 +2137,7 @@ export type ValidatingAdmissionPolicyBindingList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ValidatingAdmissionPolicyBindingList: Schema.Codec<ValidatingAdmissionPolicyBindingList> = /* @__PURE__ */ struct<ValidatingAdmissionPolicyBindingList>("ValidatingAdmissionPolicyBindingList", {
+export const ValidatingAdmissionPolicyBindingList: Schema.Codec<ValidatingAdmissionPolicyBindingList> = /* @__PURE__ */ kind<ValidatingAdmissionPolicyBindingList>("ValidatingAdmissionPolicyBindingList", {
   apiVersion: [S, "?"],
   items: [ValidatingAdmissionPolicyBinding, "[]"],
   kind: [S, "?"],
@@ -2167,7 +2167,7 @@ export type ValidatingAdmissionPolicyList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ValidatingAdmissionPolicyList: Schema.Codec<ValidatingAdmissionPolicyList> = /* @__PURE__ */ struct<ValidatingAdmissionPolicyList>("ValidatingAdmissionPolicyList", {
+export const ValidatingAdmissionPolicyList: Schema.Codec<ValidatingAdmissionPolicyList> = /* @__PURE__ */ kind<ValidatingAdmissionPolicyList>("ValidatingAdmissionPolicyList", {
   apiVersion: [S, "?"],
   items: [ValidatingAdmissionPolicy, "[]"],
   kind: [S, "?"],
@@ -2297,7 +2297,7 @@ export type ValidatingWebhookConfiguration = {
  * @since 0.1.0
  * @category schemas
  */
-export const ValidatingWebhookConfiguration: Schema.Codec<ValidatingWebhookConfiguration> = /* @__PURE__ */ struct<ValidatingWebhookConfiguration>("ValidatingWebhookConfiguration", {
+export const ValidatingWebhookConfiguration: Schema.Codec<ValidatingWebhookConfiguration> = /* @__PURE__ */ kind<ValidatingWebhookConfiguration>("ValidatingWebhookConfiguration", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -2327,7 +2327,7 @@ export type ValidatingWebhookConfigurationList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ValidatingWebhookConfigurationList: Schema.Codec<ValidatingWebhookConfigurationList> = /* @__PURE__ */ struct<ValidatingWebhookConfigurationList>("ValidatingWebhookConfigurationList", {
+export const ValidatingWebhookConfigurationList: Schema.Codec<ValidatingWebhookConfigurationList> = /* @__PURE__ */ kind<ValidatingWebhookConfigurationList>("ValidatingWebhookConfigurationList", {
   apiVersion: [S, "?"],
   items: [ValidatingWebhookConfiguration, "[]"],
   kind: [S, "?"],
@@ -2846,7 +2846,7 @@ export type MutatingAdmissionPolicyBindingV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyBindingV1alpha1: Schema.Codec<MutatingAdmissionPolicyBindingV1alpha1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBindingV1alpha1>("MutatingAdmissionPolicyBindingV1alpha1", {
+export const MutatingAdmissionPolicyBindingV1alpha1: Schema.Codec<MutatingAdmissionPolicyBindingV1alpha1> = /* @__PURE__ */ kind<MutatingAdmissionPolicyBindingV1alpha1>("MutatingAdmissionPolicyBindingV1alpha1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -2876,7 +2876,7 @@ export type MutatingAdmissionPolicyBindingListV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyBindingListV1alpha1: Schema.Codec<MutatingAdmissionPolicyBindingListV1alpha1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBindingListV1alpha1>("MutatingAdmissionPolicyBindingListV1alpha1", {
+export const MutatingAdmissionPolicyBindingListV1alpha1: Schema.Codec<MutatingAdmissionPolicyBindingListV1alpha1> = /* @__PURE__ */ kind<MutatingAdmissionPolicyBindingListV1alpha1>("MutatingAdmissionPolicyBindingListV1alpha1", {
   apiVersion: [S, "?"],
   items: [MutatingAdmissionPolicyBindingV1alpha1, "[]"],
   kind: [S, "?"],
@@ -3049,7 +3049,7 @@ export type MutatingAdmissionPolicyV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyV1alpha1: Schema.Codec<MutatingAdmissionPolicyV1alpha1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyV1alpha1>("MutatingAdmissionPolicyV1alpha1", {
+export const MutatingAdmissionPolicyV1alpha1: Schema.Codec<MutatingAdmissionPolicyV1alpha1> = /* @__PURE__ */ kind<MutatingAdmissionPolicyV1alpha1>("MutatingAdmissionPolicyV1alpha1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -3079,7 +3079,7 @@ export type MutatingAdmissionPolicyListV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyListV1alpha1: Schema.Codec<MutatingAdmissionPolicyListV1alpha1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyListV1alpha1>("MutatingAdmissionPolicyListV1alpha1", {
+export const MutatingAdmissionPolicyListV1alpha1: Schema.Codec<MutatingAdmissionPolicyListV1alpha1> = /* @__PURE__ */ kind<MutatingAdmissionPolicyListV1alpha1>("MutatingAdmissionPolicyListV1alpha1", {
   apiVersion: [S, "?"],
   items: [MutatingAdmissionPolicyV1alpha1, "[]"],
   kind: [S, "?"],
@@ -3521,7 +3521,7 @@ export type MutatingAdmissionPolicyBindingV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyBindingV1beta1: Schema.Codec<MutatingAdmissionPolicyBindingV1beta1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBindingV1beta1>("MutatingAdmissionPolicyBindingV1beta1", {
+export const MutatingAdmissionPolicyBindingV1beta1: Schema.Codec<MutatingAdmissionPolicyBindingV1beta1> = /* @__PURE__ */ kind<MutatingAdmissionPolicyBindingV1beta1>("MutatingAdmissionPolicyBindingV1beta1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -3551,7 +3551,7 @@ export type MutatingAdmissionPolicyBindingListV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyBindingListV1beta1: Schema.Codec<MutatingAdmissionPolicyBindingListV1beta1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyBindingListV1beta1>("MutatingAdmissionPolicyBindingListV1beta1", {
+export const MutatingAdmissionPolicyBindingListV1beta1: Schema.Codec<MutatingAdmissionPolicyBindingListV1beta1> = /* @__PURE__ */ kind<MutatingAdmissionPolicyBindingListV1beta1>("MutatingAdmissionPolicyBindingListV1beta1", {
   apiVersion: [S, "?"],
   items: [MutatingAdmissionPolicyBindingV1beta1, "[]"],
   kind: [S, "?"],
@@ -3724,7 +3724,7 @@ export type MutatingAdmissionPolicyV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyV1beta1: Schema.Codec<MutatingAdmissionPolicyV1beta1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyV1beta1>("MutatingAdmissionPolicyV1beta1", {
+export const MutatingAdmissionPolicyV1beta1: Schema.Codec<MutatingAdmissionPolicyV1beta1> = /* @__PURE__ */ kind<MutatingAdmissionPolicyV1beta1>("MutatingAdmissionPolicyV1beta1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -3754,7 +3754,7 @@ export type MutatingAdmissionPolicyListV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const MutatingAdmissionPolicyListV1beta1: Schema.Codec<MutatingAdmissionPolicyListV1beta1> = /* @__PURE__ */ struct<MutatingAdmissionPolicyListV1beta1>("MutatingAdmissionPolicyListV1beta1", {
+export const MutatingAdmissionPolicyListV1beta1: Schema.Codec<MutatingAdmissionPolicyListV1beta1> = /* @__PURE__ */ kind<MutatingAdmissionPolicyListV1beta1>("MutatingAdmissionPolicyListV1beta1", {
   apiVersion: [S, "?"],
   items: [MutatingAdmissionPolicyV1beta1, "[]"],
   kind: [S, "?"],
@@ -4526,7 +4526,7 @@ export type CustomResourceDefinition = {
  * @since 0.1.0
  * @category schemas
  */
-export const CustomResourceDefinition: Schema.Codec<CustomResourceDefinition> = /* @__PURE__ */ struct<CustomResourceDefinition>("CustomResourceDefinition", {
+export const CustomResourceDefinition: Schema.Codec<CustomResourceDefinition> = /* @__PURE__ */ kind<CustomResourceDefinition>("CustomResourceDefinition", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -4557,7 +4557,7 @@ export type CustomResourceDefinitionList = {
  * @since 0.1.0
  * @category schemas
  */
-export const CustomResourceDefinitionList: Schema.Codec<CustomResourceDefinitionList> = /* @__PURE__ */ struct<CustomResourceDefinitionList>("CustomResourceDefinitionList", {
+export const CustomResourceDefinitionList: Schema.Codec<CustomResourceDefinitionList> = /* @__PURE__ */ kind<CustomResourceDefinitionList>("CustomResourceDefinitionList", {
   apiVersion: [S, "?"],
   items: [CustomResourceDefinition, "[]"],
   kind: [S, "?"],
@@ -4734,7 +4734,7 @@ export type APIService = {
  * @since 0.1.0
  * @category schemas
  */
-export const APIService: Schema.Codec<APIService> = /* @__PURE__ */ struct<APIService>("APIService", {
+export const APIService: Schema.Codec<APIService> = /* @__PURE__ */ kind<APIService>("APIService", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -4765,7 +4765,7 @@ export type APIServiceList = {
  * @since 0.1.0
  * @category schemas
  */
-export const APIServiceList: Schema.Codec<APIServiceList> = /* @__PURE__ */ struct<APIServiceList>("APIServiceList", {
+export const APIServiceList: Schema.Codec<APIServiceList> = /* @__PURE__ */ kind<APIServiceList>("APIServiceList", {
   apiVersion: [S, "?"],
   items: [APIService, "[]"],
   kind: [S, "?"],
@@ -4915,7 +4915,7 @@ export type StorageVersion = {
  * @since 0.1.0
  * @category schemas
  */
-export const StorageVersion: Schema.Codec<StorageVersion> = /* @__PURE__ */ struct<StorageVersion>("StorageVersion", {
+export const StorageVersion: Schema.Codec<StorageVersion> = /* @__PURE__ */ kind<StorageVersion>("StorageVersion", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: ObjectMeta,
@@ -4946,7 +4946,7 @@ export type StorageVersionList = {
  * @since 0.1.0
  * @category schemas
  */
-export const StorageVersionList: Schema.Codec<StorageVersionList> = /* @__PURE__ */ struct<StorageVersionList>("StorageVersionList", {
+export const StorageVersionList: Schema.Codec<StorageVersionList> = /* @__PURE__ */ kind<StorageVersionList>("StorageVersionList", {
   apiVersion: [S, "?"],
   items: [StorageVersion, "[]"],
   kind: [S, "?"],
@@ -5489,7 +5489,7 @@ export type Binding = {
  * @since 0.1.0
  * @category schemas
  */
-export const Binding: Schema.Codec<Binding> = /* @__PURE__ */ struct<Binding>("Binding", {
+export const Binding: Schema.Codec<Binding> = /* @__PURE__ */ kind<Binding>("Binding", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -5804,7 +5804,7 @@ export type ComponentStatus = {
  * @since 0.1.0
  * @category schemas
  */
-export const ComponentStatus: Schema.Codec<ComponentStatus> = /* @__PURE__ */ struct<ComponentStatus>("ComponentStatus", {
+export const ComponentStatus: Schema.Codec<ComponentStatus> = /* @__PURE__ */ kind<ComponentStatus>("ComponentStatus", {
   apiVersion: [S, "?"],
   conditions: [ComponentCondition, "[]?"],
   kind: [S, "?"],
@@ -5834,7 +5834,7 @@ export type ComponentStatusList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ComponentStatusList: Schema.Codec<ComponentStatusList> = /* @__PURE__ */ struct<ComponentStatusList>("ComponentStatusList", {
+export const ComponentStatusList: Schema.Codec<ComponentStatusList> = /* @__PURE__ */ kind<ComponentStatusList>("ComponentStatusList", {
   apiVersion: [S, "?"],
   items: [ComponentStatus, "[]"],
   kind: [S, "?"],
@@ -5868,7 +5868,7 @@ export type ConfigMap = {
  * @since 0.1.0
  * @category schemas
  */
-export const ConfigMap: Schema.Codec<ConfigMap> = /* @__PURE__ */ struct<ConfigMap>("ConfigMap", {
+export const ConfigMap: Schema.Codec<ConfigMap> = /* @__PURE__ */ kind<ConfigMap>("ConfigMap", {
   apiVersion: [S, "?"],
   binaryData: [S, "{}?"],
   data: [S, "{}?"],
@@ -5953,7 +5953,7 @@ export type ConfigMapList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ConfigMapList: Schema.Codec<ConfigMapList> = /* @__PURE__ */ struct<ConfigMapList>("ConfigMapList", {
+export const ConfigMapList: Schema.Codec<ConfigMapList> = /* @__PURE__ */ kind<ConfigMapList>("ConfigMapList", {
   apiVersion: [S, "?"],
   items: [ConfigMap, "[]"],
   kind: [S, "?"],
@@ -7800,7 +7800,7 @@ export type Endpoints = {
  * @since 0.1.0
  * @category schemas
  */
-export const Endpoints: Schema.Codec<Endpoints> = /* @__PURE__ */ struct<Endpoints>("Endpoints", {
+export const Endpoints: Schema.Codec<Endpoints> = /* @__PURE__ */ kind<Endpoints>("Endpoints", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -7830,7 +7830,7 @@ export type EndpointsList = {
  * @since 0.1.0
  * @category schemas
  */
-export const EndpointsList: Schema.Codec<EndpointsList> = /* @__PURE__ */ struct<EndpointsList>("EndpointsList", {
+export const EndpointsList: Schema.Codec<EndpointsList> = /* @__PURE__ */ kind<EndpointsList>("EndpointsList", {
   apiVersion: [S, "?"],
   items: [Endpoints, "[]"],
   kind: [S, "?"],
@@ -8224,7 +8224,7 @@ export type Event = {
  * @since 0.1.0
  * @category schemas
  */
-export const Event: Schema.Codec<Event> = /* @__PURE__ */ struct<Event>("Event", {
+export const Event: Schema.Codec<Event> = /* @__PURE__ */ kind<Event>("Event", {
   action: [S, "?"],
   apiVersion: [S, "?"],
   count: [N, "?"],
@@ -8267,7 +8267,7 @@ export type EventList = {
  * @since 0.1.0
  * @category schemas
  */
-export const EventList: Schema.Codec<EventList> = /* @__PURE__ */ struct<EventList>("EventList", {
+export const EventList: Schema.Codec<EventList> = /* @__PURE__ */ kind<EventList>("EventList", {
   apiVersion: [S, "?"],
   items: [Event, "[]"],
   kind: [S, "?"],
@@ -8790,7 +8790,7 @@ export type LimitRange = {
  * @since 0.1.0
  * @category schemas
  */
-export const LimitRange: Schema.Codec<LimitRange> = /* @__PURE__ */ struct<LimitRange>("LimitRange", {
+export const LimitRange: Schema.Codec<LimitRange> = /* @__PURE__ */ kind<LimitRange>("LimitRange", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -8820,7 +8820,7 @@ export type LimitRangeList = {
  * @since 0.1.0
  * @category schemas
  */
-export const LimitRangeList: Schema.Codec<LimitRangeList> = /* @__PURE__ */ struct<LimitRangeList>("LimitRangeList", {
+export const LimitRangeList: Schema.Codec<LimitRangeList> = /* @__PURE__ */ kind<LimitRangeList>("LimitRangeList", {
   apiVersion: [S, "?"],
   items: [LimitRange, "[]"],
   kind: [S, "?"],
@@ -9072,7 +9072,7 @@ export type Namespace = {
  * @since 0.1.0
  * @category schemas
  */
-export const Namespace: Schema.Codec<Namespace> = /* @__PURE__ */ struct<Namespace>("Namespace", {
+export const Namespace: Schema.Codec<Namespace> = /* @__PURE__ */ kind<Namespace>("Namespace", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -9103,7 +9103,7 @@ export type NamespaceList = {
  * @since 0.1.0
  * @category schemas
  */
-export const NamespaceList: Schema.Codec<NamespaceList> = /* @__PURE__ */ struct<NamespaceList>("NamespaceList", {
+export const NamespaceList: Schema.Codec<NamespaceList> = /* @__PURE__ */ kind<NamespaceList>("NamespaceList", {
   apiVersion: [S, "?"],
   items: [Namespace, "[]"],
   kind: [S, "?"],
@@ -9564,7 +9564,7 @@ export type Node = {
  * @since 0.1.0
  * @category schemas
  */
-export const Node: Schema.Codec<Node> = /* @__PURE__ */ struct<Node>("Node", {
+export const Node: Schema.Codec<Node> = /* @__PURE__ */ kind<Node>("Node", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -9622,7 +9622,7 @@ export type NodeList = {
  * @since 0.1.0
  * @category schemas
  */
-export const NodeList: Schema.Codec<NodeList> = /* @__PURE__ */ struct<NodeList>("NodeList", {
+export const NodeList: Schema.Codec<NodeList> = /* @__PURE__ */ kind<NodeList>("NodeList", {
   apiVersion: [S, "?"],
   items: [Node, "[]"],
   kind: [S, "?"],
@@ -10056,7 +10056,7 @@ export type PersistentVolume = {
  * @since 0.1.0
  * @category schemas
  */
-export const PersistentVolume: Schema.Codec<PersistentVolume> = /* @__PURE__ */ struct<PersistentVolume>("PersistentVolume", {
+export const PersistentVolume: Schema.Codec<PersistentVolume> = /* @__PURE__ */ kind<PersistentVolume>("PersistentVolume", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -10206,7 +10206,7 @@ export type PersistentVolumeClaim = {
  * @since 0.1.0
  * @category schemas
  */
-export const PersistentVolumeClaim: Schema.Codec<PersistentVolumeClaim> = /* @__PURE__ */ struct<PersistentVolumeClaim>("PersistentVolumeClaim", {
+export const PersistentVolumeClaim: Schema.Codec<PersistentVolumeClaim> = /* @__PURE__ */ kind<PersistentVolumeClaim>("PersistentVolumeClaim", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -10237,7 +10237,7 @@ export type PersistentVolumeClaimList = {
  * @since 0.1.0
  * @category schemas
  */
-export const PersistentVolumeClaimList: Schema.Codec<PersistentVolumeClaimList> = /* @__PURE__ */ struct<PersistentVolumeClaimList>("PersistentVolumeClaimList", {
+export const PersistentVolumeClaimList: Schema.Codec<PersistentVolumeClaimList> = /* @__PURE__ */ kind<PersistentVolumeClaimList>("PersistentVolumeClaimList", {
   apiVersion: [S, "?"],
   items: [PersistentVolumeClaim, "[]"],
   kind: [S, "?"],
@@ -10291,7 +10291,7 @@ export type PersistentVolumeList = {
  * @since 0.1.0
  * @category schemas
  */
-export const PersistentVolumeList: Schema.Codec<PersistentVolumeList> = /* @__PURE__ */ struct<PersistentVolumeList>("PersistentVolumeList", {
+export const PersistentVolumeList: Schema.Codec<PersistentVolumeList> = /* @__PURE__ */ kind<PersistentVolumeList>("PersistentVolumeList", {
   apiVersion: [S, "?"],
   items: [PersistentVolume, "[]"],
   kind: [S, "?"],
@@ -11569,7 +11569,7 @@ export type Pod = {
  * @since 0.1.0
  * @category schemas
  */
-export const Pod: Schema.Codec<Pod> = /* @__PURE__ */ struct<Pod>("Pod", {
+export const Pod: Schema.Codec<Pod> = /* @__PURE__ */ kind<Pod>("Pod", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -11600,7 +11600,7 @@ export type PodList = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodList: Schema.Codec<PodList> = /* @__PURE__ */ struct<PodList>("PodList", {
+export const PodList: Schema.Codec<PodList> = /* @__PURE__ */ kind<PodList>("PodList", {
   apiVersion: [S, "?"],
   items: [Pod, "[]"],
   kind: [S, "?"],
@@ -11654,7 +11654,7 @@ export type PodTemplate = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodTemplate: Schema.Codec<PodTemplate> = /* @__PURE__ */ struct<PodTemplate>("PodTemplate", {
+export const PodTemplate: Schema.Codec<PodTemplate> = /* @__PURE__ */ kind<PodTemplate>("PodTemplate", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -11684,7 +11684,7 @@ export type PodTemplateList = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodTemplateList: Schema.Codec<PodTemplateList> = /* @__PURE__ */ struct<PodTemplateList>("PodTemplateList", {
+export const PodTemplateList: Schema.Codec<PodTemplateList> = /* @__PURE__ */ kind<PodTemplateList>("PodTemplateList", {
   apiVersion: [S, "?"],
   items: [PodTemplate, "[]"],
   kind: [S, "?"],
@@ -11815,7 +11815,7 @@ export type ReplicationController = {
  * @since 0.1.0
  * @category schemas
  */
-export const ReplicationController: Schema.Codec<ReplicationController> = /* @__PURE__ */ struct<ReplicationController>("ReplicationController", {
+export const ReplicationController: Schema.Codec<ReplicationController> = /* @__PURE__ */ kind<ReplicationController>("ReplicationController", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -11846,7 +11846,7 @@ export type ReplicationControllerList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ReplicationControllerList: Schema.Codec<ReplicationControllerList> = /* @__PURE__ */ struct<ReplicationControllerList>("ReplicationControllerList", {
+export const ReplicationControllerList: Schema.Codec<ReplicationControllerList> = /* @__PURE__ */ kind<ReplicationControllerList>("ReplicationControllerList", {
   apiVersion: [S, "?"],
   items: [ReplicationController, "[]"],
   kind: [S, "?"],
@@ -11977,7 +11977,7 @@ export type ResourceQuota = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceQuota: Schema.Codec<ResourceQuota> = /* @__PURE__ */ struct<ResourceQuota>("ResourceQuota", {
+export const ResourceQuota: Schema.Codec<ResourceQuota> = /* @__PURE__ */ kind<ResourceQuota>("ResourceQuota", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -12008,7 +12008,7 @@ export type ResourceQuotaList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceQuotaList: Schema.Codec<ResourceQuotaList> = /* @__PURE__ */ struct<ResourceQuotaList>("ResourceQuotaList", {
+export const ResourceQuotaList: Schema.Codec<ResourceQuotaList> = /* @__PURE__ */ kind<ResourceQuotaList>("ResourceQuotaList", {
   apiVersion: [S, "?"],
   items: [ResourceQuota, "[]"],
   kind: [S, "?"],
@@ -12044,7 +12044,7 @@ export type Secret = {
  * @since 0.1.0
  * @category schemas
  */
-export const Secret: Schema.Codec<Secret> = /* @__PURE__ */ struct<Secret>("Secret", {
+export const Secret: Schema.Codec<Secret> = /* @__PURE__ */ kind<Secret>("Secret", {
   apiVersion: [S, "?"],
   data: [S, "{}?"],
   immutable: [B, "?"],
@@ -12077,7 +12077,7 @@ export type SecretList = {
  * @since 0.1.0
  * @category schemas
  */
-export const SecretList: Schema.Codec<SecretList> = /* @__PURE__ */ struct<SecretList>("SecretList", {
+export const SecretList: Schema.Codec<SecretList> = /* @__PURE__ */ kind<SecretList>("SecretList", {
   apiVersion: [S, "?"],
   items: [Secret, "[]"],
   kind: [S, "?"],
@@ -12287,7 +12287,7 @@ export type Service = {
  * @since 0.1.0
  * @category schemas
  */
-export const Service: Schema.Codec<Service> = /* @__PURE__ */ struct<Service>("Service", {
+export const Service: Schema.Codec<Service> = /* @__PURE__ */ kind<Service>("Service", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -12322,7 +12322,7 @@ export type ServiceAccount = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceAccount: Schema.Codec<ServiceAccount> = /* @__PURE__ */ struct<ServiceAccount>("ServiceAccount", {
+export const ServiceAccount: Schema.Codec<ServiceAccount> = /* @__PURE__ */ kind<ServiceAccount>("ServiceAccount", {
   apiVersion: [S, "?"],
   automountServiceAccountToken: [B, "?"],
   imagePullSecrets: [LocalObjectReference, "[]?"],
@@ -12354,7 +12354,7 @@ export type ServiceAccountList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceAccountList: Schema.Codec<ServiceAccountList> = /* @__PURE__ */ struct<ServiceAccountList>("ServiceAccountList", {
+export const ServiceAccountList: Schema.Codec<ServiceAccountList> = /* @__PURE__ */ kind<ServiceAccountList>("ServiceAccountList", {
   apiVersion: [S, "?"],
   items: [ServiceAccount, "[]"],
   kind: [S, "?"],
@@ -12384,7 +12384,7 @@ export type ServiceList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceList: Schema.Codec<ServiceList> = /* @__PURE__ */ struct<ServiceList>("ServiceList", {
+export const ServiceList: Schema.Codec<ServiceList> = /* @__PURE__ */ kind<ServiceList>("ServiceList", {
   apiVersion: [S, "?"],
   items: [Service, "[]"],
   kind: [S, "?"],
@@ -12802,7 +12802,7 @@ export type ControllerRevision = {
  * @since 0.1.0
  * @category schemas
  */
-export const ControllerRevision: Schema.Codec<ControllerRevision> = /* @__PURE__ */ struct<ControllerRevision>("ControllerRevision", {
+export const ControllerRevision: Schema.Codec<ControllerRevision> = /* @__PURE__ */ kind<ControllerRevision>("ControllerRevision", {
   apiVersion: [S, "?"],
   data: [O, "?"],
   kind: [S, "?"],
@@ -12833,7 +12833,7 @@ export type ControllerRevisionList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ControllerRevisionList: Schema.Codec<ControllerRevisionList> = /* @__PURE__ */ struct<ControllerRevisionList>("ControllerRevisionList", {
+export const ControllerRevisionList: Schema.Codec<ControllerRevisionList> = /* @__PURE__ */ kind<ControllerRevisionList>("ControllerRevisionList", {
   apiVersion: [S, "?"],
   items: [ControllerRevision, "[]"],
   kind: [S, "?"],
@@ -13027,7 +13027,7 @@ export type DaemonSet = {
  * @since 0.1.0
  * @category schemas
  */
-export const DaemonSet: Schema.Codec<DaemonSet> = /* @__PURE__ */ struct<DaemonSet>("DaemonSet", {
+export const DaemonSet: Schema.Codec<DaemonSet> = /* @__PURE__ */ kind<DaemonSet>("DaemonSet", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -13058,7 +13058,7 @@ export type DaemonSetList = {
  * @since 0.1.0
  * @category schemas
  */
-export const DaemonSetList: Schema.Codec<DaemonSetList> = /* @__PURE__ */ struct<DaemonSetList>("DaemonSetList", {
+export const DaemonSetList: Schema.Codec<DaemonSetList> = /* @__PURE__ */ kind<DaemonSetList>("DaemonSetList", {
   apiVersion: [S, "?"],
   items: [DaemonSet, "[]"],
   kind: [S, "?"],
@@ -13265,7 +13265,7 @@ export type Deployment = {
  * @since 0.1.0
  * @category schemas
  */
-export const Deployment: Schema.Codec<Deployment> = /* @__PURE__ */ struct<Deployment>("Deployment", {
+export const Deployment: Schema.Codec<Deployment> = /* @__PURE__ */ kind<Deployment>("Deployment", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -13296,7 +13296,7 @@ export type DeploymentList = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeploymentList: Schema.Codec<DeploymentList> = /* @__PURE__ */ struct<DeploymentList>("DeploymentList", {
+export const DeploymentList: Schema.Codec<DeploymentList> = /* @__PURE__ */ kind<DeploymentList>("DeploymentList", {
   apiVersion: [S, "?"],
   items: [Deployment, "[]"],
   kind: [S, "?"],
@@ -13434,7 +13434,7 @@ export type ReplicaSet = {
  * @since 0.1.0
  * @category schemas
  */
-export const ReplicaSet: Schema.Codec<ReplicaSet> = /* @__PURE__ */ struct<ReplicaSet>("ReplicaSet", {
+export const ReplicaSet: Schema.Codec<ReplicaSet> = /* @__PURE__ */ kind<ReplicaSet>("ReplicaSet", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -13465,7 +13465,7 @@ export type ReplicaSetList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ReplicaSetList: Schema.Codec<ReplicaSetList> = /* @__PURE__ */ struct<ReplicaSetList>("ReplicaSetList", {
+export const ReplicaSetList: Schema.Codec<ReplicaSetList> = /* @__PURE__ */ kind<ReplicaSetList>("ReplicaSetList", {
   apiVersion: [S, "?"],
   items: [ReplicaSet, "[]"],
   kind: [S, "?"],
@@ -13731,7 +13731,7 @@ export type StatefulSet = {
  * @since 0.1.0
  * @category schemas
  */
-export const StatefulSet: Schema.Codec<StatefulSet> = /* @__PURE__ */ struct<StatefulSet>("StatefulSet", {
+export const StatefulSet: Schema.Codec<StatefulSet> = /* @__PURE__ */ kind<StatefulSet>("StatefulSet", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -13762,7 +13762,7 @@ export type StatefulSetList = {
  * @since 0.1.0
  * @category schemas
  */
-export const StatefulSetList: Schema.Codec<StatefulSetList> = /* @__PURE__ */ struct<StatefulSetList>("StatefulSetList", {
+export const StatefulSetList: Schema.Codec<StatefulSetList> = /* @__PURE__ */ kind<StatefulSetList>("StatefulSetList", {
   apiVersion: [S, "?"],
   items: [StatefulSet, "[]"],
   kind: [S, "?"],
@@ -13981,7 +13981,7 @@ export type SelfSubjectReview = {
  * @since 0.1.0
  * @category schemas
  */
-export const SelfSubjectReview: Schema.Codec<SelfSubjectReview> = /* @__PURE__ */ struct<SelfSubjectReview>("SelfSubjectReview", {
+export const SelfSubjectReview: Schema.Codec<SelfSubjectReview> = /* @__PURE__ */ kind<SelfSubjectReview>("SelfSubjectReview", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -14064,7 +14064,7 @@ export type TokenRequestAuthenticationV1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const TokenRequestAuthenticationV1: Schema.Codec<TokenRequestAuthenticationV1> = /* @__PURE__ */ struct<TokenRequestAuthenticationV1>("TokenRequestAuthenticationV1", {
+export const TokenRequestAuthenticationV1: Schema.Codec<TokenRequestAuthenticationV1> = /* @__PURE__ */ kind<TokenRequestAuthenticationV1>("TokenRequestAuthenticationV1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -14151,7 +14151,7 @@ export type TokenReview = {
  * @since 0.1.0
  * @category schemas
  */
-export const TokenReview: Schema.Codec<TokenReview> = /* @__PURE__ */ struct<TokenReview>("TokenReview", {
+export const TokenReview: Schema.Codec<TokenReview> = /* @__PURE__ */ kind<TokenReview>("TokenReview", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -14399,7 +14399,7 @@ export type LocalSubjectAccessReview = {
  * @since 0.1.0
  * @category schemas
  */
-export const LocalSubjectAccessReview: Schema.Codec<LocalSubjectAccessReview> = /* @__PURE__ */ struct<LocalSubjectAccessReview>("LocalSubjectAccessReview", {
+export const LocalSubjectAccessReview: Schema.Codec<LocalSubjectAccessReview> = /* @__PURE__ */ kind<LocalSubjectAccessReview>("LocalSubjectAccessReview", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -14513,7 +14513,7 @@ export type SelfSubjectAccessReview = {
  * @since 0.1.0
  * @category schemas
  */
-export const SelfSubjectAccessReview: Schema.Codec<SelfSubjectAccessReview> = /* @__PURE__ */ struct<SelfSubjectAccessReview>("SelfSubjectAccessReview", {
+export const SelfSubjectAccessReview: Schema.Codec<SelfSubjectAccessReview> = /* @__PURE__ */ kind<SelfSubjectAccessReview>("SelfSubjectAccessReview", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -14597,7 +14597,7 @@ export type SelfSubjectRulesReview = {
  * @since 0.1.0
  * @category schemas
  */
-export const SelfSubjectRulesReview: Schema.Codec<SelfSubjectRulesReview> = /* @__PURE__ */ struct<SelfSubjectRulesReview>("SelfSubjectRulesReview", {
+export const SelfSubjectRulesReview: Schema.Codec<SelfSubjectRulesReview> = /* @__PURE__ */ kind<SelfSubjectRulesReview>("SelfSubjectRulesReview", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -14630,7 +14630,7 @@ export type SubjectAccessReview = {
  * @since 0.1.0
  * @category schemas
  */
-export const SubjectAccessReview: Schema.Codec<SubjectAccessReview> = /* @__PURE__ */ struct<SubjectAccessReview>("SubjectAccessReview", {
+export const SubjectAccessReview: Schema.Codec<SubjectAccessReview> = /* @__PURE__ */ kind<SubjectAccessReview>("SubjectAccessReview", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -14813,7 +14813,7 @@ export type HorizontalPodAutoscalerV1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const HorizontalPodAutoscalerV1: Schema.Codec<HorizontalPodAutoscalerV1> = /* @__PURE__ */ struct<HorizontalPodAutoscalerV1>("HorizontalPodAutoscalerV1", {
+export const HorizontalPodAutoscalerV1: Schema.Codec<HorizontalPodAutoscalerV1> = /* @__PURE__ */ kind<HorizontalPodAutoscalerV1>("HorizontalPodAutoscalerV1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -14844,7 +14844,7 @@ export type HorizontalPodAutoscalerListV1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const HorizontalPodAutoscalerListV1: Schema.Codec<HorizontalPodAutoscalerListV1> = /* @__PURE__ */ struct<HorizontalPodAutoscalerListV1>("HorizontalPodAutoscalerListV1", {
+export const HorizontalPodAutoscalerListV1: Schema.Codec<HorizontalPodAutoscalerListV1> = /* @__PURE__ */ kind<HorizontalPodAutoscalerListV1>("HorizontalPodAutoscalerListV1", {
   apiVersion: [S, "?"],
   items: [HorizontalPodAutoscalerV1, "[]"],
   kind: [S, "?"],
@@ -14921,7 +14921,7 @@ export type Scale = {
  * @since 0.1.0
  * @category schemas
  */
-export const Scale: Schema.Codec<Scale> = /* @__PURE__ */ struct<Scale>("Scale", {
+export const Scale: Schema.Codec<Scale> = /* @__PURE__ */ kind<Scale>("Scale", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -15609,7 +15609,7 @@ export type HorizontalPodAutoscaler = {
  * @since 0.1.0
  * @category schemas
  */
-export const HorizontalPodAutoscaler: Schema.Codec<HorizontalPodAutoscaler> = /* @__PURE__ */ struct<HorizontalPodAutoscaler>("HorizontalPodAutoscaler", {
+export const HorizontalPodAutoscaler: Schema.Codec<HorizontalPodAutoscaler> = /* @__PURE__ */ kind<HorizontalPodAutoscaler>("HorizontalPodAutoscaler", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -15640,7 +15640,7 @@ export type HorizontalPodAutoscalerList = {
  * @since 0.1.0
  * @category schemas
  */
-export const HorizontalPodAutoscalerList: Schema.Codec<HorizontalPodAutoscalerList> = /* @__PURE__ */ struct<HorizontalPodAutoscalerList>("HorizontalPodAutoscalerList", {
+export const HorizontalPodAutoscalerList: Schema.Codec<HorizontalPodAutoscalerList> = /* @__PURE__ */ kind<HorizontalPodAutoscalerList>("HorizontalPodAutoscalerList", {
   apiVersion: [S, "?"],
   items: [HorizontalPodAutoscaler, "[]"],
   kind: [S, "?"],
@@ -16041,7 +16041,7 @@ export type CronJob = {
  * @since 0.1.0
  * @category schemas
  */
-export const CronJob: Schema.Codec<CronJob> = /* @__PURE__ */ struct<CronJob>("CronJob", {
+export const CronJob: Schema.Codec<CronJob> = /* @__PURE__ */ kind<CronJob>("CronJob", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -16072,7 +16072,7 @@ export type CronJobList = {
  * @since 0.1.0
  * @category schemas
  */
-export const CronJobList: Schema.Codec<CronJobList> = /* @__PURE__ */ struct<CronJobList>("CronJobList", {
+export const CronJobList: Schema.Codec<CronJobList> = /* @__PURE__ */ kind<CronJobList>("CronJobList", {
   apiVersion: [S, "?"],
   items: [CronJob, "[]"],
   kind: [S, "?"],
@@ -16238,7 +16238,7 @@ export type Job = {
  * @since 0.1.0
  * @category schemas
  */
-export const Job: Schema.Codec<Job> = /* @__PURE__ */ struct<Job>("Job", {
+export const Job: Schema.Codec<Job> = /* @__PURE__ */ kind<Job>("Job", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -16269,7 +16269,7 @@ export type JobList = {
  * @since 0.1.0
  * @category schemas
  */
-export const JobList: Schema.Codec<JobList> = /* @__PURE__ */ struct<JobList>("JobList", {
+export const JobList: Schema.Codec<JobList> = /* @__PURE__ */ kind<JobList>("JobList", {
   apiVersion: [S, "?"],
   items: [Job, "[]"],
   kind: [S, "?"],
@@ -16539,7 +16539,7 @@ export type CertificateSigningRequest = {
  * @since 0.1.0
  * @category schemas
  */
-export const CertificateSigningRequest: Schema.Codec<CertificateSigningRequest> = /* @__PURE__ */ struct<CertificateSigningRequest>("CertificateSigningRequest", {
+export const CertificateSigningRequest: Schema.Codec<CertificateSigningRequest> = /* @__PURE__ */ kind<CertificateSigningRequest>("CertificateSigningRequest", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -16569,7 +16569,7 @@ export type CertificateSigningRequestList = {
  * @since 0.1.0
  * @category schemas
  */
-export const CertificateSigningRequestList: Schema.Codec<CertificateSigningRequestList> = /* @__PURE__ */ struct<CertificateSigningRequestList>("CertificateSigningRequestList", {
+export const CertificateSigningRequestList: Schema.Codec<CertificateSigningRequestList> = /* @__PURE__ */ kind<CertificateSigningRequestList>("CertificateSigningRequestList", {
   apiVersion: [S, "?"],
   items: [CertificateSigningRequest, "[]"],
   kind: [S, "?"],
@@ -16668,7 +16668,7 @@ export type ClusterTrustBundleV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ClusterTrustBundleV1alpha1: Schema.Codec<ClusterTrustBundleV1alpha1> = /* @__PURE__ */ struct<ClusterTrustBundleV1alpha1>("ClusterTrustBundleV1alpha1", {
+export const ClusterTrustBundleV1alpha1: Schema.Codec<ClusterTrustBundleV1alpha1> = /* @__PURE__ */ kind<ClusterTrustBundleV1alpha1>("ClusterTrustBundleV1alpha1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -16698,7 +16698,7 @@ export type ClusterTrustBundleListV1alpha1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ClusterTrustBundleListV1alpha1: Schema.Codec<ClusterTrustBundleListV1alpha1> = /* @__PURE__ */ struct<ClusterTrustBundleListV1alpha1>("ClusterTrustBundleListV1alpha1", {
+export const ClusterTrustBundleListV1alpha1: Schema.Codec<ClusterTrustBundleListV1alpha1> = /* @__PURE__ */ kind<ClusterTrustBundleListV1alpha1>("ClusterTrustBundleListV1alpha1", {
   apiVersion: [S, "?"],
   items: [ClusterTrustBundleV1alpha1, "[]"],
   kind: [S, "?"],
@@ -16796,7 +16796,7 @@ export type ClusterTrustBundle = {
  * @since 0.1.0
  * @category schemas
  */
-export const ClusterTrustBundle: Schema.Codec<ClusterTrustBundle> = /* @__PURE__ */ struct<ClusterTrustBundle>("ClusterTrustBundle", {
+export const ClusterTrustBundle: Schema.Codec<ClusterTrustBundle> = /* @__PURE__ */ kind<ClusterTrustBundle>("ClusterTrustBundle", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -16826,7 +16826,7 @@ export type ClusterTrustBundleList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ClusterTrustBundleList: Schema.Codec<ClusterTrustBundleList> = /* @__PURE__ */ struct<ClusterTrustBundleList>("ClusterTrustBundleList", {
+export const ClusterTrustBundleList: Schema.Codec<ClusterTrustBundleList> = /* @__PURE__ */ kind<ClusterTrustBundleList>("ClusterTrustBundleList", {
   apiVersion: [S, "?"],
   items: [ClusterTrustBundle, "[]"],
   kind: [S, "?"],
@@ -17014,7 +17014,7 @@ export type PodCertificateRequest = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodCertificateRequest: Schema.Codec<PodCertificateRequest> = /* @__PURE__ */ struct<PodCertificateRequest>("PodCertificateRequest", {
+export const PodCertificateRequest: Schema.Codec<PodCertificateRequest> = /* @__PURE__ */ kind<PodCertificateRequest>("PodCertificateRequest", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -17045,7 +17045,7 @@ export type PodCertificateRequestList = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodCertificateRequestList: Schema.Codec<PodCertificateRequestList> = /* @__PURE__ */ struct<PodCertificateRequestList>("PodCertificateRequestList", {
+export const PodCertificateRequestList: Schema.Codec<PodCertificateRequestList> = /* @__PURE__ */ kind<PodCertificateRequestList>("PodCertificateRequestList", {
   apiVersion: [S, "?"],
   items: [PodCertificateRequest, "[]"],
   kind: [S, "?"],
@@ -17159,7 +17159,7 @@ export type Lease = {
  * @since 0.1.0
  * @category schemas
  */
-export const Lease: Schema.Codec<Lease> = /* @__PURE__ */ struct<Lease>("Lease", {
+export const Lease: Schema.Codec<Lease> = /* @__PURE__ */ kind<Lease>("Lease", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -17189,7 +17189,7 @@ export type LeaseList = {
  * @since 0.1.0
  * @category schemas
  */
-export const LeaseList: Schema.Codec<LeaseList> = /* @__PURE__ */ struct<LeaseList>("LeaseList", {
+export const LeaseList: Schema.Codec<LeaseList> = /* @__PURE__ */ kind<LeaseList>("LeaseList", {
   apiVersion: [S, "?"],
   items: [Lease, "[]"],
   kind: [S, "?"],
@@ -17279,7 +17279,7 @@ export type LeaseCandidateV1alpha2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const LeaseCandidateV1alpha2: Schema.Codec<LeaseCandidateV1alpha2> = /* @__PURE__ */ struct<LeaseCandidateV1alpha2>("LeaseCandidateV1alpha2", {
+export const LeaseCandidateV1alpha2: Schema.Codec<LeaseCandidateV1alpha2> = /* @__PURE__ */ kind<LeaseCandidateV1alpha2>("LeaseCandidateV1alpha2", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -17309,7 +17309,7 @@ export type LeaseCandidateListV1alpha2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const LeaseCandidateListV1alpha2: Schema.Codec<LeaseCandidateListV1alpha2> = /* @__PURE__ */ struct<LeaseCandidateListV1alpha2>("LeaseCandidateListV1alpha2", {
+export const LeaseCandidateListV1alpha2: Schema.Codec<LeaseCandidateListV1alpha2> = /* @__PURE__ */ kind<LeaseCandidateListV1alpha2>("LeaseCandidateListV1alpha2", {
   apiVersion: [S, "?"],
   items: [LeaseCandidateV1alpha2, "[]"],
   kind: [S, "?"],
@@ -17399,7 +17399,7 @@ export type LeaseCandidate = {
  * @since 0.1.0
  * @category schemas
  */
-export const LeaseCandidate: Schema.Codec<LeaseCandidate> = /* @__PURE__ */ struct<LeaseCandidate>("LeaseCandidate", {
+export const LeaseCandidate: Schema.Codec<LeaseCandidate> = /* @__PURE__ */ kind<LeaseCandidate>("LeaseCandidate", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -17429,7 +17429,7 @@ export type LeaseCandidateList = {
  * @since 0.1.0
  * @category schemas
  */
-export const LeaseCandidateList: Schema.Codec<LeaseCandidateList> = /* @__PURE__ */ struct<LeaseCandidateList>("LeaseCandidateList", {
+export const LeaseCandidateList: Schema.Codec<LeaseCandidateList> = /* @__PURE__ */ kind<LeaseCandidateList>("LeaseCandidateList", {
   apiVersion: [S, "?"],
   items: [LeaseCandidate, "[]"],
   kind: [S, "?"],
@@ -17663,7 +17663,7 @@ export type EndpointSlice = {
  * @since 0.1.0
  * @category schemas
  */
-export const EndpointSlice: Schema.Codec<EndpointSlice> = /* @__PURE__ */ struct<EndpointSlice>("EndpointSlice", {
+export const EndpointSlice: Schema.Codec<EndpointSlice> = /* @__PURE__ */ kind<EndpointSlice>("EndpointSlice", {
   addressType: S,
   apiVersion: [S, "?"],
   endpoints: [Endpoint, "[]?"],
@@ -17695,7 +17695,7 @@ export type EndpointSliceList = {
  * @since 0.1.0
  * @category schemas
  */
-export const EndpointSliceList: Schema.Codec<EndpointSliceList> = /* @__PURE__ */ struct<EndpointSliceList>("EndpointSliceList", {
+export const EndpointSliceList: Schema.Codec<EndpointSliceList> = /* @__PURE__ */ kind<EndpointSliceList>("EndpointSliceList", {
   apiVersion: [S, "?"],
   items: [EndpointSlice, "[]"],
   kind: [S, "?"],
@@ -17799,7 +17799,7 @@ export type EventEventsV1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const EventEventsV1: Schema.Codec<EventEventsV1> = /* @__PURE__ */ struct<EventEventsV1>("EventEventsV1", {
+export const EventEventsV1: Schema.Codec<EventEventsV1> = /* @__PURE__ */ kind<EventEventsV1>("EventEventsV1", {
   action: [S, "?"],
   apiVersion: [S, "?"],
   deprecatedCount: [N, "?"],
@@ -17842,7 +17842,7 @@ export type EventListEventsV1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const EventListEventsV1: Schema.Codec<EventListEventsV1> = /* @__PURE__ */ struct<EventListEventsV1>("EventListEventsV1", {
+export const EventListEventsV1: Schema.Codec<EventListEventsV1> = /* @__PURE__ */ kind<EventListEventsV1>("EventListEventsV1", {
   apiVersion: [S, "?"],
   items: [EventEventsV1, "[]"],
   kind: [S, "?"],
@@ -18246,7 +18246,7 @@ export type FlowSchema = {
  * @since 0.1.0
  * @category schemas
  */
-export const FlowSchema: Schema.Codec<FlowSchema> = /* @__PURE__ */ struct<FlowSchema>("FlowSchema", {
+export const FlowSchema: Schema.Codec<FlowSchema> = /* @__PURE__ */ kind<FlowSchema>("FlowSchema", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -18277,7 +18277,7 @@ export type FlowSchemaList = {
  * @since 0.1.0
  * @category schemas
  */
-export const FlowSchemaList: Schema.Codec<FlowSchemaList> = /* @__PURE__ */ struct<FlowSchemaList>("FlowSchemaList", {
+export const FlowSchemaList: Schema.Codec<FlowSchemaList> = /* @__PURE__ */ kind<FlowSchemaList>("FlowSchemaList", {
   apiVersion: [S, "?"],
   items: [FlowSchema, "[]"],
   kind: [S, "?"],
@@ -18493,7 +18493,7 @@ export type PriorityLevelConfiguration = {
  * @since 0.1.0
  * @category schemas
  */
-export const PriorityLevelConfiguration: Schema.Codec<PriorityLevelConfiguration> = /* @__PURE__ */ struct<PriorityLevelConfiguration>("PriorityLevelConfiguration", {
+export const PriorityLevelConfiguration: Schema.Codec<PriorityLevelConfiguration> = /* @__PURE__ */ kind<PriorityLevelConfiguration>("PriorityLevelConfiguration", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -18524,7 +18524,7 @@ export type PriorityLevelConfigurationList = {
  * @since 0.1.0
  * @category schemas
  */
-export const PriorityLevelConfigurationList: Schema.Codec<PriorityLevelConfigurationList> = /* @__PURE__ */ struct<PriorityLevelConfigurationList>("PriorityLevelConfigurationList", {
+export const PriorityLevelConfigurationList: Schema.Codec<PriorityLevelConfigurationList> = /* @__PURE__ */ kind<PriorityLevelConfigurationList>("PriorityLevelConfigurationList", {
   apiVersion: [S, "?"],
   items: [PriorityLevelConfiguration, "[]"],
   kind: [S, "?"],
@@ -18921,7 +18921,7 @@ export type Ingress = {
  * @since 0.1.0
  * @category schemas
  */
-export const Ingress: Schema.Codec<Ingress> = /* @__PURE__ */ struct<Ingress>("Ingress", {
+export const Ingress: Schema.Codec<Ingress> = /* @__PURE__ */ kind<Ingress>("Ingress", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -19009,7 +19009,7 @@ export type IngressClass = {
  * @since 0.1.0
  * @category schemas
  */
-export const IngressClass: Schema.Codec<IngressClass> = /* @__PURE__ */ struct<IngressClass>("IngressClass", {
+export const IngressClass: Schema.Codec<IngressClass> = /* @__PURE__ */ kind<IngressClass>("IngressClass", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -19039,7 +19039,7 @@ export type IngressClassList = {
  * @since 0.1.0
  * @category schemas
  */
-export const IngressClassList: Schema.Codec<IngressClassList> = /* @__PURE__ */ struct<IngressClassList>("IngressClassList", {
+export const IngressClassList: Schema.Codec<IngressClassList> = /* @__PURE__ */ kind<IngressClassList>("IngressClassList", {
   apiVersion: [S, "?"],
   items: [IngressClass, "[]"],
   kind: [S, "?"],
@@ -19069,7 +19069,7 @@ export type IngressList = {
  * @since 0.1.0
  * @category schemas
  */
-export const IngressList: Schema.Codec<IngressList> = /* @__PURE__ */ struct<IngressList>("IngressList", {
+export const IngressList: Schema.Codec<IngressList> = /* @__PURE__ */ kind<IngressList>("IngressList", {
   apiVersion: [S, "?"],
   items: [Ingress, "[]"],
   kind: [S, "?"],
@@ -19150,7 +19150,7 @@ export type IPAddress = {
  * @since 0.1.0
  * @category schemas
  */
-export const IPAddress: Schema.Codec<IPAddress> = /* @__PURE__ */ struct<IPAddress>("IPAddress", {
+export const IPAddress: Schema.Codec<IPAddress> = /* @__PURE__ */ kind<IPAddress>("IPAddress", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -19180,7 +19180,7 @@ export type IPAddressList = {
  * @since 0.1.0
  * @category schemas
  */
-export const IPAddressList: Schema.Codec<IPAddressList> = /* @__PURE__ */ struct<IPAddressList>("IPAddressList", {
+export const IPAddressList: Schema.Codec<IPAddressList> = /* @__PURE__ */ kind<IPAddressList>("IPAddressList", {
   apiVersion: [S, "?"],
   items: [IPAddress, "[]"],
   kind: [S, "?"],
@@ -19374,7 +19374,7 @@ export type NetworkPolicy = {
  * @since 0.1.0
  * @category schemas
  */
-export const NetworkPolicy: Schema.Codec<NetworkPolicy> = /* @__PURE__ */ struct<NetworkPolicy>("NetworkPolicy", {
+export const NetworkPolicy: Schema.Codec<NetworkPolicy> = /* @__PURE__ */ kind<NetworkPolicy>("NetworkPolicy", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -19404,7 +19404,7 @@ export type NetworkPolicyList = {
  * @since 0.1.0
  * @category schemas
  */
-export const NetworkPolicyList: Schema.Codec<NetworkPolicyList> = /* @__PURE__ */ struct<NetworkPolicyList>("NetworkPolicyList", {
+export const NetworkPolicyList: Schema.Codec<NetworkPolicyList> = /* @__PURE__ */ kind<NetworkPolicyList>("NetworkPolicyList", {
   apiVersion: [S, "?"],
   items: [NetworkPolicy, "[]"],
   kind: [S, "?"],
@@ -19478,7 +19478,7 @@ export type ServiceCIDR = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceCIDR: Schema.Codec<ServiceCIDR> = /* @__PURE__ */ struct<ServiceCIDR>("ServiceCIDR", {
+export const ServiceCIDR: Schema.Codec<ServiceCIDR> = /* @__PURE__ */ kind<ServiceCIDR>("ServiceCIDR", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -19509,7 +19509,7 @@ export type ServiceCIDRList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceCIDRList: Schema.Codec<ServiceCIDRList> = /* @__PURE__ */ struct<ServiceCIDRList>("ServiceCIDRList", {
+export const ServiceCIDRList: Schema.Codec<ServiceCIDRList> = /* @__PURE__ */ kind<ServiceCIDRList>("ServiceCIDRList", {
   apiVersion: [S, "?"],
   items: [ServiceCIDR, "[]"],
   kind: [S, "?"],
@@ -19696,7 +19696,7 @@ export type IPAddressV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const IPAddressV1beta1: Schema.Codec<IPAddressV1beta1> = /* @__PURE__ */ struct<IPAddressV1beta1>("IPAddressV1beta1", {
+export const IPAddressV1beta1: Schema.Codec<IPAddressV1beta1> = /* @__PURE__ */ kind<IPAddressV1beta1>("IPAddressV1beta1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -19726,7 +19726,7 @@ export type IPAddressListV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const IPAddressListV1beta1: Schema.Codec<IPAddressListV1beta1> = /* @__PURE__ */ struct<IPAddressListV1beta1>("IPAddressListV1beta1", {
+export const IPAddressListV1beta1: Schema.Codec<IPAddressListV1beta1> = /* @__PURE__ */ kind<IPAddressListV1beta1>("IPAddressListV1beta1", {
   apiVersion: [S, "?"],
   items: [IPAddressV1beta1, "[]"],
   kind: [S, "?"],
@@ -19800,7 +19800,7 @@ export type ServiceCIDRV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceCIDRV1beta1: Schema.Codec<ServiceCIDRV1beta1> = /* @__PURE__ */ struct<ServiceCIDRV1beta1>("ServiceCIDRV1beta1", {
+export const ServiceCIDRV1beta1: Schema.Codec<ServiceCIDRV1beta1> = /* @__PURE__ */ kind<ServiceCIDRV1beta1>("ServiceCIDRV1beta1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -19831,7 +19831,7 @@ export type ServiceCIDRListV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ServiceCIDRListV1beta1: Schema.Codec<ServiceCIDRListV1beta1> = /* @__PURE__ */ struct<ServiceCIDRListV1beta1>("ServiceCIDRListV1beta1", {
+export const ServiceCIDRListV1beta1: Schema.Codec<ServiceCIDRListV1beta1> = /* @__PURE__ */ kind<ServiceCIDRListV1beta1>("ServiceCIDRListV1beta1", {
   apiVersion: [S, "?"],
   items: [ServiceCIDRV1beta1, "[]"],
   kind: [S, "?"],
@@ -19958,7 +19958,7 @@ export type RuntimeClass = {
  * @since 0.1.0
  * @category schemas
  */
-export const RuntimeClass: Schema.Codec<RuntimeClass> = /* @__PURE__ */ struct<RuntimeClass>("RuntimeClass", {
+export const RuntimeClass: Schema.Codec<RuntimeClass> = /* @__PURE__ */ kind<RuntimeClass>("RuntimeClass", {
   apiVersion: [S, "?"],
   handler: S,
   kind: [S, "?"],
@@ -19990,7 +19990,7 @@ export type RuntimeClassList = {
  * @since 0.1.0
  * @category schemas
  */
-export const RuntimeClassList: Schema.Codec<RuntimeClassList> = /* @__PURE__ */ struct<RuntimeClassList>("RuntimeClassList", {
+export const RuntimeClassList: Schema.Codec<RuntimeClassList> = /* @__PURE__ */ kind<RuntimeClassList>("RuntimeClassList", {
   apiVersion: [S, "?"],
   items: [RuntimeClass, "[]"],
   kind: [S, "?"],
@@ -20044,7 +20044,7 @@ export type Eviction = {
  * @since 0.1.0
  * @category schemas
  */
-export const Eviction: Schema.Codec<Eviction> = /* @__PURE__ */ struct<Eviction>("Eviction", {
+export const Eviction: Schema.Codec<Eviction> = /* @__PURE__ */ kind<Eviction>("Eviction", {
   apiVersion: [S, "?"],
   deleteOptions: [DeleteOptions, "?"],
   kind: [S, "?"],
@@ -20165,7 +20165,7 @@ export type PodDisruptionBudget = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodDisruptionBudget: Schema.Codec<PodDisruptionBudget> = /* @__PURE__ */ struct<PodDisruptionBudget>("PodDisruptionBudget", {
+export const PodDisruptionBudget: Schema.Codec<PodDisruptionBudget> = /* @__PURE__ */ kind<PodDisruptionBudget>("PodDisruptionBudget", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -20196,7 +20196,7 @@ export type PodDisruptionBudgetList = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodDisruptionBudgetList: Schema.Codec<PodDisruptionBudgetList> = /* @__PURE__ */ struct<PodDisruptionBudgetList>("PodDisruptionBudgetList", {
+export const PodDisruptionBudgetList: Schema.Codec<PodDisruptionBudgetList> = /* @__PURE__ */ kind<PodDisruptionBudgetList>("PodDisruptionBudgetList", {
   apiVersion: [S, "?"],
   items: [PodDisruptionBudget, "[]"],
   kind: [S, "?"],
@@ -20307,7 +20307,7 @@ export type ClusterRole = {
  * @since 0.1.0
  * @category schemas
  */
-export const ClusterRole: Schema.Codec<ClusterRole> = /* @__PURE__ */ struct<ClusterRole>("ClusterRole", {
+export const ClusterRole: Schema.Codec<ClusterRole> = /* @__PURE__ */ kind<ClusterRole>("ClusterRole", {
   aggregationRule: [AggregationRule, "?"],
   apiVersion: [S, "?"],
   kind: [S, "?"],
@@ -20397,7 +20397,7 @@ export type ClusterRoleBinding = {
  * @since 0.1.0
  * @category schemas
  */
-export const ClusterRoleBinding: Schema.Codec<ClusterRoleBinding> = /* @__PURE__ */ struct<ClusterRoleBinding>("ClusterRoleBinding", {
+export const ClusterRoleBinding: Schema.Codec<ClusterRoleBinding> = /* @__PURE__ */ kind<ClusterRoleBinding>("ClusterRoleBinding", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -20428,7 +20428,7 @@ export type ClusterRoleBindingList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ClusterRoleBindingList: Schema.Codec<ClusterRoleBindingList> = /* @__PURE__ */ struct<ClusterRoleBindingList>("ClusterRoleBindingList", {
+export const ClusterRoleBindingList: Schema.Codec<ClusterRoleBindingList> = /* @__PURE__ */ kind<ClusterRoleBindingList>("ClusterRoleBindingList", {
   apiVersion: [S, "?"],
   items: [ClusterRoleBinding, "[]"],
   kind: [S, "?"],
@@ -20458,7 +20458,7 @@ export type ClusterRoleList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ClusterRoleList: Schema.Codec<ClusterRoleList> = /* @__PURE__ */ struct<ClusterRoleList>("ClusterRoleList", {
+export const ClusterRoleList: Schema.Codec<ClusterRoleList> = /* @__PURE__ */ kind<ClusterRoleList>("ClusterRoleList", {
   apiVersion: [S, "?"],
   items: [ClusterRole, "[]"],
   kind: [S, "?"],
@@ -20488,7 +20488,7 @@ export type Role = {
  * @since 0.1.0
  * @category schemas
  */
-export const Role: Schema.Codec<Role> = /* @__PURE__ */ struct<Role>("Role", {
+export const Role: Schema.Codec<Role> = /* @__PURE__ */ kind<Role>("Role", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -20520,7 +20520,7 @@ export type RoleBinding = {
  * @since 0.1.0
  * @category schemas
  */
-export const RoleBinding: Schema.Codec<RoleBinding> = /* @__PURE__ */ struct<RoleBinding>("RoleBinding", {
+export const RoleBinding: Schema.Codec<RoleBinding> = /* @__PURE__ */ kind<RoleBinding>("RoleBinding", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -20551,7 +20551,7 @@ export type RoleBindingList = {
  * @since 0.1.0
  * @category schemas
  */
-export const RoleBindingList: Schema.Codec<RoleBindingList> = /* @__PURE__ */ struct<RoleBindingList>("RoleBindingList", {
+export const RoleBindingList: Schema.Codec<RoleBindingList> = /* @__PURE__ */ kind<RoleBindingList>("RoleBindingList", {
   apiVersion: [S, "?"],
   items: [RoleBinding, "[]"],
   kind: [S, "?"],
@@ -20581,7 +20581,7 @@ export type RoleList = {
  * @since 0.1.0
  * @category schemas
  */
-export const RoleList: Schema.Codec<RoleList> = /* @__PURE__ */ struct<RoleList>("RoleList", {
+export const RoleList: Schema.Codec<RoleList> = /* @__PURE__ */ kind<RoleList>("RoleList", {
   apiVersion: [S, "?"],
   items: [Role, "[]"],
   kind: [S, "?"],
@@ -21960,7 +21960,7 @@ export type DeviceClass = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClass: Schema.Codec<DeviceClass> = /* @__PURE__ */ struct<DeviceClass>("DeviceClass", {
+export const DeviceClass: Schema.Codec<DeviceClass> = /* @__PURE__ */ kind<DeviceClass>("DeviceClass", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -21990,7 +21990,7 @@ export type DeviceClassList = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClassList: Schema.Codec<DeviceClassList> = /* @__PURE__ */ struct<DeviceClassList>("DeviceClassList", {
+export const DeviceClassList: Schema.Codec<DeviceClassList> = /* @__PURE__ */ kind<DeviceClassList>("DeviceClassList", {
   apiVersion: [S, "?"],
   items: [DeviceClass, "[]"],
   kind: [S, "?"],
@@ -22108,7 +22108,7 @@ export type ResourceClaim = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaim: Schema.Codec<ResourceClaim> = /* @__PURE__ */ struct<ResourceClaim>("ResourceClaim", {
+export const ResourceClaim: Schema.Codec<ResourceClaim> = /* @__PURE__ */ kind<ResourceClaim>("ResourceClaim", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -22139,7 +22139,7 @@ export type ResourceClaimList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimList: Schema.Codec<ResourceClaimList> = /* @__PURE__ */ struct<ResourceClaimList>("ResourceClaimList", {
+export const ResourceClaimList: Schema.Codec<ResourceClaimList> = /* @__PURE__ */ kind<ResourceClaimList>("ResourceClaimList", {
   apiVersion: [S, "?"],
   items: [ResourceClaim, "[]"],
   kind: [S, "?"],
@@ -22197,7 +22197,7 @@ export type ResourceClaimTemplate = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimTemplate: Schema.Codec<ResourceClaimTemplate> = /* @__PURE__ */ struct<ResourceClaimTemplate>("ResourceClaimTemplate", {
+export const ResourceClaimTemplate: Schema.Codec<ResourceClaimTemplate> = /* @__PURE__ */ kind<ResourceClaimTemplate>("ResourceClaimTemplate", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -22227,7 +22227,7 @@ export type ResourceClaimTemplateList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimTemplateList: Schema.Codec<ResourceClaimTemplateList> = /* @__PURE__ */ struct<ResourceClaimTemplateList>("ResourceClaimTemplateList", {
+export const ResourceClaimTemplateList: Schema.Codec<ResourceClaimTemplateList> = /* @__PURE__ */ kind<ResourceClaimTemplateList>("ResourceClaimTemplateList", {
   apiVersion: [S, "?"],
   items: [ResourceClaimTemplate, "[]"],
   kind: [S, "?"],
@@ -22388,7 +22388,7 @@ export type ResourceSlice = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceSlice: Schema.Codec<ResourceSlice> = /* @__PURE__ */ struct<ResourceSlice>("ResourceSlice", {
+export const ResourceSlice: Schema.Codec<ResourceSlice> = /* @__PURE__ */ kind<ResourceSlice>("ResourceSlice", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -22418,7 +22418,7 @@ export type ResourceSliceList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceSliceList: Schema.Codec<ResourceSliceList> = /* @__PURE__ */ struct<ResourceSliceList>("ResourceSliceList", {
+export const ResourceSliceList: Schema.Codec<ResourceSliceList> = /* @__PURE__ */ kind<ResourceSliceList>("ResourceSliceList", {
   apiVersion: [S, "?"],
   items: [ResourceSlice, "[]"],
   kind: [S, "?"],
@@ -22668,7 +22668,7 @@ export type DeviceTaintRuleV1alpha3 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceTaintRuleV1alpha3: Schema.Codec<DeviceTaintRuleV1alpha3> = /* @__PURE__ */ struct<DeviceTaintRuleV1alpha3>("DeviceTaintRuleV1alpha3", {
+export const DeviceTaintRuleV1alpha3: Schema.Codec<DeviceTaintRuleV1alpha3> = /* @__PURE__ */ kind<DeviceTaintRuleV1alpha3>("DeviceTaintRuleV1alpha3", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -22699,7 +22699,7 @@ export type DeviceTaintRuleListV1alpha3 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceTaintRuleListV1alpha3: Schema.Codec<DeviceTaintRuleListV1alpha3> = /* @__PURE__ */ struct<DeviceTaintRuleListV1alpha3>("DeviceTaintRuleListV1alpha3", {
+export const DeviceTaintRuleListV1alpha3: Schema.Codec<DeviceTaintRuleListV1alpha3> = /* @__PURE__ */ kind<DeviceTaintRuleListV1alpha3>("DeviceTaintRuleListV1alpha3", {
   apiVersion: [S, "?"],
   items: [DeviceTaintRuleV1alpha3, "[]"],
   kind: [S, "?"],
@@ -22841,7 +22841,7 @@ export type ResourcePoolStatusRequest = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourcePoolStatusRequest: Schema.Codec<ResourcePoolStatusRequest> = /* @__PURE__ */ struct<ResourcePoolStatusRequest>("ResourcePoolStatusRequest", {
+export const ResourcePoolStatusRequest: Schema.Codec<ResourcePoolStatusRequest> = /* @__PURE__ */ kind<ResourcePoolStatusRequest>("ResourcePoolStatusRequest", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: ObjectMeta,
@@ -22872,7 +22872,7 @@ export type ResourcePoolStatusRequestList = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourcePoolStatusRequestList: Schema.Codec<ResourcePoolStatusRequestList> = /* @__PURE__ */ struct<ResourcePoolStatusRequestList>("ResourcePoolStatusRequestList", {
+export const ResourcePoolStatusRequestList: Schema.Codec<ResourcePoolStatusRequestList> = /* @__PURE__ */ kind<ResourcePoolStatusRequestList>("ResourcePoolStatusRequestList", {
   apiVersion: [S, "?"],
   items: [ResourcePoolStatusRequest, "[]"],
   kind: [S, "?"],
@@ -24205,7 +24205,7 @@ export type DeviceClassV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClassV1beta1: Schema.Codec<DeviceClassV1beta1> = /* @__PURE__ */ struct<DeviceClassV1beta1>("DeviceClassV1beta1", {
+export const DeviceClassV1beta1: Schema.Codec<DeviceClassV1beta1> = /* @__PURE__ */ kind<DeviceClassV1beta1>("DeviceClassV1beta1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -24235,7 +24235,7 @@ export type DeviceClassListV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClassListV1beta1: Schema.Codec<DeviceClassListV1beta1> = /* @__PURE__ */ struct<DeviceClassListV1beta1>("DeviceClassListV1beta1", {
+export const DeviceClassListV1beta1: Schema.Codec<DeviceClassListV1beta1> = /* @__PURE__ */ kind<DeviceClassListV1beta1>("DeviceClassListV1beta1", {
   apiVersion: [S, "?"],
   items: [DeviceClassV1beta1, "[]"],
   kind: [S, "?"],
@@ -24379,7 +24379,7 @@ export type ResourceClaimV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimV1beta1: Schema.Codec<ResourceClaimV1beta1> = /* @__PURE__ */ struct<ResourceClaimV1beta1>("ResourceClaimV1beta1", {
+export const ResourceClaimV1beta1: Schema.Codec<ResourceClaimV1beta1> = /* @__PURE__ */ kind<ResourceClaimV1beta1>("ResourceClaimV1beta1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -24410,7 +24410,7 @@ export type ResourceClaimListV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimListV1beta1: Schema.Codec<ResourceClaimListV1beta1> = /* @__PURE__ */ struct<ResourceClaimListV1beta1>("ResourceClaimListV1beta1", {
+export const ResourceClaimListV1beta1: Schema.Codec<ResourceClaimListV1beta1> = /* @__PURE__ */ kind<ResourceClaimListV1beta1>("ResourceClaimListV1beta1", {
   apiVersion: [S, "?"],
   items: [ResourceClaimV1beta1, "[]"],
   kind: [S, "?"],
@@ -24470,7 +24470,7 @@ export type ResourceClaimTemplateV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimTemplateV1beta1: Schema.Codec<ResourceClaimTemplateV1beta1> = /* @__PURE__ */ struct<ResourceClaimTemplateV1beta1>("ResourceClaimTemplateV1beta1", {
+export const ResourceClaimTemplateV1beta1: Schema.Codec<ResourceClaimTemplateV1beta1> = /* @__PURE__ */ kind<ResourceClaimTemplateV1beta1>("ResourceClaimTemplateV1beta1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -24500,7 +24500,7 @@ export type ResourceClaimTemplateListV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimTemplateListV1beta1: Schema.Codec<ResourceClaimTemplateListV1beta1> = /* @__PURE__ */ struct<ResourceClaimTemplateListV1beta1>("ResourceClaimTemplateListV1beta1", {
+export const ResourceClaimTemplateListV1beta1: Schema.Codec<ResourceClaimTemplateListV1beta1> = /* @__PURE__ */ kind<ResourceClaimTemplateListV1beta1>("ResourceClaimTemplateListV1beta1", {
   apiVersion: [S, "?"],
   items: [ResourceClaimTemplateV1beta1, "[]"],
   kind: [S, "?"],
@@ -24663,7 +24663,7 @@ export type ResourceSliceV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceSliceV1beta1: Schema.Codec<ResourceSliceV1beta1> = /* @__PURE__ */ struct<ResourceSliceV1beta1>("ResourceSliceV1beta1", {
+export const ResourceSliceV1beta1: Schema.Codec<ResourceSliceV1beta1> = /* @__PURE__ */ kind<ResourceSliceV1beta1>("ResourceSliceV1beta1", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -24693,7 +24693,7 @@ export type ResourceSliceListV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceSliceListV1beta1: Schema.Codec<ResourceSliceListV1beta1> = /* @__PURE__ */ struct<ResourceSliceListV1beta1>("ResourceSliceListV1beta1", {
+export const ResourceSliceListV1beta1: Schema.Codec<ResourceSliceListV1beta1> = /* @__PURE__ */ kind<ResourceSliceListV1beta1>("ResourceSliceListV1beta1", {
   apiVersion: [S, "?"],
   items: [ResourceSliceV1beta1, "[]"],
   kind: [S, "?"],
@@ -25854,7 +25854,7 @@ export type DeviceClassV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClassV1beta2: Schema.Codec<DeviceClassV1beta2> = /* @__PURE__ */ struct<DeviceClassV1beta2>("DeviceClassV1beta2", {
+export const DeviceClassV1beta2: Schema.Codec<DeviceClassV1beta2> = /* @__PURE__ */ kind<DeviceClassV1beta2>("DeviceClassV1beta2", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -25884,7 +25884,7 @@ export type DeviceClassListV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceClassListV1beta2: Schema.Codec<DeviceClassListV1beta2> = /* @__PURE__ */ struct<DeviceClassListV1beta2>("DeviceClassListV1beta2", {
+export const DeviceClassListV1beta2: Schema.Codec<DeviceClassListV1beta2> = /* @__PURE__ */ kind<DeviceClassListV1beta2>("DeviceClassListV1beta2", {
   apiVersion: [S, "?"],
   items: [DeviceClassV1beta2, "[]"],
   kind: [S, "?"],
@@ -26077,7 +26077,7 @@ export type DeviceTaintRule = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceTaintRule: Schema.Codec<DeviceTaintRule> = /* @__PURE__ */ struct<DeviceTaintRule>("DeviceTaintRule", {
+export const DeviceTaintRule: Schema.Codec<DeviceTaintRule> = /* @__PURE__ */ kind<DeviceTaintRule>("DeviceTaintRule", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -26108,7 +26108,7 @@ export type DeviceTaintRuleList = {
  * @since 0.1.0
  * @category schemas
  */
-export const DeviceTaintRuleList: Schema.Codec<DeviceTaintRuleList> = /* @__PURE__ */ struct<DeviceTaintRuleList>("DeviceTaintRuleList", {
+export const DeviceTaintRuleList: Schema.Codec<DeviceTaintRuleList> = /* @__PURE__ */ kind<DeviceTaintRuleList>("DeviceTaintRuleList", {
   apiVersion: [S, "?"],
   items: [DeviceTaintRule, "[]"],
   kind: [S, "?"],
@@ -26383,7 +26383,7 @@ export type ResourceClaimV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimV1beta2: Schema.Codec<ResourceClaimV1beta2> = /* @__PURE__ */ struct<ResourceClaimV1beta2>("ResourceClaimV1beta2", {
+export const ResourceClaimV1beta2: Schema.Codec<ResourceClaimV1beta2> = /* @__PURE__ */ kind<ResourceClaimV1beta2>("ResourceClaimV1beta2", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -26414,7 +26414,7 @@ export type ResourceClaimListV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimListV1beta2: Schema.Codec<ResourceClaimListV1beta2> = /* @__PURE__ */ struct<ResourceClaimListV1beta2>("ResourceClaimListV1beta2", {
+export const ResourceClaimListV1beta2: Schema.Codec<ResourceClaimListV1beta2> = /* @__PURE__ */ kind<ResourceClaimListV1beta2>("ResourceClaimListV1beta2", {
   apiVersion: [S, "?"],
   items: [ResourceClaimV1beta2, "[]"],
   kind: [S, "?"],
@@ -26474,7 +26474,7 @@ export type ResourceClaimTemplateV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimTemplateV1beta2: Schema.Codec<ResourceClaimTemplateV1beta2> = /* @__PURE__ */ struct<ResourceClaimTemplateV1beta2>("ResourceClaimTemplateV1beta2", {
+export const ResourceClaimTemplateV1beta2: Schema.Codec<ResourceClaimTemplateV1beta2> = /* @__PURE__ */ kind<ResourceClaimTemplateV1beta2>("ResourceClaimTemplateV1beta2", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -26504,7 +26504,7 @@ export type ResourceClaimTemplateListV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceClaimTemplateListV1beta2: Schema.Codec<ResourceClaimTemplateListV1beta2> = /* @__PURE__ */ struct<ResourceClaimTemplateListV1beta2>("ResourceClaimTemplateListV1beta2", {
+export const ResourceClaimTemplateListV1beta2: Schema.Codec<ResourceClaimTemplateListV1beta2> = /* @__PURE__ */ kind<ResourceClaimTemplateListV1beta2>("ResourceClaimTemplateListV1beta2", {
   apiVersion: [S, "?"],
   items: [ResourceClaimTemplateV1beta2, "[]"],
   kind: [S, "?"],
@@ -26667,7 +26667,7 @@ export type ResourceSliceV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceSliceV1beta2: Schema.Codec<ResourceSliceV1beta2> = /* @__PURE__ */ struct<ResourceSliceV1beta2>("ResourceSliceV1beta2", {
+export const ResourceSliceV1beta2: Schema.Codec<ResourceSliceV1beta2> = /* @__PURE__ */ kind<ResourceSliceV1beta2>("ResourceSliceV1beta2", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -26697,7 +26697,7 @@ export type ResourceSliceListV1beta2 = {
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceSliceListV1beta2: Schema.Codec<ResourceSliceListV1beta2> = /* @__PURE__ */ struct<ResourceSliceListV1beta2>("ResourceSliceListV1beta2", {
+export const ResourceSliceListV1beta2: Schema.Codec<ResourceSliceListV1beta2> = /* @__PURE__ */ kind<ResourceSliceListV1beta2>("ResourceSliceListV1beta2", {
   apiVersion: [S, "?"],
   items: [ResourceSliceV1beta2, "[]"],
   kind: [S, "?"],
@@ -26839,7 +26839,7 @@ export type PriorityClass = {
  * @since 0.1.0
  * @category schemas
  */
-export const PriorityClass: Schema.Codec<PriorityClass> = /* @__PURE__ */ struct<PriorityClass>("PriorityClass", {
+export const PriorityClass: Schema.Codec<PriorityClass> = /* @__PURE__ */ kind<PriorityClass>("PriorityClass", {
   apiVersion: [S, "?"],
   description: [S, "?"],
   globalDefault: [B, "?"],
@@ -26872,7 +26872,7 @@ export type PriorityClassList = {
  * @since 0.1.0
  * @category schemas
  */
-export const PriorityClassList: Schema.Codec<PriorityClassList> = /* @__PURE__ */ struct<PriorityClassList>("PriorityClassList", {
+export const PriorityClassList: Schema.Codec<PriorityClassList> = /* @__PURE__ */ kind<PriorityClassList>("PriorityClassList", {
   apiVersion: [S, "?"],
   items: [PriorityClass, "[]"],
   kind: [S, "?"],
@@ -27207,7 +27207,7 @@ export type PodGroup = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodGroup: Schema.Codec<PodGroup> = /* @__PURE__ */ struct<PodGroup>("PodGroup", {
+export const PodGroup: Schema.Codec<PodGroup> = /* @__PURE__ */ kind<PodGroup>("PodGroup", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -27238,7 +27238,7 @@ export type PodGroupList = {
  * @since 0.1.0
  * @category schemas
  */
-export const PodGroupList: Schema.Codec<PodGroupList> = /* @__PURE__ */ struct<PodGroupList>("PodGroupList", {
+export const PodGroupList: Schema.Codec<PodGroupList> = /* @__PURE__ */ kind<PodGroupList>("PodGroupList", {
   apiVersion: [S, "?"],
   items: [PodGroup, "[]"],
   kind: [S, "?"],
@@ -27364,7 +27364,7 @@ export type Workload = {
  * @since 0.1.0
  * @category schemas
  */
-export const Workload: Schema.Codec<Workload> = /* @__PURE__ */ struct<Workload>("Workload", {
+export const Workload: Schema.Codec<Workload> = /* @__PURE__ */ kind<Workload>("Workload", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -27394,7 +27394,7 @@ export type WorkloadList = {
  * @since 0.1.0
  * @category schemas
  */
-export const WorkloadList: Schema.Codec<WorkloadList> = /* @__PURE__ */ struct<WorkloadList>("WorkloadList", {
+export const WorkloadList: Schema.Codec<WorkloadList> = /* @__PURE__ */ kind<WorkloadList>("WorkloadList", {
   apiVersion: [S, "?"],
   items: [Workload, "[]"],
   kind: [S, "?"],
@@ -27627,7 +27627,7 @@ export type CSIDriver = {
  * @since 0.1.0
  * @category schemas
  */
-export const CSIDriver: Schema.Codec<CSIDriver> = /* @__PURE__ */ struct<CSIDriver>("CSIDriver", {
+export const CSIDriver: Schema.Codec<CSIDriver> = /* @__PURE__ */ kind<CSIDriver>("CSIDriver", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -27657,7 +27657,7 @@ export type CSIDriverList = {
  * @since 0.1.0
  * @category schemas
  */
-export const CSIDriverList: Schema.Codec<CSIDriverList> = /* @__PURE__ */ struct<CSIDriverList>("CSIDriverList", {
+export const CSIDriverList: Schema.Codec<CSIDriverList> = /* @__PURE__ */ kind<CSIDriverList>("CSIDriverList", {
   apiVersion: [S, "?"],
   items: [CSIDriver, "[]"],
   kind: [S, "?"],
@@ -27759,7 +27759,7 @@ export type CSINode = {
  * @since 0.1.0
  * @category schemas
  */
-export const CSINode: Schema.Codec<CSINode> = /* @__PURE__ */ struct<CSINode>("CSINode", {
+export const CSINode: Schema.Codec<CSINode> = /* @__PURE__ */ kind<CSINode>("CSINode", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -27789,7 +27789,7 @@ export type CSINodeList = {
  * @since 0.1.0
  * @category schemas
  */
-export const CSINodeList: Schema.Codec<CSINodeList> = /* @__PURE__ */ struct<CSINodeList>("CSINodeList", {
+export const CSINodeList: Schema.Codec<CSINodeList> = /* @__PURE__ */ kind<CSINodeList>("CSINodeList", {
   apiVersion: [S, "?"],
   items: [CSINode, "[]"],
   kind: [S, "?"],
@@ -27847,7 +27847,7 @@ export type CSIStorageCapacity = {
  * @since 0.1.0
  * @category schemas
  */
-export const CSIStorageCapacity: Schema.Codec<CSIStorageCapacity> = /* @__PURE__ */ struct<CSIStorageCapacity>("CSIStorageCapacity", {
+export const CSIStorageCapacity: Schema.Codec<CSIStorageCapacity> = /* @__PURE__ */ kind<CSIStorageCapacity>("CSIStorageCapacity", {
   apiVersion: [S, "?"],
   capacity: [Q, "?"],
   kind: [S, "?"],
@@ -27880,7 +27880,7 @@ export type CSIStorageCapacityList = {
  * @since 0.1.0
  * @category schemas
  */
-export const CSIStorageCapacityList: Schema.Codec<CSIStorageCapacityList> = /* @__PURE__ */ struct<CSIStorageCapacityList>("CSIStorageCapacityList", {
+export const CSIStorageCapacityList: Schema.Codec<CSIStorageCapacityList> = /* @__PURE__ */ kind<CSIStorageCapacityList>("CSIStorageCapacityList", {
   apiVersion: [S, "?"],
   items: [CSIStorageCapacity, "[]"],
   kind: [S, "?"],
@@ -27924,7 +27924,7 @@ export type StorageClass = {
  * @since 0.1.0
  * @category schemas
  */
-export const StorageClass: Schema.Codec<StorageClass> = /* @__PURE__ */ struct<StorageClass>("StorageClass", {
+export const StorageClass: Schema.Codec<StorageClass> = /* @__PURE__ */ kind<StorageClass>("StorageClass", {
   allowVolumeExpansion: [B, "?"],
   allowedTopologies: [TopologySelectorTerm, "[]?"],
   apiVersion: [S, "?"],
@@ -27960,7 +27960,7 @@ export type StorageClassList = {
  * @since 0.1.0
  * @category schemas
  */
-export const StorageClassList: Schema.Codec<StorageClassList> = /* @__PURE__ */ struct<StorageClassList>("StorageClassList", {
+export const StorageClassList: Schema.Codec<StorageClassList> = /* @__PURE__ */ kind<StorageClassList>("StorageClassList", {
   apiVersion: [S, "?"],
   items: [StorageClass, "[]"],
   kind: [S, "?"],
@@ -28106,7 +28106,7 @@ export type VolumeAttachment = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeAttachment: Schema.Codec<VolumeAttachment> = /* @__PURE__ */ struct<VolumeAttachment>("VolumeAttachment", {
+export const VolumeAttachment: Schema.Codec<VolumeAttachment> = /* @__PURE__ */ kind<VolumeAttachment>("VolumeAttachment", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -28137,7 +28137,7 @@ export type VolumeAttachmentList = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeAttachmentList: Schema.Codec<VolumeAttachmentList> = /* @__PURE__ */ struct<VolumeAttachmentList>("VolumeAttachmentList", {
+export const VolumeAttachmentList: Schema.Codec<VolumeAttachmentList> = /* @__PURE__ */ kind<VolumeAttachmentList>("VolumeAttachmentList", {
   apiVersion: [S, "?"],
   items: [VolumeAttachment, "[]"],
   kind: [S, "?"],
@@ -28173,7 +28173,7 @@ export type VolumeAttributesClass = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeAttributesClass: Schema.Codec<VolumeAttributesClass> = /* @__PURE__ */ struct<VolumeAttributesClass>("VolumeAttributesClass", {
+export const VolumeAttributesClass: Schema.Codec<VolumeAttributesClass> = /* @__PURE__ */ kind<VolumeAttributesClass>("VolumeAttributesClass", {
   apiVersion: [S, "?"],
   driverName: S,
   kind: [S, "?"],
@@ -28204,7 +28204,7 @@ export type VolumeAttributesClassList = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeAttributesClassList: Schema.Codec<VolumeAttributesClassList> = /* @__PURE__ */ struct<VolumeAttributesClassList>("VolumeAttributesClassList", {
+export const VolumeAttributesClassList: Schema.Codec<VolumeAttributesClassList> = /* @__PURE__ */ kind<VolumeAttributesClassList>("VolumeAttributesClassList", {
   apiVersion: [S, "?"],
   items: [VolumeAttributesClass, "[]"],
   kind: [S, "?"],
@@ -28365,7 +28365,7 @@ export type VolumeAttributesClassV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeAttributesClassV1beta1: Schema.Codec<VolumeAttributesClassV1beta1> = /* @__PURE__ */ struct<VolumeAttributesClassV1beta1>("VolumeAttributesClassV1beta1", {
+export const VolumeAttributesClassV1beta1: Schema.Codec<VolumeAttributesClassV1beta1> = /* @__PURE__ */ kind<VolumeAttributesClassV1beta1>("VolumeAttributesClassV1beta1", {
   apiVersion: [S, "?"],
   driverName: S,
   kind: [S, "?"],
@@ -28396,7 +28396,7 @@ export type VolumeAttributesClassListV1beta1 = {
  * @since 0.1.0
  * @category schemas
  */
-export const VolumeAttributesClassListV1beta1: Schema.Codec<VolumeAttributesClassListV1beta1> = /* @__PURE__ */ struct<VolumeAttributesClassListV1beta1>("VolumeAttributesClassListV1beta1", {
+export const VolumeAttributesClassListV1beta1: Schema.Codec<VolumeAttributesClassListV1beta1> = /* @__PURE__ */ kind<VolumeAttributesClassListV1beta1>("VolumeAttributesClassListV1beta1", {
   apiVersion: [S, "?"],
   items: [VolumeAttributesClassV1beta1, "[]"],
   kind: [S, "?"],
@@ -28497,7 +28497,7 @@ export type StorageVersionMigration = {
  * @since 0.1.0
  * @category schemas
  */
-export const StorageVersionMigration: Schema.Codec<StorageVersionMigration> = /* @__PURE__ */ struct<StorageVersionMigration>("StorageVersionMigration", {
+export const StorageVersionMigration: Schema.Codec<StorageVersionMigration> = /* @__PURE__ */ kind<StorageVersionMigration>("StorageVersionMigration", {
   apiVersion: [S, "?"],
   kind: [S, "?"],
   metadata: [ObjectMeta, "?"],
@@ -28528,7 +28528,7 @@ export type StorageVersionMigrationList = {
  * @since 0.1.0
  * @category schemas
  */
-export const StorageVersionMigrationList: Schema.Codec<StorageVersionMigrationList> = /* @__PURE__ */ struct<StorageVersionMigrationList>("StorageVersionMigrationList", {
+export const StorageVersionMigrationList: Schema.Codec<StorageVersionMigrationList> = /* @__PURE__ */ kind<StorageVersionMigrationList>("StorageVersionMigrationList", {
   apiVersion: [S, "?"],
   items: [StorageVersionMigration, "[]"],
   kind: [S, "?"],

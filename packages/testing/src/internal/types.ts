@@ -482,7 +482,7 @@ export interface ListenOptions {
    * (WebSocket upgrades). Without `tls` the server speaks HTTP/1.1 only.
    */
   readonly http2?: boolean | undefined
-  /** The `SETTINGS_MAX_CONCURRENT_STREAMS` an HTTP/2 connection announces (default 1000, kube-apiserver's). */
+  /** The `SETTINGS_MAX_CONCURRENT_STREAMS` an HTTP/2 connection announces (default 1000; kube-apiserver 1.35 announces 100 unless `--http2-max-streams-per-connection` is set). */
   readonly maxConcurrentStreams?: number | undefined
 }
 

@@ -18,7 +18,7 @@ import { type Policy, RequestPolicy } from "../../RequestPolicy.js"
 import { isBoundedText, reachedIn, readTextWithin } from "../transport/contract.js"
 import { errorBodyBytes } from "./limits.js"
 import { pathWithQuery, type Spec } from "../request/spec.js"
-import { bodySummary } from "./scrub.js"
+import { bodySummary, hidden } from "./scrub.js"
 import { isSeconds, readStatus, statusOf } from "./serverStatus.js"
 import * as telemetry from "./telemetry.js"
 
@@ -50,6 +50,35 @@ export const utf8Length = (text: string): number => {
   return bytes
 }
 
+/** A request to Secrets (the collection, one of them, or its subresources), in one namespace or all. */
+const secretPath = /^\/api\/v1\/(?:namespaces\/[^/]+\/)?secrets(?:\/|$)/
+
+const isSecretPath = (path: string): boolean => secretPath.test(path)
+
+/** Go's `%q` of a value in a field error: `Invalid value: "..."`, with `\"` and `\\` inside. */
+const invalidValue = /Invalid value: "(?:[^"\\]|\\.)*"/g
+
+const redactInvalidValues = (text: string | undefined): string | undefined =>
+  text === undefined ? undefined : text.replace(invalidValue, `Invalid value: "${hidden}"`)
+
+/**
+ * A Status about a Secret without the values its field errors quote. kube-apiserver quotes the value it refused:
+ * for a patch that is the patch, or the whole patched object (a Strict patch with an unknown field quotes the
+ * Secret with its `data`), so its message and causes would carry Secret data into every error message.
+ */
+const withoutInvalidValues = (status: Status): Status => ({
+  ...status,
+  message: redactInvalidValues(status.message),
+  ...(status.details === undefined ? {} : {
+    details: {
+      ...status.details,
+      ...(status.details.causes === undefined ? {} : {
+        causes: status.details.causes.map((cause) => ({ ...cause, message: redactInvalidValues(cause.message) }))
+      })
+    }
+  })
+})
+
 /**
  * Builds the ApiError for an answer from its code, headers and body text. `now` is the
  * time in milliseconds that an HTTP-date Retry-After is counted from. The message keeps a
@@ -70,7 +99,8 @@ export const apiErrorFrom = (
   } catch {
     parsed = undefined
   }
-  const status = readStatus(parsed)
+  const read = readStatus(parsed)
+  const status = read !== undefined && isSecretPath(spec.path) ? withoutInvalidValues(read) : read
   const body = status === undefined && bodyText !== "" ? bodyText.slice(0, bodyKept) : undefined
   const statusMessage = status?.message ??
     (body !== undefined ? `${httpText(code)} (${bodySummary(utf8Length(bodyText), contentType)})` : httpText(code))

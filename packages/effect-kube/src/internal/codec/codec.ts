@@ -10,9 +10,10 @@
  * kind and Status checks), and objects the user gives are encoded and checked here
  * (`prepareObject`). An object of a built-in kind whose apiVersion, kind and metadata fit
  * but whose other fields do not the way a newer server's do (a field the spec calls
- * required left out, a value of a JSON shape the spec does not have there) is kept as the
- * server sent it and its mismatch reported as a warning (`Mismatch`), never failed. A
- * scalar of another type (a number where the spec has a string) still fails.
+ * required left out, a value of a JSON shape the spec does not have there, `null` included) is
+ * kept as the server sent it and its mismatch reported as a warning (`Mismatch`), never
+ * failed. A scalar of another type (a number where the spec has a string) still fails. The
+ * exported Schemas take the same objects, by the same code (`resources/internal/schema.ts`).
  */
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
@@ -24,7 +25,16 @@ import { type LimitExceeded, type ServerWarning, ValidationError } from "../../E
 import type * as Kube from "../../Kube.js"
 import type * as Resource from "../../Resource.js"
 import { defaults as policyDefaults, RequestPolicy } from "../../RequestPolicy.js"
-import { isGeneratedStruct } from "../../resources/internal/schema.js"
+import {
+  collect,
+  detailOf,
+  type Found,
+  isGeneratedStruct,
+  isInstalled,
+  mismatchesOf,
+  newerServers,
+  strictAst
+} from "../../resources/internal/schema.js"
 import { exceeded } from "../client/limits.js"
 import { pathWithQuery, type Spec } from "../request/spec.js"
 import { isMetadataView } from "../request/view.js"
@@ -81,136 +91,6 @@ const plainJson = (ast: SchemaAST.AST, seen: Set<SchemaAST.AST>): boolean => {
 // Messages
 // ---------------------------------------------------------------------------------------------------------------------
 
-/** One leaf of an issue: where, what was expected there, and whether a newer server may explain it. */
-interface Found {
-  readonly path: ReadonlyArray<PropertyKey>
-  readonly expected: string
-  /**
-   * A required key left out, or a value whose JSON shape (object, array, or a scalar) is not one the Schema takes
-   * there: what a field the spec calls required, or an alpha field of a new shape, gives. A scalar of another scalar
-   * type (a number where a string is expected) is not.
-   */
-  readonly newerShape: boolean
-}
-
-// A required key that is absent reads "is missing", as it always has here.
-const standard = SchemaIssue.makeFormatterStandardSchemaV1({
-  leafHook: (issue) => issue._tag === "MissingKey" ? "is missing" : SchemaIssue.defaultLeafHook(issue)
-})
-
-const pathText = (path: ReadonlyArray<PropertyKey>): string =>
-  path.length === 0
-    ? "(root)"
-    : path.map((key) => typeof key === "number" ? `[${key}]` : `.${String(key)}`).join("")
-
-const segment = (key: PropertyKey | { readonly key: PropertyKey }): PropertyKey =>
-  typeof key === "object" ? key.key : key
-
-/** The value at `path` in `root`, or undefined. */
-const at = (root: unknown, path: ReadonlyArray<PropertyKey>): unknown => {
-  let value = root
-  for (const key of path) {
-    if (typeof value !== "object" || value === null) return undefined
-    value = (value as Record<PropertyKey, unknown>)[key]
-  }
-  return value
-}
-
-type Shape = "object" | "array" | "scalar"
-
-const shapeOf = (u: unknown): Shape =>
-  Array.isArray(u) ? "array" : typeof u === "object" && u !== null ? "object" : "scalar"
-
-/** The JSON shapes a node takes (all three for what it does not constrain). */
-const shapesOf = (ast: SchemaAST.AST, out: Set<Shape>, seen: Set<SchemaAST.AST> = new Set()): Set<Shape> => {
-  if (seen.has(ast)) return out
-  seen.add(ast)
-  switch (ast._tag) {
-    case "Suspend":
-      return shapesOf(ast.thunk(), out, seen)
-    case "Union":
-      for (const member of ast.types) shapesOf(member, out, seen)
-      return out
-    case "Objects":
-      out.add("object")
-      // an empty struct takes any value but null and undefined
-      if (ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) out.add("array").add("scalar")
-      return out
-    case "Arrays":
-      return out.add("array")
-    case "Undefined":
-    case "Void":
-    case "Never":
-      return out
-    case "String":
-    case "Number":
-    case "Boolean":
-    case "BigInt":
-    case "Symbol":
-    case "Literal":
-    case "UniqueSymbol":
-    case "Null":
-    case "Enum":
-    case "TemplateLiteral":
-      return out.add("scalar")
-    default:
-      return out.add("object").add("array").add("scalar")
-  }
-}
-
-const newerShape = (expected: SchemaAST.AST, found: unknown): boolean =>
-  !shapesOf(expected, new Set()).has(shapeOf(found))
-
-/**
- * What an issue says, where: one entry per leaf, its path in the `.spec.containers[0].name` form. `root` is the value
- * that was decoded: it tells the shape of what was found (never written into a message).
- */
-const collect = (
-  issue: SchemaIssue.Issue,
-  path: ReadonlyArray<PropertyKey>,
-  root: unknown,
-  out: Array<Found>
-): void => {
-  switch (issue._tag) {
-    case "Pointer":
-      return collect(issue.issue, [...path, ...issue.path], root, out)
-    case "Composite":
-      for (const inner of issue.issues) collect(inner, path, root, out)
-      return
-    case "AnyOf": {
-      if (issue.issues.length > 0) {
-        for (const inner of issue.issues) collect(inner, path, root, out)
-        return
-      }
-      // No member could take the value. An optional field is `X | undefined`: say what X is.
-      const defined = issue.ast.types.filter((member) => member._tag !== "Undefined")
-      if (defined.length > 0 && defined.length < issue.ast.types.length) {
-        const expected = defined.length === 1 ? defined[0]! : new SchemaAST.Union(defined)
-        return collect(new SchemaIssue.InvalidType(expected), path, root, out)
-      }
-      break
-    }
-  }
-  const shape = issue._tag === "MissingKey" ||
-    ((issue._tag === "InvalidType" || issue._tag === "AnyOf") && newerShape(issue.ast, at(root, path)))
-  for (const found of standard(issue).issues) {
-    const where = [...path, ...(found.path ?? []).map(segment)]
-    out.push({ path: where, expected: valueFree(found.message, at(root, where)), newerShape: shape })
-  }
-}
-
-/**
- * A message that does not quote the value found. Effect's own never do (issues are made without the input:
- * `reportInput` is off); a message of the user's own (a filter's, a transformation's) might.
- */
-const valueFree = (message: string, found: unknown): string => {
-  const text = typeof found === "string" ? found : typeof found === "number" ? String(found) : undefined
-  return text !== undefined && text.length >= 4 && message.includes(text) ? "is not a valid value here" : message
-}
-
-const detailOf = (found: ReadonlyArray<Found>, what: string): string =>
-  `${what}: ${found.slice(0, 5).map((f) => `${pathText(f.path)} ${f.expected}`).join("; ")}`
-
 /**
  * Says where and what was expected, never what was found: the value at fault may be
  * Secret data, so neither the message nor a cause carries it.
@@ -237,14 +117,16 @@ export const codecFor = <A, I>(schema: Schema.Codec<A, I>): Codec<A, I> => {
 const firstError: SchemaAST.ParseOptions = { errors: "first" }
 
 const identityCodec = <A, I>(schema: Schema.Codec<A, I>): Codec<A, I> => {
-  const is = (compile(schema.ast) ?? SchemaParser.is(schema)) as (u: unknown) => u is A
+  // a kind's Schema is checked strictly here: what it lets through is `objectDecoder`'s to say (with a warning)
+  const strict = Schema.make<Schema.Codec<A, I>>(strictAst(schema.ast))
+  const is = (compile(schema.ast) ?? SchemaParser.is(strict)) as (u: unknown) => u is A
   // Only a value that fails `is` needs Effect's parser, to say what is wrong: it is built then
   // (building it walks the whole Schema: time of a cold process's first list of pods).
   let validate: ((u: unknown) => Result.Result<A, SchemaIssue.Issue>) | undefined
   const check = (u: unknown, subject: string): Result.Result<A, ValidationError> =>
     withinStack(subject, () => {
       if (is(u)) return Result.succeed(u)
-      validate ??= SchemaParser.decodeUnknownResult(schema, firstError)
+      validate ??= SchemaParser.decodeUnknownResult(strict, firstError)
       const result = validate(u)
       // `is` and the parser disagree only if a check of the user's throws: the parser's word then
       return Result.isSuccess(result)
@@ -412,6 +294,8 @@ const sameArray = <A>(a: ReadonlyArray<A>, b: ReadonlyArray<A>): boolean =>
  * they are. Built once per Schema.
  */
 export const keepingUndeclared = (ast: SchemaAST.AST): SchemaAST.AST => {
+  // a built-in struct keeps them itself (its decoder gives the value back as it is): see `resources/internal/schema.ts`
+  if (isInstalled(ast)) return ast
   const known = rebuilt.get(ast)
   if (known !== undefined) return known
   if (ast._tag === "Suspend") {
@@ -570,51 +454,6 @@ export const inAnswer = (spec: Pick<Spec, "method" | "path" | "query">, error: V
   })
 
 /**
- * Whether an object of a built-in kind that does not fit its Schema is sound at the top:
- * a JSON object whose apiVersion, kind and metadata fit (the parts every operation reads).
- * Below them, a mismatch of the kind a server newer than the spec gives (a field the spec
- * calls required left out, an alpha field of a new shape: see `Found.newerShape`) keeps the
- * object as it came. `undefined` for a Schema that is not a generated kind (the user's own:
- * theirs to say what fits) or whose top-level fields are not plain structs.
- */
-const soundTop = new WeakMap<SchemaAST.AST, ((u: Record<string, unknown>) => boolean) | null>()
-
-const topLevel = ["apiVersion", "kind", "metadata"] as const
-
-const toleranceFor = (ast: SchemaAST.AST): ((u: Record<string, unknown>) => boolean) | undefined => {
-  const known = soundTop.get(ast)
-  if (known !== undefined) return known ?? undefined
-  let tolerance: ((u: Record<string, unknown>) => boolean) | null = null
-  if (ast._tag === "Objects" && isGeneratedStruct(ast)) {
-    const checks: Array<readonly [string, boolean, (u: unknown) => boolean]> = []
-    let plain = true
-    for (const name of topLevel) {
-      const ps = ast.propertySignatures.find((p) => p.name === name)
-      if (ps === undefined) continue
-      const check = compile(ps.type)
-      if (check === undefined) plain = false
-      else checks.push([name, ps.type.context?.isOptional === true, check])
-    }
-    if (plain) {
-      tolerance = (u) => {
-        for (const [name, optional, check] of checks) {
-          if (!Object.hasOwn(u, name)) {
-            if (optional) continue
-            return false
-          }
-          if (!check(u[name])) return false
-        }
-        return true
-      }
-    }
-  }
-  soundTop.set(ast, tolerance)
-  return tolerance ?? undefined
-}
-
-const allErrors: SchemaAST.ParseOptions = { errors: "all" }
-
-/**
  * An object of a built-in kind kept as the server sent it although it does not fit the
  * kind's Schema: the object, and the ValidationError naming what did not fit (reported
  * as a warning, never failed).
@@ -631,7 +470,7 @@ export interface Mismatch {
  * round-trip), and the object is decoded with the resource's Schema. No Effect is run:
  * this runs once per item of a list and once per watch event. The request is named
  * only on failure. An object of a built-in kind that fits at the top but not below (see
- * `toleranceFor`) is kept, typed as the kind, and handed to `onMismatch` to be reported.
+ * `resources/internal/schema.ts`) is kept, typed as the kind, and handed to `onMismatch` to be reported.
  */
 export const objectDecoder = <A, I>(
   resource: Pick<Resource.Resource<A, I>, "kind" | "apiVersion" | "schema">,
@@ -642,8 +481,8 @@ export const objectDecoder = <A, I>(
   const codec = codecFor(resource.schema)
   // only a recursive Schema walks a value as deep as it nests
   const maxDepth = isRecursive(resource.schema.ast) ? maxJsonDepth : Number.POSITIVE_INFINITY
-  let tolerance: ((u: Record<string, unknown>) => boolean) | undefined | null = null
-  let describeAll: ((u: unknown) => Result.Result<A, SchemaIssue.Issue>) | undefined
+  // only a built-in kind's Schema takes a newer server's object (a user's own Schema is theirs to say what fits)
+  const tolerant = isGeneratedStruct(resource.schema.ast)
   return (u: unknown): Result.Result<A, ValidationError | LimitExceeded> => {
     if (!isObject(u)) return Result.fail(malformed(spec, `expected a ${resource.kind}, got ${describeJson(u)}`))
     const kind = u["kind"]
@@ -665,23 +504,12 @@ export const objectDecoder = <A, I>(
     }
     const decoded = codec.decode(u, subject)
     if (Result.isSuccess(decoded)) return decoded
-    if (tolerance === null) tolerance = toleranceFor(resource.schema.ast)
-    if (tolerance === undefined || !tolerance(u)) return Result.fail(inAnswer(spec, decoded.failure))
-    // sound at the top: every mismatch below is looked at (the first one only says what the parser met first)
-    describeAll ??= SchemaParser.decodeUnknownResult(resource.schema, allErrors)
-    let all: Result.Result<A, SchemaIssue.Issue>
-    try {
-      all = describeAll(u)
-    } catch {
-      // only a better description: a walk that runs out of stack (a maxJsonDepth raised past
-      // what the stack holds; Effect wraps the RangeError) keeps the first issue
-      return Result.fail(inAnswer(spec, decoded.failure))
-    }
-    if (Result.isSuccess(all)) return Result.fail(inAnswer(spec, decoded.failure))
-    const found: Array<Found> = []
-    collect(all.failure, [], u, found)
-    const wrong = found.filter((f) => !f.newerShape)
-    if (wrong.length > 0) {
+    // sound at the top (see `resources/internal/schema.ts`): every mismatch below is looked at (the first one only
+    // says what the parser met first); when the walk ran out of stack or found nothing, the first issue is said
+    const found = tolerant ? mismatchesOf(resource.schema.ast, u) : undefined
+    if (found === undefined || found.length === 0) return Result.fail(inAnswer(spec, decoded.failure))
+    if (!newerServers(found)) {
+      const wrong = found.filter((f) => !f.newerShape)
       return Result.fail(inAnswer(spec, new ValidationError({ subject, detail: detailOf(wrong, matchText) })))
     }
     const error = new ValidationError({ subject, detail: detailOf(found, matchText) })

@@ -9,6 +9,8 @@ import * as Effect from "effect/Effect"
 import * as Base64 from "effect/encoding/Base64"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import * as Discovery from "../../Discovery.js"
 import {
   ApplyFailed,
@@ -23,7 +25,7 @@ import type * as Kube from "../../Kube.js"
 import { KubeConfig } from "../../KubeConfig.js"
 import type * as Manifests from "../../Manifests.js"
 import * as Patch from "../../Patch.js"
-import type * as Resource from "../../Resource.js"
+import * as Resource from "../../Resource.js"
 import * as client from "../client/execute.js"
 import { decodeObject, isObject, type JsonObject } from "../codec/codec.js"
 import * as discovery from "../api/discovery.js"
@@ -374,7 +376,69 @@ export interface Resolved extends Located {
   readonly resource: Resource.Resource<unknown>
   /** The reference of the object: the namespace filled in (none for cluster-scoped kinds), the uid as given. */
   readonly ref: ObjectRef
+  /**
+   * The CRD of the set that serves this kind, when the server does not serve it yet: apply waits until the server has
+   * established it (kube-apiserver serves a new CRD's kind a moment after the CRD is created, not at once).
+   */
+  readonly awaitsCrd?: string | undefined
 }
+
+/**
+ * A CRD of the set, before `item`, that serves its kind, as the Resource discovery would give once the server
+ * serves it; undefined when none does.
+ */
+const servedByCrdOf = (
+  item: Located,
+  earlier: ReadonlyArray<Located>
+): { readonly crd: string; readonly resource: Resource.Resource<unknown> } | undefined => {
+  const slash = item.apiVersion.indexOf("/")
+  if (slash === -1) return undefined
+  const group = item.apiVersion.slice(0, slash)
+  const version = item.apiVersion.slice(slash + 1)
+  for (const other of earlier) {
+    if (other.apiVersion !== "apiextensions.k8s.io/v1" || other.kind !== "CustomResourceDefinition") continue
+    const spec = other.object?.["spec"]
+    if (!isObject(spec) || spec["group"] !== group) continue
+    const names = spec["names"]
+    if (!isObject(names) || names["kind"] !== item.kind || typeof names["plural"] !== "string") continue
+    const versions = spec["versions"]
+    if (!Array.isArray(versions) || !versions.some((v) => isObject(v) && v["name"] === version && v["served"] !== false)) {
+      continue
+    }
+    const resource = Resource.make({
+      apiVersion: item.apiVersion,
+      kind: item.kind,
+      plural: names["plural"],
+      namespaced: spec["scope"] !== "Cluster",
+      schema: Schema.Unknown
+    })
+    return { crd: other.name, resource }
+  }
+  return undefined
+}
+
+const isEstablished = (crd: unknown): boolean => {
+  const status = isObject(crd) ? crd["status"] : undefined
+  const conditions = isObject(status) ? status["conditions"] : undefined
+  return Array.isArray(conditions) &&
+    conditions.some((c) => isObject(c) && c["type"] === "Established" && c["status"] === "True")
+}
+
+/** Waits (at most 30 s) until the server has established a CRD: then it serves the CRD's kind. */
+const untilEstablished = (name: string): Effect.Effect<void, Kube.Error, Kube.Requirements> =>
+  client.sendJson({
+    method: "GET",
+    path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
+    operation: { verb: "get", kind: "CustomResourceDefinition", name }
+  }).pipe(
+    Effect.flatMap((crd) => isEstablished(crd) ? Effect.void : Effect.fail("pending" as const)),
+    Effect.retry({ schedule: Schedule.spaced("100 millis"), times: 300, while: (e) => e === "pending" }),
+    Effect.catch((e) =>
+      e === "pending"
+        ? invalid(`CustomResourceDefinition ${name}`, "was not established by the server within 30s")
+        : Effect.fail(e)
+    )
+  )
 
 /** The Discovery in context, or one for this operation alone. */
 export const discoveryService = Effect.flatMap(
@@ -390,12 +454,20 @@ const resolveAll = (
   Effect.gen(function*() {
     const service = yield* discoveryService
     const resolved: Array<Resolved> = []
-    for (const item of located) {
-      const resource = yield* service.resolve(item.apiVersion, item.kind).pipe(
+    for (let i = 0; i < located.length; i++) {
+      const item = located[i]!
+      // a kind the server does not serve yet may be one a CRD earlier in the set serves once applied
+      const fromCrd = yield* service.resolve(item.apiVersion, item.kind).pipe(
+        Effect.map((resource) => ({ resource, crd: undefined as string | undefined })),
+        Effect.catchIf(
+          (e) => e._tag === "ValidationError" && servedByCrdOf(item, located.slice(0, i)) !== undefined,
+          () => Effect.succeed(servedByCrdOf(item, located.slice(0, i))!)
+        ),
         Effect.mapError((e) =>
           e._tag === "ValidationError" ? new ValidationError({ subject: item.subject, detail: e.message }) : e
         )
       )
+      const resource = fromCrd.resource
       if (!resource.namespaced && clusterScoped === false) {
         return yield* invalid(
           item.subject,
@@ -415,7 +487,7 @@ const resolveAll = (
         ...(resource.namespaced ? { namespace: item.namespace ?? target.namespace } : {}),
         ...(item.uid !== undefined ? { uid: item.uid } : {})
       }
-      resolved.push({ ...item, resource, ref })
+      resolved.push({ ...item, resource, ref, ...(fromCrd.crd === undefined ? {} : { awaitsCrd: fromCrd.crd }) })
     }
     return resolved
   })
@@ -574,7 +646,8 @@ export const applyOne = (
     Patch.apply(body, { fieldManager: options.fieldManager, force: options.force === true }),
     { dryRun: options.dryRun, fieldManager: options.fieldManager }
   )
-  return Effect.map(client.sendJsonWithStatus(spec), ({ json, status }) => ({ object: json, created: status === 201 }))
+  const sent = Effect.map(client.sendJsonWithStatus(spec), ({ json, status }) => ({ object: json, created: status === 201 }))
+  return item.awaitsCrd === undefined || options.dryRun === true ? sent : Effect.andThen(untilEstablished(item.awaitsCrd), sent)
 }
 
 /** The reference `apply` answers for an object: as given, without a uid given, with the uid the server answered. */

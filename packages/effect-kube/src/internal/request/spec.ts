@@ -133,7 +133,10 @@ export const toHttpRequest = (
   }
   const request = HttpClientRequest.makeWith(
     spec.method,
-    `${server}${pathWithQuery(spec)}`,
+    // the query as sent: pathWithQuery is the one errors show, with `<redacted>` for the values of parameters the
+    // API does not define, and sent those instead of the caller's (Kube.request's `includeObject=None` arrived as
+    // `includeObject=<redacted>`)
+    `${server}${spec.path}${queryString(spec.query)}`,
     UrlParams.empty,
     Option.none(),
     headers,

@@ -176,7 +176,10 @@ const respond = (
   body.start(sink)
 }
 
-/** kube-apiserver's `--http2-max-streams-per-connection` default. */
+/**
+ * What the fake announces by default. Not kube-apiserver's: 1.35 announces 100 unless its
+ * `--http2-max-streams-per-connection` says otherwise (the flag's 0 means 100, the e2e suite checks it).
+ */
 const defaultMaxConcurrentStreams = 1000
 
 /**
