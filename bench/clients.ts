@@ -33,7 +33,10 @@ export interface Target {
   readonly kubeconfig: string
   readonly server: string
   readonly ca: string
-  readonly token: string
+  /** A bearer token (the fake's), or none when the user has a client certificate (`cert` and `key`, PEM). */
+  readonly token?: string | undefined
+  readonly cert?: string | undefined
+  readonly key?: string | undefined
   /** The floor asks for gzip (`Accept-Encoding: gzip`) and gunzips what comes gzipped (`list-gzip`, `list-slow`). */
   readonly floorGzip?: boolean | undefined
 }
@@ -73,9 +76,13 @@ export interface Client {
 // floor
 
 const floor = (target: Target): Client => {
-  const agent = new Https.Agent({ keepAlive: true, ca: target.ca })
+  const agent = new Https.Agent({
+    keepAlive: true,
+    ca: target.ca,
+    ...(target.cert === undefined ? {} : { cert: target.cert, key: target.key })
+  })
   const headers: Record<string, string> = {
-    authorization: `Bearer ${target.token}`,
+    ...(target.token === undefined ? {} : { authorization: `Bearer ${target.token}` }),
     accept: "application/json",
     ...(target.floorGzip === true ? { "accept-encoding": "gzip" } : {})
   }

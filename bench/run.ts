@@ -32,6 +32,12 @@
  * `FakeCluster.layer()`, effect-kube alone. `exec` (`bench/exec.ts`) pushes 64 MB through
  * `cat` in an exec session.
  *
+ * `real` (`bench/real.ts`) runs the list, watch, log and GET measures against a real control
+ * plane: one started from cluster/ for the run (`.cluster/bin/kube-cluster up`, built if need be,
+ * stopped at the end), or the cluster of `--kubeconfig PATH`; the three clients take turns as
+ * here, effect-kube also with `http2: false`. `--only real --write` writes only its own block of
+ * bench/README.md and its key (`realControlPlane`) of bench/results.json.
+ *
  * `watches`: 200 watches opened at once and held (each proven connected by a first event),
  * after a warm-up GET and watch: connections the client opened, RSS and heap over what they
  * were before (after a GC).
@@ -42,13 +48,15 @@
  *
  * Options (`--help` prints them and exits, starting nothing): `--quick` (one repetition each),
  * `--only <measures>` (comma-separated, of
- * list,list-gzip,get,watch,logs,logs-bytes,load,list-slow,watches,exec,cold,bundle,fake-round),
+ * list,list-gzip,get,watch,logs,logs-bytes,load,list-slow,watches,exec,cold,bundle,fake-round,real),
  * `--reps N` (every measurement N times), `--clients floor,effect-kube` (a subset of
  * floor,effect-kube,client-node), `--profile effect-kube` (that client's workers CPU-profile
  * the measured part into `.tmp/bench-profiles/`; `tsx bench/profile.ts <file>` lists where
  * the time went). The tables are printed; nothing is written unless `--write` asks, and only a
  * full run (no other option) may: it writes `bench/results.json` and puts the tables in
- * bench/README.md, between the `bench:begin` and `bench:end` comment lines. An unknown option,
+ * bench/README.md, between the `bench:begin` and `bench:end` comment lines (the real control
+ * plane's between `bench:real:begin` and `bench:real:end`); so may `--only real` (with
+ * `--kubeconfig` or not), which writes that block and key alone. An unknown option,
  * or `--write` with a partial run, fails at once (exit 2), before anything starts.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
@@ -63,35 +71,46 @@ import { type ColdResult, coldStartTable, measureColdStart } from "./coldstart.j
 import { runExecBench } from "./exec.js"
 import { fakeRoundTable, type FakeRoundResult } from "./fake-round.js"
 import { startLink } from "./link.js"
+import { checkKubeconfig, type RealOutput, runReal } from "./real.js"
 import { undiciRedirected } from "./undici-compat.js"
 import type { ServerConfig, ServerReady } from "./server.js"
-import type { Job, Measure, Result } from "./worker.js"
+import type { Job, Measure as WorkerMeasure, Result } from "./worker.js"
 
 const here = Path.dirname(fileURLToPath(import.meta.url))
+
+/** The measures of the fake cluster (`real`, bench/real.ts, has its own). */
+type Measure = Exclude<WorkerMeasure, "real" | `real-${string}`>
 
 const usage = `Usage: npm run bench -- [options]   (or: npx tsx bench/run.ts [options])
 
 Runs effect-kube, @kubernetes/client-node and a raw floor against a preloaded fake cluster
-served over loopback HTTPS, each measurement in its own process, and prints the tables.
+served over loopback HTTPS (and, for \`real\`, against a real control plane), each measurement
+in its own process, and prints the tables.
 
 Options:
   --help                 print this and exit
   --quick                one repetition of each measurement
   --only <measures>      comma-separated, of
                          list,list-gzip,get,watch,logs,logs-bytes,load,list-slow,watches,
-                         exec,cold,bundle,fake-round
+                         exec,cold,bundle,fake-round,real
+                         (real: list, watch, logs and GETs against a real kube-apiserver,
+                         started from cluster/ for the run and stopped after; a few minutes)
+  --kubeconfig <path>    real: use that cluster instead of starting one (its current
+                         context's user; the namespaces it makes are deleted after)
   --reps <n>             every measurement n times
   --clients <clients>    comma-separated, of floor,effect-kube,client-node
   --profile <client>     CPU-profile that client's workers into .tmp/bench-profiles/
                          (then: npx tsx bench/profile.ts <file>)
   --write                a full run only (no other option): write bench/results.json and
                          the tables between the bench:begin and bench:end lines of
-                         bench/README.md; without it nothing is written
+                         bench/README.md; or with --only real (and --kubeconfig): that
+                         section's key of bench/results.json and its bench:real block
+                         alone; without it nothing is written
 `
 
 const args = process.argv.slice(2)
 /** The options that take a value, and those that do not. */
-const valueOptions = ["--only", "--reps", "--clients", "--profile"]
+const valueOptions = ["--only", "--reps", "--clients", "--profile", "--kubeconfig"]
 const switches = ["--help", "--quick", "--write"]
 /** Ends the process before anything starts: usage asked for (exit 0), or a command line that cannot run (exit 2). */
 const refuse = (message: string): never => {
@@ -118,9 +137,17 @@ const flag = (name: string): string | undefined => {
 }
 const quick = args.includes("--quick")
 const write = args.includes("--write")
-if (write && args.some((arg) => arg !== "--write")) {
-  refuse("--write needs a full run: the tables it writes stand for every measure, client and repetition")
+/** `--only real`, alone: the real control plane's section and nothing else. */
+const onlyReal = flag("--only") === "real"
+const writeOptions = onlyReal ? ["--write", "--only", "real", "--kubeconfig", flag("--kubeconfig")] : ["--write"]
+if (write && args.some((arg) => !writeOptions.includes(arg))) {
+  refuse(
+    "--write needs a full run (or --only real, with --kubeconfig or not): the tables it writes stand for every " +
+      "measure, client and repetition"
+  )
 }
+const kubeconfigFlag = flag("--kubeconfig")
+if (kubeconfigFlag !== undefined && !checkKubeconfig(kubeconfigFlag)) refuse(`--kubeconfig: no file ${kubeconfigFlag}`)
 /** The measures a worker runs, client by client. */
 const workerMeasures: ReadonlyArray<Measure> = [
   "list",
@@ -134,7 +161,7 @@ const workerMeasures: ReadonlyArray<Measure> = [
   "watches"
 ]
 /** The measures with a harness of their own. */
-const otherMeasures = ["exec", "cold", "bundle", "fake-round"] as const
+const otherMeasures = ["exec", "cold", "bundle", "fake-round", "real"] as const
 type OtherMeasure = (typeof otherMeasures)[number]
 const everyMeasure: ReadonlyArray<Measure | OtherMeasure> = [...workerMeasures, ...otherMeasures]
 const onlyFlag = flag("--only")
@@ -142,6 +169,7 @@ const only = new Set(onlyFlag === undefined ? everyMeasure : onlyFlag.split(",")
 for (const name of only) {
   if (!everyMeasure.includes(name)) throw new Error(`--only: no measure ${name} (measures: ${everyMeasure.join(",")})`)
 }
+if (kubeconfigFlag !== undefined && !only.has("real")) refuse("--kubeconfig is for the real measure (--only real)")
 const repsFlag = flag("--reps")
 const profiled = flag("--profile")
 const profileDir = Path.join(here, "..", ".tmp", "bench-profiles")
@@ -192,7 +220,9 @@ const defaultReps: Record<Measure | OtherMeasure, number> = {
   cold: 7,
   // sizes do not change from one build to the next
   bundle: 1,
-  "fake-round": 3
+  "fake-round": 3,
+  // a few minutes in all (the seeding is a minute of it)
+  real: 3
 }
 const reps = Object.fromEntries(
   Object.entries(defaultReps).map((
@@ -756,7 +786,34 @@ interface Verdict {
   readonly met: boolean
 }
 
+/** The real control plane's section (`real`, bench/real.ts), with this run's options. */
+const realSection = (): Promise<RealOutput> =>
+  runReal({ kubeconfig: kubeconfigFlag, reps: reps.real, clients: clientNames, profiled, profileDir, runWorker })
+
+/** What `--write` puts between the `bench:real` lines of bench/README.md. */
+const realBlock = (real: RealOutput): string =>
+  `Run of ${String(real.json["date"]).slice(0, 10)}, \`npm run bench -- --only real\`. ${real.summary}\n\n${real.table}`
+
+const printReal = (real: RealOutput): void => {
+  process.stdout.write(`\n${real.table}\n\n${real.summary}\n`)
+  if (real.behind.length > 0) process.stdout.write(`Behind client-node (real control plane): ${real.behind.join("; ")}\n`)
+}
+
+/** `--only real`: that section alone; `--write` puts it in its own block and key, the rest left as it was. */
+const mainReal = async () => {
+  const real = await realSection()
+  if (write) {
+    const file = Path.join(here, "results.json")
+    const results = Fs.existsSync(file) ? JSON.parse(Fs.readFileSync(file, "utf8")) as Record<string, unknown> : {}
+    results["realControlPlane"] = real.json
+    Fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`)
+    fillReadme(realBlock(real), readmeRealBegin, readmeRealEnd)
+  }
+  printReal(real)
+}
+
 const main = async () => {
+  if (onlyReal) return mainReal()
   const certs = pki()
 
   const samples = Object.fromEntries(
@@ -998,6 +1055,8 @@ const main = async () => {
 
   const fakeRound = only.has("fake-round") ? await runFakeRound() : undefined
 
+  const real = only.has("real") ? await realSection() : undefined
+
   const targetRows = [
     "| target | effect-kube | |",
     "|---|---|---|",
@@ -1033,7 +1092,8 @@ const main = async () => {
     bundleTable: bundles === undefined ? undefined : bundleTable(bundles),
     fakeRound,
     fakeRoundTable: fakeRound === undefined ? undefined : fakeRoundTable(fakeRound),
-    targetTable: verdicts.length > 0 ? targetRows.join("\n") : undefined
+    targetTable: verdicts.length > 0 ? targetRows.join("\n") : undefined,
+    realControlPlane: real?.json
   }
   const tables = [
     rows.length > 2 ? table : undefined,
@@ -1050,9 +1110,11 @@ const main = async () => {
   // `--write` was refused at the start unless this is a full run
   if (write) {
     Fs.writeFileSync(Path.join(here, "results.json"), `${JSON.stringify(output, null, 2)}\n`)
-    fillReadme(`Full run of ${output.date.slice(0, 10)}. ${summary}\n\n${tables}`)
+    fillReadme(`Full run of ${output.date.slice(0, 10)}. ${summary}\n\n${tables}`, readmeBegin, readmeEnd)
+    if (real !== undefined) fillReadme(realBlock(real), readmeRealBegin, readmeRealEnd)
   }
   process.stdout.write(`\n${tables}\n\n${summary}\n`)
+  if (real !== undefined) printReal(real)
   if (output.missed.length > 0) process.stdout.write(`Targets missed: ${output.missed.join("; ")}\n`)
   if (loadFailures !== "") process.stdout.write(`${loadFailures}\n`)
 }
@@ -1060,19 +1122,22 @@ const main = async () => {
 /** Where `--write` puts the tables in bench/README.md: between these two lines, replacing what was there. */
 const readmeBegin = "<!-- bench:begin: written by `npm run bench -- --write` (bench/run.ts) -->"
 const readmeEnd = "<!-- bench:end -->"
+/** The same for the real control plane's tables (`real`). */
+const readmeRealBegin = "<!-- bench:real:begin: written by `npm run bench -- --only real --write` (bench/run.ts) -->"
+const readmeRealEnd = "<!-- bench:real:end -->"
 
-const fillReadme = (block: string): void => {
+const fillReadme = (block: string, beginLine: string, endLine: string): void => {
   const file = Path.join(here, "README.md")
   const text = Fs.readFileSync(file, "utf8")
-  const begin = text.indexOf(readmeBegin)
-  const end = text.indexOf(readmeEnd, begin)
+  const begin = text.indexOf(beginLine)
+  const end = text.indexOf(endLine, begin)
   if (begin === -1 || end === -1) {
     process.stderr.write(
-      `bench/README.md has no ${readmeBegin} ... ${readmeEnd} block: the tables are in bench/results.json\n`
+      `bench/README.md has no ${beginLine} ... ${endLine} block: the tables are in bench/results.json\n`
     )
     return
   }
-  Fs.writeFileSync(file, `${text.slice(0, begin + readmeBegin.length)}\n${block}\n${text.slice(end)}`)
+  Fs.writeFileSync(file, `${text.slice(0, begin + beginLine.length)}\n${block}\n${text.slice(end)}`)
 }
 
 main().catch((error: unknown) => {

@@ -10,6 +10,11 @@
  * events (or lines) while this process is blocked in a synchronous call, so the bytes
  * wait in the socket buffers and the clock measures only how fast the client consumes
  * them, not how fast the fake cluster produces them.
+ *
+ * Against the real control plane (`real-*`, see bench/real.ts) there is no such control: the
+ * watch replays a burst of writes made before (from the resourceVersion before it, out of
+ * the apiserver's watch cache) and the follow reads a log its container wrote before, so the
+ * clock runs from the first event (or line) to the last, as fast as client and apiserver go.
  */
 import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
@@ -30,6 +35,10 @@ export type Measure =
   | "load"
   | "list-slow"
   | "watches"
+  | "real-watch"
+  | "real-logs"
+  | "real-logs-bytes"
+  | "real"
 
 export interface Job {
   readonly measure: Measure
@@ -46,7 +55,13 @@ export interface Job {
     readonly count: number
   }
   readonly get: { readonly namespace: string; readonly name: string; readonly warmup: number; readonly count: number }
-  readonly watch: { readonly namespace: string; readonly warmup: number; readonly count: number }
+  readonly watch: {
+    readonly namespace: string
+    readonly warmup: number
+    readonly count: number
+    /** `real-watch`: the burst's events come after this resourceVersion (`warmup` of them first, then all `count`). */
+    readonly resourceVersion?: string | undefined
+  }
   readonly logs: {
     readonly namespace: string
     readonly warmPod: string
@@ -69,6 +84,8 @@ export interface Job {
   }
   /** `watches`: this many watches of the namespace opened at once and held. */
   readonly watches: { readonly namespace: string; readonly count: number }
+  /** `real`: these measures one after the other in this process (the list first: its peak RSS is the cold list's). */
+  readonly real?: ReadonlyArray<Measure> | undefined
 }
 
 /**
@@ -93,13 +110,13 @@ export type Result =
     readonly cpuMs: number
   }
   | {
-    readonly measure: "watch"
+    readonly measure: "watch" | "real-watch"
     readonly eventsPerSec: number
     readonly events: number
     readonly cpuMs: number
   }
   | {
-    readonly measure: "logs" | "logs-bytes"
+    readonly measure: "logs" | "logs-bytes" | "real-logs" | "real-logs-bytes"
     readonly linesPerSec: number
     readonly lines: number
     readonly cpuMs: number
@@ -132,6 +149,12 @@ export type Result =
     readonly heapBytes: number
     /** From the first watch sent to the last one's first event. */
     readonly openMs: number
+    readonly cpuMs: number
+  }
+  | {
+    readonly measure: "real"
+    readonly results: ReadonlyArray<Result>
+    /** The sum of theirs. */
     readonly cpuMs: number
   }
 
@@ -363,6 +386,80 @@ const logs = async (job: Job, client: Clients.Client): Promise<Result> => {
 }
 
 /**
+ * `real-watch`: the first `count` events of a watch from `resourceVersion`, the pods the burst
+ * created (ADDED), replayed by the apiserver's watch cache; events a second from the first
+ * event to the last.
+ */
+const replayRun = async (
+  job: Job,
+  client: Clients.Client,
+  count: number
+): Promise<{ readonly perSec: number; readonly cpuMs: number }> => {
+  const { namespace, resourceVersion } = job.watch
+  if (resourceVersion === undefined) throw new Error("real-watch: no resourceVersion")
+  let seen = 0
+  let start = 0
+  let cpu = process.cpuUsage()
+  await client.watch(namespace, resourceVersion, count, (type, object) => {
+    if (type !== "ADDED" || typeof nameOf(object) !== "string") {
+      throw new Error(`${job.client}: unexpected event ${type}`)
+    }
+    if (seen++ === 0) {
+      cpu = process.cpuUsage()
+      start = performance.now()
+    }
+  })
+  const elapsed = performance.now() - start
+  const cpuMs = cpuSince(cpu)
+  if (seen !== count) throw new Error(`${job.client}: saw ${seen} events, expected ${count}`)
+  return { perSec: ((count - 1) / elapsed) * 1000, cpuMs }
+}
+
+const realWatch = async (job: Job, client: Clients.Client): Promise<Result> => {
+  await replayRun(job, client, job.watch.warmup)
+  await profileStart(job)
+  const { cpuMs, perSec } = await replayRun(job, client, job.watch.count)
+  await profileStop(job)
+  return { measure: "real-watch", eventsPerSec: perSec, events: job.watch.count, cpuMs }
+}
+
+/**
+ * `real-logs`: a follow of a log of `count` lines its container has already written (it then
+ * sleeps): lines a second from the first line to the last.
+ */
+const readRun = async (
+  job: Job,
+  client: Clients.Client,
+  pod: string,
+  count: number
+): Promise<{ readonly perSec: number; readonly cpuMs: number }> => {
+  let seen = 0
+  let start = 0
+  let cpu = process.cpuUsage()
+  const via = job.measure === "real-logs-bytes" ? "bytes" : "lines"
+  await client.follow(job.logs.namespace, pod, count, via, (line) => {
+    if (seen++ === 0) {
+      cpu = process.cpuUsage()
+      start = performance.now()
+    }
+    if (line.length < 20) throw new Error(`${job.client}: unexpected line ${JSON.stringify(line)}`)
+  })
+  const elapsed = performance.now() - start
+  const cpuMs = cpuSince(cpu)
+  if (seen !== count) throw new Error(`${job.client}: saw ${seen} lines, expected ${count}`)
+  return { perSec: ((count - 1) / elapsed) * 1000, cpuMs }
+}
+
+const realLogs = async (job: Job, client: Clients.Client): Promise<Result> => {
+  // The warm pod's log is read whole: a client that leaves a follow open reads nothing more from it.
+  await readRun(job, client, job.logs.warmPod, job.logs.warmup)
+  await profileStart(job)
+  const { cpuMs, perSec } = await readRun(job, client, job.logs.pod, job.logs.count)
+  await profileStop(job)
+  return { measure: job.measure === "real-logs-bytes" ? "real-logs-bytes" : "real-logs", linesPerSec: perSec, lines: job.logs.count, cpuMs }
+}
+
+/**
  * `count` GETs of one pod sent at once, after `warmup` sequential ones; with `watches`
  * watches held open (each connected, proven by a first event) and receiving an event every
  * `touchEveryMs` meanwhile. Connections are counted by the server.
@@ -487,7 +584,7 @@ const main = async () => {
   void undiciRedirected
   const client = Clients.make(job.client, job.target)
   await client.init()
-  const run = {
+  const run: Record<Measure, (job: Job, client: Clients.Client) => Promise<Result>> = {
     list,
     "list-gzip": list,
     get,
@@ -496,9 +593,20 @@ const main = async () => {
     "logs-bytes": logs,
     load,
     "list-slow": listSlow,
-    watches
-  }[job.measure]
-  const result = await run(job, client)
+    watches,
+    "real-watch": realWatch,
+    "real-logs": realLogs,
+    "real-logs-bytes": realLogs,
+    real: async (job: Job, client: Clients.Client): Promise<Result> => {
+      const results: Array<Result> = []
+      for (const measure of job.real ?? []) {
+        if (measure === "real") throw new Error("real: a measure of its own")
+        results.push(await run[measure]({ ...job, measure }, client))
+      }
+      return { measure: "real", results, cpuMs: results.reduce((sum, r) => sum + r.cpuMs, 0) }
+    }
+  }
+  const result = await run[job.measure](job, client)
   process.stdout.write(`${JSON.stringify(result)}\n`)
   closing = true
   await client.close()

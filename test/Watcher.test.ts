@@ -97,7 +97,7 @@ describe("Watcher", () => {
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed(["a", "b", "c", "d", "e"].map((n) => pod(n)))
-      const events = yield* collect(pods.watcher({ pageSize: 2, labelSelector: "app=web" }))
+      const events = yield* collect(pods.watcher({ watchList: false, pageSize: 2, labelSelector: "app=web" }))
       assert.deepStrictEqual((yield* events.take(7)).map(show), [
         "Init",
         "InitApply a",
@@ -126,7 +126,7 @@ describe("Watcher", () => {
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("a"), pod("b")])
-      const events = yield* collect(pods.watcher())
+      const events = yield* collect(pods.watcher({ watchList: false }))
       yield* events.take(4)
       cluster.dropWatchesAfter(1)
       const expected: Array<string> = []
@@ -149,7 +149,7 @@ describe("Watcher", () => {
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("a")])
-      const events = yield* collect(pods.watcher())
+      const events = yield* collect(pods.watcher({ watchList: false }))
       yield* events.take(3)
       yield* until(() => cluster.openWatches() === 1, "watch open")
       cluster.dropWatchesAfter(1)
@@ -168,7 +168,7 @@ describe("Watcher", () => {
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("a"), pod("b"), pod("c")])
-      const events = yield* collect(pods.watcher())
+      const events = yield* collect(pods.watcher({ watchList: false }))
       yield* events.take(5)
       yield* until(() => cluster.openWatches() === 1, "watch open")
       cluster.dropWatchesAfter(1)
@@ -196,7 +196,7 @@ describe("Watcher", () => {
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("a")])
-      const events = yield* collect(pods.watcher())
+      const events = yield* collect(pods.watcher({ watchList: false }))
       yield* events.take(3)
       yield* until(() => cluster.openWatches() === 1, "watch open")
       cluster.expireWatches()
@@ -236,7 +236,7 @@ describe("Watcher", () => {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("a")])
       cluster.failNext({ status: 500, count: 2, match: isWatch })
-      const events = yield* collect(pods.watcher())
+      const events = yield* collect(pods.watcher({ watchList: false }))
       yield* events.take(3)
       const watches = () => watchRequests(cluster).length
       yield* until(() => watches() === 1, "first watch (500)")
@@ -276,7 +276,7 @@ describe("Watcher", () => {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("a")])
       cluster.failNext({ status: 500, match: isWatch })
-      const events = yield* collect(pods.watcher({ backoff: Schedule.exponential("1 second") }))
+      const events = yield* collect(pods.watcher({ watchList: false, backoff: Schedule.exponential("1 second") }))
       yield* events.take(3)
       const first = yield* backoffDelay
       assert.strictEqual(first.delay, 1000)
@@ -293,7 +293,7 @@ describe("Watcher", () => {
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.failNext({ status: 429, retryAfterSeconds: 5, match: isWatch })
-      const events = yield* collect(pods.watcher())
+      const events = yield* collect(pods.watcher({ watchList: false }))
       yield* events.take(2)
       const watches = () => watchRequests(cluster).length
       yield* until(() => watches() === 1, "first watch (429)")
@@ -310,11 +310,12 @@ describe("Watcher", () => {
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.failNext({ status: 403, message: "pods is forbidden" })
-      const error = yield* Effect.flip(pods.watcher().pipe(Stream.runDrain))
+      const error = yield* Effect.flip(pods.watcher({ watchList: false }).pipe(Stream.runDrain))
       assert.isTrue(ApiError.isForbidden(error))
 
       cluster.failNext({ status: 403, message: "pods is forbidden" })
       const events = yield* collect(pods.watcher({
+        watchList: false,
         failOn: (e) => Watcher.defaultFailOn(e) && !ApiError.isForbidden(e),
         backoff: Schedule.spaced("5 seconds")
       }))
@@ -329,7 +330,7 @@ describe("Watcher", () => {
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.failNext({ status: 503, count: 5 })
-      const error = yield* Effect.flip(pods.watcher({ backoff: Schedule.recurs(2) }).pipe(Stream.runDrain))
+      const error = yield* Effect.flip(pods.watcher({ watchList: false, backoff: Schedule.recurs(2) }).pipe(Stream.runDrain))
       assert.isTrue(error._tag === "ApiError" && error.code === 503)
       assert.strictEqual(listRequests(cluster).length, 3)
     }).pipe(Effect.provide(fake())))
@@ -339,7 +340,7 @@ describe("Watcher", () => {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("a")])
       // shorter than the fake's bookmark interval (a minute, on the same clock), which would end the silence
-      const events = yield* collect(pods.watcher({ idleTimeout: "30 seconds" }))
+      const events = yield* collect(pods.watcher({ watchList: false, idleTimeout: "30 seconds" }))
       yield* events.take(3)
       yield* until(() => cluster.openWatches() === 1, "watch open")
       yield* realSleep(20)
@@ -370,7 +371,7 @@ describe("Watcher", () => {
       const server = yield* FakeCluster.serve(apiServerOnly)
       const layer = NodeKube.layerFromFile({ path: server.kubeconfigPath }).pipe(Layer.orDie)
       server.control.seed([pod("a")])
-      const fiber = yield* pods.watcher().pipe(Stream.runDrain, Effect.provide(layer), Effect.forkChild)
+      const fiber = yield* pods.watcher({ watchList: false }).pipe(Stream.runDrain, Effect.provide(layer), Effect.forkChild)
       assert.isTrue(yield* Loopback.eventually(() => server.control.openWatches() === 1), "watch open")
       yield* Fiber.interrupt(fiber)
       assert.isTrue(yield* Loopback.eventually(() => server.control.openWatches() === 0), "watch closed")
@@ -395,7 +396,7 @@ describe("reflector", () => {
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("a"), pod("b")])
-      const store = yield* Watcher.reflector(pods)
+      const store = yield* Watcher.reflector(pods, { watchList: false })
       yield* store.ready
       assert.deepStrictEqual(yield* storeNames(store), ["a", "b"])
       assert.strictEqual(Option.getOrUndefined(yield* store.get("a"))?.metadata?.name, "a")
@@ -421,7 +422,7 @@ describe("reflector", () => {
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.failNext({ status: 404 })
-      const store = yield* Watcher.reflector(pods)
+      const store = yield* Watcher.reflector(pods, { watchList: false })
       const exit = yield* Effect.exit(store.ready)
       assert.isTrue(Exit.isFailure(exit))
       const error = yield* Effect.flip(store.ready)
@@ -432,7 +433,7 @@ describe("reflector", () => {
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("a")])
-      const store = yield* Watcher.reflector(pods)
+      const store = yield* Watcher.reflector(pods, { watchList: false })
       yield* store.ready
       assert.isTrue(Option.isNone(yield* store.failure))
       yield* until(() => cluster.openWatches() === 1, "watch open")
@@ -456,11 +457,11 @@ describe("reflector", () => {
         apply: (event) => written.push(show(event)),
         fail: () => {}
       }
-      yield* pods.watcher().pipe(Watcher.reflect(writer), Stream.take(3), Stream.runDrain)
+      yield* pods.watcher({ watchList: false }).pipe(Watcher.reflect(writer), Stream.take(3), Stream.runDrain)
       assert.deepStrictEqual(written, ["Init", "InitApply a", "InitDone"])
       const typeOnly = (readOnly: Watcher.Store<Pod, Kube.Error>) =>
         // @ts-expect-error a Store without a writing side cannot be given to reflect
-        pods.watcher().pipe(Watcher.reflect(readOnly))
+        pods.watcher({ watchList: false }).pipe(Watcher.reflect(readOnly))
       assert.isFunction(typeOnly)
     }).pipe(Effect.provide(fake())))
 
@@ -469,7 +470,7 @@ describe("reflector", () => {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed([pod("a"), { ...pod("x"), metadata: { name: "x", namespace: "other" } }])
       const store = yield* Watcher.makeStore<Pod, Kube.Error>()
-      const events = yield* collect(Kube.api(Pods).watcher({ allNamespaces: true }).pipe(Watcher.reflect(store)))
+      const events = yield* collect(Kube.api(Pods).watcher({ watchList: false, allNamespaces: true }).pipe(Watcher.reflect(store)))
       assert.deepStrictEqual((yield* events.take(4)).map(show), ["Init", "InitApply a", "InitApply x", "InitDone"])
       yield* store.ready
       assert.isTrue(Option.isSome(yield* store.get("x", "other")))
@@ -501,6 +502,144 @@ const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ op: fc.constant("fail" as const), status: fc.constantFrom(500, 503, 429) }) }
 )
 
+describe("Watcher with WatchList (KEP-3157)", () => {
+  const watchListQuery = {
+    watch: "true",
+    labelSelector: "app=web",
+    resourceVersionMatch: "NotOlderThan",
+    sendInitialEvents: "true",
+    allowWatchBookmarks: "true",
+    timeoutSeconds: "290"
+  }
+
+  it.effect("by default, one watch with initial events is the listing, and goes on with the live events", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      cluster.seed(["a", "b", "c"].map((n) => pod(n)))
+      const events = yield* collect(pods.watcher({ pageSize: 2, labelSelector: "app=web" }))
+      assert.deepStrictEqual((yield* events.take(5)).map(show), [
+        "Init",
+        "InitApply a",
+        "InitApply b",
+        "InitApply c",
+        "InitDone"
+      ])
+      cluster.update(ref("a"), { metadata: { labels: { app: "web", n: "1" } } })
+      cluster.remove(ref("b"))
+      assert.deepStrictEqual((yield* events.take(2)).map(show), ["Apply a", "Delete b"])
+      // no list at all, and the live events came on the same watch
+      assert.deepStrictEqual(listRequests(cluster), [])
+      assert.deepStrictEqual(watchRequests(cluster).map((r) => r.query), [watchListQuery])
+      yield* Fiber.interrupt(events.fiber)
+    }).pipe(Effect.provide(fake())))
+
+  it.effect("an empty collection is Init then InitDone, at the bookmark", () =>
+    Effect.gen(function*() {
+      const events = yield* collect(pods.watcher())
+      assert.deepStrictEqual((yield* events.take(2)).map(show), ["Init", "InitDone"])
+      yield* Fiber.interrupt(events.fiber)
+    }).pipe(Effect.provide(fake())))
+
+  it.effect("a watch-list that ends resumes as a watch from the last resourceVersion, and a 410 watch-lists again", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      cluster.seed([pod("a")])
+      const events = yield* collect(pods.watcher())
+      assert.deepStrictEqual((yield* events.take(3)).map(show), ["Init", "InitApply a", "InitDone"])
+      // the watch-list ends (it has sent its events): the watch resumes from the bookmark's resourceVersion
+      const rv = cluster.resourceVersion()
+      cluster.dropWatchesAfter(1)
+      yield* until(() => watchRequests(cluster).length === 2, "the resumed watch")
+      cluster.dropWatchesAfter(undefined)
+      cluster.update(ref("a"), { metadata: { labels: { app: "web", n: "1" } } })
+      assert.deepStrictEqual((yield* events.take(1)).map(show), ["Apply a"])
+      const resumed = watchRequests(cluster)[1]!.query
+      assert.strictEqual(resumed["resourceVersion"], rv)
+      assert.strictEqual(resumed["sendInitialEvents"], undefined)
+      // a 410: the next listing is a watch-list again, and nothing is lost meanwhile
+      cluster.expireWatches()
+      cluster.seed([pod("b")])
+      // the first watch-list ended within a second without a change: this re-list waits on the backoff
+      yield* realSleep(20)
+      yield* TestClock.adjust("30 seconds")
+      assert.deepStrictEqual((yield* events.take(4)).map(show), ["Init", "InitApply a", "InitApply b", "InitDone"])
+      assert.strictEqual(watchRequests(cluster).at(-1)!.query["sendInitialEvents"], "true")
+      assert.deepStrictEqual(listRequests(cluster), [])
+      yield* Fiber.interrupt(events.fiber)
+    }).pipe(Effect.provide(fake())))
+
+  it.effect("a server without WatchList (422) is listed then watched, from then on, with the same events", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      cluster.seed(["a", "b", "c"].map((n) => pod(n)))
+      const events = yield* collect(pods.watcher({ pageSize: 2, labelSelector: "app=web" }))
+      assert.deepStrictEqual((yield* events.take(5)).map(show), [
+        "Init",
+        "InitApply a",
+        "InitApply b",
+        "InitApply c",
+        "InitDone"
+      ])
+      cluster.remove(ref("b"))
+      assert.deepStrictEqual((yield* events.take(1)).map(show), ["Delete b"])
+      const watches = watchRequests(cluster)
+      assert.deepStrictEqual(watches[0]!.query, watchListQuery)
+      assert.strictEqual(watches[1]!.query["sendInitialEvents"], undefined)
+      assert.deepStrictEqual(listRequests(cluster).map((r) => r.query["limit"]), ["2", "2"])
+      // a 410 later lists again without trying a watch-list first
+      cluster.compact()
+      cluster.seed([pod("d")])
+      cluster.compact()
+      cluster.expireWatches()
+      yield* until(() => listRequests(cluster).length === 4, "the re-list")
+      assert.isFalse(watchRequests(cluster).slice(1).some((r) => r.query["sendInitialEvents"] !== undefined))
+      yield* Fiber.interrupt(events.fiber)
+    }).pipe(Effect.provide(fake({ features: { watchList: false }, compactionWindow: 1 }))))
+
+  it.effect("watchList: true fails on a server without it; false never asks for one", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      const error = yield* Effect.flip(pods.watcher({ watchList: true }).pipe(Stream.runDrain))
+      assert.isTrue(error._tag === "ApiError" && error.code === 422, String(error))
+      assert.strictEqual(listRequests(cluster).length, 0)
+      const events = yield* collect(pods.watcher({ watchList: false }))
+      assert.deepStrictEqual((yield* events.take(2)).map(show), ["Init", "InitDone"])
+      assert.strictEqual(listRequests(cluster).length, 1)
+      yield* Fiber.interrupt(events.fiber)
+    }).pipe(Effect.provide(fake({ features: { watchList: false } }))))
+
+  it.effect("a watch-list that ends before its bookmark is followed by a list for that listing", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      cluster.seed(["a", "b", "c"].map((n) => pod(n)))
+      cluster.dropWatchesAfter(2)
+      const store = yield* Watcher.makeStore<Pod, Kube.Error>({ namespace: "default" })
+      const events = yield* collect(pods.watcher().pipe(Watcher.reflect(store)))
+      const seen = (yield* events.take(7)).map(show)
+      assert.deepStrictEqual(seen, ["Init", "InitApply a", "InitApply b", "Init", "InitApply a", "InitApply b", "InitApply c"])
+      cluster.dropWatchesAfter(undefined)
+      assert.deepStrictEqual((yield* events.take(1)).map(show), ["InitDone"])
+      yield* store.ready
+      assert.deepStrictEqual((yield* store.list()).map((p) => p.metadata?.name).sort(), ["a", "b", "c"])
+      assert.strictEqual(listRequests(cluster).length, 1)
+      assert.strictEqual(watchRequests(cluster)[0]!.query["sendInitialEvents"], "true")
+      yield* Fiber.interrupt(events.fiber)
+    }).pipe(Effect.provide(fake())))
+
+  it.effect("a reflector on a watch-list is ready at the bookmark and follows deletes", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      cluster.seed(["a", "b"].map((n) => pod(n)))
+      const store = yield* Watcher.reflector(pods)
+      yield* store.ready
+      assert.deepStrictEqual((yield* store.list()).map((p) => p.metadata?.name).sort(), ["a", "b"])
+      cluster.remove(ref("a"))
+      yield* until(() => Effect.runSync(store.list()).length === 1, "the delete")
+      assert.isTrue(Option.isNone(yield* store.get("a")))
+      assert.deepStrictEqual(listRequests(cluster), [])
+    }).pipe(Effect.scoped, Effect.provide(fake())))
+})
+
 describe("watcher under random changes and faults", () => {
   /**
    * One run: a reflector-fed store follows a fake cluster while the test changes
@@ -508,7 +647,10 @@ describe("watcher under random changes and faults", () => {
    * cut connections and 5xx/429 answers. Afterwards the store must equal the cluster.
    * Without re-lists, every change must also have arrived as exactly one event, in order.
    */
-  const run = (scenario: { readonly initial: number; readonly pageSize: number; readonly ops: ReadonlyArray<Op> }) =>
+  const run = (
+    scenario: { readonly initial: number; readonly pageSize: number; readonly ops: ReadonlyArray<Op> },
+    watchList: boolean
+  ) =>
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       const name = (i: number) => `p${i}`
@@ -519,7 +661,7 @@ describe("watcher under random changes and faults", () => {
       }
       const store = yield* Watcher.makeStore<Pod, Kube.Error>()
       const seen: Array<Watcher.Event<Pod>> = []
-      const fiber = yield* pods.watcher({ pageSize: scenario.pageSize, backoff: Schedule.spaced("1 millis") }).pipe(
+      const fiber = yield* pods.watcher({ watchList, pageSize: scenario.pageSize, backoff: Schedule.spaced("1 millis") }).pipe(
         Watcher.reflect(store),
         Stream.runForEach((e) => Effect.sync(() => seen.push(e))),
         Effect.forkChild
@@ -594,7 +736,7 @@ describe("watcher under random changes and faults", () => {
       return relisted
     })
 
-  it.live("the store ends equal to the cluster, and no change is lost, over many seeds", () =>
+  it.live.each([false, true])("the store ends equal to the cluster, and no change is lost, over many seeds (watchList %s)", (watchList) =>
     Effect.gen(function*() {
       const scenarios = fc.sample(
         fc.record({
@@ -607,7 +749,7 @@ describe("watcher under random changes and faults", () => {
       )
       let relists = 0
       for (const [i, scenario] of scenarios.entries()) {
-        const relisted = yield* run(scenario).pipe(
+        const relisted = yield* run(scenario, watchList).pipe(
           Effect.provide(fake({ compactionWindow: scenario.window })),
           Effect.mapError((e) => new Error(`scenario ${i}: ${String(e)}`))
         )

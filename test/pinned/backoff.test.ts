@@ -266,7 +266,7 @@ describe("the Watcher: Watcher.defaultBackoff (800 ms doubling to 30 s, jittered
       cluster.failNext({ status: 500, count: 8, match: isWatch })
       const watches: Count = () => cluster.requests().filter((r) => r.query["watch"] === "true").length
       const lists = requestsTo(cluster, "GET", cmPath)
-      const { events, fiber } = yield* background(configMaps.watcher())
+      const { events, fiber } = yield* background(configMaps.watcher({ watchList: false }))
       yield* until(() => watches() === 1, "the first watch")
       assert.deepStrictEqual(events.map(show), ["Init", "InitApply a", "InitDone"])
       const bases = [800, 1600, 3200, 6400, 12800, 25600, 30000, 30000]
@@ -289,7 +289,7 @@ describe("the Watcher: Watcher.defaultBackoff (800 ms doubling to 30 s, jittered
       cluster.seed([configMap("a")])
       cluster.failNext({ status: 500, count: 2, match: isWatch })
       const watches: Count = () => cluster.requests().filter((r) => r.query["watch"] === "true").length
-      const { events, fiber } = yield* background(configMaps.watcher())
+      const { events, fiber } = yield* background(configMaps.watcher({ watchList: false }))
       /** The open watch sends one event and ends (no backoff: it sent something); the next watch fails once. */
       const failAfter = (seconds: number, n: number) =>
         Effect.gen(function*() {
@@ -321,7 +321,7 @@ describe("the Watcher: Watcher.defaultBackoff (800 ms doubling to 30 s, jittered
       cluster.failNext({ status: 503, count: 1, retryAfterSeconds: 5, match: isWatch })
       cluster.failNext({ status: 429, count: 1, retryAfterSeconds: 5, match: isWatch })
       const watches: Count = () => cluster.requests().filter((r) => r.query["watch"] === "true").length
-      const { fiber } = yield* background(configMaps.watcher())
+      const { fiber } = yield* background(configMaps.watcher({ watchList: false }))
       yield* until(() => watches() === 1, "the first watch")
       assert.strictEqual(yield* nextAttempt(watches, 5000, 5000), 5000)
       assert.strictEqual(yield* nextAttempt(watches, 5000, 5000), 5000)
@@ -335,7 +335,7 @@ describe("the Watcher: Watcher.defaultBackoff (800 ms doubling to 30 s, jittered
       cluster.seed([configMap("a")])
       cluster.failNext({ status: 500, count: 5, match: (_method, _path, query) => query["watch"] === undefined })
       const lists = requestsTo(cluster, "GET", cmPath)
-      const { events, fiber } = yield* background(configMaps.watcher())
+      const { events, fiber } = yield* background(configMaps.watcher({ watchList: false }))
       yield* until(() => lists() === 1, "the first list")
       yield* jittered(lists, 200, 1)
       yield* jittered(lists, 400, 1)

@@ -294,7 +294,7 @@ describe("the watcher waits, within bounds, and says so", () => {
       against((raw) =>
         Effect.gen(function*() {
           raw.answer = watchServer(watch)
-          const store = yield* Watcher.reflector(cms)
+          const store = yield* Watcher.reflector(cms, { watchList: false })
           yield* store.ready
           yield* realSleep(4_000)
           const n = counted(raw)
@@ -324,7 +324,7 @@ describe("the watcher waits, within bounds, and says so", () => {
       against((raw) =>
         Effect.gen(function*() {
           raw.answer = watchServer(watch)
-          const store = yield* Watcher.reflector(cms)
+          const store = yield* Watcher.reflector(cms, { watchList: false })
           yield* store.ready
           let stalled = Option.none<Watcher.Stalled>()
           for (let i = 0; i < 500 && Option.isNone(stalled); i++) {

@@ -399,7 +399,7 @@ describe("streams under resets", () => {
 
         const events: Array<Watcher.Event<ConfigMap>> = []
         const store = yield* Watcher.makeStore<ConfigMap, Kube.Error>({ namespace: "default" })
-        const fiber = yield* cms.watcher({ labelSelector: "app=rel", backoff: Schedule.spaced("5 millis") }).pipe(
+        const fiber = yield* cms.watcher({ watchList: false, labelSelector: "app=rel", backoff: Schedule.spaced("5 millis") }).pipe(
           Watcher.reflect(store),
           Stream.runForEach((event) => Effect.sync(() => void events.push(event))),
           Effect.forkChild

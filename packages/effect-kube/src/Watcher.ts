@@ -89,6 +89,35 @@ export interface Options extends Kube.Selectors {
    * (`"raw"` acts as `"skip"` there).
    */
   readonly invalid?: Kube.InvalidOption | undefined
+  /**
+   * How a listing is made (the first, and every one after a 410 Gone). `"auto"` (default):
+   * one watch with `sendInitialEvents=true` (KEP-3157, WatchList; on by default in
+   * kube-apiserver v1.34+), whose initial events end at a bookmark, falling back to
+   * list-then-watch as client-go's reflector does: for good once the server refuses the
+   * watch-list's query (400, 405, 406, 415, 422 as a server without the feature answers,
+   * or 501), and for one listing when a watch-list ends before its initial events do.
+   * Other failures of a watch-list are what they would be on a list (a 403 is `failOn`'s). `true`: watch-lists only (a refusal is a failure like any other). `false`:
+   * list the pages (`pageSize`), then watch. The events are the same in every mode.
+   *
+   * @example
+   * ```ts
+   * import { Effect, Stream } from "effect"
+   * import { ConfigMaps, Kube } from "effect-kube"
+   * import { FakeCluster } from "@effect-kube/testing"
+   *
+   * const program = Kube.api(ConfigMaps, { namespace: "default" }).watcher({ watchList: true }).pipe(
+   *   Stream.takeUntil((event) => event._tag === "InitDone"),
+   *   Stream.map((event) => event._tag),
+   *   Stream.runCollect
+   * )
+   *
+   * // ["Init", "InitApply", "InitDone"]: the listing came as one watch with initial events
+   * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer({
+   *   objects: [{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings", namespace: "default" } }]
+   * }))))
+   * ```
+   */
+  readonly watchList?: "auto" | boolean | undefined
 }
 
 /**

@@ -24,7 +24,7 @@ import * as Kube from "../../../packages/effect-kube/src/Kube.js"
 import * as KubeConfig from "../../../packages/effect-kube/src/KubeConfig.js"
 import * as NodeKube from "../../../packages/effect-kube/src/NodeKube.js"
 import { LimitExceeded } from "../../../packages/effect-kube/src/Errors.js"
-import { ConfigMaps } from "../../../packages/effect-kube/src/resources/index.js"
+import { ConfigMaps, Pods } from "../../../packages/effect-kube/src/resources/index.js"
 import { FakeCluster } from "@effect-kube/testing"
 import { burst } from "../../util/bursts.js"
 import { pki } from "../../util/pki.js"
@@ -146,7 +146,7 @@ describe("HTTP/2 by ALPN", () => {
 const watchers = (count: number, seen: Array<Set<string>>) =>
   Effect.forEach(Array.from({ length: count }, (_, i) => i), (i) => {
     seen[i] = new Set()
-    return cms.watcher({ labelSelector: "app=h2", backoff: Schedule.spaced("10 millis") }).pipe(
+    return cms.watcher({ watchList: false, labelSelector: "app=h2", backoff: Schedule.spaced("10 millis") }).pipe(
       Stream.runForEach((event) =>
         Effect.sync(() => {
           if (event._tag === "Apply") seen[i]!.add(event.object.metadata?.name ?? "")
@@ -574,6 +574,34 @@ describe("an interrupted request", () => {
         }
         assert.isTrue(Option.isSome(yield* cms.get("after")))
         assert.strictEqual(server.connections(), 1, "only the streams were reset")
+      }).pipe(Effect.provide(layerFor(server.url)))
+    }), 30_000)
+})
+
+describe("a connection that closes under an answered stream (the server killed: FIN, no END_STREAM)", () => {
+  // Node ends such a stream ('end', rstCode CANCEL) as if the server had finished it: read as an end, a followed log
+  // cut by a dead apiserver looked like its container had ended (found by npm run test:chaos, kube-apiserver SIGKILL).
+  it.live("a followed log fails with a transport error instead of ending; a GET cut short is sent again", () =>
+    Effect.gen(function*() {
+      const server = yield* scriptedServer((arrival, stream, arrivals) => {
+        if (arrival.path.includes("/log")) {
+          stream.respond({ ":status": 200, "content-type": "text/plain" })
+          stream.write("one\ntwo\n")
+        } else if (arrivals.filter((a) => a.path === arrival.path).length === 1) {
+          stream.respond({ ":status": 200, "content-type": "application/json" })
+          stream.write(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cut"},"data":{"a":"`)
+        } else return server.answer(arrival, stream)
+        setTimeout(() => server.cut(), 100)
+      })
+      yield* Effect.gen(function*() {
+        const pods = Kube.api(Pods, { namespace: "default" })
+        const lines: Array<string> = []
+        const log = yield* Effect.exit(Stream.runForEach(pods.logStream("web"), (l) => Effect.sync(() => lines.push(l))))
+        assert.deepStrictEqual(lines, ["one", "two"])
+        assert.isTrue(log._tag === "Failure", "the follow fails rather than ends")
+        const got = yield* cms.get("cut")
+        assert.deepStrictEqual(Option.getOrThrow(got).data, { name: "cut" }, "the whole object, from the second GET")
+        assert.strictEqual(server.arrivals.filter((a) => a.path.endsWith("/cut")).length, 2)
       }).pipe(Effect.provide(layerFor(server.url)))
     }), 30_000)
 })

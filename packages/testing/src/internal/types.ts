@@ -143,6 +143,13 @@ export interface Options {
    * from a resourceVersion older than that answers 410 Expired.
    */
   readonly compactionWindow?: number | undefined
+  /**
+   * Features of kube-apiserver that can be turned off, to test a client against an older
+   * or differently configured server. `watchList: false` (default true, as kube-apiserver
+   * v1.34+ with its WatchList gate on): a watch with `sendInitialEvents` answers 422
+   * Invalid, as a server with the gate off does.
+   */
+  readonly features?: { readonly watchList?: boolean | undefined } | undefined
   /** Interval of BOOKMARK events to watches that allow them (ms, default 60000; 0 disables). */
   readonly bookmarkIntervalMs?: number | undefined
   /** Pods go Pending -> Running -> Succeeded whatever their restart policy, writing a few log lines (see `SimulateOptions`). */

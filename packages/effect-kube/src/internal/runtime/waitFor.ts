@@ -45,7 +45,9 @@ export const waitFor = <A, I>(
       const met = yield* watcher.make(target, namespace, {
         ...options,
         labelSelector: undefined,
-        fieldSelector: `metadata.name=${name}`
+        fieldSelector: `metadata.name=${name}`,
+        // one object: a list by name costs what a watch-list does, and keeps waitFor's requests as documented
+        watchList: false
       }, start).pipe(
         Stream.filterMap((event): Result.Result<Option.Option<A>, void> => {
           switch (event._tag) {

@@ -3,7 +3,10 @@
  * kube-rs's watcher is. Each step runs one request (a page of the initial list, or one
  * watch) and decides the next state from how it ended:
  *
- * - `Empty`: list the first page, emit `Init` and its objects;
+ * - `Empty`: list the first page, emit `Init` and its objects; or, where the server
+ *   supports it (KEP-3157, WatchList), one watch with `sendInitialEvents=true` whose
+ *   initial events are the listing, up to the bookmark annotated
+ *   `k8s.io/initial-events-end`, and whose later events are the live ones;
  * - `Listing`: list the next page (continue token), emit its objects; after the last
  *   page emit `InitDone` and watch from the list's resourceVersion;
  * - `Watching`: watch from a resourceVersion; when the watch ends, watch again from the
@@ -20,6 +23,13 @@
  * which says it is `stalled`, why, and until when).
  *
  * A failure the options call fatal ends the stream with that failure.
+ *
+ * The WatchList fallback follows client-go's reflector: in `"auto"` mode a server that
+ * refuses the watch-list's query (400, 405, 406, 415, 422 such as a server with the
+ * WatchList gate off or older than v1.27 answers, or 501) is listed from then on; one whose
+ * watch-list ends before the initial-events-end bookmark gets a list for that listing, and
+ * a watch-list again at the next. Other failures are what they would be on a list: a 403
+ * is `failOn`'s to judge, a 5xx is retried.
  */
 import * as Arr from "effect/Array"
 import * as Channel from "effect/Channel"
@@ -118,6 +128,11 @@ export const make = <A, I>(
     // the last backoff, or re-list or re-watch that went at once: trouble within two minutes of it waits
     let lastTroubleAt = Number.NEGATIVE_INFINITY
     let stalled = false
+    // "auto": a watch-list until the server refuses one; true: always; false: never
+    const watchListMode = options.watchList ?? "auto"
+    let watchListRefused = watchListMode === false
+    // the last watch-list ended before its initial events did: the next listing is a list
+    let listOnce = false
 
     /** A request worked: a store that said it was stalled is up to date again. */
     const resumed = () => {
@@ -226,6 +241,97 @@ export const make = <A, I>(
         )
       })
 
+    /**
+     * A listing as one watch (WatchList): `Init`, the initial events as `InitApply`, then
+     * `InitDone` at the initial-events-end bookmark, and the same watch's later events as
+     * `Apply` and `Delete`.
+     */
+    const watchListing = () =>
+      Stream.suspend(() => {
+        let resourceVersion = ""
+        // the initial-events-end bookmark has come: the events are live ones
+        let live = false
+        let initSent = false
+        let sawData = false
+        let changes = 0
+        const startedAt = clock.currentTimeMillisUnsafe()
+        const spec = request.watch(resource, namespace, {
+          labelSelector: options.labelSelector,
+          fieldSelector: options.fieldSelector,
+          sendInitialEvents: true,
+          allowWatchBookmarks: true,
+          timeoutSeconds
+        })
+        return watchSpecStream(resource, spec, {
+          idleTimeout,
+          invalid: options.invalid,
+          onData: () => {
+            sawData = true
+            resumed()
+          },
+          onResourceVersion: (rv) => {
+            resourceVersion = rv
+          }
+        }).pipe(
+          mapArrays((events) => {
+            const out: Array<Watcher.Event<A>> = []
+            for (const event of events) {
+              if (live) {
+                if (event.type === "BOOKMARK") continue
+                out.push(event.type === "DELETED"
+                  ? { _tag: "Delete", object: event.object }
+                  : { _tag: "Apply", object: event.object })
+                changes++
+                continue
+              }
+              if (!initSent) {
+                initSent = true
+                out.push(Init)
+              }
+              if (event.type === "BOOKMARK") {
+                if (event.initialEventsEnd) {
+                  live = true
+                  out.push(InitDone)
+                }
+                continue
+              }
+              // the initial events are a snapshot, ADDED only: a DELETED has nothing to remove from it
+              if (event.type !== "DELETED") out.push({ _tag: "InitApply", object: event.object })
+            }
+            return out
+          }),
+          Stream.concat(Stream.suspend(() => {
+            if (live) {
+              const next: State = { _tag: "Watching", resourceVersion }
+              if (changes === 0 && clock.currentTimeMillisUnsafe() - startedAt < shortWatchMillis) {
+                trouble(shortWatch(spec.path), next)
+              } else state = next
+              return Stream.empty
+            }
+            // ended before the initial-events-end bookmark: list this time ("auto"), or watch-list again
+            if (watchListMode === "auto") listOnce = true
+            const error = sawData ? incompleteWatchList(spec.path) : emptyWatch(spec.path)
+            if (!sawData) state = { _tag: "Backoff", error, then: Empty }
+            else if (watchListMode === "auto") state = Empty
+            else trouble(error, Empty)
+            return Stream.empty
+          })),
+          Stream.catch((error) => {
+            if (
+              !live && watchListMode === "auto" && error._tag === "ApiError" && refusesWatchList.has(error.code)
+            ) {
+              // the server does not serve watch-lists (or not to us): list, as client-go's reflector does
+              watchListRefused = true
+              state = Empty
+              return Stream.fromEffectDrain(
+                Effect.logDebug(`effect-kube: the server refused a watch-list (${error.message}): listing instead`)
+              )
+            }
+            return onFailure(live ? { _tag: "Watching", resourceVersion } : Empty, error)
+          })
+        )
+      })
+
     const backoff = (current: State & { readonly _tag: "Backoff" }) =>
       Stream.fromEffectDrain(Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
@@ -248,6 +354,9 @@ export const make = <A, I>(
       const current = state
       switch (current._tag) {
         case "Empty":
+          if (!watchListRefused && !listOnce) return watchListing()
+          listOnce = false
+          return listing(current)
         case "Listing":
           return listing(current)
         case "Watching":
@@ -278,6 +387,18 @@ const emptyWatch = (path: string) =>
     code: 503,
     reason: "ServiceUnavailable",
     statusMessage: "the watch ended at once without sending anything"
+  })
+
+/** The answers of a server that does not serve watch-lists (the query), rather than of a failing one. */
+const refusesWatchList: ReadonlySet<number> = new Set([400, 405, 406, 415, 422, 501])
+
+const incompleteWatchList = (path: string) =>
+  new ApiError({
+    method: "GET",
+    path,
+    code: 503,
+    reason: "ServiceUnavailable",
+    statusMessage: "the watch-list ended before its initial-events-end bookmark"
   })
 
 const shortWatch = (path: string) =>

@@ -271,6 +271,7 @@ class Exchange {
       return this.fail(headersOverflow())
     }
     this.settled = true
+    failCutEnds(stream)
     this.resolve({ statusCode: given[":status"] as unknown as number, headers, body: stream })
   }
 
@@ -316,6 +317,24 @@ class Exchange {
 }
 
 const noop = (): void => undefined
+
+/**
+ * Node ends an answered stream ('end') when its connection closes under it (the server killed, a FIN and no
+ * END_STREAM), its rstCode CANCEL and its session gone: read as the end, a followed log cut by a dead apiserver looked
+ * like its container had ended, a body cut short like a whole one. Such an end is emitted as an error here, so
+ * every reader of the body fails with a transport error; a stream the server ended (END_STREAM) ends as before.
+ */
+const failCutEnds = (stream: NodeHttp2.ClientHttp2Stream): void => {
+  const emit = stream.emit
+  stream.emit = function(this: NodeHttp2.ClientHttp2Stream, event: string | symbol, ...args: Array<unknown>) {
+    if (event === "end" && (stream.session === undefined || (stream.rstCode ?? 0) !== 0)) {
+      stream.emit = emit
+      // the stream is destroyed already (its 'close' comes next): its readers hear an error in place of the end
+      return emit.call(this, "error", failure("the connection closed before the answer's end", "ERR_HTTP2_STREAM_CANCEL"))
+    }
+    return emit.call(this, event, ...args)
+  } as typeof stream.emit
+}
 
 /**
  * The cluster's connections, h2 where the server offers it (see the module comment).

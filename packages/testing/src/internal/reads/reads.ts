@@ -146,6 +146,14 @@ export const watch = (
   const matches = matchers(route, query)
   const collection = state.collectionOf(route.kind)
   const sendInitial = query.sendInitialEvents
+  if (sendInitial !== undefined && state.options.features?.watchList === false) {
+    // kube-apiserver with its WatchList gate off
+    throw Status.invalid({ group: "meta.k8s.io", plural: "listoptions", kind: "ListOptions" }, "", [{
+      reason: "FieldValueForbidden",
+      field: "sendInitialEvents",
+      message: "Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"
+    }])
+  }
   if (isTrue(sendInitial) && query.resourceVersionMatch !== "NotOlderThan") {
     throw Status.invalid({ group: "meta.k8s.io", plural: "listoptions", kind: "ListOptions" }, "", [{
       reason: "FieldValueForbidden",
