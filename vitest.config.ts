@@ -22,6 +22,8 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     exclude: ["**/node_modules/**", "test/e2e/**", "test/chaos/**"],
+    // the run's own TMPDIR, which must hold no private key at the end (test/setup/privateTmp.ts)
+    globalSetup: ["test/setup/privateTmp.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000
   }

@@ -133,7 +133,6 @@ export const measureBundles = async (top = 8): Promise<Record<BundleClient, Bund
   } finally {
     server.kill("SIGTERM")
     Fs.rmSync(dir, { recursive: true, force: true })
-    Fs.rmSync(certs.dir, { recursive: true, force: true })
   }
 }
 

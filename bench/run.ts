@@ -1117,7 +1117,6 @@ const main = async () => {
   if (real !== undefined) printReal(real)
   if (output.missed.length > 0) process.stdout.write(`Targets missed: ${output.missed.join("; ")}\n`)
   if (loadFailures !== "") process.stdout.write(`${loadFailures}\n`)
-  Fs.rmSync(certs.dir, { recursive: true, force: true })
 }
 
 /** Where `--write` puts the tables in bench/README.md: between these two lines, replacing what was there. */

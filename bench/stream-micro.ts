@@ -48,7 +48,7 @@ const logBody = (() => {
   return Buffer.from(parts.join("\n") + "\n")
 })()
 
-// TLS=1: HTTPS with the test PKI (the server's key and certificate in files named by TLS_KEY and TLS_CERT)
+// TLS=1: HTTPS with the test PKI (the server's key and certificate as PEM text in TLS_KEY and TLS_CERT, never on disk)
 const tls = process.env["TLS"] === "1"
 const handler = (req: Http.IncomingMessage, res: Http.ServerResponse) => {
   res.writeHead(200, { "content-type": req.url!.includes("/log") ? "text/plain" : "application/json" })
@@ -70,7 +70,7 @@ const handler = (req: Http.IncomingMessage, res: Http.ServerResponse) => {
   res.end()
 }
 const serve = () => tls
-  ? Https.createServer({ key: Fs.readFileSync(process.env["TLS_KEY"]!), cert: Fs.readFileSync(process.env["TLS_CERT"]!) }, handler)
+  ? Https.createServer({ key: process.env["TLS_KEY"]!, cert: process.env["TLS_CERT"]! }, handler)
   : Http.createServer(handler)
 const ca = tls && what !== "serve" ? pki().ca.cert : undefined
 const get = (url: string, callback: (res: Http.IncomingMessage) => void) =>
@@ -130,7 +130,7 @@ const main = async () => {
   const child = ChildProcess.spawn(process.execPath, ["--import", "tsx", new URL(import.meta.url).pathname, "serve"], {
     stdio: ["ignore", "pipe", "inherit"],
     env: tls
-      ? { ...process.env, TLS_KEY: Path.join(pki().dir, "server.key"), TLS_CERT: Path.join(pki().dir, "server.crt") }
+      ? { ...process.env, TLS_KEY: pki().server.key, TLS_CERT: pki().server.cert }
       : process.env
   })
   const port = await new Promise<number>((resolve) => child.stdout!.once("data", (d: Buffer) => resolve(Number(String(d).trim()))))

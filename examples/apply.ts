@@ -7,8 +7,12 @@
  *   npx tsx examples/apply.ts my-app.yaml --namespace demo      # another file
  *   npx tsx examples/apply.ts --kubeconfig ~/.kube/config [--context name] [--namespace demo]
  *   KUBECONFIG=~/.kube/config npx tsx examples/apply.ts
+ *   npx tsx examples/apply.ts examples/manifests/shop.yaml      # a file with its own Namespace
  *
- * On a real cluster the namespace must exist (the fake creates it on first write).
+ * As on a cluster, the fake refuses writes into a namespace that does not exist (404): the
+ * namespace given with --namespace must exist already, or the file creates its own with a
+ * Namespace object (applied before what goes in it), as shop.yaml does. Objects that name
+ * their namespace go there; the others go to --namespace, else the kubeconfig's.
  */
 import { Console, Effect, Layer } from "effect"
 import * as fs from "node:fs"

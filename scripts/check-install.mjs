@@ -5,9 +5,10 @@
  * package from the registry), then type-checks the section's program and test under strict
  * TypeScript, runs the program and runs the test with vitest. It also checks what the client
  * brings into a production install: none of the fake's CEL, protobuf or RE2 packages, and its
- * bin with its run bit.
+ * bin with its run bit. The packs start with no dist/, as from a fresh clone: the build is the
+ * packages' prepack.
  *
- *   node scripts/check-install.mjs      (needs a build: npm run build)
+ *   node scripts/check-install.mjs      (builds both packages itself, in the client's prepack)
  *
  * Fails when a line no longer installs, the versions it names do not work together, the
  * client's install carries a package of the fake's, or the program or the test no longer
@@ -43,13 +44,25 @@ const run = (command, args, cwd) => {
 
 const project = fs.mkdtempSync(path.join(os.tmpdir(), "effect-kube-install-"))
 try {
-  const pack = (name) => {
+  // As from a clone that was never built: no dist/ in either package, so the client's pack
+  // builds both in its prepack (the fake's own prepack would do the same; it is skipped as
+  // redundant), and each tarball must hold its dist/ (issue 41.5: a pack without a build gave
+  // a tarball that installs and then fails with ERR_MODULE_NOT_FOUND).
+  for (const name of ["effect-kube", "testing"]) fs.rmSync(path.join(root, "packages", name, "dist"), { recursive: true, force: true })
+  const pack = (name, scripts) => {
     const [packed] = JSON.parse(
-      run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", project], path.join(root, "packages", name))
+      run(
+        "npm",
+        ["pack", "--json", ...(scripts ? [] : ["--ignore-scripts"]), "--pack-destination", project],
+        path.join(root, "packages", name)
+      ).replace(/^[\s\S]*?^(?=\[)/m, "") // prepack's output comes before the JSON
     )
+    if (!packed.files.some((file) => file.path === "dist/esm/index.js")) {
+      throw new Error(`check-install: the ${name} tarball has no dist/esm/index.js: is its prepack the build?`)
+    }
     return path.join(project, packed.filename)
   }
-  const tarballs = new Map([["effect-kube", pack("effect-kube")], ["@effect-kube/testing", pack("testing")]])
+  const tarballs = new Map([["effect-kube", pack("effect-kube", true)], ["@effect-kube/testing", pack("testing", false)]])
   fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "first-program", type: "module" }))
 
   for (const line of installLines) {
@@ -109,6 +122,31 @@ try {
     })
   )
   run(path.join(project, "node_modules/.bin/tsc"), ["-p", "tsconfig.json"], project)
+
+  // The section quotes what TypeScript says of the program without its layer: it still does.
+  const [missingLayerMessage] = blocks("text")
+  const withoutLayer = program.replace(/\.pipe\(Effect\.provide\([^\n]*\)\)\)$/m, ")")
+  if (missingLayerMessage === undefined || withoutLayer === program) {
+    throw new Error("check-install: the Install section needs the program's Effect.provide line and a text block of the error without it")
+  }
+  fs.writeFileSync(path.join(project, "missing-layer.ts"), withoutLayer)
+  const tsconfig = JSON.parse(fs.readFileSync(path.join(project, "tsconfig.json"), "utf8"))
+  fs.writeFileSync(
+    path.join(project, "tsconfig.missing-layer.json"),
+    JSON.stringify({ compilerOptions: { ...tsconfig.compilerOptions, noEmit: true }, include: ["missing-layer.ts"] })
+  )
+  let said = ""
+  try {
+    run(path.join(project, "node_modules/.bin/tsc"), ["-p", "tsconfig.missing-layer.json"], project)
+  } catch (error) {
+    said = String(error.stdout ?? "")
+  }
+  const saidWithoutPosition = said.replace(/^missing-layer\.ts\(\d+,\d+\): /gm, "").trim()
+  if (saidWithoutPosition !== missingLayerMessage.trim()) {
+    throw new Error(`check-install: without its layer the program gets\n${saidWithoutPosition || "(no error)"}\nnot what the README quotes:\n${missingLayerMessage}`)
+  }
+  console.log("check-install: without its layer the program gets the error the README quotes")
+
   const printed = run(process.execPath, [path.join(project, "out/main.js")], project)
   process.stdout.write(printed)
   if (printed.trim() === "") throw new Error("check-install: the program printed nothing")

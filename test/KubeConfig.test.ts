@@ -271,12 +271,15 @@ layer(NodeKube.layerPlatform)("KubeConfig", (it) => {
         const dir = yield* tempDir
         const certs = pki()
         writeExecPlugin(Path.join(dir, "bin", "plugin"))
+        // the plugin's files, in the test's own temp directory (removed with it)
+        const certFile = write(Path.join(dir, "certs", "client.crt"), certs.client.cert)
+        const keyFile = write(Path.join(dir, "certs", "client.key"), certs.client.key)
         const path = write(
           Path.join(dir, "kubeconfig"),
           execConfig(dir, {
             env: [
-              { name: "PLUGIN_CERT_FILE", value: Path.join(certs.dir, "client.crt") },
-              { name: "PLUGIN_KEY_FILE", value: Path.join(certs.dir, "client.key") }
+              { name: "PLUGIN_CERT_FILE", value: certFile },
+              { name: "PLUGIN_KEY_FILE", value: keyFile }
             ]
           })
         )

@@ -300,16 +300,18 @@ describe("Manifests.apply", () => {
       })
     ))
 
-  it.effect("cluster-scoped kinds only with clusterScoped: true, and their references have no namespace", () =>
+  it.effect("cluster-scoped kinds go first, are refused with clusterScoped: false, and their references have no namespace", () =>
     withCluster((cluster) =>
       Effect.gen(function*() {
         const namespace = { apiVersion: "v1", kind: "Namespace", metadata: { name: "team-x" } }
-        const refused = yield* Effect.flip(Manifests.apply([configMap("a"), namespace], { namespace: "apps" }))
+        const refused = yield* Effect.flip(
+          Manifests.apply([configMap("a"), namespace], { namespace: "apps", clusterScoped: false })
+        )
         assert.instanceOf(refused, ValidationError)
         assert.match(refused.message, /objects\[1\] \(Namespace team-x\)/)
-        assert.match(refused.message, /clusterScoped: true/)
+        assert.match(refused.message, /clusterScoped is false: leave clusterScoped out/)
         assert.strictEqual(cluster.mutations(), 0)
-        const refs = yield* Manifests.apply([namespace, configMap("a")], { namespace: "apps", clusterScoped: true })
+        const refs = yield* Manifests.apply([configMap("a"), namespace], { namespace: "apps" })
         assert.deepStrictEqual(refs.map((r) => [r.kind, r.namespace]), [["Namespace", undefined], ["ConfigMap", "apps"]])
         assert.isFalse("namespace" in refs[0]!)
         assert.isDefined(cluster.get({ apiVersion: "v1", kind: "Namespace", name: "team-x" }))
@@ -327,7 +329,7 @@ describe("Manifests.apply", () => {
     [
       "another namespace",
       { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x", namespace: "prod" } },
-      /"prod" but the set acts in namespace "apps"/
+      /metadata.namespace is "prod" but the namespace option is "apps" \(as kubectl refuses with --namespace\): pass namespace: "prod", or leave namespace out/
     ],
     [
       "a Secret value that is not text",
@@ -338,13 +340,16 @@ describe("Manifests.apply", () => {
     ["a duplicate", configMap("first"), /objects\[1\] \(ConfigMap first\): is the same object as objects\[0\]/],
     ["an unknown kind", { apiVersion: "v1", kind: "Frobnicator", metadata: { name: "x" } }, /v1 Frobnicator.*no kind Frobnicator/],
     ["an unserved group", { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "x" } }, /does not serve example.com\/v1/],
-    ["a cluster-scoped kind", { apiVersion: "v1", kind: "Namespace", metadata: { name: "x" } }, /cluster-scoped/],
     [
-      "a cluster-scoped kind with a namespace",
-      { apiVersion: "v1", kind: "Namespace", metadata: { name: "x", namespace: "apps" } },
-      /must not name a namespace/,
-      { namespace: "apps", clusterScoped: true }
+      "a cluster-scoped kind with clusterScoped: false",
+      { apiVersion: "v1", kind: "Namespace", metadata: { name: "x" } },
+      /cluster-scoped and clusterScoped is false/,
+      { namespace: "apps", clusterScoped: false }
     ],
+    ["a non-boolean enforceNamespace", configMap("x"), /enforceNamespace: must be true or false/, {
+      namespace: "apps",
+      enforceNamespace: "yes" as unknown as boolean
+    }],
     ["an empty fieldManager", configMap("x"), /fieldManager/, { namespace: "apps", fieldManager: " " }],
     ["a bad target namespace", configMap("x"), /namespace: must be a DNS-1123 label/, { namespace: "Apps!" }]
   ]
@@ -366,6 +371,37 @@ describe("Manifests.apply", () => {
         })
       ))
   }
+
+  it.effect("a misspelt kind gets the closest kind discovery serves in its group version", () =>
+    withCluster((cluster) =>
+      Effect.gen(function*() {
+        const objects = yield* Manifests.parse(`
+apiVersion: apps/v1
+kind: Deploymnet
+metadata: { name: web }
+`)
+        const typo = yield* Effect.flip(Manifests.apply(objects, { namespace: "apps" }))
+        assert.instanceOf(typo, ValidationError)
+        assert.strictEqual(
+          typo.message,
+          "objects[0] (Deploymnet web): apps/v1 Deploymnet: the server serves no kind Deploymnet in apps/v1: " +
+            "did you mean Deployment?"
+        )
+        const cases: ReadonlyArray<readonly [string, string, string]> = [
+          ["v1", "configmap", ": did you mean ConfigMap?"], // case
+          ["v1", "Secrets", ": did you mean Secret?"],
+          ["apps/v1", "StatefullSet", ": did you mean StatefulSet?"],
+          ["v1", "Frobnicator", ""] // nothing close: no guess
+        ]
+        for (const [apiVersion, kind, hint] of cases) {
+          const error = yield* Effect.flip(
+            Manifests.apply([{ apiVersion, kind, metadata: { name: "x" } }], { namespace: "apps" })
+          )
+          assert.isTrue(error.message.endsWith(`the server serves no kind ${kind} in ${apiVersion}${hint}`), error.message)
+        }
+        assert.strictEqual(cluster.mutations(), 0)
+      })
+    ))
 
   it.effect("checks that need no server send no request at all", () =>
     withCluster((cluster) =>
@@ -501,9 +537,9 @@ describe("Manifests.delete", () => {
         const cases: ReadonlyArray<readonly [unknown, RegExp, Manifests.DeleteOptions?]> = [
           [{ apiVersion: "v1", kind: "ConfigMap" }, /refs\[2\].*has no metadata/],
           [{ apiVersion: "v1", kind: "ConfigMap", name: "" }, /refs\[2\].*name must not be empty/],
-          [{ apiVersion: "v1", kind: "ConfigMap", name: "x", namespace: "other" }, /"other" but the set acts in namespace "apps"/],
+          [{ apiVersion: "v1", kind: "ConfigMap", name: "x", namespace: "other" }, /"other" but the namespace option is "apps"/],
           [{ apiVersion: "v1", kind: "ConfigMap", name: "x", uid: 7 }, /uid must be a non-empty string/],
-          [{ apiVersion: "v1", kind: "Namespace", name: "apps" }, /cluster-scoped/],
+          [{ apiVersion: "v1", kind: "Namespace", name: "apps" }, /cluster-scoped/, { namespace: "apps", clusterScoped: false }],
           [{ apiVersion: "v1", kind: "Nope", name: "x" }, /no kind Nope/],
           [
             { apiVersion: "v1", kind: "ConfigMap", name: "x" },
@@ -521,7 +557,7 @@ describe("Manifests.delete", () => {
       })
     ))
 
-  it.effect("cluster-scoped objects are deleted with clusterScoped: true", () =>
+  it.effect("cluster-scoped objects are deleted (here with clusterScoped: true)", () =>
     withCluster((cluster) =>
       Effect.gen(function*() {
         const namespace = { apiVersion: "v1", kind: "Namespace", metadata: { name: "team-x" } }

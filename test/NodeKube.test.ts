@@ -202,10 +202,11 @@ describe("NodeKube", () => {
         const keyFile = Path.join(dir, "current.key")
         Fs.writeFileSync(certFile, certs.client.cert)
         Fs.writeFileSync(keyFile, certs.client.key)
+        Fs.writeFileSync(Path.join(dir, "ca.crt"), certs.ca.cert)
         const kubeconfig = Path.join(dir, "kubeconfig")
         Fs.writeFileSync(kubeconfig, Yaml.stringify({
           "current-context": "x",
-          clusters: [{ name: "c", cluster: { server: server.url, "certificate-authority": certs.dir + "/ca.crt" } }],
+          clusters: [{ name: "c", cluster: { server: server.url, "certificate-authority": Path.join(dir, "ca.crt") } }],
           users: [{
             name: "u",
             user: {
@@ -296,12 +297,14 @@ describe("NodeKube", () => {
         const cluster = yield* serve({ ...serverTls(), ca: pki().ca.cert, requestCert: true, rejectUnauthorized: true })
         const other = yield* thirdParty(pki().otherServer)
         const kubeconfig = mutualTlsKubeconfig(dir, cluster.url)
+        const otherCa = Path.join(dir, "other-ca.crt")
+        Fs.writeFileSync(otherCa, pki().otherCa.cert)
         // The platform trusts the other CA in the child process only, as it would a system root.
         const output = yield* Effect.callback<string, Error>((resume) => {
           ChildProcess.execFile(
             process.execPath,
             ["--import", "tsx", "test/util/otherOrigin.ts", kubeconfig, `${cluster.url}/api`, `${other.url}/x`],
-            { env: { ...process.env, NODE_EXTRA_CA_CERTS: Path.join(pki().dir, "other-ca.crt") }, timeout: 60_000 },
+            { env: { ...process.env, NODE_EXTRA_CA_CERTS: otherCa }, timeout: 60_000 },
             (error, stdout, stderr) =>
               resume(error ? Effect.fail(new Error(`${error.message}\n${stderr}`)) : Effect.succeed(stdout))
           )

@@ -279,7 +279,7 @@ describe("Template.apply, get and delete", () => {
       })
     ))
 
-  it.effect("a template naming a cluster-scoped kind needs clusterScoped: true, as any set", () =>
+  it.effect("a template's cluster-scoped kinds go first, and clusterScoped: false refuses them, as in any set", () =>
     withCluster((cluster) =>
       Effect.gen(function*() {
         const template = batchRun("templates")
@@ -290,11 +290,21 @@ describe("Template.apply, get and delete", () => {
         }])
         cluster.reset()
         const error = yield* Effect.flip(
-          Template.apply("with-namespace", parameters, { namespace: "batch", templateNamespace: "templates" })
+          Template.apply("with-namespace", parameters, {
+            namespace: "batch",
+            templateNamespace: "templates",
+            clusterScoped: false
+          })
         )
         assert.instanceOf(error, ValidationError)
-        assert.match(error.message, /Namespace run-42-scratch.*cluster-scoped/)
+        assert.match(error.message, /Namespace run-42-scratch.*cluster-scoped and clusterScoped is false/)
         assert.strictEqual(cluster.requests().filter((r) => r.method === "PATCH").length, 0)
+        const applied = yield* Template.apply("with-namespace", parameters, {
+          namespace: "batch",
+          templateNamespace: "templates"
+        })
+        assert.deepStrictEqual(applied[0]?.kind, "Namespace")
+        assert.deepStrictEqual(applied[0]?.name, "run-42-scratch")
       })
     ))
 

@@ -11,9 +11,9 @@ import { promisify } from "node:util"
 
 const run = promisify(execFile)
 
-const example = (file: string) =>
+const example = (file: string, args: ReadonlyArray<string> = []) =>
   Effect.promise(() =>
-    run(process.execPath, ["--import", "tsx", `examples/${file}`], {
+    run(process.execPath, ["--import", "tsx", `examples/${file}`, ...args], {
       env: { ...process.env, KUBECONFIG: "" },
       timeout: 90_000
     })
@@ -42,6 +42,19 @@ describe("examples against the embedded fake", () => {
     Effect.gen(function*() {
       const { stdout } = yield* example("apply.ts")
       assert.include(stdout, "deleted  ConfigMap default/demo-settings (v1)")
+      assert.match(stdout, /\ndone\n$/)
+    }), { timeout: 120_000 })
+
+  it.live("apply.ts on a file with its own Namespace: the Namespace first, each object in its namespace", () =>
+    Effect.gen(function*() {
+      const { stdout } = yield* example("apply.ts", ["examples/manifests/shop.yaml"])
+      const applied = stdout.split("\n").filter((line) => line.startsWith("applied"))
+      assert.deepStrictEqual(applied.map((line) => line.replace(/ \(.*$/, "")), [
+        "applied  Namespace shop",
+        "applied  ConfigMap shop/shop-settings",
+        "applied  Deployment shop/shop-web"
+      ])
+      assert.include(stdout, "deleted  Namespace shop (v1)")
       assert.match(stdout, /\ndone\n$/)
     }), { timeout: 120_000 })
 

@@ -1,7 +1,10 @@
 /**
  * A throw-away PKI for TLS tests, made with the `openssl` CLI: a CA, server
  * certificates signed by it and client certificates signed by it. Generated once per
- * test process (key generation is the slow part) into a temp directory.
+ * test process (key generation is the slow part) in a temp directory, read into memory,
+ * and the directory removed at once, keys first: no key is left on disk, whether the
+ * worker exits or not (vitest's workers never reach process "exit"). A test that needs one
+ * as a file writes it into its own temp directory and removes it in its own teardown.
  */
 import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
@@ -16,8 +19,6 @@ export interface KeyPair {
 }
 
 export interface Pki {
-  /** The directory holding the files (`ca.crt`, `server.crt`, `client.key`, ...). */
-  readonly dir: string
   readonly ca: KeyPair
   /** For `localhost` and `127.0.0.1`. */
   readonly server: KeyPair
@@ -73,7 +74,22 @@ const signed = (dir: string, name: string, cn: string, extensions: string, issue
 export const pki = (): Pki => {
   if (cached !== undefined) return cached
   const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-pki-"))
-  process.once("exit", () => Fs.rmSync(dir, { recursive: true, force: true }))
+  try {
+    cached = generate(dir)
+  } finally {
+    removeKeysFirst(dir)
+  }
+  return cached
+}
+
+/** Removes a directory, its private keys before anything else, so that an interrupted removal leaves no key. */
+export const removeKeysFirst = (dir: string): void => {
+  const files = Fs.readdirSync(dir, { recursive: true, encoding: "utf8" })
+  for (const file of files) if (file.endsWith(".key")) Fs.rmSync(Path.join(dir, file), { force: true })
+  Fs.rmSync(dir, { recursive: true, force: true })
+}
+
+const generate = (dir: string): Pki => {
   selfSigned(dir, "ca", "effect-kube test CA")
   selfSigned(dir, "other-ca", "effect-kube other CA")
   signed(
@@ -100,8 +116,7 @@ export const pki = (): Pki => {
     "ca",
     -1
   )
-  cached = {
-    dir,
+  return {
     ca: read(dir, "ca"),
     server: read(dir, "server"),
     namedServer: read(dir, "named-server"),
@@ -112,5 +127,4 @@ export const pki = (): Pki => {
     otherServer: read(dir, "other-server"),
     expiredServer: read(dir, "expired-server")
   }
-  return cached
 }

@@ -103,16 +103,22 @@ export type Applicable =
   }
 
 /**
- * Where a set acts. `namespace` defaults to the KubeConfig's; every namespaced object
- * of the set must be in it (or name no namespace, and is put in it). Cluster-scoped
- * kinds (Namespace, ClusterRole, CRDs...) are refused unless `clusterScoped` is `true`,
- * so that a set meant for one namespace never changes the whole cluster by mistake.
+ * Where a set acts, by `kubectl apply -f`'s rule: an object's own `metadata.namespace`
+ * wins, and the objects that name none go to `namespace` (default: the KubeConfig's).
+ * A `namespace` given here is enforced, as kubectl's `--namespace` is: an object naming
+ * another one is refused before any request, unless `enforceNamespace: false`;
+ * `enforceNamespace: true` enforces the KubeConfig's namespace too (the strict check).
+ * Cluster-scoped kinds (Namespace, ClusterRole, CRDs...) are applied like the others,
+ * Namespaces first, unless `clusterScoped: false` refuses them; pruning a cluster-scoped
+ * member of an ApplySet needs `clusterScoped: true`.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Options {
   readonly namespace?: string | undefined
+  /** Whether every namespaced object must be in the set's namespace: default `true` when `namespace` is given. */
+  readonly enforceNamespace?: boolean | undefined
   readonly clusterScoped?: boolean | undefined
 }
 
@@ -280,14 +286,16 @@ export interface ParseOptions {
 }
 
 /**
- * Server-side applies a set of objects, in order, and returns their references with the
- * uid each apply answered with.
+ * Server-side applies a set of objects, Namespaces first, then the other cluster-scoped
+ * objects, then the namespaced ones (each group in the order given), and returns their
+ * references, in that order, with the uid each apply answered with. Each object goes to the
+ * namespace it names, else to `namespace` (see {@link Options}), as with `kubectl apply -f`.
  *
  * First it checks every object and resolves every kind, and fails with a
  * `ValidationError` (having changed nothing) when one has no apiVersion, kind or
  * `metadata.name`, uses `generateName` (names must be stable, so that a later `delete`
- * finds the objects), names another namespace, is cluster-scoped without
- * `clusterScoped: true`, is of a kind the server does not serve, or appears twice. It
+ * finds the objects), names a namespace other than an enforced one, is cluster-scoped with
+ * `clusterScoped: false`, is of a kind the server does not serve, or appears twice. It
  * applies copies without server-managed fields (status, uid, resourceVersion,
  * managedFields, creationTimestamp, generation, deletionTimestamp,
  * deletionGracePeriodSeconds, selfLink), with a v1 Secret's `stringData` turned into
@@ -560,8 +568,8 @@ const del: (
 
 export {
   /**
-   * Deletes a set of objects (references, or objects as given to `apply`) in reverse
-   * order, so that what was applied first goes last. Every reference is checked and
+   * Deletes a set of objects (references, or objects as given to `apply`) in the reverse
+   * of `apply`'s order, so that what was applied first goes last (Namespaces last). Every reference is checked and
    * every kind resolved first; a bad one fails with a `ValidationError` before anything
    * is deleted. An object that is already gone counts as deleted. A reference with a
    * uid (as `apply` returns) is deleted only if the object of that name still has that

@@ -139,6 +139,17 @@ export type {
 
 export type {
   /**
+   * Which requests a fault applies to and how many: `count` (`Infinity`: until
+   * `clearFaults()`), `method`, a `path` prefix or RegExp, and `match`.
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  FaultMatching
+} from "./internal/types.js"
+
+export type {
+  /**
    * The controls tests use to set up and inspect state and to inject faults.
    *
    * @since 0.1.0

@@ -310,6 +310,18 @@ export interface AuditAnnotation {
 export type RequestMatch = (method: string, path: string, query: Readonly<Record<string, string>>) => boolean
 
 /**
+ * Which requests a fault applies to, and how many: `count` (default 1, `Infinity` until
+ * `clearFaults()`), and requests with one of `method`, a path that starts with `path` (or
+ * that a RegExp `path` tests) and that `match` accepts, each when given.
+ */
+export interface FaultMatching {
+  readonly count?: number | undefined
+  readonly method?: string | ReadonlyArray<string> | undefined
+  readonly path?: string | RegExp | undefined
+  readonly match?: RequestMatch | undefined
+}
+
+/**
  * The controls tests use to set up and inspect state and to inject faults. Plain
  * synchronous functions: call them inside `Effect.gen` or from scripts alike. Changes
  * made through them bump resourceVersions and reach open watches like any write.
@@ -391,45 +403,44 @@ export interface Control {
       readonly restart?: boolean | undefined
     }
   ) => void
-  /** The next `count` (default 1) matching requests answer this status with the API server's Status body. */
-  readonly failNext: (options: {
+  /**
+   * The next `count` (default 1; `Infinity`: every one until `clearFaults()`) matching
+   * requests answer this status (400 to 599) with the API server's Status body. A request
+   * matches when it has one of `method` (`"GET"`, `["PUT", "PATCH"]`), its path starts
+   * with `path` (or a RegExp `path` tests it), and `match` says yes, each when given.
+   * The client sends a read that got a 5xx (and any request that got a 429, or a 503
+   * with `retryAfterSeconds`) again after a backoff on the Effect Clock: under `it.effect`
+   * (a TestClock) that retry waits for `TestClock.adjust`, and the fake says so once
+   * (a `console.warn`) when it answers such a failure.
+   */
+  readonly failNext: (options: FaultMatching & {
     readonly status: number
-    readonly count?: number | undefined
     /** Sent as `Retry-After` and `details.retryAfterSeconds`. */
     readonly retryAfterSeconds?: number | undefined
     readonly message?: string | undefined
     readonly reason?: string | undefined
-    readonly match?: RequestMatch | undefined
   }) => void
   /**
    * The next `count` matching requests are carried out, then their connection is reset:
    * before any answer when `afterBytes` is undefined, else after that many body bytes
    * (layer: the response body fails; serve: the socket is destroyed).
    */
-  readonly resetNext: (options?: {
-    readonly count?: number | undefined
+  readonly resetNext: (options?: FaultMatching & {
     readonly afterBytes?: number | undefined
-    readonly match?: RequestMatch | undefined
   }) => void
   /** The next `count` matching requests are carried out, then answered `ms` later. */
-  readonly delayNext: (options: {
+  readonly delayNext: (options: FaultMatching & {
     readonly ms: number
-    readonly count?: number | undefined
-    readonly match?: RequestMatch | undefined
   }) => void
   /** The next `count` matching requests are never answered (nor carried out) until the client gives up. */
-  readonly stallNext: (
-    options?: { readonly count?: number | undefined; readonly match?: RequestMatch | undefined }
-  ) => void
+  readonly stallNext: (options?: FaultMatching) => void
   /**
    * The next `count` matching requests are carried out and answered with a
    * `Warning: 299 - "<text>"` header, as the API server warns of a deprecated API
    * version or an unknown field.
    */
-  readonly warnNext: (options: {
+  readonly warnNext: (options: FaultMatching & {
     readonly text: string
-    readonly count?: number | undefined
-    readonly match?: RequestMatch | undefined
   }) => void
   /** Drops pending faults and the watch drop limit. */
   readonly clearFaults: () => void

@@ -178,6 +178,48 @@ const pick = (
 /** The discovery document of one group version: `/api/v1` or `/apis/<group>/<version>`. */
 export const groupVersionPath = request.groupVersionPath
 
+/**
+ * The edit distance of two words (optimal string alignment: insertions, deletions,
+ * substitutions and swaps of two neighbours, each 1), so `Deploymnet` is 1 from `Deployment`.
+ */
+export const editDistance = (a: string, b: string): number => {
+  const rows: Array<Array<number>> = []
+  for (let i = 0; i <= a.length; i++) {
+    const row: Array<number> = [i]
+    for (let j = 1; j <= b.length; j++) {
+      if (i === 0) {
+        row.push(j)
+        continue
+      }
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let best = Math.min(rows[i - 1]![j]! + 1, row[j - 1]! + 1, rows[i - 1]![j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1)
+      row.push(best)
+    }
+    rows.push(row)
+  }
+  return rows[a.length]![b.length]!
+}
+
+/**
+ * `: did you mean Deployment?` when one of the served kinds is close to the one asked for
+ * (letter case ignored; at most 1 edit for short kinds, 2 from 6 letters, 3 from 12), else `""`.
+ */
+export const didYouMean = (kind: string, served: Iterable<string>): string => {
+  const wanted = kind.toLowerCase()
+  const limit = wanted.length < 6 ? 1 : wanted.length < 12 ? 2 : 3
+  let best: string | undefined
+  let bestDistance = limit + 1
+  for (const candidate of served) {
+    const distance = editDistance(wanted, candidate.toLowerCase())
+    if (distance < bestDistance || (distance === bestDistance && best !== undefined && candidate < best)) {
+      best = candidate
+      bestDistance = distance
+    }
+  }
+  return best === undefined ? "" : `: did you mean ${best}?`
+}
+
 const fetchKinds = (apiVersion: string): Effect.Effect<Kinds, Kube.Error, KubeConfig | HttpClient.HttpClient> => {
   const spec = request.discovery(apiVersion)
   return client.sendJson(spec).pipe(
@@ -271,7 +313,7 @@ export const make: Effect.Effect<Discovery.Service, never, KubeConfig | HttpClie
           subject: `${apiVersion} ${kind}`,
           detail: second.kinds === undefined
             ? `the server does not serve ${apiVersion} (no ${groupVersionPath(apiVersion)})`
-            : `the server serves no kind ${kind} in ${apiVersion}`
+            : `the server serves no kind ${kind} in ${apiVersion}${didYouMean(kind, second.kinds.byKind.keys())}`
         })
       })
 

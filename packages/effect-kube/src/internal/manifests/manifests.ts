@@ -249,6 +249,8 @@ interface Located {
   /** The namespace it names, if any (`""` counts as none). */
   readonly namespace: string | undefined
   readonly uid: string | undefined
+  /** `metadata.namespace` or `namespace`, for messages. */
+  readonly namespaceField: string
   /** The object itself, for `apply`. */
   readonly object: JsonObject | undefined
 }
@@ -268,14 +270,38 @@ const subjectFor = (list: string, index: number, item: unknown): string => {
 export const invalid = (subject: string, detail: string) => Effect.fail(new ValidationError({ subject, detail }))
 
 /**
- * Checks what every set operation needs: apiVersion, kind, a usable name, no namespace
- * but the target's, and a uid that is a string when there is one.
+ * The namespace a set acts in, and whether objects may name another. As `kubectl apply -f`:
+ * an object's own namespace wins and `namespace` fills in the others; only a namespace the
+ * caller chose (`namespace`, as kubectl's `--namespace`) or `enforceNamespace: true` holds
+ * every object to it.
+ */
+export interface Target {
+  readonly namespace: string
+  readonly enforce: boolean
+  /** Where `namespace` came from, for messages. */
+  readonly from: "option" | "kubeconfig"
+}
+
+/** Why an object in another namespace is refused, and the two ways out. */
+const namespaceConflict = (field: string, namespace: string, target: Target): string => {
+  const own = JSON.stringify(namespace)
+  const set = JSON.stringify(target.namespace)
+  return target.from === "option"
+    ? `${field} is ${own} but the namespace option is ${set} (as kubectl refuses with --namespace): ` +
+      `pass namespace: ${own}, or leave namespace out to apply each object in the namespace it names`
+    : `${field} is ${own} but enforceNamespace: true holds the set to the kubeconfig's namespace ${set}: ` +
+      `pass namespace: ${own}, or leave enforceNamespace out to apply each object in the namespace it names`
+}
+
+/**
+ * Checks what every set operation needs: apiVersion, kind, a usable name, a usable
+ * namespace, and a uid that is a string when there is one. Whether the namespace may
+ * differ from an enforced target is known once the kind is resolved (see `resolveAll`).
  */
 const locate = (
   list: string,
   index: number,
   item: unknown,
-  target: string,
   form: "object" | "objectOrRef"
 ): Effect.Effect<Located, ValidationError> =>
   Effect.gen(function*() {
@@ -305,12 +331,6 @@ const locate = (
     if (namespace !== undefined && namespace !== "") {
       const namespaceIssue = namespaceProblem(namespace)
       if (namespaceIssue !== undefined) return yield* invalid(subject, `${field}namespace ${namespaceIssue}`)
-      if (namespace !== target) {
-        return yield* invalid(
-          subject,
-          `${field}namespace is ${JSON.stringify(namespace)} but the set acts in namespace ${JSON.stringify(target)}`
-        )
-      }
     }
     const uid = metadata["uid"]
     if (uid !== undefined && (typeof uid !== "string" || uid === "")) {
@@ -324,6 +344,7 @@ const locate = (
       name: name as string,
       namespace: namespace === "" ? undefined : namespace as string | undefined,
       uid: uid as string | undefined,
+      namespaceField: `${field}namespace`,
       object: isRef ? undefined : item
     }
   })
@@ -427,8 +448,8 @@ export const discoveryService = Effect.flatMap(
 
 const resolveAll = (
   located: ReadonlyArray<Located>,
-  target: string,
-  clusterScoped: boolean
+  target: Target,
+  clusterScoped: boolean | undefined
 ): Effect.Effect<ReadonlyArray<Resolved>, Kube.Error, KubeConfig | HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const service = yield* discoveryService
@@ -447,22 +468,23 @@ const resolveAll = (
         )
       )
       const resource = fromCrd.resource
-      if (!resource.namespaced) {
-        if (!clusterScoped) {
-          return yield* invalid(
-            item.subject,
-            `${item.kind} is cluster-scoped: pass clusterScoped: true to act on cluster-scoped objects`
-          )
-        }
-        if (item.namespace !== undefined) {
-          return yield* invalid(item.subject, `${item.kind} is cluster-scoped, so it must not name a namespace`)
-        }
+      if (!resource.namespaced && clusterScoped === false) {
+        return yield* invalid(
+          item.subject,
+          `${item.kind} is cluster-scoped and clusterScoped is false: leave clusterScoped out (or true) to act on ` +
+            "cluster-scoped objects, or take it out of the set"
+        )
+      }
+      // Known once the kind is: a cluster-scoped object's metadata.namespace means nothing (the API server
+      // clears it, and kubectl's --namespace does not conflict with it).
+      if (resource.namespaced && target.enforce && item.namespace !== undefined && item.namespace !== target.namespace) {
+        return yield* invalid(item.subject, namespaceConflict(item.namespaceField, item.namespace, target))
       }
       const ref: ObjectRef = {
         apiVersion: item.apiVersion,
         kind: item.kind,
         name: item.name,
-        ...(resource.namespaced ? { namespace: target } : {}),
+        ...(resource.namespaced ? { namespace: item.namespace ?? target.namespace } : {}),
         ...(item.uid !== undefined ? { uid: item.uid } : {})
       }
       resolved.push({ ...item, resource, ref, ...(fromCrd.crd === undefined ? {} : { awaitsCrd: fromCrd.crd }) })
@@ -470,11 +492,34 @@ const resolveAll = (
     return resolved
   })
 
-/** The namespace a set acts in: the one given (checked), else the KubeConfig's. */
-const targetNamespace = (options: Manifests.Options): Effect.Effect<string, ValidationError, KubeConfig> =>
-  options.namespace !== undefined
-    ? checkNamespace(options.namespace, "namespace")
-    : Effect.flatMap(KubeConfig, (config) => checkNamespace(config.namespace, "namespace (from the kubeconfig)"))
+/**
+ * The namespace a set acts in: the one given (checked), else the KubeConfig's; enforced when
+ * given, unless `enforceNamespace` says otherwise.
+ */
+const targetNamespace = (options: Manifests.Options): Effect.Effect<Target, ValidationError, KubeConfig> =>
+  Effect.gen(function*() {
+    yield* checkOptionalBoolean(options.enforceNamespace, "enforceNamespace")
+    if (options.namespace !== undefined) {
+      const namespace = yield* checkNamespace(options.namespace, "namespace")
+      return { namespace, enforce: options.enforceNamespace ?? true, from: "option" }
+    }
+    const config = yield* KubeConfig
+    const namespace = yield* checkNamespace(config.namespace, "namespace (from the kubeconfig)")
+    return { namespace, enforce: options.enforceNamespace === true, from: "kubeconfig" }
+  })
+
+/**
+ * The order a set is applied in (and deleted in, reversed): Namespaces first, then the other
+ * cluster-scoped objects (CRDs, cluster roles...), then the namespaced ones, each group in
+ * the order given, so a file that creates its own namespace works wherever the Namespace is.
+ */
+const applyRank = (item: Resolved): number =>
+  item.resource.namespaced ? 2 : item.resource.group === "" && item.kind === "Namespace" ? 0 : 1
+
+export const inApplyOrder = (resolved: ReadonlyArray<Resolved>): ReadonlyArray<Resolved> =>
+  resolved.map((item, at) => ({ item, at, rank: applyRank(item) }))
+    .sort((a, b) => a.rank - b.rank || a.at - b.at)
+    .map(({ item }) => item)
 
 export const checkOptionalBoolean = (value: unknown, subject: string): Effect.Effect<void, ValidationError> =>
   value === undefined || typeof value === "boolean" ? Effect.void : invalid(subject, "must be true or false")
@@ -494,8 +539,8 @@ export const prepareRefs = (
     const items = yield* toArray(refs, "refs")
     const target = yield* targetNamespace(options)
     const located: Array<Located> = []
-    for (let i = 0; i < items.length; i++) located.push(yield* locate("refs", i, items[i], target, "objectOrRef"))
-    return yield* resolveAll(located, target, options.clusterScoped === true)
+    for (let i = 0; i < items.length; i++) located.push(yield* locate("refs", i, items[i], "objectOrRef"))
+    return yield* resolveAll(located, target, options.clusterScoped)
   })
 
 /** Where the operations on a resolved object act. */
@@ -549,7 +594,9 @@ export const asRefError = (error: Kube.Error): RefFailure["error"] => error
 /** A set checked and resolved for apply: every object with its kind, and the copy that is sent. */
 export interface PreparedApply {
   readonly fieldManager: string
+  /** The set's namespace: the option's, else the kubeconfig's (an ApplySet's parent goes there by default). */
   readonly target: string
+  /** In the order they are applied ({@link inApplyOrder}). */
   readonly resolved: ReadonlyArray<Resolved>
   readonly bodies: ReadonlyArray<JsonObject>
 }
@@ -571,11 +618,11 @@ export const prepareApply = (
     const target = yield* targetNamespace(options)
     const located: Array<Located> = []
     for (let i = 0; i < items.length; i++) {
-      const item = yield* locate("objects", i, items[i], target, "object")
+      const item = yield* locate("objects", i, items[i], "object")
       if (isCoreSecret(item)) yield* checkSecret(item)
       located.push(item)
     }
-    const resolved = yield* resolveAll(located, target, options.clusterScoped === true)
+    const resolved = inApplyOrder(yield* resolveAll(located, target, options.clusterScoped))
     const seen = new Map<string, string>()
     for (const item of resolved) {
       const key = identityKey(item)
@@ -583,7 +630,7 @@ export const prepareApply = (
       if (earlier !== undefined) return yield* invalid(item.subject, `is the same object as ${earlier}`)
       seen.set(key, item.subject)
     }
-    return { fieldManager, target, resolved, bodies: resolved.map(applyBody) }
+    return { fieldManager, target: target.namespace, resolved, bodies: resolved.map(applyBody) }
   })
 
 /** The server-side apply of one object of a set: the object answered and whether it was created (201). */
@@ -674,7 +721,7 @@ export const del = (
   Effect.gen(function*() {
     const propagationPolicy = yield* checkPropagationPolicy(options.propagationPolicy)
     yield* checkOptionalBoolean(options.dryRun, "dryRun")
-    const resolved = yield* prepareRefs(refs, options)
+    const resolved = inApplyOrder(yield* prepareRefs(refs, options))
 
     const deleted: Array<ObjectRef> = []
     const failures: Array<RefFailure> = []

@@ -12,6 +12,7 @@
  *
  * @internal
  */
+import { asLines, printedBy } from "./printed.js"
 import { child, drop, isObject, type JsonObject } from "../store/json.js"
 import type { KindInfo } from "../store/kinds.js"
 import type { FakeState } from "../store/state.js"
@@ -337,10 +338,8 @@ export const installKubelet = (state: FakeState, config: KubeletConfig): void =>
     const pod = current(namespace, name, uid)
     if (pod === undefined || isDeleting(pod) || phaseOf(pod) !== "Pending") return
     const runningPod = writePhase(pod, "Running")
-    logLines(runningPod, (container) => [
-      `starting ${container} in pod ${namespace}/${name}`,
-      ...echoed(pod.obj, container)
-    ])
+    // what the container's command would print, and nothing made up (a cluster's log has only that)
+    logLines(runningPod, (container) => printedLines(pod.obj, container))
     startEphemeral(runningPod)
     if (!exits(runningPod)) return
     const running = pods.get(uid)
@@ -349,7 +348,6 @@ export const installKubelet = (state: FakeState, config: KubeletConfig): void =>
   const exit = (namespace: string, name: string, uid: string) => {
     const pod = current(namespace, name, uid)
     if (pod === undefined || isDeleting(pod) || phaseOf(pod) !== "Running") return
-    logLines(pod, (container) => [`${container} finished`])
     if (restarts(pod)) return exitAndRestart(pod)
     for (const log of state.logs.get(uid)?.values() ?? []) if (!log.ended) log.end(0)
     writePhase(pod, "Succeeded")
@@ -507,13 +505,16 @@ export const installKubelet = (state: FakeState, config: KubeletConfig): void =>
   })
 }
 
-/** What an `echo` command in a container would print, for simulated logs. */
-const echoed = (pod: JsonObject, container: string): Array<string> => {
+/** What a container's command and args would print, for simulated logs (the rule: ./printed.ts). */
+const printedLines = (pod: JsonObject, container: string): Array<string> => {
   const c = containersOf(pod, "containers").find((x) => x.name === container)
   const words = [...(Array.isArray(c?.command) ? c.command : []), ...(Array.isArray(c?.args) ? c.args : [])]
     .filter((w): w is string => typeof w === "string")
-  const text = words.join(" ")
-  const m = /\becho\s+(.+?)(?:\s*(?:;|&&|\|\||$))/.exec(text)
-  if (m === null) return []
-  return [m[1]!.replace(/^["']|["']$/g, "")]
+  const env = new Map<string, string>()
+  for (const e of Array.isArray(c?.env) ? c.env : []) {
+    if (e !== null && typeof e === "object" && typeof e.name === "string" && typeof e.value === "string") {
+      env.set(e.name, e.value)
+    }
+  }
+  return asLines(printedBy(words, env))
 }

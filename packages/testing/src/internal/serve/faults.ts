@@ -18,40 +18,115 @@ export interface Fault {
   readonly afterBytes?: number | undefined
   readonly ms?: number
   readonly text?: string
+  readonly retryAfterSeconds?: number | undefined
 }
+
+type Matching = {
+  readonly count?: number | undefined
+  readonly match?: RequestMatch | undefined
+  readonly method?: string | ReadonlyArray<string> | undefined
+  readonly path?: string | RegExp | undefined
+}
+
+/** The fault's count, checked: a whole number from 1, or `Infinity` (until `clearFaults()`). */
+const countOf = (control: string, count: unknown): number => {
+  if (count === undefined) return 1
+  if (count === Infinity || (typeof count === "number" && Number.isInteger(count) && count >= 1)) return count
+  throw new TypeError(
+    `FakeCluster.${control}: count must be a whole number from 1, or Infinity for every matching request until ` +
+      `clearFaults() (got ${String(count)})`
+  )
+}
+
+/** `match`, `method` and `path` together: a request matches when each given one does. */
+const matcherOf = (control: string, options: Matching): RequestMatch | undefined => {
+  const { match, method, path } = options
+  if (method === undefined && path === undefined) return match
+  const methods = method === undefined ? undefined : new Set((typeof method === "string" ? [method] : method).map((m) => m.toUpperCase()))
+  if (path !== undefined && typeof path !== "string" && !(path instanceof RegExp)) {
+    throw new TypeError(`FakeCluster.${control}: path must be a path prefix (a string) or a RegExp`)
+  }
+  return (m, p, q) =>
+    (methods === undefined || methods.has(m)) &&
+    (path === undefined || (typeof path === "string" ? p.startsWith(path) : path.test(p))) &&
+    (match === undefined || match(m, p, q))
+}
+
+/** Whether effect-kube sends a request answered with this status again, after a wait on the Effect Clock. */
+const retried = (method: string, status: Status.StatusError, retryAfterSeconds: number | undefined): boolean =>
+  status.code === 429 || (status.code === 503 && retryAfterSeconds !== undefined) || (method === "GET" && status.code >= 500)
 
 /** The pending faults of one fake, oldest first. @internal */
 export class Faults {
   private pending: Array<Fault> = []
+  private warned = false
+
+  /** `stepped`: the fake runs on a TestClock, so a client's retry waits until the test moves it. */
+  constructor(private readonly stepped: boolean = false) {}
 
   failNext(options: Parameters<Control["failNext"]>[0]): void {
+    const status = options?.status
+    if (typeof status !== "number" || !Number.isInteger(status) || status < 400 || status > 599) {
+      throw new TypeError(
+        `FakeCluster.failNext: status must be an HTTP error code from 400 to 599, as in failNext({ status: 503 }) ` +
+          `(got ${JSON.stringify(status)})`
+      )
+    }
     this.pending.push({
       kind: "fail",
-      remaining: options.count ?? 1,
-      match: options.match,
-      status: Status.forCode(options.status, options)
+      remaining: countOf("failNext", options.count),
+      match: matcherOf("failNext", options),
+      status: Status.forCode(status, options),
+      retryAfterSeconds: options.retryAfterSeconds
     })
+  }
+
+  /**
+   * Once per fake on a TestClock: a failure the client will retry after a backoff, which
+   * waits on that clock, so a test that does not move it waits until vitest's timeout.
+   */
+  private warnOfRetry(method: string, path: string, fault: Fault): void {
+    if (!this.stepped || this.warned || fault.status === undefined) return
+    if (!retried(method, fault.status, fault.retryAfterSeconds)) return
+    this.warned = true
+    console.warn(
+      `FakeCluster.failNext answered ${method} ${path} with ${fault.status.code}. effect-kube sends a read that ` +
+        "gets a 5xx (and any request that gets a 429, or a 503 with retryAfterSeconds) again after a backoff on " +
+        "the Effect Clock, and this fake runs on a TestClock (it.effect), so the retry waits until the test moves " +
+        "the clock: fork the read and TestClock.adjust(\"1 minute\"), use it.live, or fail every attempt with " +
+        "count: Infinity (until clearFaults()). This is said once per fake."
+    )
   }
 
   resetNext(options: Parameters<Control["resetNext"]>[0] = {}): void {
     this.pending.push({
       kind: "reset",
-      remaining: options.count ?? 1,
-      match: options.match,
+      remaining: countOf("resetNext", options.count),
+      match: matcherOf("resetNext", options),
       afterBytes: options.afterBytes
     })
   }
 
   delayNext(options: Parameters<Control["delayNext"]>[0]): void {
-    this.pending.push({ kind: "delay", remaining: options.count ?? 1, match: options.match, ms: options.ms })
+    this.pending.push({
+      kind: "delay",
+      remaining: countOf("delayNext", options.count),
+      match: matcherOf("delayNext", options),
+      ms: options.ms
+    })
   }
 
   stallNext(options: Parameters<Control["stallNext"]>[0] = {}): void {
-    this.pending.push({ kind: "stall", remaining: options.count ?? 1, match: options.match })
+    this.pending.push({ kind: "stall", remaining: countOf("stallNext", options.count), match: matcherOf("stallNext", options) })
   }
 
   warnNext(options: Parameters<Control["warnNext"]>[0]): void {
-    this.pending.push({ kind: "warn", remaining: options.count ?? 1, match: options.match, text: options.text })
+    this.pending.push({
+      kind: "warn",
+      remaining: countOf("warnNext", options.count),
+      match: matcherOf("warnNext", options),
+      text: options.text
+    })
   }
 
   clear(): void {
@@ -65,6 +140,7 @@ export class Faults {
       if (f.match !== undefined && !f.match(method, path, query)) continue
       f.remaining--
       if (f.remaining <= 0) this.pending.splice(i, 1)
+      if (f.kind === "fail") this.warnOfRetry(method, path, f)
       return f
     }
     return undefined

@@ -17,6 +17,8 @@ export interface FakeClock {
   readonly now: () => number
   /** Runs `f` once `ms` (more than 0) have passed; the returned function cancels it. */
   readonly after: (ms: number, f: () => void) => () => void
+  /** Whether time moves only when a test moves it (the `TestClock` of `it.effect`). */
+  readonly stepped?: boolean | undefined
 }
 
 /** The longest delay `setTimeout` takes (a longer one would fire at once). */
@@ -55,6 +57,8 @@ export const effectClock = (context: Context.Context<never>): FakeClock => {
   }
   const run = Effect.runCallbackWith(context)
   return {
+    // a TestClock is the Clock with adjust (effect/testing/TestClock)
+    stepped: typeof (clock as { readonly adjust?: unknown }).adjust === "function",
     now: () => clock.currentTimeMillisUnsafe(),
     after: (ms, f) => {
       let cancelled = false

@@ -124,7 +124,7 @@ export class FakeState {
   readonly audit: Array<AuditAnnotation> = []
   readonly maxRequestLog: number
   mutationCount = 0
-  readonly faults = new Faults()
+  readonly faults: Faults
   /** The cancels of the timers waiting on the clock. */
   private readonly timers = new Set<() => void>()
   podIps = 0
@@ -139,6 +139,7 @@ export class FakeState {
   private readonly admitHooks: Array<AdmitHook> = []
 
   constructor(readonly options: Options, readonly clock: FakeClock = realClock) {
+    this.faults = new Faults(clock.stepped === true)
     this.store = new Store(options.compactionWindow ?? 1000)
     const open = new WatchSet<ActiveWatch>((w) => {
       if (w.bookmarks) this.armBookmarks()
