@@ -11,16 +11,20 @@
  *
  * @example
  * ```ts
- * import { Effect, Layer, Stream } from "effect"
+ * import { Effect, Stream } from "effect"
  * import { Kube, Pods, Streams } from "effect-kube"
  * import { FakeCluster } from "@effect-kube/testing"
  *
  * const pods = Kube.api(Pods, { namespace: "default" })
  *
- * const program = pods.watch().pipe(
- *   Stream.take(1),
- *   Streams.runForEach((event) => Effect.log(event.type))
- * )
+ * // a watch from no resourceVersion starts with an ADDED event for every pod there is
+ * const program = Effect.gen(function*() {
+ *   yield* pods.create({ metadata: { name: "web" }, spec: { containers: [{ name: "c", image: "nginx" }] } })
+ *   yield* pods.watch().pipe(
+ *     Stream.take(1),
+ *     Streams.runForEach((event) => Effect.log(event.type))
+ *   )
+ * })
  *
  * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
  * ```
