@@ -390,16 +390,22 @@ const noop = (): void => undefined
  * every reader of the body fails with a transport error; a stream the server ended (END_STREAM) ends as before.
  */
 const failCutEnds = (stream: NodeHttp2.ClientHttp2Stream): void => {
-  const emit = stream.emit
-  stream.emit = function(this: NodeHttp2.ClientHttp2Stream, event: string | symbol, ...args: Array<unknown>) {
+  stream.emit = cutEndsFailing(stream, stream.emit)
+}
+
+// made by a function that returns it, not assigned as a literal: see test/package/pretenure.test.ts
+const cutEndsFailing = (
+  stream: NodeHttp2.ClientHttp2Stream,
+  emit: NodeHttp2.ClientHttp2Stream["emit"]
+): NodeHttp2.ClientHttp2Stream["emit"] =>
+  function(this: NodeHttp2.ClientHttp2Stream, event: string | symbol, ...args: Array<unknown>) {
     if (event === "end" && (stream.session === undefined || (stream.rstCode ?? 0) !== 0)) {
       stream.emit = emit
       // the stream is destroyed already (its 'close' comes next): its readers hear an error in place of the end
       return emit.call(this, "error", failure("the connection closed before the answer's end", "ERR_HTTP2_STREAM_CANCEL"))
     }
     return emit.call(this, event, ...args)
-  } as typeof stream.emit
-}
+  } as NodeHttp2.ClientHttp2Stream["emit"]
 
 /**
  * The cluster's connections, h2 where the server offers it (see the module comment).
