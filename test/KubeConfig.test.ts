@@ -3,8 +3,6 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/testing/TestClock"
-import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Util from "node:util"
 import * as Yaml from "yaml"
@@ -16,32 +14,9 @@ import { Pods } from "../packages/effect-kube/src/resources/index.js"
 import { FakeCluster } from "@effect-kube/testing"
 import { call, runs, writeExecPlugin } from "./util/execPlugin.js"
 import { pki } from "./util/pki.js"
-
-const tempDir = Effect.acquireRelease(
-  Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-config-"))),
-  (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
-)
-
-const write = (path: string, content: string | object): string => {
-  Fs.mkdirSync(Path.dirname(path), { recursive: true })
-  Fs.writeFileSync(path, typeof content === "string" ? content : Yaml.stringify(content))
-  return path
-}
+import { single, tempDir, token, write } from "./util/kubeconfigFiles.js"
 
 const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64")
-
-const token = (service: KubeConfig.Service) =>
-  Effect.map(service.auth.credentials, (c) => (c.token === undefined ? undefined : Redacted.value(c.token)))
-
-/** A minimal one-context kubeconfig with the given user. */
-const single = (user: object, cluster: object = { server: "https://127.0.0.1:6443" }) => ({
-  apiVersion: "v1",
-  kind: "Config",
-  "current-context": "ctx",
-  clusters: [{ name: "c", cluster }],
-  users: [{ name: "u", user }],
-  contexts: [{ name: "ctx", context: { cluster: "c", user: "u" } }]
-})
 
 layer(NodeKube.layerPlatform)("KubeConfig", (it) => {
   describe("paths relative to the kubeconfig file", () => {

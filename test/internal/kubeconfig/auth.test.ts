@@ -6,12 +6,9 @@
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/testing/TestClock"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
-import * as Yaml from "yaml"
 import * as KubeConfig from "../../../packages/effect-kube/src/KubeConfig.js"
 import * as Auth from "../../../packages/effect-kube/src/internal/kubeconfig/auth.js"
 import * as Load from "../../../packages/effect-kube/src/internal/kubeconfig/load.js"
@@ -20,30 +17,7 @@ import * as NodeKube from "../../../packages/effect-kube/src/NodeKube.js"
 import { Pods } from "../../../packages/effect-kube/src/resources/index.js"
 import { FakeCluster } from "@effect-kube/testing"
 import { pki } from "../../util/pki.js"
-
-const tempDir = Effect.acquireRelease(
-  Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-config-"))),
-  (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
-)
-
-const write = (path: string, content: string | object): string => {
-  Fs.mkdirSync(Path.dirname(path), { recursive: true })
-  Fs.writeFileSync(path, typeof content === "string" ? content : Yaml.stringify(content))
-  return path
-}
-
-const token = (service: KubeConfig.Service) =>
-  Effect.map(service.auth.credentials, (c) => (c.token === undefined ? undefined : Redacted.value(c.token)))
-
-/** A minimal one-context kubeconfig with the given user. */
-const single = (user: object, cluster: object = { server: "https://127.0.0.1:6443" }) => ({
-  apiVersion: "v1",
-  kind: "Config",
-  "current-context": "ctx",
-  clusters: [{ name: "c", cluster }],
-  users: [{ name: "u", user }],
-  contexts: [{ name: "ctx", context: { cluster: "c", user: "u" } }]
-})
+import { single, tempDir, token, write } from "../../util/kubeconfigFiles.js"
 
 layer(NodeKube.layerPlatform)("KubeConfig", (it) => {
   describe("token file", () => {

@@ -4,40 +4,13 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Redacted from "effect/Redacted"
 import { execFileSync } from "node:child_process"
-import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
-import * as Yaml from "yaml"
 import { KubeConfigError } from "../../../packages/effect-kube/src/Errors.js"
 import * as KubeConfig from "../../../packages/effect-kube/src/KubeConfig.js"
 import * as Load from "../../../packages/effect-kube/src/internal/kubeconfig/load.js"
 import * as NodeKube from "../../../packages/effect-kube/src/NodeKube.js"
-
-const tempDir = Effect.acquireRelease(
-  Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-config-"))),
-  (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
-)
-
-const write = (path: string, content: string | object): string => {
-  Fs.mkdirSync(Path.dirname(path), { recursive: true })
-  Fs.writeFileSync(path, typeof content === "string" ? content : Yaml.stringify(content))
-  return path
-}
-
-const token = (service: KubeConfig.Service) =>
-  Effect.map(service.auth.credentials, (c) => (c.token === undefined ? undefined : Redacted.value(c.token)))
-
-/** A minimal one-context kubeconfig with the given user. */
-const single = (user: object, cluster: object = { server: "https://127.0.0.1:6443" }) => ({
-  apiVersion: "v1",
-  kind: "Config",
-  "current-context": "ctx",
-  clusters: [{ name: "c", cluster }],
-  users: [{ name: "u", user }],
-  contexts: [{ name: "ctx", context: { cluster: "c", user: "u" } }]
-})
+import { single, tempDir, token, write } from "../../util/kubeconfigFiles.js"
 
 layer(NodeKube.layerPlatform)("KubeConfig", (it) => {
   describe("merging a KUBECONFIG path list", () => {
