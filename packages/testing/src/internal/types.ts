@@ -147,9 +147,15 @@ export interface Options {
    * Features of kube-apiserver that can be turned off, to test a client against an older
    * or differently configured server. `watchList: false` (default true, as kube-apiserver
    * v1.34+ with its WatchList gate on): a watch with `sendInitialEvents` answers 422
-   * Invalid, as a server with the gate off does.
+   * Invalid, as a server with the gate off does. `aggregatedDiscovery: false` (default
+   * true, as kube-apiserver v1.30+): `/api` and `/apis` answer only their legacy index
+   * (APIVersions, APIGroupList), as a server before aggregated discovery does, and 406
+   * when the Accept allows nothing else.
    */
-  readonly features?: { readonly watchList?: boolean | undefined } | undefined
+  readonly features?: {
+    readonly watchList?: boolean | undefined
+    readonly aggregatedDiscovery?: boolean | undefined
+  } | undefined
   /** Interval of BOOKMARK events to watches that allow them (ms, default 60000; 0 disables). */
   readonly bookmarkIntervalMs?: number | undefined
   /** Pods go Pending -> Running -> Succeeded whatever their restart policy, writing a few log lines (see `SimulateOptions`). */
