@@ -452,7 +452,7 @@ export interface Operations<A, P = never> {
    * ```
    */
   readonly reflector: (
-    options?: Watcher.Options
+    options?: Watcher.ReflectorOptions<A>
   ) => Effect.Effect<Watcher.Store<A, Error>, never, Requirements | Scope.Scope>
   /**
    * Waits until `condition` holds for the object: the object then, or `Option.none()`
@@ -988,7 +988,7 @@ export interface MetadataApi {
   ) => Stream.Stream<Watcher.Event<PartialObjectMetadata>, Error, Requirements>
   /** A store of the objects' metadata, kept by a watcher in the background of the scope (see `Watcher.reflector`). */
   readonly reflector: (
-    options?: Watcher.Options
+    options?: Watcher.ReflectorOptions<PartialObjectMetadata>
   ) => Effect.Effect<Watcher.Store<PartialObjectMetadata, Error>, never, Requirements | Scope.Scope>
   /** Patches an object (a label, an annotation, a finalizer) and returns its metadata. */
   readonly patch: (

@@ -50,7 +50,7 @@ export const make = <A, I, S extends string>(
   // Subresource operations: the type offers each only where S has the subresource.
   return Object.assign(
     api,
-    { reflector: (watcherOptions?: Watcher.Options) => reflector.reflector(api, watcherOptions ?? {}) },
+    { reflector: (watcherOptions?: Watcher.ReflectorOptions<A>) => reflector.reflector(api, watcherOptions ?? {}) },
     subresources.status(target),
     subresources.scale(target),
     subresources.eviction(target),
