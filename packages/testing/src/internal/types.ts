@@ -8,6 +8,7 @@
  */
 import type * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
+import type { ProxyAnswer, ProxyRequest } from "./serve/proxy.js"
 
 /**
  * A kind to serve besides the built-in ones. Any `Resource` value fits.
@@ -175,6 +176,11 @@ export interface Options {
   readonly portForward?: PortForwardHandler | undefined
   /** The subprotocols the fake speaks for exec and attach (default v5 and v4; `["v4.channel.k8s.io"]` for an old server). */
   readonly execProtocols?: ReadonlyArray<string> | undefined
+  /**
+   * What answers the `proxy` subresource of pods, services and nodes (default: nothing
+   * listens, and the fake answers 503 as the API server does).
+   */
+  readonly proxy?: ((request: ProxyRequest) => ProxyAnswer | Promise<ProxyAnswer>) | undefined
 }
 
 /**

@@ -19,6 +19,7 @@ import * as Status from "./statusBodies.js"
 import * as Subresources from "../writes/subresources.js"
 import { checkPartial, negotiate, negotiateDiscovery, type Target } from "./negotiate.js"
 import { asPartial, partialEvent } from "../reads/partial.js"
+import * as Proxy from "./proxy.js"
 import * as Tables from "../tables/index.js"
 import { authenticates } from "./tokens.js"
 import { isReview, review } from "../writes/reviews.js"
@@ -159,6 +160,10 @@ const dispatchGroup = (
     const doc = Discovery.apiResourceList(state.registry.all(), group, version)
     if (doc === undefined) throw Status.pathNotFound()
     return json(200, doc)
+  }
+  const proxied = group === "" ? Proxy.proxyRoute(rest, request.url.split("?")[0]!.endsWith("/")) : undefined
+  if (proxied !== undefined) {
+    return Proxy.serve(state, version, proxied, method, new URLSearchParams(query).toString(), request)
   }
   const route = parseRoute(state, group, version, rest)
   // processing a template reads nothing and stores nothing
