@@ -121,9 +121,18 @@ describe("proxy", () => {
       const missing = yield* failureOf(pods.proxy("absent", { port: 80 }))
       assert.strictEqual(missing._tag === "ApiError" ? missing.code : 0, 404)
       yield* services.create({ metadata: { name: "web" }, spec: { ports: [{ port: 80 }] } })
+      // as the API server: a service without Endpoints is "not found", one whose endpoints are not ready a 503
+      const noEndpoints = yield* failureOf(services.proxy("web", { port: 80 }))
+      assert.strictEqual(noEndpoints._tag === "ApiError" ? noEndpoints.code : 0, 404)
+      assert.match(noEndpoints.message, /services "web" not found/)
+      yield* Kube.request({
+        method: "POST",
+        path: "/api/v1/namespaces/default/endpoints",
+        body: { metadata: { name: "web" }, subsets: [{ notReadyAddresses: [{ ip: "192.0.2.1" }], ports: [{ port: 80 }] }] }
+      })
       const unavailable = yield* failureOf(services.proxy("web", { port: 80 }))
       assert.strictEqual(unavailable._tag === "ApiError" ? unavailable.code : 0, 503)
-      assert.match(unavailable.message, /no endpoints available for service "web"/)
+      assert.match(unavailable.message, /no endpoints available for service "web:80"/)
       const before = cluster.requests().length
       for (const [options, message] of [
         [{ port: 70000 }, /port: must be a port number \(1 to 65535\) or a port's name/],

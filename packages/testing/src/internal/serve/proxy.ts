@@ -3,11 +3,12 @@
  * (`/api/v1/namespaces/<ns>/pods/[scheme:]<name>[:port]/proxy/<path>`): the object must
  * exist (404 as the API server answers), then the request goes to `Options.proxy`, which
  * answers for the target. Without one, the answer is the API server's when nothing
- * listens: 503 `no endpoints available for service` for a service, and for a pod or a
- * node the error of a refused dial.
+ * listens: for a service, 404 without its Endpoints and 503 `no endpoints available for
+ * service` with them; for a pod or a node the error of a refused dial.
  *
  * @internal
  */
+import { keyOf } from "../store/store.js"
 import type { FakeState } from "../store/state.js"
 import type { FakeObject } from "../types.js"
 import type { RawRequest, RawResponse } from "./http.js"
@@ -101,9 +102,16 @@ export const serve = async (
   })
   const handler = state.options.proxy
   if (handler === undefined) {
-    throw route.plural === "services"
-      ? new Status.StatusError(503, "ServiceUnavailable", `no endpoints available for service "${route.name}"`)
-      : new Status.StatusError(
+    if (route.plural === "services") {
+      // the API server finds a service's address in its Endpoints: without them it reports the service not found
+      const endpoints = state.registry.byResource("", "v1", "endpoints")
+      const found = endpoints !== undefined &&
+        state.collectionOf(endpoints).entries.get(keyOf(route.namespace ?? "", route.name)) !== undefined
+      if (!found) throw Status.notFound(kind, route.name)
+      const segment = [route.scheme, route.name, route.port].filter((p) => p !== undefined).join(":")
+      throw new Status.StatusError(503, "ServiceUnavailable", `no endpoints available for service "${segment}"`)
+    }
+    throw new Status.StatusError(
         503,
         "ServiceUnavailable",
         `error trying to reach service: dial tcp ${route.port ?? "80"}: connect: connection refused`
