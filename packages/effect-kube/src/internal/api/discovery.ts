@@ -269,9 +269,12 @@ export interface Snapshot {
 }
 
 /** `/api` or `/apis` as one answer: aggregated, or the legacy index of a server without aggregated discovery. */
-type Root = { readonly _tag: "Aggregated"; readonly snapshot: Snapshot } | { readonly _tag: "Legacy" }
+type Root =
+  | { readonly _tag: "Aggregated"; readonly snapshot: Snapshot }
+  /** `index`: the legacy index the server answered instead (APIVersions, APIGroupList), when it did. */
+  | { readonly _tag: "Legacy"; readonly index: unknown }
 
-const legacy: Root = { _tag: "Legacy" }
+const legacy: Root = { _tag: "Legacy", index: undefined }
 
 /** Reads an APIGroupDiscoveryList (v2 or v2beta1: the same fields). */
 export const snapshotOf = (json: unknown, spec: Spec): Effect.Effect<Snapshot, ValidationError> => {
@@ -322,7 +325,7 @@ const fetchRoot = (core: boolean): Effect.Effect<Root, Kube.Error, KubeConfig | 
     Effect.flatMap((json): Effect.Effect<Root, ValidationError> =>
       typeof json === "object" && json !== null && (json as { kind?: unknown }).kind === "APIGroupDiscoveryList"
         ? Effect.map(snapshotOf(json, spec), (snapshot) => ({ _tag: "Aggregated", snapshot }))
-        : Effect.succeed(legacy)
+        : Effect.succeed({ _tag: "Legacy", index: json })
     ),
     Effect.catchIf(
       (e): e is ApiError => e._tag === "ApiError" && (e.code === 404 || e.code === 406 || e.code === 415),
@@ -440,8 +443,8 @@ export const make: Effect.Effect<Discovery.Service, never, KubeConfig | HttpClie
       Effect.provide(context)
     )
 
-    const legacyCoreGroup: Effect.Effect<ReadonlyArray<Discovery.ApiGroup>, Kube.Error> = client.sendJson(requestDiscovery.coreVersions)
-      .pipe(
+    const legacyCoreGroup = (index: unknown): Effect.Effect<ReadonlyArray<Discovery.ApiGroup>, Kube.Error> =>
+      (index !== undefined ? Effect.succeed(index) : client.sendJson(requestDiscovery.coreVersions)).pipe(
         Effect.flatMap((json) =>
           Effect.mapError(decodeCore(json), () => malformed(requestDiscovery.coreVersions, "expected an APIVersions"))
         ),
@@ -453,9 +456,8 @@ export const make: Effect.Effect<Discovery.Service, never, KubeConfig | HttpClie
         Effect.provide(context)
       )
 
-    const legacyNamedGroups: Effect.Effect<ReadonlyArray<Discovery.ApiGroup>, Kube.Error> = client.sendJson(
-      requestDiscovery.groups
-    ).pipe(
+    const legacyNamedGroups = (index: unknown): Effect.Effect<ReadonlyArray<Discovery.ApiGroup>, Kube.Error> =>
+      (index !== undefined ? Effect.succeed(index) : client.sendJson(requestDiscovery.groups)).pipe(
       Effect.flatMap((json) =>
         Effect.mapError(decodeGroups(json), () => malformed(requestDiscovery.groups, "expected an APIGroupList"))
       ),
@@ -518,7 +520,8 @@ export const make: Effect.Effect<Discovery.Service, never, KubeConfig | HttpClie
         const byGroupVersion: Array<ReturnType<typeof pairsOf>[number]> = []
         for (const [root, legacyGroups] of [[core.value, legacyCoreGroup], [named.value, legacyNamedGroups]] as const) {
           if (root._tag === "Legacy") {
-            const listed = yield* legacyGroups
+            // the index the server answered the aggregated Accept with
+            const listed = yield* legacyGroups(root.index)
             groups.push(...listed)
             byGroupVersion.push(...pairsOf(listed, () => true))
             continue
