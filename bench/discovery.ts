@@ -15,7 +15,7 @@
  * the two aggregated documents, parsed) and `floor-per-group` (the index and every group
  * version's document). Each run prints one line of JSON: the median wall time of a
  * discovery (a fresh cache each), the requests one sent and the resources it found.
- * For a real cluster, `seed <kubeconfig>` applies the 50 CRDs first (kubectl).
+ * For a real cluster, `seed` prints the 50 CRDs (`tsx bench/discovery.ts seed | kubectl apply -f -`).
  */
 import { Effect, ManagedRuntime } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
@@ -174,6 +174,7 @@ const run = async (client: string, kubeconfig: string, rounds: number) => {
   process.exit(0)
 }
 
-if (command === "serve") void serve()
+if (command === "seed") process.stdout.write(crdManifest())
+else if (command === "serve") void serve()
 else if (command === "run") void run(rest[0]!, rest[1]!, Number(rest[2] ?? "20"))
 else throw new Error("usage: discovery.ts serve | run <client> <kubeconfig> <rounds>")

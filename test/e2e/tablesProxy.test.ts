@@ -30,7 +30,10 @@ const listen = Effect.acquireRelease(
     })
     server.listen(0, "0.0.0.0", () => resume(Effect.succeed(server)))
   }),
-  (server) => Effect.callback<void>((resume) => server.close(() => resume(Effect.void)))
+  (server) =>
+    Effect.callback<void>((resume) => {
+      server.close(() => resume(Effect.void))
+    })
 )
 
 const crd = (group: string) => ({
