@@ -473,7 +473,7 @@ export interface Operations<A, P = never> {
    *   const table = yield* pods.table({ includeObject: "None" })
    *   assert.deepStrictEqual(table.columnDefinitions.slice(0, 3).map((c) => c.name), ["Name", "Ready", "Status"])
    *   assert.strictEqual(table.rows[0]!.cells[0], "web")
-   *   assert.isUndefined(table.rows[0]!.object)
+   *   assert.strictEqual(table.rows[0]!.object, undefined)
    * })
    *
    * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))

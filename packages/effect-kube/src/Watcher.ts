@@ -264,7 +264,7 @@ export interface StoreOptions<A> {
  *   yield* store.ready
  *   const onNode = yield* store.byIndex("byNode", "node-1")
  *   assert.deepStrictEqual(onNode.map((pod) => pod.metadata?.name), ["web"])
- *   assert.isUndefined(onNode[0]!.metadata?.managedFields)
+ *   assert.strictEqual(onNode[0]!.metadata?.managedFields, undefined)
  * }))
  *
  * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
