@@ -227,7 +227,7 @@ export type {
    * @category models
    */
   ProxyRequest
-} from "./internal/serve/proxy.js"
+} from "./internal/types.js"
 
 /**
  * The `FakeCluster` service: the controls plus the in-memory handler and its URL.

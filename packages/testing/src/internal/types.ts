@@ -8,7 +8,6 @@
  */
 import type * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
-import type { ProxyAnswer, ProxyRequest } from "./serve/proxy.js"
 
 /**
  * A kind to serve besides the built-in ones. Any `Resource` value fits.
@@ -539,3 +538,34 @@ export interface Listening {
   readonly close: () => Promise<void>
 }
 
+/**
+ * The request a `proxy` handler answers: the target object, where on it, and the request.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ProxyRequest {
+  readonly resource: "pods" | "services" | "nodes"
+  readonly object: FakeObject
+  readonly scheme: string | undefined
+  readonly port: string | undefined
+  readonly method: string
+  /** The path on the target, from `/`. */
+  readonly path: string
+  /** The query string, without `?` (empty when there is none). */
+  readonly query: string
+  readonly header: (name: string) => string | undefined
+  readonly body: string
+}
+
+/**
+ * What the target answers (default 200, `text/plain`, empty).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ProxyAnswer {
+  readonly status?: number | undefined
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  readonly body?: string | undefined
+}

@@ -49,38 +49,6 @@ export const proxyRoute = (rest: ReadonlyArray<string>, trailingSlash: boolean):
   return { plural, namespace, name, scheme: scheme === "" ? undefined : scheme, port: port === "" ? undefined : port, path }
 }
 
-/**
- * The request a `proxy` handler answers: the target object, where on it, and the request.
- *
- * @since 0.2.0
- * @category models
- */
-export interface ProxyRequest {
-  readonly resource: "pods" | "services" | "nodes"
-  readonly object: FakeObject
-  readonly scheme: string | undefined
-  readonly port: string | undefined
-  readonly method: string
-  /** The path on the target, from `/`. */
-  readonly path: string
-  /** The query string, without `?` (empty when there is none). */
-  readonly query: string
-  readonly header: (name: string) => string | undefined
-  readonly body: string
-}
-
-/**
- * What the target answers (default 200, `text/plain`, empty).
- *
- * @since 0.2.0
- * @category models
- */
-export interface ProxyAnswer {
-  readonly status?: number | undefined
-  readonly headers?: Readonly<Record<string, string>> | undefined
-  readonly body?: string | undefined
-}
-
 /** @internal */
 export const serve = async (
   state: FakeState,
