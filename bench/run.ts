@@ -48,7 +48,7 @@
  *
  * Options (`--help` prints them and exits, starting nothing): `--quick` (one repetition each),
  * `--only <measures>` (comma-separated, of
- * list,list-gzip,get,watch,logs,logs-bytes,load,list-slow,watches,exec,cold,bundle,fake-round,real),
+ * list,list-gzip,get,watch,logs,logs-bytes,load,list-slow,watches,exec,cold,bundle,fake-round,real,discovery,transform),
  * `--reps N` (every measurement N times), `--clients floor,effect-kube` (a subset of
  * floor,effect-kube,client-node), `--profile effect-kube` (that client's workers CPU-profile
  * the measured part into `.tmp/bench-profiles/`; `tsx bench/profile.ts <file>` lists where
@@ -70,6 +70,7 @@ import { type BundleResult, bundleTable, measureBundles } from "./bundle.js"
 import { type ColdResult, coldStartTable, measureColdStart } from "./coldstart.js"
 import { runExecBench } from "./exec.js"
 import { fakeRoundTable, type FakeRoundResult } from "./fake-round.js"
+import { measureDiscovery, measureTransform } from "./parity.js"
 import { startLink } from "./link.js"
 import { checkKubeconfig, type RealOutput, runReal } from "./real.js"
 import { undiciRedirected } from "./undici-compat.js"
@@ -92,8 +93,10 @@ Options:
   --quick                one repetition of each measurement
   --only <measures>      comma-separated, of
                          list,list-gzip,get,watch,logs,logs-bytes,load,list-slow,watches,
-                         exec,cold,bundle,fake-round,real
-                         (real: list, watch, logs and GETs against a real kube-apiserver,
+                         exec,cold,bundle,fake-round,real,discovery,transform
+                         (discovery: 50 CRD groups, aggregated and per group; transform:
+                         a reflector of 10,000 pods with and without dropManagedFields;
+                         real: list, watch, logs and GETs against a real kube-apiserver,
                          started from cluster/ for the run and stopped after; a few minutes)
   --kubeconfig <path>    real: use that cluster instead of starting one (its current
                          context's user; the namespaces it makes are deleted after)
@@ -161,7 +164,7 @@ const workerMeasures: ReadonlyArray<Measure> = [
   "watches"
 ]
 /** The measures with a harness of their own. */
-const otherMeasures = ["exec", "cold", "bundle", "fake-round", "real"] as const
+const otherMeasures = ["exec", "cold", "bundle", "fake-round", "real", "discovery", "transform"] as const
 type OtherMeasure = (typeof otherMeasures)[number]
 const everyMeasure: ReadonlyArray<Measure | OtherMeasure> = [...workerMeasures, ...otherMeasures]
 const onlyFlag = flag("--only")
@@ -221,6 +224,8 @@ const defaultReps: Record<Measure | OtherMeasure, number> = {
   // sizes do not change from one build to the next
   bundle: 1,
   "fake-round": 3,
+  discovery: 3,
+  transform: 3,
   // a few minutes in all (the seeding is a minute of it)
   real: 3
 }
@@ -1055,6 +1060,10 @@ const main = async () => {
 
   const fakeRound = only.has("fake-round") ? await runFakeRound() : undefined
 
+  const discovery = only.has("discovery") ? await measureDiscovery(reps.discovery) : undefined
+  const transform = only.has("transform") ? await measureTransform(reps.transform) : undefined
+  for (const parity of [discovery, transform]) if (parity !== undefined) verdicts.push(...parity.verdicts)
+
   const real = only.has("real") ? await realSection() : undefined
 
   const targetRows = [
@@ -1092,6 +1101,10 @@ const main = async () => {
     bundleTable: bundles === undefined ? undefined : bundleTable(bundles),
     fakeRound,
     fakeRoundTable: fakeRound === undefined ? undefined : fakeRoundTable(fakeRound),
+    discovery: discovery?.figures,
+    discoveryTable: discovery?.table,
+    transform: transform?.figures,
+    transformTable: transform?.table,
     targetTable: verdicts.length > 0 ? targetRows.join("\n") : undefined,
     realControlPlane: real?.json
   }
@@ -1103,6 +1116,8 @@ const main = async () => {
     coldTable,
     output.bundleTable,
     output.fakeRoundTable,
+    output.discoveryTable,
+    output.transformTable,
     output.targetTable
   ].filter((t) => t !== undefined).join("\n\n")
   const summary = `Median of ${JSON.stringify(output.repetitions)} runs; Node ${description.node}, ` +

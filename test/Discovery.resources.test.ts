@@ -12,10 +12,12 @@ import * as Kube from "../packages/effect-kube/src/Kube.js"
 import * as Manifests from "../packages/effect-kube/src/Manifests.js"
 import * as RequestPolicy from "../packages/effect-kube/src/RequestPolicy.js"
 import { FakeCluster } from "@effect-kube/testing"
+import * as Http from "node:http"
 import { failureOf } from "./util/failure.js"
+import * as Loopback from "./util/loopback.js"
 
-const fake = () => {
-  const cluster = FakeCluster.layer()
+const fake = (options?: FakeCluster.Options) => {
+  const cluster = FakeCluster.layer(options)
   return Layer.merge(cluster, Discovery.layer.pipe(Layer.provide(cluster)))
 }
 
@@ -132,7 +134,11 @@ describe("Discovery.serverVersion and resources", () => {
       assert.isFalse(resources.some((r) => r.group === "batch"))
       assert.isTrue(resources.some((r) => r.kind === "Pod"))
       control.clearFaults()
-    }).pipe(Effect.provide(fake()), Effect.provide(RequestPolicy.layer({ readRetries: Schedule.recurs(0) }))))
+    }).pipe(
+      // a group version's own document is read on a server without aggregated discovery (and for a Stale one)
+      Effect.provide(fake({ features: { aggregatedDiscovery: false } })),
+      Effect.provide(RequestPolicy.layer({ readRetries: Schedule.recurs(0) }))
+    ))
 
   it.effect("a 403 on the group list fails the whole call with the ApiError", () =>
     Effect.gen(function*() {
@@ -142,4 +148,60 @@ describe("Discovery.serverVersion and resources", () => {
       const error = yield* failureOf(discovery.resources())
       assert.strictEqual(error._tag === "ApiError" ? error.code : 0, 403)
     }).pipe(Effect.provide(fake())))
+})
+
+describe("an aggregated discovery server of the v2beta1 era (kube-apiserver 1.26 to 1.32), on loopback", () => {
+  const resource = (resource: string, kind: string, scope: "Namespaced" | "Cluster") => ({
+    resource,
+    responseKind: { group: "", version: "", kind },
+    scope,
+    singularResource: resource.slice(0, -1),
+    verbs: ["get", "list", "watch"]
+  })
+  const document = (items: ReadonlyArray<unknown>) =>
+    JSON.stringify({ kind: "APIGroupDiscoveryList", apiVersion: "apidiscovery.k8s.io/v2beta1", metadata: {}, items })
+  const answer = (res: Http.ServerResponse, status: number, contentType: string, body: string) => {
+    res.writeHead(status, { "content-type": contentType })
+    res.end(body)
+  }
+  const beta = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
+  /** Answers v2beta1 when the Accept allows it; metrics.k8s.io is Stale and its own document 503. */
+  const handler: Http.RequestListener = (req, res) => {
+    const accept = req.headers.accept ?? ""
+    if (req.url === "/api" && accept.includes("v=v2beta1")) {
+      return answer(res, 200, beta, document([{ metadata: {}, versions: [{ version: "v1", resources: [resource("pods", "Pod", "Namespaced")], freshness: "Current" }] }]))
+    }
+    if (req.url === "/apis" && accept.includes("v=v2beta1")) {
+      return answer(res, 200, beta, document([
+        { metadata: { name: "apps" }, versions: [{ version: "v1", resources: [resource("deployments", "Deployment", "Namespaced")], freshness: "Current" }] },
+        { metadata: { name: "metrics.k8s.io" }, versions: [{ version: "v1beta1", resources: [], freshness: "Stale" }] }
+      ]))
+    }
+    if (req.url === "/apis/metrics.k8s.io/v1beta1") {
+      return answer(res, 503, "application/json", JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code: 503, reason: "ServiceUnavailable", message: "the server is currently unable to handle the request" }))
+    }
+    answer(res, 404, "text/plain", "404 page not found\n")
+  }
+
+  it.live("reads v2beta1 when v2 is not served; a Stale group version is asked for by its own document, and failed", () =>
+    Effect.gen(function*() {
+      const server = yield* Loopback.serve(handler)
+      const program = Effect.gen(function*() {
+        const discovery = yield* Discovery.make
+        const deployments = yield* discovery.resolve("apps/v1", "Deployment")
+        assert.deepInclude(deployments, { plural: "deployments", namespaced: true })
+        const { failed, groups, resources } = yield* discovery.resources()
+        assert.deepStrictEqual(resources.map((r) => r.apiVersion + " " + r.plural), ["v1 pods", "apps/v1 deployments"])
+        assert.deepStrictEqual(groups.map((g) => g.name), ["", "apps", "metrics.k8s.io"])
+        assert.deepStrictEqual(failed.map((f) => [f.apiVersion, f.error._tag === "ApiError" ? f.error.code : 0]), [["metrics.k8s.io/v1beta1", 503]])
+        const stale = yield* failureOf(discovery.resolve("metrics.k8s.io/v1beta1", "PodMetrics"))
+        assert.strictEqual(stale._tag === "ApiError" ? stale.code : 0, 503)
+      })
+      yield* program.pipe(
+        Effect.provide(Loopback.layer(server.url)),
+        Effect.provide(RequestPolicy.layer({ readRetries: Schedule.recurs(0) }))
+      )
+      // resolve: /apis; resources(): both roots afresh (at once) and the Stale group version; then the Stale one again
+      assert.deepStrictEqual([...server.requests].sort(), ["GET /api", "GET /apis", "GET /apis", "GET /apis/metrics.k8s.io/v1beta1", "GET /apis/metrics.k8s.io/v1beta1"])
+    }))
 })

@@ -10,7 +10,10 @@ import * as Manifests from "../packages/effect-kube/src/Manifests.js"
 import * as RequestPolicy from "../packages/effect-kube/src/RequestPolicy.js"
 import { FakeCluster } from "@effect-kube/testing"
 
-const fake = (options?: FakeCluster.Options) => {
+/** A server without aggregated discovery (before kube-apiserver 1.30's default): one document per group version. */
+const withoutAggregated: FakeCluster.Options = { features: { aggregatedDiscovery: false } }
+
+const fake = (options: FakeCluster.Options = withoutAggregated) => {
   const cluster = FakeCluster.layer({ ...options })
   return Layer.merge(cluster, Discovery.layer.pipe(Layer.provide(cluster)))
 }
@@ -44,7 +47,7 @@ const crontabCrd = {
   }
 }
 
-describe("Discovery", () => {
+describe("Discovery on a server without aggregated discovery: the legacy index, then one document per group version", () => {
   it.effect("resolves core and group kinds from their group version's document", () =>
     Effect.gen(function*() {
       const discovery = yield* Discovery.Discovery
@@ -55,7 +58,8 @@ describe("Discovery", () => {
       const deployments = yield* discovery.resolve("apps/v1", "Deployment")
       assert.deepInclude(deployments, { group: "apps", version: "v1", plural: "deployments", namespaced: true })
       const cluster = yield* FakeCluster.FakeCluster
-      assert.deepStrictEqual(discoveryReads(cluster), ["/api/v1", "/apis/apps/v1"])
+      // the aggregated Accept on /api and /apis is answered by the legacy index: each group version is then read
+      assert.deepStrictEqual(discoveryReads(cluster), ["/api", "/api/v1", "/apis", "/apis/apps/v1"])
     }).pipe(Effect.provide(fake())))
 
   it.effect("a resolved Resource works with Kube.api as a raw-JSON client", () =>
@@ -98,10 +102,10 @@ describe("Discovery", () => {
         { concurrency: "unbounded" }
       )
       assert.deepStrictEqual(resolved.map((r) => r.plural), ["pods", "secrets", "services", "deployments", "deployments", "configmaps"])
-      assert.deepStrictEqual([...discoveryReads(cluster)].sort(), ["/api/v1", "/apis/apps/v1"])
+      assert.deepStrictEqual([...discoveryReads(cluster)].sort(), ["/api", "/api/v1", "/apis", "/apis/apps/v1"])
       yield* discovery.resolve("v1", "Pod")
       yield* discovery.resolve("apps/v1", "Deployment")
-      assert.deepStrictEqual([...discoveryReads(cluster)].sort(), ["/api/v1", "/apis/apps/v1"])
+      assert.deepStrictEqual([...discoveryReads(cluster)].sort(), ["/api", "/api/v1", "/apis", "/apis/apps/v1"])
     }).pipe(Effect.provide(fake())))
 
   it.effect("when the caller fetching for others is interrupted, a waiting caller fetches for itself", () =>
@@ -111,13 +115,13 @@ describe("Discovery", () => {
       const turn = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
       cluster.stallNext({ match: (_method, path) => path === "/api/v1" })
       const owner = yield* Effect.forkChild(discovery.resolve("v1", "Pod"))
-      while (discoveryReads(cluster).length === 0) yield* turn
+      while (discoveryReads(cluster).length < 2) yield* turn
       const waiter = yield* Effect.forkChild(discovery.resolve("v1", "Secret"))
       for (let i = 0; i < 5; i++) yield* turn
       yield* Fiber.interrupt(owner)
       const secrets = yield* Fiber.join(waiter)
       assert.strictEqual(secrets.plural, "secrets")
-      assert.deepStrictEqual(discoveryReads(cluster), ["/api/v1", "/api/v1"])
+      assert.deepStrictEqual(discoveryReads(cluster), ["/api", "/api/v1", "/api/v1"])
     }).pipe(Effect.provide(fake())))
 
   it.effect("an unknown kind is refetched once (not when the document was just fetched) and named in the error", () =>
@@ -127,10 +131,10 @@ describe("Discovery", () => {
       const fresh = yield* Effect.flip(discovery.resolve("v1", "Gizmo"))
       assert.instanceOf(fresh, ValidationError)
       assert.strictEqual(fresh.subject, "v1 Gizmo")
-      assert.deepStrictEqual(discoveryReads(cluster), ["/api/v1"])
+      assert.deepStrictEqual(discoveryReads(cluster), ["/api", "/api/v1"])
       const cached = yield* Effect.flip(discovery.resolve("v1", "Gizmo"))
       assert.include(cached.message, "Gizmo")
-      assert.deepStrictEqual(discoveryReads(cluster), ["/api/v1", "/api/v1"])
+      assert.deepStrictEqual(discoveryReads(cluster), ["/api", "/api/v1", "/api/v1"])
       const group = yield* Effect.flip(discovery.resolve("nothing.example.com/v1", "Thing"))
       assert.match(group.message, /nothing\.example\.com\/v1 Thing: the server does not serve nothing\.example\.com\/v1/)
     }).pipe(Effect.provide(fake())))
@@ -144,7 +148,7 @@ describe("Discovery", () => {
       cluster.registerResource(crontabs)
       const after = yield* discovery.resolve("stable.example.com/v1", "CronTab")
       assert.deepInclude(after, { plural: "crontabs", namespaced: true, group: "stable.example.com" })
-      assert.deepStrictEqual(discoveryReads(cluster), ["/apis/stable.example.com/v1", "/apis/stable.example.com/v1"])
+      assert.deepStrictEqual(discoveryReads(cluster), ["/apis", "/apis/stable.example.com/v1", "/apis/stable.example.com/v1"])
       // And another kind of the same group, added later still, is found the same way.
       cluster.registerResource({ apiVersion: "stable.example.com/v1", kind: "AtTab", plural: "attabs", namespaced: false })
       assert.deepInclude(yield* discovery.resolve("stable.example.com/v1", "AtTab"), { plural: "attabs", namespaced: false })
@@ -174,15 +178,15 @@ describe("Discovery", () => {
       yield* Manifests.apply(objects)
       yield* Manifests.get(objects)
       yield* Manifests.delete(objects)
-      assert.deepStrictEqual(discoveryReads(cluster), ["/api/v1", "/api/v1", "/api/v1"])
+      assert.deepStrictEqual(discoveryReads(cluster), ["/api", "/api/v1", "/api", "/api/v1", "/api", "/api/v1"])
       cluster.reset()
       yield* Effect.gen(function*() {
         yield* Manifests.apply(objects)
         yield* Manifests.get(objects)
         yield* Manifests.delete(objects)
       }).pipe(Effect.provide(Discovery.layer))
-      assert.deepStrictEqual(discoveryReads(cluster), ["/api/v1"])
-    }).pipe(Effect.provide(FakeCluster.layer())))
+      assert.deepStrictEqual(discoveryReads(cluster), ["/api", "/api/v1"])
+    }).pipe(Effect.provide(FakeCluster.layer(withoutAggregated))))
 
   it.effect("a failed fetch is not cached: the next call fetches again", () =>
     Effect.gen(function*() {
@@ -193,7 +197,7 @@ describe("Discovery", () => {
       assert.isTrue(ApiError.is(error))
       assert.strictEqual((error as ApiError).code, 500)
       assert.strictEqual((yield* discovery.resolve("v1", "Pod")).plural, "pods")
-      assert.deepStrictEqual(discoveryReads(cluster), ["/api/v1", "/api/v1"])
+      assert.deepStrictEqual(discoveryReads(cluster), ["/api", "/api/v1", "/api/v1"])
     }).pipe(
       Effect.provide(fake()),
       // No read retries here, so that the first call sees the failure.
@@ -219,4 +223,96 @@ describe("Discovery", () => {
       }
       assert.deepStrictEqual(cluster.requests(), [])
     }).pipe(Effect.provide(fake())))
+})
+
+describe("Discovery with aggregated discovery (apidiscovery.k8s.io/v2, kube-apiserver 1.30+)", () => {
+  const aggregated = () => fake({})
+
+  it.effect("resolves every kind of the core group from /api and of the named groups from /apis, one request each", () =>
+    Effect.gen(function*() {
+      const discovery = yield* Discovery.Discovery
+      const cluster = yield* FakeCluster.FakeCluster
+      const resolved = yield* Effect.all(
+        [
+          discovery.resolve("v1", "Pod"),
+          discovery.resolve("v1", "Namespace"),
+          discovery.resolve("apps/v1", "Deployment"),
+          discovery.resolve("batch/v1", "Job"),
+          discovery.resolve("rbac.authorization.k8s.io/v1", "ClusterRole")
+        ],
+        { concurrency: "unbounded" }
+      )
+      assert.deepStrictEqual(resolved.map((r) => [r.plural, r.namespaced]), [
+        ["pods", true],
+        ["namespaces", false],
+        ["deployments", true],
+        ["jobs", true],
+        ["clusterroles", false]
+      ])
+      assert.deepStrictEqual([...discoveryReads(cluster)].sort(), ["/api", "/apis"])
+      yield* discovery.resolve("networking.k8s.io/v1", "Ingress")
+      assert.deepStrictEqual([...discoveryReads(cluster)].sort(), ["/api", "/apis"])
+    }).pipe(Effect.provide(aggregated())))
+
+  it.effect("a CRD installed after /apis was cached is found by reading /apis once more; an unknown kind says so", () =>
+    Effect.gen(function*() {
+      const discovery = yield* Discovery.Discovery
+      const cluster = yield* FakeCluster.FakeCluster
+      yield* discovery.resolve("apps/v1", "Deployment")
+      cluster.registerResource(crontabs)
+      const found = yield* discovery.resolve("stable.example.com/v1", "CronTab")
+      assert.deepInclude(found, { plural: "crontabs", namespaced: true, group: "stable.example.com" })
+      assert.deepStrictEqual(discoveryReads(cluster), ["/apis", "/apis"])
+      const unknown = yield* Effect.flip(discovery.resolve("stable.example.com/v1", "CronTob"))
+      assert.instanceOf(unknown, ValidationError)
+      assert.match(unknown.message, /serves no kind CronTob in stable\.example\.com\/v1: did you mean CronTab\?/)
+      const missing = yield* Effect.flip(discovery.resolve("nothing.example.com/v1", "Thing"))
+      assert.match(missing.message, /the server does not serve nothing\.example\.com\/v1/)
+    }).pipe(Effect.provide(aggregated())))
+
+  it.effect("resources() is the two aggregated documents: the same resources as the per-group-version documents", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      const discovery = yield* Discovery.Discovery
+      const fromAggregated = yield* discovery.resources()
+      assert.deepStrictEqual([...discoveryReads(cluster)].sort(), ["/api", "/apis"])
+      const legacy = yield* Effect.provide(
+        Effect.flatMap(Discovery.make, (d) => d.resources()),
+        FakeCluster.layer(withoutAggregated)
+      )
+      const key = (r: Discovery.ApiResource) => `${r.apiVersion} ${r.plural}`
+      const byKey = (list: ReadonlyArray<Discovery.ApiResource>) =>
+        new Map(list.map((r) => [key(r), { ...r, subresources: [...r.subresources].sort() }]))
+      assert.deepStrictEqual(byKey(fromAggregated.resources), byKey(legacy.resources))
+      assert.deepStrictEqual(fromAggregated.groups, legacy.groups)
+      assert.deepStrictEqual(fromAggregated.failed, [])
+    }).pipe(Effect.provide(aggregated())))
+
+  it.effect("the fake answers the Accept as kube-apiserver 1.35: v2 when asked, the legacy index otherwise, 406 for v2 alone when off", () =>
+    Effect.gen(function*() {
+      const v2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+      const list = (yield* Kube.request({ method: "GET", path: "/apis", accept: v2 })) as {
+        kind: string
+        apiVersion: string
+        items: ReadonlyArray<{ metadata: { name?: string }; versions: ReadonlyArray<{ version: string; freshness: string }> }>
+      }
+      assert.strictEqual(list.kind, "APIGroupDiscoveryList")
+      assert.strictEqual(list.apiVersion, "apidiscovery.k8s.io/v2")
+      assert.isTrue(list.items.some((g) => g.metadata.name === "apps" && g.versions[0]?.freshness === "Current"))
+      const core = (yield* Kube.request({ method: "GET", path: "/api", accept: v2 })) as {
+        items: ReadonlyArray<{ metadata: object; versions: ReadonlyArray<{ resources: ReadonlyArray<{ resource: string; scope: string; responseKind: object; subresources?: ReadonlyArray<{ subresource: string }> }> }> }>
+      }
+      assert.deepStrictEqual(core.items[0]!.metadata, {})
+      const pods = core.items[0]!.versions[0]!.resources.find((r) => r.resource === "pods")!
+      assert.strictEqual(pods.scope, "Namespaced")
+      assert.deepStrictEqual(pods.responseKind, { group: "", version: "", kind: "Pod" })
+      // v2beta1 is no longer served by 1.35: the legacy index answers
+      const beta = (yield* Kube.request({ method: "GET", path: "/apis", accept: v2.replace("v=v2", "v=v2beta1") })) as { kind: string }
+      assert.strictEqual(beta.kind, "APIGroupList")
+      assert.strictEqual(((yield* Kube.request({ method: "GET", path: "/apis" })) as { kind: string }).kind, "APIGroupList")
+      const off = yield* Effect.flip(
+        Effect.provide(Kube.request({ method: "GET", path: "/apis", accept: v2 }), FakeCluster.layer(withoutAggregated))
+      )
+      assert.strictEqual(off._tag === "ApiError" ? off.code : 0, 406)
+    }).pipe(Effect.provide(aggregated())))
 })

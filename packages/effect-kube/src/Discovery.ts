@@ -1,10 +1,14 @@
 /**
  * Finds where a kind lives (its plural, and whether it is namespaced) from the server's
- * discovery documents (`/api/v1`, `/apis/<group>/<version>`), so objects of any kind,
- * custom resources included, can be sent without a hand-written `Resource`.
+ * discovery documents, so objects of any kind, custom resources included, can be sent
+ * without a hand-written `Resource`.
  *
- * Each group version's document is fetched the first time one of its kinds is asked
- * for and kept as long as the service lives; a kind it does not list makes it be
+ * The documents are the aggregated ones (`apidiscovery.k8s.io/v2`, or `v2beta1`): `/api`
+ * for the core group and `/apis` for every other, each fetched the first time one of its
+ * kinds is asked for and kept as long as the service lives. A server without them (before
+ * kube-apiserver 1.26) answers the legacy index, and each group version's own document
+ * (`/api/v1`, `/apis/<group>/<version>`) is read instead, as is a group version the
+ * aggregated document marks `Stale`. A kind a cached document does not list makes it be
  * fetched once more, so a CRD installed meanwhile is found. `Manifests` and `Template`
  * use the `Discovery` in context when there is one, else a new one per operation.
  *
@@ -150,8 +154,9 @@ export interface Service {
   readonly serverVersion: Effect.Effect<ServerVersion, Kube.Error>
   /**
    * Every group, version and resource the server serves (`kubectl api-resources`),
-   * with verbs, short names, categories, subresources and preferred versions. Group
-   * version documents are shared with `resolve`'s cache.
+   * with verbs, short names, categories, subresources and preferred versions: the two
+   * aggregated documents, read afresh (and then shared with `resolve`), or on a server
+   * without them every group version's document (shared with `resolve`'s cache).
    *
    * @example
    * ```ts

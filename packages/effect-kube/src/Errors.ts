@@ -396,6 +396,36 @@ export class WaitTimeout extends Data.TaggedError("WaitTimeout")<{
 }
 
 /**
+ * A lookup in a store's index could not be answered: no index has that name
+ * (`reason: "Unknown"`), or the index function threw on an object the store holds
+ * (`reason: "Failed"`, with the object's `namespace/name` and what was thrown as the
+ * cause). The store itself keeps every object and its other indexes; only lookups in
+ * this index fail, until the object is replaced by one the function takes, or deleted.
+ *
+ * @example
+ * ```ts
+ * Effect.catchTag("IndexError", (e) => Console.error(`index ${e.index}: ${e.message}`))
+ * ```
+ * @since 0.2.0
+ * @category errors
+ */
+export class IndexError extends Data.TaggedError("IndexError")<{
+  /** The index asked for. */
+  readonly index: string
+  readonly reason: "Unknown" | "Failed"
+  /** The `namespace/name` of the object the index function threw on (`Failed`). */
+  readonly object?: string | undefined
+  /** What the index function threw. */
+  readonly cause?: unknown
+}> {
+  override get message(): string {
+    if (this.reason === "Unknown") return `the store has no index ${JSON.stringify(this.index)}`
+    const thrown = this.cause instanceof Error ? this.cause.message : String(this.cause)
+    return `index ${JSON.stringify(this.index)} failed on ${this.object ?? "an object"}: the index function threw: ${thrown}`
+  }
+}
+
+/**
  * A request got no complete answer within the per-request timeout of `RequestPolicy`:
  * the server is slow or silent (a refused or broken connection stays a transport
  * `RequestError`). A mutation that timed out may still have been carried out by the

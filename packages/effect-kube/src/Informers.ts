@@ -66,8 +66,16 @@ export interface Informer<A> {
  * @category models
  */
 export interface Service {
-  /** Subscribes for as long as the scope is open; the first subscriber starts the watch. */
-  readonly subscribe: <A>(api: Kube.Api<A>, options?: Options) => Effect.Effect<Informer<A>, never, Scope.Scope>
+  /**
+   * Subscribes for as long as the scope is open; the first subscriber starts the watch.
+   * A `transform` or `indexers` (see `Watcher.StoreOptions`) make the store and events of
+   * the informer: subscribers share an informer only when they give the same functions
+   * (the same function objects, so define them once, not in the call).
+   */
+  readonly subscribe: <A>(
+    api: Kube.Api<A>,
+    options?: Options & Watcher.StoreOptions<A>
+  ) => Effect.Effect<Informer<A>, never, Scope.Scope>
   /** How many informers (watches) are running. */
   readonly active: () => number
 }

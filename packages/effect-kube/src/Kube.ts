@@ -452,8 +452,34 @@ export interface Operations<A, P = never> {
    * ```
    */
   readonly reflector: (
-    options?: Watcher.Options
+    options?: Watcher.ReflectorOptions<A>
   ) => Effect.Effect<Watcher.Store<A, Error>, never, Requirements | Scope.Scope>
+  /**
+   * The objects as the server prints them (`kubectl get`): a `Table` of its printer
+   * columns (a built-in kind's, or a CRD's `additionalPrinterColumns`) and one row of cells
+   * per object, asked for with `Accept: application/json;as=Table;v=v1;g=meta.k8s.io`.
+   * `name` reads one object's row; `includeObject` says what each row carries.
+   *
+   * @example
+   * ```ts
+   * import { Effect } from "effect"
+   * import { Kube, Pods } from "effect-kube"
+   * import { FakeCluster } from "@effect-kube/testing"
+   *
+   * const pods = Kube.api(Pods, { namespace: "default" })
+   *
+   * const program = Effect.gen(function* () {
+   *   yield* pods.create({ metadata: { name: "web" }, spec: { containers: [{ name: "c", image: "nginx" }] } })
+   *   const table = yield* pods.table({ includeObject: "None" })
+   *   assert.deepStrictEqual(table.columnDefinitions.slice(0, 3).map((c) => c.name), ["Name", "Ready", "Status"])
+   *   assert.strictEqual(table.rows[0]!.cells[0], "web")
+   *   assert.strictEqual(table.rows[0]!.object, undefined)
+   * })
+   *
+   * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
+   * ```
+   */
+  readonly table: (options?: TableOptions) => Effect.Effect<Table, Error, Requirements>
   /**
    * Waits until `condition` holds for the object: the object then, or `Option.none()`
    * when the condition is satisfied by its absence (as `Condition.deleted`). The
@@ -607,7 +633,8 @@ export type DeleteResult<A> =
 
 /**
  * The subresource operations a kind offers, from its subresources `S`: `status`, `scale`,
- * pod `eviction`, `ephemeralcontainers` and `resize`, service account `token`. A kind
+ * pod `eviction`, `ephemeralcontainers` and `resize`, service account `token`, the `proxy`
+ * of pods, services and nodes. A kind
  * without one does not have its operations (a compile error, not a runtime failure).
  *
  * @since 0.1.0
@@ -620,6 +647,7 @@ export type SubresourceOperations<A, S extends string, P = never> =
   & ("ephemeralcontainers" extends S ? EphemeralContainersOperations<A> : unknown)
   & ("resize" extends S ? ResizeOperations<A> : unknown)
   & ("token" extends S ? TokenOperations : unknown)
+  & ("proxy" extends S ? ProxyOperations : unknown)
 
 /**
  * The `status` subresource: reads and writes only `.status` (the rest of the object
@@ -858,6 +886,126 @@ export interface TokenOperations {
 }
 
 /**
+ * Options of `table`: the selectors and paging of `list`, `name` for one object's row,
+ * and what each row carries (`includeObject`: `"Metadata"`, the server's default, a
+ * PartialObjectMetadata; `"Object"`, the whole object; `"None"`, nothing).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface TableOptions extends Selectors {
+  readonly name?: string | undefined
+  readonly allNamespaces?: boolean | undefined
+  readonly limit?: number | undefined
+  readonly continue?: string | undefined
+  readonly includeObject?: "None" | "Metadata" | "Object" | undefined
+}
+
+/**
+ * One column of a Table: its name as `kubectl get` heads it, its type (`string`,
+ * `integer`, `number`, `boolean`, `date`), format (`name` for the name column), and
+ * priority (0 is shown by default, higher only with `-o wide`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface TableColumnDefinition {
+  readonly name: string
+  readonly type: string
+  readonly format: string
+  readonly description: string
+  readonly priority: number
+}
+
+/**
+ * One row of a Table: a cell per column, and the object it prints as `includeObject` asked.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface TableRow {
+  readonly cells: ReadonlyArray<unknown>
+  readonly conditions?: ReadonlyArray<unknown> | undefined
+  readonly object?: unknown
+}
+
+/**
+ * A `meta.k8s.io/v1` Table, as the server prints a list or an object.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Table {
+  readonly apiVersion: "meta.k8s.io/v1"
+  readonly kind: "Table"
+  readonly metadata: {
+    readonly resourceVersion?: string | undefined
+    readonly continue?: string | undefined
+    readonly remainingItemCount?: number | undefined
+  }
+  readonly columnDefinitions: ReadonlyArray<TableColumnDefinition>
+  readonly rows: ReadonlyArray<TableRow>
+}
+
+/**
+ * Options of `proxy`: where on the pod, service or node the request goes (`port`, a
+ * number or a port's name, and `scheme`), and what it is (`method`, `path` below the
+ * target's root, `query`, `body` sent as it is when a string, else as JSON, with
+ * `contentType`, `accept` and further `headers`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ProxyOptions {
+  readonly port?: number | string | undefined
+  readonly scheme?: "http" | "https" | undefined
+  readonly method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | undefined
+  /** The path on the target, from `/` (the default). */
+  readonly path?: string | undefined
+  readonly query?: Readonly<Record<string, string | number | boolean | undefined>> | undefined
+  readonly body?: unknown
+  readonly contentType?: string | undefined
+  readonly accept?: string | undefined
+  readonly headers?: Readonly<Record<string, string>> | undefined
+}
+
+/**
+ * What the target answered through the API server's proxy.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ProxyResponse {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+/**
+ * The `proxy` subresource of pods, services and nodes: an HTTP request to the target
+ * through the API server (`/api/v1/namespaces/<ns>/pods/<name>:<port>/proxy/<path>`), with
+ * the client's credentials. A non-2xx answer (the target's, or the server's: no endpoints,
+ * an address it will not proxy to) fails with an `ApiError`; a bad port or path fails
+ * with a `ValidationError` before anything is sent.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Kube, Services } from "effect-kube"
+ *
+ * const program = Effect.gen(function* () {
+ *   const answer = yield* Kube.api(Services, { namespace: "default" }).proxy("web", { port: "http", path: "/healthz" })
+ *   return answer.body
+ * })
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export interface ProxyOperations {
+  readonly proxy: (name: string, options?: ProxyOptions) => Effect.Effect<ProxyResponse, Error, Requirements>
+}
+
+/**
  * A request the library does not model, for `Kube.request` and `Kube.requestStream`:
  * any method and absolute path of the API server. `body` is sent as JSON (a string as it
  * is) with `contentType` (`application/json` by default, e.g.
@@ -988,7 +1136,7 @@ export interface MetadataApi {
   ) => Stream.Stream<Watcher.Event<PartialObjectMetadata>, Error, Requirements>
   /** A store of the objects' metadata, kept by a watcher in the background of the scope (see `Watcher.reflector`). */
   readonly reflector: (
-    options?: Watcher.Options
+    options?: Watcher.ReflectorOptions<PartialObjectMetadata>
   ) => Effect.Effect<Watcher.Store<PartialObjectMetadata, Error>, never, Requirements | Scope.Scope>
   /** Patches an object (a label, an annotation, a finalizer) and returns its metadata. */
   readonly patch: (

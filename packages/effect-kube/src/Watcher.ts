@@ -37,6 +37,7 @@ import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as reflector_ from "./internal/runtime/reflector.js"
 import * as internal from "./internal/runtime/watcher.js"
+import type { IndexError } from "./Errors.js"
 import type * as Kube from "./Kube.js"
 
 /**
@@ -194,7 +195,121 @@ export interface Store<A, E = never> {
    * cluster until then), `None` once a request has worked again (and after the end).
    */
   readonly stalled: Effect.Effect<Option.Option<Stalled>>
+  /**
+   * The objects an index (`ReflectorOptions.indexers`) files under `value`, in no
+   * particular order. Fails with an `IndexError` when the store has no such index, or
+   * while its function has thrown on an object the store holds.
+   */
+  readonly byIndex: (index: string, value: string) => Effect.Effect<ReadonlyArray<A>, IndexError>
+  /** Every value an index files objects under (fails as `byIndex` does). */
+  readonly indexValues: (index: string) => Effect.Effect<ReadonlyArray<string>, IndexError>
 }
+
+/**
+ * An index function (client-go's `IndexFunc`): the values an object is filed under in
+ * one index of a store (none, one or several). It should be pure and quick: it runs on
+ * every change of every object. One that throws does not stop the store: lookups in its
+ * index fail with an `IndexError` naming it and the object.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type IndexFunction<A> = (object: A) => ReadonlyArray<string>
+
+/**
+ * Named index functions (client-go's `Indexers`), looked up with `Store.byIndex`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Indexers<A> = Readonly<Record<string, IndexFunction<A>>>
+
+/**
+ * What a store keeps, beside the objects: `transform` makes each object what is stored
+ * (and passed on), as client-go's `SetTransform` (`Watcher.dropManagedFields` drops the
+ * field that makes up much of a typical object); `indexers` file the objects under the
+ * values of index functions, for `byIndex`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface StoreOptions<A> {
+  /**
+   * Applied to every object of every event before it is stored. It must not change the
+   * name or namespace. One that throws stops the store as a defect of its watcher would
+   * (a `ValidationError` whose cause is what it threw).
+   */
+  readonly transform?: ((object: A) => A) | undefined
+  readonly indexers?: Indexers<A> | undefined
+}
+
+/**
+ * The options of a reflector: its watcher's, and what its store keeps.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Kube, type Pod, Pods, Watcher } from "effect-kube"
+ * import { FakeCluster } from "@effect-kube/testing"
+ *
+ * const pods = Kube.api(Pods, { namespace: "default" })
+ * const byNode = (pod: Pod) => (pod.spec?.nodeName !== undefined ? [pod.spec.nodeName] : [])
+ *
+ * const program = Effect.scoped(Effect.gen(function* () {
+ *   yield* pods.create({ metadata: { name: "web" }, spec: { nodeName: "node-1", containers: [{ name: "c", image: "nginx" }] } })
+ *   const store = yield* pods.reflector({
+ *     transform: Watcher.dropManagedFields,
+ *     indexers: { byNode, byNamespace: Watcher.indexByNamespace }
+ *   })
+ *   yield* store.ready
+ *   const onNode = yield* store.byIndex("byNode", "node-1")
+ *   assert.deepStrictEqual(onNode.map((pod) => pod.metadata?.name), ["web"])
+ *   assert.strictEqual(onNode[0]!.metadata?.managedFields, undefined)
+ * }))
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export interface ReflectorOptions<A> extends Options, StoreOptions<A> {}
+
+/**
+ * A transform for `StoreOptions.transform`: the object without `metadata.managedFields`
+ * (server-side apply's bookkeeping, often the largest part of a small object), which a
+ * cache rarely needs. The object given is not changed.
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const dropManagedFields: <A>(object: A) => A = reflector_.dropManagedFields
+
+/**
+ * An index function filing each object under its namespace (`""` when cluster-scoped),
+ * as client-go's `MetaNamespaceIndexFunc`.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const indexByNamespace: (object: unknown) => ReadonlyArray<string> = reflector_.indexByNamespace
+
+/**
+ * An index function filing each object under the UIDs of its owners (`ownerReferences`):
+ * a ReplicaSet's Pods by `byIndex("byOwner", replicaSet.metadata.uid)`.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const indexByOwner: (object: unknown) => ReadonlyArray<string> = reflector_.indexByOwner
+
+/**
+ * An index function filing each object under the value of one label (objects without it
+ * under none).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const indexByLabel: (label: string) => (object: unknown) => ReadonlyArray<string> = reflector_.indexByLabel
 
 /**
  * The writing side of a store: what `reflect` needs. Any value with `apply` and `fail`
@@ -227,13 +342,13 @@ export interface WritableStore<A, E = never> extends Store<A, E>, Writer<A, E> {
 
 /**
  * An empty store to pass to `reflect`. `namespace` is what `get` looks in when it is
- * given none.
+ * given none; `indexers` are its indexes (see `StoreOptions`).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const makeStore: <A, E = never>(
-  options?: { readonly namespace?: string | undefined }
+  options?: { readonly namespace?: string | undefined; readonly indexers?: Indexers<A> | undefined }
 ) => Effect.Effect<WritableStore<A, E>> = reflector_.makeStore
 
 /**
@@ -296,6 +411,6 @@ export const reflect: {
  */
 export const reflector: <A>(
   api: Kube.Api<A>,
-  options?: Options
+  options?: ReflectorOptions<A>
 ) => Effect.Effect<Store<A, Kube.Error>, never, Kube.Requirements | Scope.Scope> = (api, options) =>
   reflector_.reflector(api, options ?? {})

@@ -94,6 +94,8 @@ export {
   connectionProblem,
   /** @since 0.1.0 */
   DeleteFailed,
+  /** @since 0.2.0 */
+  IndexError,
   /** @since 0.1.0 */
   KubeConfigError,
   /** @since 0.2.0 */

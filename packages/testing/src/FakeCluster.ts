@@ -212,6 +212,23 @@ export type {
   PortForwardHandler
 } from "./internal/types.js"
 
+export type {
+  /**
+   * What `Options.proxy` answers: the target of a `proxy` request and the answer it gets.
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  ProxyAnswer,
+  /**
+   * A request through the `proxy` subresource of a pod, service or node (`Options.proxy`).
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  ProxyRequest
+} from "./internal/types.js"
+
 /**
  * The `FakeCluster` service: the controls plus the in-memory handler and its URL.
  *

@@ -10,6 +10,7 @@ import * as logs from "./api/logs.js"
 import * as operations from "./api/operations.js"
 import * as reflector from "./runtime/reflector.js"
 import * as subresources from "./api/subresources.js"
+import * as table from "./api/table.js"
 import type { Target } from "./request/inputChecks.js"
 import * as waitFor from "./runtime/waitFor.js"
 import * as watch from "./api/watch.js"
@@ -41,6 +42,7 @@ export const make = <A, I, S extends string>(
     listStream: (streamOptions) => watch.listStream(target, streamOptions ?? {}),
     watcher: (watcherOptions) => watcher.watcher(target, watcherOptions ?? {}),
     waitFor: (name, condition, waitOptions) => waitFor.waitFor(target, name, condition, waitOptions),
+    table: (tableOptions) => table.table(target, tableOptions),
     // Offered by the type only where the resource serves "log"; a kind whose subresources
     // are not known at compile time still gets the runtime check (pods only).
     logs: (name, logOptions) => logs.logs(target, name, logOptions ?? {}),
@@ -50,12 +52,13 @@ export const make = <A, I, S extends string>(
   // Subresource operations: the type offers each only where S has the subresource.
   return Object.assign(
     api,
-    { reflector: (watcherOptions?: Watcher.Options) => reflector.reflector(api, watcherOptions ?? {}) },
+    { reflector: (watcherOptions?: Watcher.ReflectorOptions<A>) => reflector.reflector(api, watcherOptions ?? {}) },
     subresources.status(target),
     subresources.scale(target),
     subresources.eviction(target),
     subresources.ephemeralContainers(target),
     subresources.resize(target),
-    subresources.token(target)
+    subresources.token(target),
+    subresources.proxy(target)
   )
 }

@@ -147,9 +147,15 @@ export interface Options {
    * Features of kube-apiserver that can be turned off, to test a client against an older
    * or differently configured server. `watchList: false` (default true, as kube-apiserver
    * v1.34+ with its WatchList gate on): a watch with `sendInitialEvents` answers 422
-   * Invalid, as a server with the gate off does.
+   * Invalid, as a server with the gate off does. `aggregatedDiscovery: false` (default
+   * true, as kube-apiserver v1.30+): `/api` and `/apis` answer only their legacy index
+   * (APIVersions, APIGroupList), as a server before aggregated discovery does, and 406
+   * when the Accept allows nothing else.
    */
-  readonly features?: { readonly watchList?: boolean | undefined } | undefined
+  readonly features?: {
+    readonly watchList?: boolean | undefined
+    readonly aggregatedDiscovery?: boolean | undefined
+  } | undefined
   /** Interval of BOOKMARK events to watches that allow them (ms, default 60000; 0 disables). */
   readonly bookmarkIntervalMs?: number | undefined
   /** Pods go Pending -> Running -> Succeeded whatever their restart policy, writing a few log lines (see `SimulateOptions`). */
@@ -169,6 +175,11 @@ export interface Options {
   readonly portForward?: PortForwardHandler | undefined
   /** The subprotocols the fake speaks for exec and attach (default v5 and v4; `["v4.channel.k8s.io"]` for an old server). */
   readonly execProtocols?: ReadonlyArray<string> | undefined
+  /**
+   * What answers the `proxy` subresource of pods, services and nodes (default: nothing
+   * listens, and the fake answers 503 as the API server does).
+   */
+  readonly proxy?: ((request: ProxyRequest) => ProxyAnswer | Promise<ProxyAnswer>) | undefined
 }
 
 /**
@@ -527,3 +538,34 @@ export interface Listening {
   readonly close: () => Promise<void>
 }
 
+/**
+ * The request a `proxy` handler answers: the target object, where on it, and the request.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ProxyRequest {
+  readonly resource: "pods" | "services" | "nodes"
+  readonly object: FakeObject
+  readonly scheme: string | undefined
+  readonly port: string | undefined
+  readonly method: string
+  /** The path on the target, from `/`. */
+  readonly path: string
+  /** The query string, without `?` (empty when there is none). */
+  readonly query: string
+  readonly header: (name: string) => string | undefined
+  readonly body: string
+}
+
+/**
+ * What the target answers (default 200, `text/plain`, empty).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ProxyAnswer {
+  readonly status?: number | undefined
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  readonly body?: string | undefined
+}

@@ -1,8 +1,10 @@
 /**
- * The implementation of `Discovery`: one APIResourceList per group version, fetched the
- * first time a kind of that group version is asked for and kept for the life of the
- * service. A kind that is not in the cached list makes the list be fetched once more
- * (a CRD may have been installed since); concurrent callers share one fetch.
+ * The implementation of `Discovery`: the aggregated documents of `/api` (the core group)
+ * and `/apis` (every named group), each fetched the first time a kind of it is asked for
+ * and kept for the life of the service; on a server without aggregated discovery, one
+ * APIResourceList per group version instead. A kind that is not in the cached document
+ * makes it be fetched once more (a CRD may have been installed since); concurrent callers
+ * share one fetch.
  */
 import type * as HttpClient from "effect/http/HttpClient"
 import * as Cause from "effect/Cause"
@@ -42,8 +44,6 @@ type Kinds =
     readonly byKind: ReadonlyMap<string, ReadonlyArray<Candidate>>
   }
   | undefined
-
-type Entry = Deferred.Deferred<Kinds, Kube.Error>
 
 // A group is a DNS subdomain; a version a DNS label (v1, v1beta1, v2alpha3).
 const groupPattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
@@ -140,20 +140,8 @@ export const kindsOf = (
     })
   }
   const resources: Array<Discovery.ApiResource> = []
-  const byKind = new Map<string, Array<Candidate>>()
-  for (const entry of entries.values()) {
-    const full = { ...entry, subresources: subresources.get(entry.plural) ?? [] }
-    resources.push(full)
-    const resource = Resource.make({
-      apiVersion,
-      kind: full.kind,
-      plural: full.plural,
-      namespaced: full.namespaced,
-      schema: Schema.Unknown
-    })
-    byKind.set(full.kind, [...(byKind.get(full.kind) ?? []), { resource, entry: full }])
-  }
-  return Effect.succeed({ resources, byKind })
+  for (const entry of entries.values()) resources.push({ ...entry, subresources: subresources.get(entry.plural) ?? [] })
+  return Effect.succeed(indexKinds(apiVersion, resources))
 }
 
 /** What a stored object needs: `Manifests` reads, patches and deletes what it applies. */
@@ -229,50 +217,190 @@ const fetchKinds = (apiVersion: string): Effect.Effect<Kinds, Kube.Error, KubeCo
   )
 }
 
-/** Builds the service; the requests it sends use the KubeConfig and HttpClient in scope now. */
-export const make: Effect.Effect<Discovery.Service, never, KubeConfig | HttpClient.HttpClient> = Effect.gen(
-  function*() {
-    const context = yield* Effect.context<KubeConfig | HttpClient.HttpClient>()
-    const cache = yield* Ref.make(new Map<string, Entry>())
+/** The kinds of a group version's resources, each kind with its candidates in the server's order. */
+const indexKinds = (apiVersion: string, resources: ReadonlyArray<Discovery.ApiResource>): NonNullable<Kinds> => {
+  const byKind = new Map<string, Array<Candidate>>()
+  for (const entry of resources) {
+    const resource = Resource.make({
+      apiVersion,
+      kind: entry.kind,
+      plural: entry.plural,
+      namespaced: entry.namespaced,
+      schema: Schema.Unknown
+    })
+    byKind.set(entry.kind, [...(byKind.get(entry.kind) ?? []), { resource, entry }])
+  }
+  return { resources, byKind }
+}
 
-    const forget = (apiVersion: string, entry: Entry) =>
+const GroupVersionKind = Schema.Struct({ kind: Schema.String })
+const AggregatedList = Schema.Struct({
+  kind: Schema.Literal("APIGroupDiscoveryList"),
+  items: Schema.Array(Schema.Struct({
+    metadata: Schema.optional(Schema.Struct({ name: Schema.optional(Schema.String) })),
+    versions: Schema.Array(Schema.Struct({
+      version: Schema.String,
+      freshness: Schema.optional(Schema.String),
+      resources: Schema.Array(Schema.Struct({
+        resource: Schema.String,
+        responseKind: GroupVersionKind,
+        scope: Schema.String,
+        singularResource: Schema.optional(Schema.String),
+        verbs: Schema.optional(Schema.Array(Schema.String)),
+        shortNames: Schema.optional(Schema.Array(Schema.String)),
+        categories: Schema.optional(Schema.Array(Schema.String)),
+        subresources: Schema.optional(Schema.Array(Schema.Struct({ subresource: Schema.String })))
+      }))
+    }))
+  }))
+})
+const decodeAggregated = Schema.decodeUnknownOption(AggregatedList)
+
+/**
+ * What one aggregated document (`/api` or `/apis`) says: its groups (versions in the
+ * server's order of preference, the first preferred), the kinds of each group version,
+ * and the group versions the server marks `Stale` (an aggregated API it could not ask):
+ * those are read from their own document, as client-go does.
+ */
+export interface Snapshot {
+  readonly groups: ReadonlyArray<Discovery.ApiGroup>
+  readonly kinds: ReadonlyMap<string, NonNullable<Kinds>>
+  readonly stale: ReadonlySet<string>
+}
+
+/** `/api` or `/apis` as one answer: aggregated, or the legacy index of a server without aggregated discovery. */
+type Root =
+  | { readonly _tag: "Aggregated"; readonly snapshot: Snapshot }
+  /** `index`: the legacy index the server answered instead (APIVersions, APIGroupList), when it did. */
+  | { readonly _tag: "Legacy"; readonly index: unknown }
+
+const legacy: Root = { _tag: "Legacy", index: undefined }
+
+/** Reads an APIGroupDiscoveryList (v2 or v2beta1: the same fields). */
+export const snapshotOf = (json: unknown, spec: Spec): Effect.Effect<Snapshot, ValidationError> => {
+  const list = decodeAggregated(json)
+  if (Option.isNone(list)) {
+    return Effect.fail(malformed(spec, "expected an APIGroupDiscoveryList with resources, kinds and scopes"))
+  }
+  const groups: Array<Discovery.ApiGroup> = []
+  const kinds = new Map<string, NonNullable<Kinds>>()
+  const stale = new Set<string>()
+  for (const item of list.value.items) {
+    const group = item.metadata?.name ?? ""
+    const versions = item.versions.map((v) => v.version)
+    groups.push({ name: group, versions, preferredVersion: versions[0] ?? "" })
+    for (const v of item.versions) {
+      const apiVersion = group === "" ? v.version : `${group}/${v.version}`
+      if (v.freshness === "Stale") stale.add(apiVersion)
+      const resources = v.resources.map((r): Discovery.ApiResource => ({
+        group,
+        version: v.version,
+        apiVersion,
+        kind: r.responseKind.kind,
+        plural: r.resource,
+        singular: r.singularResource !== undefined && r.singularResource !== ""
+          ? r.singularResource
+          : r.responseKind.kind.toLowerCase(),
+        namespaced: r.scope === "Namespaced",
+        verbs: r.verbs ?? [],
+        shortNames: r.shortNames ?? [],
+        categories: r.categories ?? [],
+        subresources: (r.subresources ?? []).map((sub) => sub.subresource),
+        preferred: v.version === versions[0]
+      }))
+      kinds.set(apiVersion, indexKinds(apiVersion, resources))
+    }
+  }
+  return Effect.succeed({ groups, kinds, stale })
+}
+
+/**
+ * One root of discovery with the aggregated Accept. A server without aggregated discovery
+ * answers the legacy index (or, asked by an Accept it cannot serve, 404 or 406): the
+ * per-group-version documents are read instead.
+ */
+const fetchRoot = (core: boolean): Effect.Effect<Root, Kube.Error, KubeConfig | HttpClient.HttpClient> => {
+  const spec = core ? requestDiscovery.aggregatedCore : requestDiscovery.aggregatedGroups
+  return client.sendJson(spec).pipe(
+    Effect.flatMap((json): Effect.Effect<Root, ValidationError> =>
+      typeof json === "object" && json !== null && (json as { kind?: unknown }).kind === "APIGroupDiscoveryList"
+        ? Effect.map(snapshotOf(json, spec), (snapshot) => ({ _tag: "Aggregated", snapshot }))
+        : Effect.succeed({ _tag: "Legacy", index: json })
+    ),
+    Effect.catchIf(
+      (e): e is ApiError => e._tag === "ApiError" && (e.code === 404 || e.code === 406 || e.code === 415),
+      () => Effect.succeed(legacy)
+    )
+  )
+}
+
+/**
+ * A cache of one value per key, each fetched by the first caller that needs it while the
+ * others wait for that fetch. `stale` (an entry a caller found wanting) is replaced by a
+ * fresh fetch; `"refresh"` replaces whatever is there. A failed fetch is not kept.
+ */
+const makeCache = <A>(
+  fetch: (key: string) => Effect.Effect<A, Kube.Error>
+) =>
+  Effect.map(Ref.make(new Map<string, Deferred.Deferred<A, Kube.Error>>()), (cache) => {
+    type Entry = Deferred.Deferred<A, Kube.Error>
+    const forget = (key: string, entry: Entry) =>
       Ref.update(cache, (map) => {
-        if (map.get(apiVersion) !== entry) return map
+        if (map.get(key) !== entry) return map
         const next = new Map(map)
-        next.delete(apiVersion)
+        next.delete(key)
         return next
       })
-
-    /**
-     * The kinds of a group version: the cached list unless it is `stale`, else a fresh
-     * one. Only the caller that installs a new entry fetches; the others wait for it.
-     * `fresh` says whether this call fetched the list itself.
-     */
     const load = (
-      apiVersion: string,
-      stale: Entry | undefined
-    ): Effect.Effect<{ readonly entry: Entry; readonly kinds: Kinds; readonly fresh: boolean }, Kube.Error> =>
+      key: string,
+      stale: Entry | "refresh" | undefined
+    ): Effect.Effect<{ readonly entry: Entry; readonly value: A; readonly fresh: boolean }, Kube.Error> =>
       Effect.gen(function*() {
-        const candidate = yield* Deferred.make<Kinds, Kube.Error>()
+        const candidate = yield* Deferred.make<A, Kube.Error>()
         const entry = yield* Ref.modify(cache, (map): [Entry, Map<string, Entry>] => {
-          const current = map.get(apiVersion)
-          if (current !== undefined && current !== stale) return [current, map]
-          return [candidate, new Map(map).set(apiVersion, candidate)]
+          const current = map.get(key)
+          if (current !== undefined && stale !== "refresh" && current !== stale) return [current, map]
+          return [candidate, new Map(map).set(key, candidate)]
         })
         const fresh = entry === candidate
         if (fresh) {
-          // A failed fetch is not cached: the next caller tries again.
-          yield* fetchKinds(apiVersion).pipe(
-            Effect.provide(context),
-            Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : forget(apiVersion, candidate))),
+          yield* fetch(key).pipe(
+            Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : forget(key, candidate))),
             Deferred.into(candidate)
           )
         }
         const exit = yield* Effect.exit(Deferred.await(entry))
-        if (Exit.isSuccess(exit)) return { entry, kinds: exit.value, fresh }
+        if (Exit.isSuccess(exit)) return { entry, value: exit.value, fresh }
         // The fiber that was fetching for us was interrupted (and its entry forgotten): fetch again.
-        if (Cause.hasInterruptsOnly(exit.cause)) return yield* load(apiVersion, undefined)
+        if (Cause.hasInterruptsOnly(exit.cause)) return yield* load(key, undefined)
         return yield* Effect.failCause(exit.cause)
+      })
+    return load
+  })
+
+/** The root document a group version is listed in: `/api` for the core group, `/apis` for the others. */
+const rootOf = (apiVersion: string): "api" | "apis" => (apiVersion.includes("/") ? "apis" : "api")
+
+/** Builds the service; the requests it sends use the KubeConfig and HttpClient in scope now. */
+export const make: Effect.Effect<Discovery.Service, never, KubeConfig | HttpClient.HttpClient> = Effect.gen(
+  function*() {
+    const context = yield* Effect.context<KubeConfig | HttpClient.HttpClient>()
+    const loadKinds = yield* makeCache((apiVersion) => Effect.provide(fetchKinds(apiVersion), context))
+    const loadRoot = yield* makeCache((root) => Effect.provide(fetchRoot(root === "api"), context))
+
+    /** Resolves from one group version's own document (a server without aggregated discovery, a Stale group). */
+    const resolveByGroupVersion = (
+      apiVersion: string,
+      kind: string,
+      verbs: ReadonlyArray<string> | undefined
+    ): Effect.Effect<Resource.Resource<unknown>, Kube.Error> =>
+      Effect.gen(function*() {
+        const first = yield* loadKinds(apiVersion, undefined)
+        const found = find(first.value, kind, verbs)
+        if (found !== undefined) return found
+        // A list fetched by this very call is as fresh as it gets; an older one may predate a CRD.
+        const second = first.fresh ? first : yield* loadKinds(apiVersion, first.entry)
+        return yield* foundOrFail(apiVersion, kind, verbs, second.value)
       })
 
     const resolve = (
@@ -290,31 +418,19 @@ export const make: Effect.Effect<Discovery.Service, never, KubeConfig | HttpClie
           return yield* new ValidationError({ subject: `kind (${apiVersion})`, detail: problem })
         }
         const verbs = options?.verbs
-        const first = yield* load(apiVersion, undefined)
-        const found = first.kinds?.byKind.get(kind)
-        if (found !== undefined) {
-          const fits = pick(found, verbs)
-          if (fits !== undefined) return fits.resource
+        const root = rootOf(apiVersion)
+        const first = yield* loadRoot(root, undefined)
+        if (first.value._tag === "Legacy" || first.value.snapshot.stale.has(apiVersion)) {
+          return yield* resolveByGroupVersion(apiVersion, kind, verbs)
         }
-        // A list fetched by this very call is as fresh as it gets; an older one may predate a CRD.
-        const second = first.fresh ? first : yield* load(apiVersion, first.entry)
-        const again = second.kinds?.byKind.get(kind)
-        if (again !== undefined) {
-          const fits = pick(again, verbs)
-          if (fits !== undefined) return fits.resource
-          return yield* new ValidationError({
-            subject: `${apiVersion} ${kind}`,
-            detail: `no resource of kind ${kind} serves ${verbs?.join(", ")} (${
-              again.map((c) => `${c.entry.plural}: ${c.entry.verbs.join(", ")}`).join("; ")
-            })`
-          })
+        const found = find(first.value.snapshot.kinds.get(apiVersion), kind, verbs)
+        if (found !== undefined) return found
+        // A document fetched by this very call is as fresh as it gets; an older one may predate a CRD.
+        const second = first.fresh ? first : yield* loadRoot(root, first.entry)
+        if (second.value._tag === "Legacy" || second.value.snapshot.stale.has(apiVersion)) {
+          return yield* resolveByGroupVersion(apiVersion, kind, verbs)
         }
-        return yield* new ValidationError({
-          subject: `${apiVersion} ${kind}`,
-          detail: second.kinds === undefined
-            ? `the server does not serve ${apiVersion} (no ${groupVersionPath(apiVersion)})`
-            : `the server serves no kind ${kind} in ${apiVersion}${didYouMean(kind, second.kinds.byKind.keys())}`
-        })
+        return yield* foundOrFail(apiVersion, kind, verbs, second.value.snapshot.kinds.get(apiVersion))
       })
 
     const serverVersion = client.sendJson(requestDiscovery.serverVersion).pipe(
@@ -327,45 +443,42 @@ export const make: Effect.Effect<Discovery.Service, never, KubeConfig | HttpClie
       Effect.provide(context)
     )
 
-    const groupVersions: Effect.Effect<ReadonlyArray<Discovery.ApiGroup>, Kube.Error> = Effect.gen(function*() {
-      const core = yield* client.sendJson(requestDiscovery.coreVersions).pipe(
+    const legacyCoreGroup = (index: unknown): Effect.Effect<ReadonlyArray<Discovery.ApiGroup>, Kube.Error> =>
+      (index !== undefined ? Effect.succeed(index) : client.sendJson(requestDiscovery.coreVersions)).pipe(
         Effect.flatMap((json) =>
           Effect.mapError(decodeCore(json), () => malformed(requestDiscovery.coreVersions, "expected an APIVersions"))
-        )
+        ),
+        Effect.map((core): ReadonlyArray<Discovery.ApiGroup> => [{
+          name: "",
+          versions: core.versions,
+          preferredVersion: core.versions[0] ?? "v1"
+        }]),
+        Effect.provide(context)
       )
-      const named = yield* client.sendJson(requestDiscovery.groups).pipe(
-        Effect.flatMap((json) =>
-          Effect.mapError(decodeGroups(json), () => malformed(requestDiscovery.groups, "expected an APIGroupList"))
-        )
-      )
-      const coreGroup: Discovery.ApiGroup = {
-        name: "",
-        versions: core.versions,
-        preferredVersion: core.versions[0] ?? "v1"
-      }
-      return [
-        coreGroup,
-        ...named.groups.map((g): Discovery.ApiGroup => ({
+
+    const legacyNamedGroups = (index: unknown): Effect.Effect<ReadonlyArray<Discovery.ApiGroup>, Kube.Error> =>
+      (index !== undefined ? Effect.succeed(index) : client.sendJson(requestDiscovery.groups)).pipe(
+      Effect.flatMap((json) =>
+        Effect.mapError(decodeGroups(json), () => malformed(requestDiscovery.groups, "expected an APIGroupList"))
+      ),
+      Effect.map((named) =>
+        named.groups.map((g): Discovery.ApiGroup => ({
           name: g.name,
           versions: g.versions.map((v) => v.version),
           preferredVersion: g.preferredVersion?.version ?? g.versions[0]?.version ?? ""
         }))
-      ]
-    }).pipe(Effect.provide(context))
+      ),
+      Effect.provide(context)
+    )
 
-    const resources = (): Effect.Effect<Discovery.Resources, Kube.Error> =>
+    /** Every resource of the group versions listed, read from their own documents (shared with `resolve`). */
+    const resourcesByGroupVersion = (
+      pairs: ReadonlyArray<{ readonly group: Discovery.ApiGroup; readonly version: string; readonly apiVersion: string }>
+    ) =>
       Effect.gen(function*() {
-        const groups = yield* groupVersions
-        const pairs = groups.flatMap((g) =>
-          g.versions.map((version) => ({
-            group: g,
-            version,
-            apiVersion: g.name === "" ? version : `${g.name}/${version}`
-          }))
-        )
         const loaded = yield* Effect.forEach(
           pairs,
-          (pair) => Effect.result(Effect.map(load(pair.apiVersion, undefined), (l) => ({ pair, kinds: l.kinds }))),
+          (pair) => Effect.result(Effect.map(loadKinds(pair.apiVersion, undefined), (l) => ({ pair, kinds: l.value }))),
           { concurrency: 8 }
         )
         const all: Array<Discovery.ApiResource> = []
@@ -384,12 +497,89 @@ export const make: Effect.Effect<Discovery.Service, never, KubeConfig | HttpClie
           const preferred = pair.group.preferredVersion === pair.version
           for (const r of result.success.kinds?.resources ?? []) all.push({ ...r, preferred })
         }
-        return { groups, resources: all, failed }
+        return { resources: all, failed }
+      })
+
+    const pairsOf = (groups: ReadonlyArray<Discovery.ApiGroup>, keep: (apiVersion: string) => boolean) =>
+      groups.flatMap((g) =>
+        g.versions.map((version) => ({
+          group: g,
+          version,
+          apiVersion: g.name === "" ? version : `${g.name}/${version}`
+        }))
+      ).filter((pair) => keep(pair.apiVersion))
+
+    const resources = (): Effect.Effect<Discovery.Resources, Kube.Error> =>
+      Effect.gen(function*() {
+        // Fresh roots (what is served changes); with aggregated discovery they are all there is to read.
+        const [core, named] = yield* Effect.all([loadRoot("api", "refresh"), loadRoot("apis", "refresh")], {
+          concurrency: 2
+        })
+        const groups: Array<Discovery.ApiGroup> = []
+        const all: Array<Discovery.ApiResource> = []
+        const byGroupVersion: Array<ReturnType<typeof pairsOf>[number]> = []
+        for (const [root, legacyGroups] of [[core.value, legacyCoreGroup], [named.value, legacyNamedGroups]] as const) {
+          if (root._tag === "Legacy") {
+            // the index the server answered the aggregated Accept with
+            const listed = yield* legacyGroups(root.index)
+            groups.push(...listed)
+            byGroupVersion.push(...pairsOf(listed, () => true))
+            continue
+          }
+          const { snapshot } = root
+          groups.push(...snapshot.groups)
+          for (const [apiVersion, kinds] of snapshot.kinds) {
+            if (!snapshot.stale.has(apiVersion)) all.push(...kinds.resources)
+          }
+          byGroupVersion.push(...pairsOf(snapshot.groups, (apiVersion) => snapshot.stale.has(apiVersion)))
+        }
+        const rest = yield* resourcesByGroupVersion(byGroupVersion)
+        return { groups, resources: [...all, ...rest.resources], failed: rest.failed }
       })
 
     return { resolve, serverVersion, resources }
   }
 )
+
+/** The resource of a kind whose verbs fit, from a group version's kinds; undefined when there is none. */
+const find = (
+  kinds: Kinds,
+  kind: string,
+  verbs: ReadonlyArray<string> | undefined
+): Resource.Resource<unknown> | undefined => {
+  const found = kinds?.byKind.get(kind)
+  return found === undefined ? undefined : pick(found, verbs)?.resource
+}
+
+/** The resource of a kind from the freshest kinds there are, or the ValidationError that says why there is none. */
+const foundOrFail = (
+  apiVersion: string,
+  kind: string,
+  verbs: ReadonlyArray<string> | undefined,
+  kinds: Kinds
+): Effect.Effect<Resource.Resource<unknown>, ValidationError> => {
+  const again = kinds?.byKind.get(kind)
+  if (again !== undefined) {
+    const fits = pick(again, verbs)
+    if (fits !== undefined) return Effect.succeed(fits.resource)
+    return Effect.fail(
+      new ValidationError({
+        subject: `${apiVersion} ${kind}`,
+        detail: `no resource of kind ${kind} serves ${verbs?.join(", ")} (${
+          again.map((c) => `${c.entry.plural}: ${c.entry.verbs.join(", ")}`).join("; ")
+        })`
+      })
+    )
+  }
+  return Effect.fail(
+    new ValidationError({
+      subject: `${apiVersion} ${kind}`,
+      detail: kinds === undefined
+        ? `the server does not serve ${apiVersion} (no ${groupVersionPath(apiVersion)})`
+        : `the server serves no kind ${kind} in ${apiVersion}${didYouMean(kind, kinds.byKind.keys())}`
+    })
+  )
+}
 
 const VersionInfo = Schema.Struct({
   major: Schema.String,

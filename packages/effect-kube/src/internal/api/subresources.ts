@@ -24,7 +24,9 @@ import {
   prepareApplyConfiguration,
   prepareObject
 } from "../codec/codec.js"
+import * as Resource from "../../Resource.js"
 import { fieldManagerOf } from "./operations.js"
+import { raw } from "../request/rawRequest.js"
 import * as request from "../request/verbs.js"
 import type { Spec, SubresourceVerb } from "../request/spec.js"
 import { checkPositive, resolveNamed, resolveNamespace, type Target } from "../request/inputChecks.js"
@@ -251,3 +253,65 @@ export const deleteWithResult = <A, I>(
     const object = yield* decodeObject(target.resource, json, spec)
     return { _tag: "Object", object } as const
   })
+
+// A port is a number or an IANA service name (letters, digits and dashes, at least one letter)
+const portName = /^(?=.*[a-z])[a-z0-9]([a-z0-9-]*[a-z0-9])?$/
+
+/** `[scheme:]name[:port]`, the name segment of a proxy path. */
+const proxyTarget = (name: string, options: Kube.ProxyOptions, subject: string): string | ValidationError => {
+  const port = options.port
+  if (port !== undefined) {
+    const valid = typeof port === "number"
+      ? Number.isInteger(port) && port >= 1 && port <= 65535
+      : typeof port === "string" && port.length <= 15 && (portName.test(port) || /^[1-9][0-9]{0,4}$/.test(port) && Number(port) <= 65535)
+    if (!valid) {
+      return new ValidationError({
+        subject: `${subject}: port`,
+        detail: `must be a port number (1 to 65535) or a port's name (got ${JSON.stringify(port)})`
+      })
+    }
+  }
+  if (options.scheme !== undefined && options.scheme !== "http" && options.scheme !== "https") {
+    return new ValidationError({
+      subject: `${subject}: scheme`,
+      detail: `must be "http" or "https" (got ${JSON.stringify(options.scheme)})`
+    })
+  }
+  const withPort = port === undefined ? name : `${name}:${port}`
+  return options.scheme === undefined ? withPort : `${options.scheme}:${withPort}`
+}
+
+/** The `proxy` subresource of pods, services and nodes. */
+export const proxy = <A, I>(target: Target<A, I>): Kube.ProxyOperations => ({
+  proxy: (name, options = {}) =>
+    Effect.gen(function*() {
+      const namespace = yield* resolveNamed(target, name)
+      const subject = `proxy to ${describe(target.resource, namespace, name)}`
+      const segment = proxyTarget(name, options, subject)
+      if (segment instanceof ValidationError) return yield* segment
+      const path = options.path ?? "/"
+      if (typeof path !== "string" || !path.startsWith("/")) {
+        return yield* new ValidationError({
+          subject: `${subject}: path`,
+          detail: `must start with / (got ${JSON.stringify(path)})`
+        })
+      }
+      const built = raw({
+        method: options.method ?? "GET",
+        path: `${Resource.objectPath(target.resource, namespace, segment, "proxy")}${path}`,
+        query: options.query,
+        body: options.body,
+        contentType: options.body !== undefined && typeof options.body === "string" && options.contentType === undefined
+          ? "text/plain"
+          : options.contentType,
+        accept: options.accept ?? "*/*",
+        headers: options.headers
+      })
+      if (built instanceof ValidationError) {
+        return yield* new ValidationError({ subject: `${subject}: ${built.subject}`, detail: built.detail })
+      }
+      const spec: Spec = { ...built, operation: { verb: "proxy", kind: target.resource.kind, namespace, name } }
+      const answer = yield* client.sendTextWithStatus(spec)
+      return { status: answer.status, headers: answer.headers, body: answer.text }
+    })
+})

@@ -270,6 +270,17 @@ export const sendJsonWithStatus = (
         catch: () => malformed(spec, `is not JSON (${text.length} bytes)`)
       })))
 
+/** Sends a request and returns its status, headers and body as text (a proxied answer). */
+export const sendTextWithStatus = (
+  spec: Spec
+): Effect.Effect<
+  { readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly text: string },
+  RequestError,
+  KubeConfig | HttpClient.HttpClient
+> =>
+  exchange(spec, (response) =>
+    Effect.map(response.text, (text) => ({ status: response.status, headers: { ...response.headers }, text })))
+
 /** Sends a request and returns its body as text (pod logs). */
 export const sendText = (spec: Spec): Effect.Effect<string, RequestError, KubeConfig | HttpClient.HttpClient> =>
   exchange(spec, (response) => response.text)

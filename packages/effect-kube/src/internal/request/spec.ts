@@ -33,6 +33,7 @@ export type Verb =
   | "discovery"
   | "process"
   | "request"
+  | "table"
   | SubresourceVerb
 
 /** The verbs of the subresource operations (`Kube.SubresourceOperations`), named as they are. */
@@ -52,6 +53,7 @@ export type SubresourceVerb =
   | "patchResize"
   | "replaceResize"
   | "createToken"
+  | "proxy"
 
 /** The verb of a request and the object it acts on (never the object's body). */
 export interface Operation {

@@ -20,7 +20,7 @@ import * as Take from "effect/Take"
 import type * as Kube from "../../Kube.js"
 import { KubeConfig } from "../../KubeConfig.js"
 import type * as Watcher from "../../Watcher.js"
-import { defectAsFailure, keyOf, makeStoreUnsafe, type StoreImpl, WatcherObserver } from "./reflector.js"
+import { defectAsFailure, keyOf, makeStoreUnsafe, type StoreImpl, transformEvents, WatcherObserver } from "./reflector.js"
 
 /** The namespace/name key of an object. @internal */
 export { keyOf }
@@ -42,8 +42,8 @@ class Shared<A> {
   readonly subscribers = new Set<Queue.Queue<Take.Take<Watcher.Event<A>, Kube.Error>>>()
   fiber: Fiber.Fiber<void> | undefined = undefined
 
-  constructor(defaultNamespace: string | undefined) {
-    this.store = makeStoreUnsafe(defaultNamespace)
+  constructor(defaultNamespace: string | undefined, indexers: Watcher.Indexers<A> | undefined) {
+    this.store = makeStoreUnsafe(defaultNamespace, indexers)
   }
 
   /** Applies a batch of events and hands it (a Take) to every subscriber, in one synchronous step. */
@@ -63,9 +63,21 @@ class Shared<A> {
 export interface Service {
   readonly subscribe: <A>(
     api: Kube.Api<A>,
-    options?: InformerOptions
+    options?: InformerOptions & Watcher.StoreOptions<A>
   ) => Effect.Effect<Subscription<A>, never, Scope.Scope>
   readonly active: () => number
+}
+
+/** A number per function, for sharing keys: the same function object, the same number. */
+const identities = new WeakMap<object, number>()
+let nextIdentity = 1
+const identity = (fn: object): number => {
+  let id = identities.get(fn)
+  if (id === undefined) {
+    id = nextIdentity++
+    identities.set(fn, id)
+  }
+  return id
 }
 
 /** Builds the service in a scope that outlives every subscription (a layer's). @internal */
@@ -76,7 +88,8 @@ export const make = (
   const config = Context.get(context, KubeConfig)
   const entries = new Map<string, Shared<unknown>>()
 
-  const subscribe = <A>(api: Kube.Api<A>, options: InformerOptions = {}) => {
+  const subscribe = <A>(api: Kube.Api<A>, options: InformerOptions & Watcher.StoreOptions<A> = {}) => {
+    const { indexers, transform, ...selectors } = options
     const namespace = !api.resource.namespaced || options.allNamespaces === true
       ? undefined
       : api.namespace ?? config.namespace
@@ -86,19 +99,23 @@ export const make = (
       api.resource.plural,
       namespace ?? "",
       options.labelSelector ?? "",
-      options.fieldSelector ?? ""
+      options.fieldSelector ?? "",
+      // a transform or indexes make another store: shared only by the same functions
+      transform === undefined ? 0 : identity(transform),
+      Object.entries(indexers ?? {}).map(([name, fn]) => [name, identity(fn)]).sort()
     ])
     return Effect.acquireRelease(
       Effect.gen(function*() {
         const queue = yield* Queue.unbounded<Take.Take<Watcher.Event<A>, Kube.Error>>()
         let shared = entries.get(key) as Shared<A> | undefined
         if (shared === undefined) {
-          const created = new Shared<A>(namespace)
+          const created = new Shared<A>(namespace, indexers)
           entries.set(key, created as Shared<unknown>)
           shared = created
           created.subscribers.add(queue)
           const { store } = created
-          created.fiber = yield* api.watcher({ ...options, allNamespaces: options.allNamespaces }).pipe(
+          created.fiber = yield* api.watcher({ ...selectors, allNamespaces: options.allNamespaces }).pipe(
+            (stream) => transformEvents(stream, transform),
             // a defect would leave every subscriber waiting: it is a failure they see
             Stream.catchDefect((defect) => Stream.fail(defectAsFailure(api.resource.kind)(defect))),
             Stream.runForEachArray((events) => Effect.sync(() => created.apply(events))),

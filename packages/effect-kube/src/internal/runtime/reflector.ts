@@ -8,6 +8,7 @@
  * watcher waits to retry, `stalled` says why and until when; when the stream ends in any
  * other way (a defect, an interruption, its end), `ready` and `stopped` end with it.
  */
+import * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -16,7 +17,7 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { ValidationError } from "../../Errors.js"
+import { IndexError, ValidationError } from "../../Errors.js"
 import type * as Kube from "../../Kube.js"
 import { KubeConfig } from "../../KubeConfig.js"
 import type * as Watcher from "../../Watcher.js"
@@ -47,9 +48,66 @@ export const keyOf = (object: unknown): string => {
   return `${namespace}/${name}`
 }
 
+/**
+ * One index of a store: for each value its function gives, the keys of the objects that
+ * gave it; for each object the values it gave (to take them out again); and the objects
+ * the function threw on, with what it threw (lookups fail while there are any).
+ */
+class Index<A> {
+  readonly byValue = new Map<string, Set<string>>()
+  readonly valuesOf = new Map<string, ReadonlyArray<string>>()
+  readonly failures = new Map<string, unknown>()
+
+  constructor(readonly name: string, readonly fn: Watcher.IndexFunction<A>) {}
+
+  remove(key: string): void {
+    this.failures.delete(key)
+    const values = this.valuesOf.get(key)
+    if (values === undefined) return
+    this.valuesOf.delete(key)
+    for (const value of values) {
+      const keys = this.byValue.get(value)
+      if (keys === undefined) continue
+      keys.delete(key)
+      if (keys.size === 0) this.byValue.delete(value)
+    }
+  }
+
+  add(key: string, object: A): void {
+    let values: ReadonlyArray<string>
+    try {
+      values = this.fn(object)
+    } catch (thrown) {
+      // the object stays in the store; only this index cannot answer for it
+      this.failures.set(key, thrown)
+      return
+    }
+    const unique = values.length <= 1 ? values : [...new Set(values)]
+    this.valuesOf.set(key, unique)
+    for (const value of unique) {
+      const keys = this.byValue.get(value)
+      if (keys === undefined) this.byValue.set(value, new Set([key]))
+      else keys.add(key)
+    }
+  }
+
+  clear(): void {
+    this.byValue.clear()
+    this.valuesOf.clear()
+    this.failures.clear()
+  }
+
+  check(): IndexError | undefined {
+    if (this.failures.size === 0) return undefined
+    const [object, cause] = this.failures.entries().next().value!
+    return new IndexError({ index: this.name, reason: "Failed", object, cause })
+  }
+}
+
 /** The store made by `makeStore`: readable by anyone, written by `reflect` (or an informer). */
 export class StoreImpl<A, E> implements Watcher.WritableStore<A, E> {
   private current = new Map<string, A>()
+  private readonly indexes: ReadonlyMap<string, Index<A>>
   private listing: Map<string, A> | undefined = undefined
   /** At least one listing has begun. */
   private started = false
@@ -59,8 +117,46 @@ export class StoreImpl<A, E> implements Watcher.WritableStore<A, E> {
   constructor(
     private readonly defaultNamespace: string | undefined,
     private readonly readyDeferred: Deferred.Deferred<void, E>,
-    private readonly stoppedDeferred: Deferred.Deferred<never, E>
-  ) {}
+    private readonly stoppedDeferred: Deferred.Deferred<never, E>,
+    indexers: Watcher.Indexers<A> | undefined = undefined
+  ) {
+    this.indexes = new Map(Object.entries(indexers ?? {}).map(([name, fn]) => [name, new Index(name, fn)]))
+  }
+
+  readonly byIndex = (index: string, value: string): Effect.Effect<ReadonlyArray<A>, IndexError> =>
+    Effect.suspend(() => {
+      const found = this.indexes.get(index)
+      if (found === undefined) return Effect.fail(new IndexError({ index, reason: "Unknown" }))
+      const failed = found.check()
+      if (failed !== undefined) return Effect.fail(failed)
+      const keys = found.byValue.get(value)
+      if (keys === undefined) return Effect.succeed([])
+      const objects: Array<A> = []
+      for (const key of keys) objects.push(this.current.get(key)!)
+      return Effect.succeed(objects)
+    })
+
+  readonly indexValues = (index: string): Effect.Effect<ReadonlyArray<string>, IndexError> =>
+    Effect.suspend(() => {
+      const found = this.indexes.get(index)
+      if (found === undefined) return Effect.fail(new IndexError({ index, reason: "Unknown" }))
+      const failed = found.check()
+      return failed !== undefined ? Effect.fail(failed) : Effect.succeed([...found.byValue.keys()])
+    })
+
+  /** Puts an object into `current` and its indexes. */
+  private put(key: string, object: A): void {
+    this.current.set(key, object)
+    for (const index of this.indexes.values()) {
+      index.remove(key)
+      index.add(key, object)
+    }
+  }
+
+  private remove(key: string): void {
+    this.current.delete(key)
+    for (const index of this.indexes.values()) index.remove(key)
+  }
 
   readonly get = (name: string, namespace?: string | undefined): Effect.Effect<Option.Option<A>> =>
     Effect.sync(() => Option.fromNullishOr(this.current.get(`${namespace ?? this.defaultNamespace ?? ""}/${name}`)))
@@ -98,18 +194,26 @@ export class StoreImpl<A, E> implements Watcher.WritableStore<A, E> {
         this.listing = new Map()
         return
       case "InitApply":
-        ;(this.listing ?? this.current).set(keyOf(event.object), event.object)
+        if (this.listing !== undefined) this.listing.set(keyOf(event.object), event.object)
+        else this.put(keyOf(event.object), event.object)
         return
       case "InitDone":
-        if (this.listing !== undefined) this.current = this.listing
+        if (this.listing !== undefined) {
+          this.current = this.listing
+          // the indexes follow the swap: built again from the listing
+          for (const index of this.indexes.values()) {
+            index.clear()
+            for (const [key, object] of this.current) index.add(key, object)
+          }
+        }
         this.listing = undefined
         Deferred.doneUnsafe(this.readyDeferred, Exit.void)
         return
       case "Apply":
-        this.current.set(keyOf(event.object), event.object)
+        this.put(keyOf(event.object), event.object)
         return
       case "Delete":
-        this.current.delete(keyOf(event.object))
+        this.remove(keyOf(event.object))
         return
     }
   }
@@ -149,18 +253,70 @@ export class StoreImpl<A, E> implements Watcher.WritableStore<A, E> {
 }
 
 /** A new, empty store, made outside an Effect (an informer's, created when its first subscriber comes). */
-export const makeStoreUnsafe = <A, E>(namespace: string | undefined): StoreImpl<A, E> =>
-  new StoreImpl<A, E>(namespace, Deferred.makeUnsafe(), Deferred.makeUnsafe())
+export const makeStoreUnsafe = <A, E>(
+  namespace: string | undefined,
+  indexers?: Watcher.Indexers<A> | undefined
+): StoreImpl<A, E> => new StoreImpl<A, E>(namespace, Deferred.makeUnsafe(), Deferred.makeUnsafe(), indexers)
 
 /** A new, empty store. */
 export const makeStore = <A, E = never>(
-  options?: { readonly namespace?: string | undefined }
+  options?: { readonly namespace?: string | undefined; readonly indexers?: Watcher.Indexers<A> | undefined }
 ): Effect.Effect<Watcher.WritableStore<A, E>> =>
   Effect.zipWith(
     Deferred.make<void, E>(),
     Deferred.make<never, E>(),
-    (ready, stopped) => new StoreImpl<A, E>(options?.namespace, ready, stopped)
+    (ready, stopped) => new StoreImpl<A, E>(options?.namespace, ready, stopped, options?.indexers)
   )
+
+/**
+ * Each object of a watcher's events through `transform` (client-go's `SetTransform`), so
+ * what is stored and passed on is what the transform made of it.
+ */
+export const transformEvents = <A, E, R>(
+  stream: Stream.Stream<Watcher.Event<A>, E, R>,
+  transform: ((object: A) => A) | undefined
+): Stream.Stream<Watcher.Event<A>, E, R> =>
+  transform === undefined ? stream : Stream.mapArray(stream, (events) =>
+    Arr.map(events, (event): Watcher.Event<A> =>
+      "object" in event ? { ...event, object: transform(event.object) } as Watcher.Event<A> : event
+    ))
+
+/** Drops `metadata.managedFields` (a copy of the object; the input is left as it is). */
+export const dropManagedFields = <A>(object: A): A => {
+  const metadata = typeof object === "object" && object !== null
+    ? (object as { readonly metadata?: { readonly managedFields?: unknown } }).metadata
+    : undefined
+  if (metadata === undefined || metadata === null || !("managedFields" in metadata)) return object
+  const { managedFields: _, ...rest } = metadata as Record<string, unknown>
+  return { ...object, metadata: rest } as A
+}
+
+const metadataOf = (object: unknown) =>
+  typeof object === "object" && object !== null
+    ? (object as {
+      readonly metadata?: {
+        readonly namespace?: unknown
+        readonly labels?: Readonly<Record<string, string>>
+        readonly ownerReferences?: ReadonlyArray<{ readonly uid?: unknown }>
+      }
+    }).metadata
+    : undefined
+
+/** The object's namespace (`""` for a cluster-scoped one), as client-go's `MetaNamespaceIndexFunc`. */
+export const indexByNamespace = (object: unknown): ReadonlyArray<string> => {
+  const namespace = metadataOf(object)?.namespace
+  return [typeof namespace === "string" ? namespace : ""]
+}
+
+/** The UIDs of the object's owners (`metadata.ownerReferences`). */
+export const indexByOwner = (object: unknown): ReadonlyArray<string> =>
+  (metadataOf(object)?.ownerReferences ?? []).flatMap((owner) => typeof owner.uid === "string" ? [owner.uid] : [])
+
+/** The value of one label, for objects that have it. */
+export const indexByLabel = (label: string) => (object: unknown): ReadonlyArray<string> => {
+  const value = metadataOf(object)?.labels?.[label]
+  return value === undefined ? [] : [value]
+}
 
 /**
  * The tap: every event is written into the store before it is passed on; how the stream
@@ -208,7 +364,7 @@ export const defectAsFailure = (kind: string) => (defect: unknown): ValidationEr
 /** A store kept up to date by a watcher running in the background of the scope. */
 export const reflector = <A>(
   api: Pick<Kube.Operations<A>, "namespace" | "resource" | "watcher">,
-  options: Watcher.Options
+  options: Watcher.ReflectorOptions<A>
 ): Effect.Effect<Watcher.Store<A, Kube.Error>, never, Kube.Requirements | Scope.Scope> =>
   Effect.gen(function*() {
     const namespace = api.namespace !== undefined
@@ -216,10 +372,12 @@ export const reflector = <A>(
       : api.resource.namespaced && options.allNamespaces !== true
       ? (yield* KubeConfig).namespace
       : undefined
-    const store = yield* makeStore<A, Kube.Error>({ namespace })
+    const { indexers, transform, ...rest } = options
+    const store = yield* makeStore<A, Kube.Error>({ namespace, indexers })
     // a store holds objects of the kind: one that does not fit is left out and reported, never stored raw
-    const watcherOptions = options.invalid === "raw" ? { ...options, invalid: "skip" as const } : options
+    const watcherOptions = rest.invalid === "raw" ? { ...rest, invalid: "skip" as const } : rest
     yield* api.watcher(watcherOptions).pipe(
+      (stream) => transformEvents(stream, transform),
       Stream.catchDefect((defect) => Stream.fail(defectAsFailure(api.resource.kind)(defect))),
       (stream) => reflect(stream, store),
       Stream.runDrain,

@@ -1,7 +1,8 @@
 /**
  * The discovery documents (`/api`, `/apis`, `/api/v1`, `/apis/<group>/<version>`,
  * `/version`) in the legacy (unaggregated) JSON form that kubectl and client libraries
- * fall back to, built from the kinds the fake currently serves.
+ * fall back to, and the aggregated form (`apidiscovery.k8s.io/v2`, every group version's
+ * resources in one answer of `/api` or `/apis`), built from the kinds the fake currently serves.
  *
  * @internal
  */
@@ -74,27 +75,105 @@ export const apiResourceList = (
       storageVersionHash: hash(`${k.group}/${k.versions[0]}/${k.kind}`)
     })
     for (const sub of k.subresources) {
+      const answer = subresourceKind(k, sub)
       resources.push({
         name: `${k.plural}/${sub}`,
         singularName: "",
         namespaced: k.namespaced,
-        ...(sub === "scale" ? { group: "autoscaling", version: "v1" } : {}),
-        ...(sub === "eviction" ? { group: "policy", version: "v1" } : {}),
-        ...(sub === "token" ? { group: "authentication.k8s.io", version: "v1" } : {}),
-        kind: sub === "log"
-          ? "Pod"
-          : sub === "scale"
-          ? "Scale"
-          : sub === "eviction"
-          ? "Eviction"
-          : sub === "token"
-          ? "TokenRequest"
-          : k.kind,
-        verbs: sub === "log" ? ["get"] : sub === "eviction" || sub === "token" ? ["create"] : ["get", "patch", "update"]
+        ...(answer.group !== undefined ? { group: answer.group, version: answer.version } : {}),
+        kind: answer.kind,
+        verbs: subresourceVerbs(sub)
       })
     }
   }
   return { kind: "APIResourceList", apiVersion: "v1", groupVersion: apiVersionOf(group, version), resources }
+}
+
+/** The kind a subresource answers with; `group` and `version` when it is not the resource's own group version. */
+const subresourceKind = (
+  k: KindInfo,
+  sub: string
+): { readonly kind: string; readonly group?: string | undefined; readonly version?: string | undefined } =>
+  sub === "scale"
+    ? { kind: "Scale", group: "autoscaling", version: "v1" }
+    : sub === "eviction"
+    ? { kind: "Eviction", group: "policy", version: "v1" }
+    : sub === "token"
+    ? { kind: "TokenRequest", group: "authentication.k8s.io", version: "v1" }
+    : sub === "log"
+    ? { kind: "Pod" }
+    : { kind: k.kind }
+
+const subresourceVerbs = (sub: string): ReadonlyArray<string> =>
+  sub === "log" ? ["get"] : sub === "eviction" || sub === "token" ? ["create"] : ["get", "patch", "update"]
+
+/**
+ * The media type of the aggregated discovery document, as kube-apiserver 1.35 names it in
+ * its answer. It serves `v2` only (a `v2beta1` Accept is answered in the legacy form).
+ *
+ * @internal
+ */
+export const aggregatedMediaType = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+
+/**
+ * One resource of a group version in the aggregated form. Built-in kinds leave the
+ * response kind's group and version empty (the group version's own), as kube-apiserver
+ * does; custom resources name them; resources and built-in subresources are sorted by
+ * name, a CRD's subresources come status then scale.
+ */
+const aggregatedResource = (k: KindInfo, group: string, version: string): Record<string, unknown> => {
+  const own = (kind: string) => (k.custom ? { group, version, kind } : { group: "", version: "", kind })
+  const subresources = (k.custom ? k.subresources : [...k.subresources].sort()).map((sub) => {
+    const answer = subresourceKind(k, sub)
+    return {
+      subresource: sub,
+      responseKind: answer.group !== undefined
+        ? { group: answer.group, version: answer.version, kind: answer.kind }
+        : own(answer.kind),
+      verbs: subresourceVerbs(sub)
+    }
+  })
+  return {
+    resource: k.plural,
+    responseKind: own(k.kind),
+    scope: k.namespaced ? "Namespaced" : "Cluster",
+    singularResource: k.singular,
+    verbs: k.verbs,
+    ...(k.shortNames.length > 0 ? { shortNames: k.shortNames } : {}),
+    ...(k.categories !== undefined ? { categories: k.categories } : {}),
+    ...(subresources.length > 0 ? { subresources } : {})
+  }
+}
+
+/**
+ * The aggregated discovery document (`APIGroupDiscoveryList`, `apidiscovery.k8s.io/v2`)
+ * of `/api` (the core group, its item without a name) or `/apis` (every named group, in
+ * the order the fake registered them; each group's versions with the preferred one first,
+ * every version `Current`).
+ *
+ * @internal
+ */
+export const aggregatedDiscovery = (kinds: ReadonlyArray<KindInfo>, core: boolean): Record<string, unknown> => {
+  const groups = core ? [{ name: "", versions: ["v1"] }] : groupsOf(kinds)
+  return {
+    kind: "APIGroupDiscoveryList",
+    apiVersion: "apidiscovery.k8s.io/v2",
+    metadata: {},
+    items: groups.map((g) => ({
+      metadata: g.name === "" ? {} : { name: g.name },
+      versions: g.versions.map((version) => {
+        const served = servedIn(kinds, g.name, version)
+        const ordered = core || served.every((k) => !k.custom)
+          ? [...served].sort((a, b) => (a.plural < b.plural ? -1 : a.plural > b.plural ? 1 : 0))
+          : served
+        return {
+          version,
+          resources: ordered.map((k) => aggregatedResource(k, g.name, version)),
+          freshness: "Current"
+        }
+      })
+    }))
+  }
 }
 
 // A stable short token, as the API server gives one per storage version.

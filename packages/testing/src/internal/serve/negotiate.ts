@@ -83,6 +83,37 @@ export const negotiate = (accept: string | undefined, kind: KindInfo): Target =>
   throw new Status.StatusError(406, "NotAcceptable", `only the following media types are accepted: ${accepted}`)
 }
 
+/**
+ * The form of `/api` and `/apis` a request's Accept asks for: the aggregated document
+ * (`as=APIGroupDiscoveryList;g=apidiscovery.k8s.io;v=v2`) when `aggregated` is served and
+ * comes first, else the legacy APIVersions / APIGroupList; 406 when neither is acceptable.
+ * `v2beta1` is answered with the legacy index, as kube-apiserver 1.35 (which no longer serves it) does;
+ * an unknown version is passed over.
+ *
+ * @internal
+ */
+export const negotiateDiscovery = (accept: string | undefined, aggregated: boolean): "aggregated" | "legacy" => {
+  if (accept === undefined || accept.trim() === "") return "legacy"
+  for (const range of parseAccept(accept)) {
+    const as = range.params.as
+    if (as === undefined) {
+      if (plainTypes.has(range.type) || range.type === "application/vnd.kubernetes.protobuf") return "legacy"
+      continue
+    }
+    if (as !== "APIGroupDiscoveryList" || range.type !== "application/json" || range.params.g !== "apidiscovery.k8s.io") {
+      continue
+    }
+    if (aggregated && range.params.v === "v2") return "aggregated"
+    // kube-apiserver 1.35 still knows v2beta1 and answers it with the legacy index
+    if (aggregated && range.params.v === "v2beta1") return "legacy"
+  }
+  throw new Status.StatusError(
+    406,
+    "NotAcceptable",
+    "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf"
+  )
+}
+
 /** The Go package of a group's internal types, as `%T` names them in the API server's messages. */
 const internalPackages: Readonly<Record<string, string>> = {
   "": "core",

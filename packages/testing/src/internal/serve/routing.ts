@@ -17,8 +17,9 @@ import * as Reads from "../reads/reads.js"
 import type { FakeState, Route } from "../store/state.js"
 import * as Status from "./statusBodies.js"
 import * as Subresources from "../writes/subresources.js"
-import { checkPartial, negotiate, type Target } from "./negotiate.js"
+import { checkPartial, negotiate, negotiateDiscovery, type Target } from "./negotiate.js"
 import { asPartial, partialEvent } from "../reads/partial.js"
+import * as Proxy from "./proxy.js"
 import * as Tables from "../tables/index.js"
 import { authenticates } from "./tokens.js"
 import { isReview, review } from "../writes/reviews.js"
@@ -89,12 +90,14 @@ const dispatch = async (
   }
   if (head === "version" && segments.length === 1) return json(200, Discovery.version)
   if (head === "api") {
-    if (segments.length === 1) return json(200, Discovery.apiVersions(request.header("host") ?? "127.0.0.1"))
+    if (segments.length === 1) {
+      return discoveryRoot(state, request, true, () => Discovery.apiVersions(request.header("host") ?? "127.0.0.1"))
+    }
     if (Exec.isStreamPath(path)) return streamWithoutUpgrade(state, method, request)
     return dispatchGroup(state, "", segments[1]!, segments.slice(2), method, query, request)
   }
   if (head === "apis") {
-    if (segments.length === 1) return json(200, Discovery.apiGroupList(state.registry.all()))
+    if (segments.length === 1) return discoveryRoot(state, request, false, () => Discovery.apiGroupList(state.registry.all()))
     if (segments.length === 2) {
       const group = Discovery.apiGroup(state.registry.all(), segments[1]!)
       if (group === undefined) throw Status.pathNotFound()
@@ -116,6 +119,22 @@ const dispatch = async (
 }
 
 const plain: Target = { _tag: "Json" }
+
+/** `/api` or `/apis`: aggregated (one document with every resource) when asked for and served, else the legacy index. */
+const discoveryRoot = (
+  state: FakeState,
+  request: RawRequest,
+  core: boolean,
+  legacy: () => Record<string, unknown>
+): RawResponse => {
+  const form = negotiateDiscovery(request.header("accept"), state.options.features?.aggregatedDiscovery !== false)
+  if (form === "legacy") return json(200, legacy())
+  return {
+    status: 200,
+    headers: { "content-type": Discovery.aggregatedMediaType, vary: "Accept" },
+    body: JSON.stringify(Discovery.aggregatedDiscovery(state.registry.all(), core))
+  }
+}
 
 /**
  * exec, attach or port-forward without an upgrade: the same checks as the upgrade's
@@ -141,6 +160,10 @@ const dispatchGroup = (
     const doc = Discovery.apiResourceList(state.registry.all(), group, version)
     if (doc === undefined) throw Status.pathNotFound()
     return json(200, doc)
+  }
+  const proxied = group === "" ? Proxy.proxyRoute(rest, request.url.split("?")[0]!.endsWith("/")) : undefined
+  if (proxied !== undefined) {
+    return Proxy.serve(state, version, proxied, method, new URLSearchParams(query).toString(), request)
   }
   const route = parseRoute(state, group, version, rest)
   // processing a template reads nothing and stores nothing

@@ -44,6 +44,8 @@ export interface StoredAs extends Conversion {
 }
 
 const allVerbs: ReadonlyArray<string> = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+// the order in which kube-apiserver lists a custom resource's verbs in discovery
+const customVerbs: ReadonlyArray<string> = ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"]
 
 /** @internal */
 export const apiVersionOf = (group: string, version: string): string => (group === "" ? version : `${group}/${version}`)
@@ -68,6 +70,8 @@ interface KindExtras {
 }
 
 const all = ["all"]
+// kube-apiserver puts the kinds that extend the API (webhooks, admission policies, CRDs, APIServices) in one category
+const apiExtensions = ["api-extensions"]
 
 const extras: Record<string, KindExtras> = {
   "/pods": {
@@ -86,6 +90,7 @@ const extras: Record<string, KindExtras> = {
   },
   "/services": { shortNames: ["svc"], nameRule: "label", categories: all },
   "/configmaps": { shortNames: ["cm"] },
+  "/componentstatuses": { shortNames: ["cs"] },
   "/secrets": { fieldSelectors: ["type"] },
   "/namespaces": { shortNames: ["ns"], nameRule: "label", fieldSelectors: ["status.phase"] },
   "/serviceaccounts": { shortNames: ["sa"] },
@@ -127,7 +132,16 @@ const extras: Record<string, KindExtras> = {
   "rbac.authorization.k8s.io/rolebindings": { nameRule: "path" },
   "rbac.authorization.k8s.io/clusterroles": { nameRule: "path" },
   "rbac.authorization.k8s.io/clusterrolebindings": { nameRule: "path" },
-  "apiextensions.k8s.io/customresourcedefinitions": { shortNames: ["crd", "crds"] },
+  "apiextensions.k8s.io/customresourcedefinitions": { shortNames: ["crd", "crds"], categories: apiExtensions },
+  "apiregistration.k8s.io/apiservices": { categories: apiExtensions },
+  "admissionregistration.k8s.io/mutatingwebhookconfigurations": { categories: apiExtensions },
+  "admissionregistration.k8s.io/validatingwebhookconfigurations": { categories: apiExtensions },
+  "admissionregistration.k8s.io/validatingadmissionpolicies": { categories: apiExtensions },
+  "admissionregistration.k8s.io/validatingadmissionpolicybindings": { categories: apiExtensions },
+  "admissionregistration.k8s.io/mutatingadmissionpolicies": { categories: apiExtensions },
+  "admissionregistration.k8s.io/mutatingadmissionpolicybindings": { categories: apiExtensions },
+  "networking.k8s.io/ipaddresses": { shortNames: ["ip"] },
+  "storage.k8s.io/volumeattributesclasses": { shortNames: ["vac"] },
   "certificates.k8s.io/certificatesigningrequests": { shortNames: ["csr"] },
   "scheduling.k8s.io/priorityclasses": { shortNames: ["pc"] },
   "events.k8s.io/events": { shortNames: ["ev"], fieldSelectors: Object.keys(eventsEvent.fieldLabels) }
@@ -199,7 +213,7 @@ export const customKind = (
     singular: spec.singular ?? spec.kind.toLowerCase(),
     namespaced: spec.namespaced,
     shortNames: spec.shortNames ?? [],
-    verbs: allVerbs,
+    verbs: customVerbs,
     subresources: options.subresources ?? (hasStatus ? ["status"] : []),
     custom: true,
     hasStatus,
