@@ -127,3 +127,6 @@ export * as Warnings from "./Warnings.js"
 
 /** @since 0.2.0 */
 export * as Drain from "./Drain.js"
+
+/** @since 0.2.0 */
+export * as Copy from "./Copy.js"
