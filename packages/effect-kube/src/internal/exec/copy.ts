@@ -307,11 +307,11 @@ export const fromPod = (
           })
         )
       )
-      const readExit = yield* Effect.exit(read)
+      // a member refused, or output that is no archive: the copy stops here (closing the scope ends tar)
+      yield* read
       const exit = yield* Effect.exit(shell.exit)
       const text = yield* Fiber.join(stderr).pipe(Effect.orElseSucceed(() => ""))
       yield* checkTar(pod, from, exit, text)
-      if (Exit.isFailure(readExit)) return yield* Effect.failCause(readExit.cause)
       yield* Effect.try({
         try: () => reader.finish(),
         catch: (e) => new CopyProblem({ pod, reason: "BadArchive", path: from, detail: (e as Error).message })
