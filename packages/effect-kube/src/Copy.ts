@@ -46,7 +46,7 @@ import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
 import type * as Path from "effect/Path"
 import type * as Exec from "./Exec.js"
-import * as internal from "./internal/exec/copy.js"
+import type * as Internal from "./internal/exec/copy.js"
 import type * as Kube from "./Kube.js"
 
 /**
@@ -125,10 +125,14 @@ export class CopyFailed extends Data.TaggedError("CopyFailed")<{
  */
 export type Requirements = Kube.Requirements | FileSystem.FileSystem | Path.Path
 
+/** The implementation (and the tar format), loaded by the first copy. */
+const internal: Effect.Effect<typeof Internal> = Effect.promise(() => import("./internal/exec/copy.js"))
+
 const publicError = <A, R>(
-  effect: Effect.Effect<A, internal.CopyProblem | Kube.Error, R>
-): Effect.Effect<A, CopyFailed | Kube.Error, R> =>
-  Effect.catchTag(effect, "CopyProblem", (problem) =>
+  run: (copy: typeof Internal) => Effect.Effect<A, Internal.CopyProblem | Kube.Error, R>
+): Effect.Effect<A, CopyFailed | Kube.Error, R> => {
+  const program: Effect.Effect<A, Internal.CopyProblem | Kube.Error, R> = Effect.flatMap(internal, run)
+  return Effect.catchTag(program, "CopyProblem", (problem: Internal.CopyProblem) =>
     Effect.fail(
       new CopyFailed({
         pod: problem.pod,
@@ -138,6 +142,7 @@ const publicError = <A, R>(
         cause: problem.cause
       })
     ))
+}
 
 /**
  * Copies a local file or folder into a container, as `kubectl cp LOCAL POD:PATH`.
@@ -152,7 +157,7 @@ export const toPod = (
   containerPath: string,
   options?: CopyOptions
 ): Effect.Effect<CopyResult, CopyFailed | Kube.Error, Requirements> =>
-  publicError(internal.toPod(pods, name, localPath, containerPath, options))
+  publicError((copy) => copy.toPod(pods, name, localPath, containerPath, options))
 
 /**
  * Copies a file or folder out of a container, as `kubectl cp POD:PATH LOCAL`; written under
@@ -168,4 +173,4 @@ export const fromPod = (
   localPath: string,
   options?: CopyOptions
 ): Effect.Effect<CopyResult, CopyFailed | Kube.Error, Requirements> =>
-  publicError(internal.fromPod(pods, name, containerPath, localPath, options))
+  publicError((copy) => copy.fromPod(pods, name, containerPath, localPath, options))

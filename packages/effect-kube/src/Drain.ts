@@ -44,7 +44,7 @@
 import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as internal from "./internal/runtime/drain.js"
+import type * as Internal from "./internal/runtime/drain.js"
 import type * as Kube from "./Kube.js"
 import type { Node } from "./resources/index.js"
 
@@ -154,6 +154,9 @@ export class DrainFailed extends Data.TaggedError("DrainFailed")<{
   }
 }
 
+/** The implementation, loaded by the first call: a program that never drains does not load it. */
+const internal: Effect.Effect<typeof Internal> = Effect.promise(() => import("./internal/runtime/drain.js"))
+
 /**
  * `namespace/name` of a pod.
  *
@@ -178,8 +181,8 @@ export const formatPod = (pod: PodRef): string => `${pod.namespace}/${pod.name}`
  * @since 0.2.0
  * @category combinators
  */
-export const cordon: (node: string) => Effect.Effect<boolean, Kube.Error, Kube.Requirements> = (node) =>
-  internal.setUnschedulable(node, true)
+export const cordon = (node: string): Effect.Effect<boolean, Kube.Error, Kube.Requirements> =>
+  Effect.flatMap(internal, (drain) => drain.setUnschedulable(node, true))
 
 /**
  * Makes the node schedulable again (removes `spec.unschedulable`), as `kubectl uncordon`;
@@ -188,8 +191,8 @@ export const cordon: (node: string) => Effect.Effect<boolean, Kube.Error, Kube.R
  * @since 0.2.0
  * @category combinators
  */
-export const uncordon: (node: string) => Effect.Effect<boolean, Kube.Error, Kube.Requirements> = (node) =>
-  internal.setUnschedulable(node, false)
+export const uncordon = (node: string): Effect.Effect<boolean, Kube.Error, Kube.Requirements> =>
+  Effect.flatMap(internal, (drain) => drain.setUnschedulable(node, false))
 
 /**
  * The node's pods sorted as `drain` would, without writing anything (`kubectl drain
@@ -198,8 +201,8 @@ export const uncordon: (node: string) => Effect.Effect<boolean, Kube.Error, Kube
  * @since 0.2.0
  * @category combinators
  */
-export const plan: (node: string, options?: DrainOptions) => Effect.Effect<Plan, Kube.Error, Kube.Requirements> =
-  internal.plan
+export const plan = (node: string, options?: DrainOptions): Effect.Effect<Plan, Kube.Error, Kube.Requirements> =>
+  Effect.flatMap(internal, (drain) => drain.plan(node, options))
 
 /**
  * Cordons the node, evicts its pods (honouring PodDisruptionBudgets) and waits until they
@@ -212,7 +215,7 @@ export const drain: (
   node: string,
   options?: DrainOptions
 ) => Effect.Effect<DrainResult, DrainFailed | Kube.Error, Kube.Requirements> = (node, options) =>
-  internal.drain(node, options).pipe(
+  Effect.flatMap(internal, (drain) => drain.drain(node, options)).pipe(
     Effect.catchTag("DrainStuck", (stuck) => Effect.fail(new DrainFailed({ node: stuck.node, reason: stuck.reason, pods: stuck.pods, timeout: stuck.timeout })))
   )
 
