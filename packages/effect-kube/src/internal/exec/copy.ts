@@ -210,6 +210,11 @@ export const toPod = (
       yield* shell.end
     })
     const fed = yield* Effect.exit(feed)
+    // a local file that could not be read: stop here (closing the scope ends the container's tar)
+    if (Exit.isFailure(fed) && fed.cause.reasons.some((r) => r._tag === "Fail" && r.error instanceof CopyProblem)) {
+      return yield* Effect.failCause(fed.cause)
+    }
+    // a write that failed because the command ended: its exit says why
     const exit = yield* Effect.exit(shell.exit)
     const text = yield* Fiber.join(stderr).pipe(Effect.orElseSucceed(() => ""))
     yield* Effect.ignore(Fiber.join(stdout))
@@ -308,7 +313,7 @@ export const fromPod = (
         )
       )
       // a member refused, or output that is no archive: the copy stops here (closing the scope ends tar)
-      yield* read
+      yield* read.pipe(Effect.onError(() => open === undefined ? Effect.void : Scope.close(open.scope, Exit.void)))
       const exit = yield* Effect.exit(shell.exit)
       const text = yield* Fiber.join(stderr).pipe(Effect.orElseSucceed(() => ""))
       yield* checkTar(pod, from, exit, text)
