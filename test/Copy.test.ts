@@ -4,7 +4,7 @@
  * directions go through a real tar. A container without the handler has no tar, as an image without one.
  */
 import { NodeFileSystem, NodePath } from "@effect/platform-node-shared"
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
@@ -19,7 +19,15 @@ import { failureOf } from "./util/failure.js"
 
 const pods = Kube.api(Pods, { namespace: "default" })
 
-const tempDir = (prefix: string) => Fs.mkdtempSync(Path.join(Os.tmpdir(), `effect-kube-${prefix}-`))
+const made: Array<string> = []
+const tempDir = (prefix: string) => {
+  const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), `effect-kube-${prefix}-`))
+  made.push(dir)
+  return dir
+}
+afterAll(() => {
+  for (const dir of made) Fs.rmSync(dir, { recursive: true, force: true })
+})
 
 /** The container's filesystems, one folder per pod. */
 const roots = new Map<string, string>()
