@@ -98,7 +98,7 @@ const main = async () => {
     await runtime.context()
     const get = Effect.map(Kube.api(Pods, { namespace: "default" }).get(podName), Option.getOrThrow)
     const list = Kube.api(Pods, { namespace: "big" }).list({ limit: 500 })
-    add(`get-${http2 ? "h2" : "h1"}`, (kind) => runtime.runPromise(kind === "pod" ? get : list))
+    add(`get-${http2 ? "h2" : "h1"}`, (kind) => kind === "pod" ? runtime.runPromise(get) : runtime.runPromise(list))
   }
 
   const turn = async (v: Variant, record: boolean) => {

@@ -126,3 +126,9 @@ export * from "./resources/index.js"
 /** @since 0.1.0 */
 export * as Warnings from "./Warnings.js"
 
+
+/** @since 0.2.0 */
+export * as Drain from "./Drain.js"
+
+/** @since 0.2.0 */
+export * as Copy from "./Copy.js"

@@ -8,7 +8,9 @@
  * @internal
  */
 import * as Context from "effect/Context"
+import type * as Net from "node:net"
 import type WebSocketClass from "ws"
+import type { ProxyOptions } from "../../KubeConfig.js"
 
 /** What to dial. The headers hold the Authorization header: never show them. @internal */
 export interface DialRequest {
@@ -24,6 +26,8 @@ export interface DialRequest {
     readonly servername?: string | undefined
     readonly rejectUnauthorized: boolean
   }
+  /** The proxy to tunnel through (CONNECT, or SOCKS5) before the server's TLS. */
+  readonly proxy?: ProxyOptions | undefined
 }
 
 /** What the connection reports, once it is open. @internal */
@@ -83,7 +87,10 @@ const loadWebSocket = (): Promise<typeof WebSocketClass> => (loading ??= import(
 export const wsDialer: Dialer = {
   dial: (request, handlers) =>
     loadWebSocket().then(
-      (WebSocket) => dialWith(WebSocket, request, handlers),
+      (WebSocket) =>
+        request.proxy === undefined
+          ? dialWith(WebSocket, request, handlers, undefined)
+          : throughProxy(request.proxy, request).then((tunnel) => dialWith(WebSocket, request, handlers, tunnel)),
       (error: unknown) =>
         Promise.reject<Socket>({
           _tag: "Unreachable",
@@ -92,7 +99,26 @@ export const wsDialer: Dialer = {
     )
 }
 
-const dialWith = (WebSocket: typeof WebSocketClass, request: DialRequest, handlers: Handlers): Promise<Socket> =>
+/** The tunnel, loaded (with node:net and node:tls) on the first dial through a proxy. */
+const throughProxy = (proxy: ProxyOptions, request: DialRequest): Promise<Net.Socket> => {
+  const url = new URL(request.url)
+  const secure = url.protocol === "wss:"
+  const target = { host: url.hostname.replace(/^\[|\]$/g, ""), port: url.port === "" ? (secure ? 443 : 80) : Number(url.port) }
+  return import("./tunnel.js").then(
+    (Tunnel) =>
+      Tunnel.open(proxy, target, request.tls.ca).then(
+        (socket) => (secure ? Tunnel.secure(socket, target.host, request.tls) : socket),
+        (error: Error) => Promise.reject<Net.Socket>({ _tag: "Unreachable", detail: error.message } satisfies DialFailure)
+      )
+  )
+}
+
+const dialWith = (
+  WebSocket: typeof WebSocketClass,
+  request: DialRequest,
+  handlers: Handlers,
+  tunnel: Net.Socket | undefined
+): Promise<Socket> =>
   new Promise<Socket>((resolve, reject) => {
     let opened = false
     let settled = false
@@ -107,6 +133,8 @@ const dialWith = (WebSocket: typeof WebSocketClass, request: DialRequest, handle
       perMessageDeflate: false,
       handshakeTimeout: 30_000,
       maxPayload: 256 * 1024 * 1024,
+      // through a proxy: the tunnel (with the server's TLS inside it) is the connection
+      ...(tunnel !== undefined ? { createConnection: () => tunnel } : {}),
       rejectUnauthorized: request.tls.rejectUnauthorized,
       ...(request.tls.ca !== undefined ? { ca: request.tls.ca } : {}),
       ...(request.tls.cert !== undefined ? { cert: request.tls.cert } : {}),

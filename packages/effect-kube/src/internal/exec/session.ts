@@ -27,7 +27,7 @@ import * as Net from "node:net"
 import { KubeConfigError, type Status, ValidationError } from "../../Errors.js"
 import type * as Exec from "../../Exec.js"
 import type * as Kube from "../../Kube.js"
-import { type Credentials, KubeConfig, type Service as KubeConfigService } from "../../KubeConfig.js"
+import { type Credentials, KubeConfig, type ProxyOptions, type Service as KubeConfigService } from "../../KubeConfig.js"
 import { concatBytes } from "../stream/lines.js"
 import { apiErrorFrom, apiErrorFromStatus, authorizationHeader } from "../client/execute.js"
 import * as Impersonate from "../kubeconfig/impersonate.js"
@@ -125,7 +125,8 @@ const dialOnce = (
   config: KubeConfigService,
   url: string,
   protocols: ReadonlyArray<string>,
-  handlers: Handlers
+  handlers: Handlers,
+  proxy: ProxyOptions | undefined
 ): Effect.Effect<Socket | DialFailure, KubeConfigError> =>
   Effect.gen(function*() {
     const credentials = yield* config.auth.credentials
@@ -141,7 +142,8 @@ const dialOnce = (
         servername: config.tls.serverName,
         cert: credentials.clientCertificate?.cert,
         key: credentials.clientCertificate === undefined ? undefined : Redacted.value(credentials.clientCertificate.key)
-      }
+      },
+      proxy
     }
     // interrupted while dialing: a socket that opens afterwards is closed at once
     return yield* Effect.callback<Socket | DialFailure>((resume) => {
@@ -173,15 +175,14 @@ const readProxyEnvironment: Effect.Effect<ProxyEnvironment> = Effect.map(
 )
 
 /**
- * Why the `ws` dialer cannot reach the cluster: it goes through a proxy (the kubeconfig's
- * `proxy-url`, or `HTTPS_PROXY`/`HTTP_PROXY` not excluded by `NO_PROXY`), which the
- * WebSocket path does not support yet. Dialing around the proxy would reach the cluster
- * by a route its configuration does not allow, so the connection is refused instead.
- * Names the setting, never the proxy's URL (it may carry credentials).
+ * The proxy the WebSocket goes through, as the request path picks it: the kubeconfig's
+ * `proxy-url`, else `HTTPS_PROXY`/`HTTP_PROXY` unless `NO_PROXY` excludes the server. A
+ * proxy variable that cannot be used fails (naming the variable, never the URL) rather
+ * than dial around it.
  */
-const proxyProblem = (config: KubeConfigService): Effect.Effect<string | undefined> =>
+const proxyFor = (config: KubeConfigService): Effect.Effect<ProxyOptions | string | undefined> =>
   Effect.gen(function*() {
-    if (config.proxy !== undefined) return "the cluster is configured with a proxy (proxy-url)"
+    if (config.proxy !== undefined) return config.proxy
     let server: URL
     try {
       server = new URL(config.server)
@@ -189,11 +190,7 @@ const proxyProblem = (config: KubeConfigService): Effect.Effect<string | undefin
       return undefined
     }
     const found = forServer(yield* readProxyEnvironment, server)
-    return found._tag === "Proxy"
-      ? `the environment sends the cluster through a proxy (${found.variable})`
-      : found._tag === "Invalid"
-      ? found.detail
-      : undefined
+    return found._tag === "Proxy" ? found.proxy : found._tag === "Invalid" ? found.detail : undefined
   })
 
 /**
@@ -214,22 +211,18 @@ const connect = (
     const where: Where = { path, shownUrl: `${config.server}${path}` }
     const url = `${config.server.replace(/^http/i, "ws")}${path}?${query}`
     // only the default dialer goes over the network (FakeCluster.layer's stays in memory)
+    let proxy: ProxyOptions | undefined
     if (Option.isNone(yield* Effect.serviceOption(WebSocketDialer))) {
-      const problem = yield* proxyProblem(config)
-      if (problem !== undefined) {
-        return yield* Effect.fail(
-          transport(
-            where.shownUrl,
-            `cannot open a WebSocket for ${subresource}: ${problem}, and exec, attach and port-forward ` +
-              "do not support proxies yet"
-          )
-        )
+      const found = yield* proxyFor(config)
+      if (typeof found === "string") {
+        return yield* Effect.fail(transport(where.shownUrl, `cannot open a WebSocket for ${subresource}: ${found}`))
       }
+      proxy = found
     }
     // the socket's finalizer is added in the same uninterruptible step that receives it
     const dial = Effect.uninterruptibleMask((restore) =>
       Effect.tap(
-        restore(dialOnce(config, url, protocols, handlers)),
+        restore(dialOnce(config, url, protocols, handlers, proxy)),
         (result) => isSocket(result) ? Effect.addFinalizer(() => Effect.sync(() => result.close())) : Effect.void
       )
     )

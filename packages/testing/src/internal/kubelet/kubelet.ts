@@ -22,6 +22,7 @@ import {
   builtinKind,
   createObject,
   editObject,
+  entriesOf,
   entryOf,
   isDeleting,
   isSeed,
@@ -256,22 +257,60 @@ const wantsScheduling = (entry: Entry): boolean => {
     !(Array.isArray(gates) && gates.length > 0)
 }
 
-/** Binds pods to the node, as the default scheduler's Binding does. @internal */
+/** Whether the pod tolerates a cordoned node's taint (DaemonSet pods do: their controller adds it). */
+const toleratesUnschedulable = (pod: JsonObject): boolean => {
+  const tolerations = specOf(pod).tolerations
+  return Array.isArray(tolerations) && tolerations.some((t) =>
+    isObject(t) && (t.operator === "Exists" && (t.key === undefined || t.key === "") ||
+      t.key === "node.kubernetes.io/unschedulable") && (t.effect === undefined || t.effect === "" || t.effect === "NoSchedule")
+  )
+}
+
+/**
+ * Binds pods to the node, as the default scheduler's Binding does; not while the node is
+ * cordoned (`spec.unschedulable`, its NodeUnschedulable plugin), where a pod stays Pending
+ * with PodScheduled False until the node is schedulable again. @internal
+ */
 export const installScheduler = (state: FakeState, nodeName: string): void => {
   const podsKind = podKind(state)
+  const nodeKind = builtinKind(state, "", "v1", "nodes")
+  const cordoned = (): boolean => {
+    const node = entryOf(state, nodeKind, "", nodeName)
+    return node !== undefined && specOf(node.obj).unschedulable === true
+  }
   const queue = new WorkQueue(state, (key) => {
     const { name, namespace } = splitKey(key)
     const pod = entryOf(state, podsKind, namespace, name)
     if (pod === undefined || !wantsScheduling(pod)) return
-    // the binding sets only spec.nodeName: the spec's parts are the stored ones, not copies
     const draft = pod.statusCopy()
+    if (cordoned() && !toleratesUnschedulable(pod.obj)) {
+      // the real scheduler's words for a one-node cluster
+      const message = "0/1 nodes are available: 1 node(s) were unschedulable. preemption: 0/1 nodes are available: " +
+        "1 Preemption is not helpful for scheduling."
+      const current = isObject(pod.obj.status) && Array.isArray(pod.obj.status.conditions)
+        ? pod.obj.status.conditions.find((c) => isObject(c) && c.type === "PodScheduled")
+        : undefined
+      if (isObject(current) && current.status === "False" && current.message === message) return
+      setCondition(child(draft, "status"), { type: "PodScheduled", status: "False", reason: "Unschedulable", message }, state.now(), {
+        lastProbeTime: true
+      })
+      updateObject(state, podsKind, pod, draft, { keepGeneration: true })
+      return
+    }
+    // the binding sets only spec.nodeName: the spec's parts are the stored ones, not copies
     draft.spec = { ...specOf(pod.obj), nodeName }
     setCondition(child(draft, "status"), { type: "PodScheduled", status: "True" }, state.now(), { lastProbeTime: true })
     updateObject(state, podsKind, pod, draft, { keepGeneration: true })
   })
   state.onWrite((kind, entry, prev) => {
-    if (kind.group !== "" || kind.plural !== "pods" || isSeed(entry, prev)) return
-    if (wantsScheduling(entry)) queue.add(keyFor(entry.namespace, entry.name))
+    if (kind.group !== "" || isSeed(entry, prev)) return
+    if (kind.plural === "pods" && wantsScheduling(entry)) queue.add(keyFor(entry.namespace, entry.name))
+    // uncordoned: the pods left pending are tried again
+    if (kind.plural === "nodes" && entry.name === nodeName && specOf(entry.obj).unschedulable !== true) {
+      for (const pod of entriesOf(state, podsKind, undefined)) {
+        if (wantsScheduling(pod)) queue.add(keyFor(pod.namespace, pod.name))
+      }
+    }
   })
 }
 
