@@ -116,6 +116,11 @@ export const setup = (ns: string) =>
       rules: [{ apiGroups: [""], resources: ["secrets"], verbs: ["list"] }]
     })
     yield* bindings.create({
+      metadata: { name: "viewer" },
+      roleRef: { apiGroup: rbac, kind: "ClusterRole", name: "view" },
+      subjects: [{ apiGroup: rbac, kind: "User", name: "erin" }]
+    })
+    yield* bindings.create({
       metadata: { name: "aggregated" },
       roleRef: { apiGroup: rbac, kind: "ClusterRole", name: `${ns}-aggregated` },
       subjects: [{ apiGroup: rbac, kind: "User", name: "alice" }]
@@ -167,6 +172,17 @@ export const cases = (ns: string) => {
     ["alice reads /metrics", answer(alice(Kube.request({ method: "GET", path: "/metrics" })))],
     ["a team member lists namespaces", answer(as("carol", [`${ns}-team`])(Kube.api(Namespaces).list()))],
     ["alice gets her namespace", answer(alice(Kube.api(Namespaces).get(ns)))],
+    ["erin lists pods (bound to view)", answer(as("erin")(Kube.api(Pods, { namespace: ns }).list()))],
+    ["erin lists secrets (view does not hold them)", answer(as("erin")(Kube.api(Secrets, { namespace: ns }).list()))],
+    ...["admin", "edit", "view"].map((name) =>
+      [
+        `the rules of the default ClusterRole ${name}`,
+        Kube.api(ClusterRoles).getOrFail(name).pipe(
+          Effect.map((role): Answer => ({ review: role.rules })),
+          Effect.orDie
+        )
+      ] as const
+    ),
     ["bob lists configmaps (his role is missing)", answer(as("bob")(configMaps.list()))],
     ["the service account lists configmaps", answer(as(`system:serviceaccount:${ns}:app`)(configMaps.list()))],
     ["alice creates a role she holds", answer(alice(Kube.api(Roles, { namespace: ns }).create({ metadata: { name: "held" }, rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }] })))],

@@ -29,6 +29,7 @@ import * as Status from "../serve/statusBodies.js"
 import { userOf, verify } from "../serve/tokens.js"
 import type { AccessRecord, FakeUser, Options } from "../types.js"
 import { entriesOf, updateObject } from "../controllers/api.js"
+import { aggregatedRoles } from "./defaultRoles.js"
 import * as Meta from "../validation/meta.js"
 
 export type { Requester, UserInfo } from "./requester.js"
@@ -327,20 +328,24 @@ export const bootstrapPolicy: ReadonlyArray<JsonObject> = (() => {
   })
   const publicInfo = ["/healthz", "/livez", "/readyz", "/version", "/version/"]
   return [
-    role("cluster-admin", [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }, { nonResourceURLs: ["*"], verbs: ["*"] }]),
-    role("system:discovery", [{
-      nonResourceURLs: ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"],
-      verbs: ["get"]
-    }]),
+    role("cluster-admin", [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }, { verbs: ["*"], nonResourceURLs: ["*"] }]),
+    role("system:discovery", [{ verbs: ["get"], nonResourceURLs: ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"] }]),
     role("system:basic-user", [
-      { apiGroups: ["authorization.k8s.io"], resources: ["selfsubjectaccessreviews", "selfsubjectrulesreviews"], verbs: ["create"] },
-      { apiGroups: ["authentication.k8s.io"], resources: ["selfsubjectreviews"], verbs: ["create"] }
+      { verbs: ["create"], apiGroups: ["authorization.k8s.io"], resources: ["selfsubjectaccessreviews", "selfsubjectrulesreviews"] },
+      { verbs: ["create"], apiGroups: ["authentication.k8s.io"], resources: ["selfsubjectreviews"] }
     ]),
-    role("system:public-info-viewer", [{ nonResourceURLs: publicInfo, verbs: ["get"] }]),
+    role("system:public-info-viewer", [{ verbs: ["get"], nonResourceURLs: publicInfo }]),
     binding("cluster-admin", [privilegedGroup]),
     binding("system:discovery", ["system:authenticated"]),
     binding("system:basic-user", ["system:authenticated"]),
-    binding("system:public-info-viewer", ["system:authenticated", "system:unauthenticated"])
+    binding("system:public-info-viewer", ["system:authenticated", "system:unauthenticated"]),
+    ...aggregatedRoles.map((r): JsonObject => ({
+      apiVersion: `${rbacGroup}/v1`,
+      kind: "ClusterRole",
+      metadata: { name: r.name, labels: { ...labels, ...r.labels }, annotations },
+      ...(r.aggregate !== undefined ? { aggregationRule: { clusterRoleSelectors: [{ matchLabels: r.aggregate }] } } : {}),
+      rules: r.rules ?? []
+    }))
   ]
 })()
 
