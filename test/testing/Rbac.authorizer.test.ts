@@ -6,6 +6,7 @@
  */
 import { assert, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { ApiError, ConfigMaps, Kube, KubeConfig, RoleBindings, Roles, ServiceAccounts } from "effect-kube"
 import { FakeCluster } from "@effect-kube/testing"
 import { answers, settled, setup } from "./rbacScenario.js"
 
@@ -52,3 +53,61 @@ it.effect("the scenario's cases are answered as the real control plane answers t
     })
     assert.deepStrictEqual(got.get("alice asks whether she may delete configmaps "), { review: { allowed: false } })
   }).pipe(Effect.provide(FakeCluster.layer({ authorization: "RBAC", namespaces: [ns] }))))
+
+const whoAmI = Kube.request({
+  method: "POST",
+  path: "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+  body: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" }
+}).pipe(Effect.map((r) => (r as { status: { userInfo: { username: string; groups: ReadonlyArray<string> } } }).status.userInfo))
+
+const impersonating = (user: string, groups: ReadonlyArray<string>) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(KubeConfig.KubeConfig, (base) =>
+    Effect.provideService(effect, KubeConfig.KubeConfig, { ...base, impersonate: { user, uid: undefined, groups, extra: {} } }))
+
+it.effect("impersonation: the user and each group as sent, system:authenticated added; a user who may not impersonate is refused", () =>
+  Effect.gen(function*() {
+    const me = yield* impersonating("alice", ["g1", "g2"])(whoAmI)
+    assert.deepStrictEqual(me, { username: "alice", groups: ["g1", "g2", "system:authenticated"] })
+    const sa = yield* impersonating("system:serviceaccount:shop:app", [])(whoAmI)
+    assert.deepStrictEqual(sa.groups, ["system:serviceaccounts", "system:serviceaccounts:shop", "system:authenticated"])
+    // alice, not an admin, may not impersonate bob
+    const refused = yield* Effect.flip(
+      Kube.api(ConfigMaps, { namespace: "default" }).list().pipe(
+        impersonating("bob", []),
+        Effect.provide(FakeCluster.layer({ user: { name: "alice" } }))
+      )
+    )
+    assert.strictEqual(
+      (refused as ApiError).statusMessage,
+      `users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope`
+    )
+  }).pipe(Effect.provide(FakeCluster.layer({ authorization: "RBAC" }))))
+
+it.effect("a service-account token the fake issued is that account, authorized by its bindings", () =>
+  Effect.gen(function*() {
+    yield* Kube.api(ServiceAccounts, { namespace: "default" }).create({ metadata: { name: "reader" } })
+    const { token } = yield* Kube.api(ServiceAccounts, { namespace: "default" }).createToken("reader")
+    const base = yield* KubeConfig.KubeConfig
+    const asReader = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.provideService(effect, KubeConfig.KubeConfig, {
+        ...base,
+        auth: { kind: "token", credentials: Effect.succeed({ token }), invalidate: Effect.succeed(false) }
+      })
+    const denied = yield* Effect.flip(asReader(Kube.api(ConfigMaps, { namespace: "default" }).list()))
+    assert.strictEqual(
+      (denied as ApiError).statusMessage,
+      `configmaps is forbidden: User "system:serviceaccount:default:reader" cannot list resource "configmaps" in API group "" in the namespace "default"`
+    )
+    yield* Kube.api(Roles, { namespace: "default" }).create({
+      metadata: { name: "cm" },
+      rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["list"] }]
+    })
+    yield* Kube.api(RoleBindings, { namespace: "default" }).create({
+      metadata: { name: "cm" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "cm" },
+      subjects: [{ kind: "ServiceAccount", name: "reader" }]
+    })
+    const listed = yield* asReader(Kube.api(ConfigMaps, { namespace: "default" }).list())
+    assert.deepStrictEqual(listed.items.map((c) => c.metadata?.name), ["kube-root-ca.crt"])
+  }).pipe(Effect.provide(FakeCluster.layer({ authorization: "RBAC" }))))

@@ -101,8 +101,17 @@ const authenticatedUser = (state: FakeState, authorization: string | undefined):
   return roomOf(state).layerUser
 }
 
-const listHeader = (value: string | undefined): Array<string> =>
-  value === undefined ? [] : value.split(",").map((v) => v.trim()).filter((v) => v !== "")
+/**
+ * A header sent once per value (`Impersonate-Group`): a list from the in-memory client, or
+ * the lines joined with `", "` by Node and `Headers`. The API server never splits a line on
+ * commas; the fake splits only what a join made.
+ */
+const listHeader = (value: unknown): Array<string> =>
+  Array.isArray(value)
+    ? value.filter((v): v is string => typeof v === "string" && v !== "")
+    : typeof value === "string"
+    ? value.split(", ").filter((v) => v !== "")
+    : []
 
 const forbidden = (user: UserInfo, attributes: Attributes, reason: string): Status.StatusError => {
   const message = forbiddenMessage(user, attributes, reason)
@@ -145,7 +154,7 @@ const impersonated = (
   acting: UserInfo,
   header: (name: string) => string | undefined
 ): UserInfo | Status.StatusError | undefined => {
-  const username = header("impersonate-user")
+  const username = listHeader(header("impersonate-user"))[0]
   const groups = listHeader(header("impersonate-group"))
   const uid = header("impersonate-uid")
   if (username === undefined || username === "") {
