@@ -81,6 +81,19 @@ describe("Rbac", () => {
       assert.strictEqual(checked, 8)
     }))
 
+  it.effect("resourceNames: false restricts nothing; an apply that created is logged as its create too", () =>
+    Effect.gen(function*() {
+      const objects = yield* Effect.gen(function*() {
+        yield* program(ns)
+        const fake = yield* FakeCluster.FakeCluster
+        const creates = fake.accessLog().filter((a) => a.verb === "create" && a.resourceRequest && a.resource === "configmaps")
+        assert.deepStrictEqual(creates.map((a) => (a.resourceRequest ? a.name : "")), ["", "applied"])
+        return yield* Rbac.required({ name: "shop-app", subject, resourceNames: false })
+      }).pipe(Effect.provide(FakeCluster.layer({ namespaces: [ns] })))
+      assert.isTrue(objects.every((o) => (o.rules ?? []).every((r) => r.resourceNames === undefined)))
+      assert.deepStrictEqual(objects[2]!.rules![0], { apiGroups: [""], resources: ["configmaps"], verbs: ["create", "delete", "get", "patch", "watch"] })
+    }))
+
   it.effect("under RBAC without the written objects the first request is the API server's 403", () =>
     Effect.gen(function*() {
       const { denials, exit } = yield* enforced([])

@@ -102,6 +102,12 @@ export interface RequiredOptions {
   readonly subject: Subject
   /** Count only the accesses of this user (as the API server names it: `system:serviceaccount:ns:sa`). */
   readonly user?: string | undefined
+  /**
+   * Where to restrict verbs to the objects a run named: `true` (default) wherever every use
+   * named one; `false` nowhere; a list of resources (`["leases"]`) only those. A controller
+   * that acts on whatever objects exist wants its own Lease named, not the test's objects.
+   */
+  readonly resourceNames?: boolean | ReadonlyArray<string> | undefined
 }
 
 const everyone = bootstrapPolicy.filter((o) => o.kind === "ClusterRole" && o.metadata !== undefined &&
@@ -118,14 +124,17 @@ const rbacApiVersion = "rbac.authorization.k8s.io/v1" as const
 type Restriction = { readonly all: true } | { readonly all: false; readonly names: Set<string> }
 
 /** The rules covering a scope's accesses: per resource and verb, the names when every use named one. */
-const rulesOf = (accesses: ReadonlyArray<AccessRecord & { readonly resourceRequest: true }>): Array<PolicyRule> => {
+const rulesOf = (
+  accesses: ReadonlyArray<AccessRecord & { readonly resourceRequest: true }>,
+  restrict: (resource: string) => boolean
+): Array<PolicyRule> => {
   const byResource = new Map<string, Map<string, Restriction>>()
   for (const a of accesses) {
     const key = JSON.stringify([a.apiGroup, a.subresource === "" ? a.resource : `${a.resource}/${a.subresource}`])
     const verbs = byResource.get(key) ?? new Map<string, Restriction>()
     byResource.set(key, verbs)
     const current = verbs.get(a.verb)
-    if (a.name === "") verbs.set(a.verb, { all: true })
+    if (a.name === "" || !restrict(a.resource)) verbs.set(a.verb, { all: true })
     else if (current === undefined) verbs.set(a.verb, { all: false, names: new Set([a.name]) })
     else if (!current.all) current.names.add(a.name)
   }
@@ -179,6 +188,8 @@ const subjectOf = (subject: Subject): Record<string, string> =>
  * @category constructors
  */
 export const fromAccessLog = (log: ReadonlyArray<AccessRecord>, options: RequiredOptions): ReadonlyArray<RbacObject> => {
+  const names = options.resourceNames ?? true
+  const restrict = (resource: string) => (typeof names === "boolean" ? names : names.includes(resource))
   const counted = log.filter((a) => (options.user === undefined || a.user === options.user) && !heldByEveryone(a))
   const resourceAccesses = counted.filter((a): a is AccessRecord & { readonly resourceRequest: true } => a.resourceRequest)
   const key = (a: { apiGroup: string; resource: string; subresource: string }) => `${a.apiGroup}/${a.resource}/${a.subresource}`
@@ -202,7 +213,7 @@ export const fromAccessLog = (log: ReadonlyArray<AccessRecord>, options: Require
   const out: Array<RbacObject> = []
   const subjects = [subjectOf(options.subject)]
   const clusterRules: Array<PolicyRule> = [
-    ...rulesOf(cluster),
+    ...rulesOf(cluster, restrict),
     ...[...nonResourceRules].map(([v, paths]) => ({ nonResourceURLs: paths, verbs: JSON.parse(v) as Array<string> }))
   ]
   if (clusterRules.length > 0) {
@@ -216,7 +227,7 @@ export const fromAccessLog = (log: ReadonlyArray<AccessRecord>, options: Require
     })
   }
   for (const [namespace, accesses] of [...byNamespace].sort(([a], [b]) => a.localeCompare(b))) {
-    out.push({ apiVersion: rbacApiVersion, kind: "Role", metadata: { name: options.name, namespace }, rules: rulesOf(accesses) })
+    out.push({ apiVersion: rbacApiVersion, kind: "Role", metadata: { name: options.name, namespace }, rules: rulesOf(accesses, restrict) })
     out.push({
       apiVersion: rbacApiVersion,
       kind: "RoleBinding",
