@@ -9,6 +9,9 @@
  *   npm run example:operator                                  # on the embedded fake cluster: a scripted tour
  *   npx tsx examples/operator.ts --kubeconfig ~/.kube/config  # on a real cluster: installs the CRD, runs until Ctrl-C
  *
+ * The tour runs the operator as its service account (impersonated) and ends by printing the
+ * least-privilege RBAC it used (`Rbac.required`): the Role to deploy it with.
+ *
  * On a real cluster, try:
  *   kubectl create configmap settings --from-literal=color=blue
  *   kubectl apply -f - <<< '{"apiVersion":"mirror.example.com/v1","kind":"ConfigMirror","metadata":{"name":"settings"},
@@ -27,11 +30,12 @@ import {
   CustomResourceDefinitions,
   Informers,
   Kube,
+  KubeConfig,
   LeaderElection,
   NodeKube,
   type Resource
 } from "effect-kube"
-import { FakeCluster } from "@effect-kube/testing"
+import { FakeCluster, Rbac } from "@effect-kube/testing"
 
 // ---- the custom resource ---------------------------------------------------------------
 
@@ -227,12 +231,21 @@ const installCrd = Effect.gen(function*() {
   })
 })
 
+const operatorUser = "system:serviceaccount:default:config-mirror"
+
 const tour = Effect.gen(function*() {
   const cluster = yield* FakeCluster.FakeCluster
   yield* installCrd
   yield* Console.log("CRD configmirrors.mirror.example.com installed, derived from the ConfigMirror Schemas")
   yield* Kube.api(ConfigMaps, { namespace: "default" }).create({ metadata: { name: "settings" }, data: { color: "blue" } })
-  const running = yield* Effect.forkChild(operator("default"))
+  // the operator runs as its service account, so that its accesses are told apart from the tour's
+  const base = yield* KubeConfig.KubeConfig
+  const running = yield* Effect.forkChild(operator("default").pipe(
+    Effect.provideService(KubeConfig.KubeConfig, {
+      ...base,
+      impersonate: { user: operatorUser, uid: undefined, groups: [], extra: {} }
+    })
+  ))
   yield* Console.log("ConfigMirror 'settings' copies default/settings into team-a and team-b")
   yield* mirrors.create({
     metadata: { name: "settings" },
@@ -273,6 +286,14 @@ const tour = Effect.gen(function*() {
     yield* Console.log(`  ${ev.type} ${ev.reason}: ${ev.note}${ev.series ? ` (x${ev.series.count})` : ""}`)
   }
   yield* Fiber.interrupt(running)
+  const rbac = yield* Rbac.required({
+    name: "config-mirror",
+    subject: { kind: "ServiceAccount", namespace: "default", name: "config-mirror" },
+    user: operatorUser,
+    // it acts on any mirror and ConfigMap; only its Lease has a name of its own
+    resourceNames: ["leases"]
+  })
+  yield* Console.log(`the RBAC the operator used (Rbac.required), to deploy it with:\n${Rbac.toYaml(rbac)}`)
   yield* Console.log("done")
 }).pipe(Effect.provide(FakeCluster.layer({ namespaces: ["team-a", "team-b", "team-c"] })))
 

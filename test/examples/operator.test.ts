@@ -30,6 +30,12 @@ describe("examples/operator.ts", () => {
         `✓ ConfigMirror.mirror.example.com "loop" is invalid: spec: Invalid value: "object": a ConfigMap cannot be mirrored into its own namespace`
       )
       assert.include(stdout, "✓ the mirror and its copies are gone")
+      // the least-privilege RBAC of the operator's own requests (it ran as its service account)
+      const yaml = stdout.slice(stdout.indexOf("the RBAC the operator used"))
+      assert.include(yaml, "kind: ClusterRole\n")
+      assert.include(yaml, "      - configmirrors/status\n    verbs:\n      - patch\n")
+      assert.include(yaml, "      - leases\n    resourceNames:\n      - config-mirror\n    verbs:\n      - get\n      - update\n")
+      assert.notInclude(yaml, "customresourcedefinitions", "the tour's own requests (the CRD) are not the operator's")
       assert.match(stdout, /done\s*$/)
     }), { timeout: 120_000 })
 })

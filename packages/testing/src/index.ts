@@ -12,3 +12,10 @@
  * @since 0.1.0
  */
 export * as FakeCluster from "./FakeCluster.js"
+
+/**
+ * The least-privilege RBAC a program needs, written from what it asked a fake for.
+ *
+ * @since 0.2.0
+ */
+export * as Rbac from "./Rbac.js"

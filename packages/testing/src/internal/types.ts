@@ -180,7 +180,60 @@ export interface Options {
    * listens, and the fake answers 503 as the API server does).
    */
   readonly proxy?: ((request: ProxyRequest) => ProxyAnswer | Promise<ProxyAnswer>) | undefined
+  /**
+   * Who the layer's token (and `serve`'s kubeconfig) authenticates: a user with groups, or
+   * a service account. Default: the fake's admin, `fake-admin` in `system:masters`.
+   * Giving one turns `authorization` to `"RBAC"` unless it says otherwise.
+   */
+  readonly user?: FakeUser | undefined
+  /**
+   * `"RBAC"`: requests are authorized as kube-apiserver's RBAC authorizer does, from the
+   * Roles, ClusterRoles and bindings stored (the bootstrap policy is seeded: cluster-admin
+   * for `system:masters`, discovery and the self reviews for every authenticated user);
+   * a denial is the API server's 403. `"AlwaysAllow"` (the default without `user`): every
+   * request is allowed. Either way each access is logged (`Control.accessLog`).
+   */
+  readonly authorization?: "RBAC" | "AlwaysAllow" | undefined
 }
+
+/**
+ * Who a fake's token authenticates (`Options.user`): a user by name with its groups
+ * (`system:authenticated` is added), or a service account, whose user is
+ * `system:serviceaccount:<namespace>:<name>` in the groups the API server gives it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type FakeUser =
+  | { readonly name: string; readonly groups?: ReadonlyArray<string> | undefined; readonly uid?: string | undefined }
+  | { readonly serviceAccount: { readonly namespace: string; readonly name: string } }
+
+/**
+ * One access the fake decided: who, and what as the API server's authorizer sees it (a
+ * resource request's verb, API group, resource, subresource, namespace and name; a
+ * non-resource request's verb and path), and whether it was allowed.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type AccessRecord =
+  & { readonly user: string; readonly groups: ReadonlyArray<string>; readonly allowed: boolean }
+  & (
+    | {
+      readonly resourceRequest: true
+      readonly verb: string
+      readonly apiGroup: string
+      readonly apiVersion: string
+      readonly resource: string
+      /** `""` when none. */
+      readonly subresource: string
+      /** `""` for a cluster-scoped resource or a list across namespaces. */
+      readonly namespace: string
+      /** `""` when the request names no object (a list, a create). */
+      readonly name: string
+    }
+    | { readonly resourceRequest: false; readonly verb: string; readonly path: string }
+  )
 
 /**
  * What a command run by the fake sees: its stdin (ends when the client closes it, v5, or
@@ -362,6 +415,11 @@ export interface Control {
   readonly resourceVersion: () => string
   /** Every request received (after `reset`), oldest first. */
   readonly requests: () => ReadonlyArray<RequestRecord>
+  /**
+   * Every access the fake authorized or refused (after `reset`), oldest first, as the API
+   * server's authorizer saw it: what `Rbac.required` turns into a least-privilege Role.
+   */
+  readonly accessLog: () => ReadonlyArray<AccessRecord>
   /**
    * How many non-GET requests reached a resource (failed ones included; those answered by
    * `failNext`/`stallNext`, a 401, or an unknown path, and `processedtemplates`, excluded).

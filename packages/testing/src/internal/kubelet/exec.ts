@@ -20,6 +20,7 @@
  *
  * @internal
  */
+import * as Authz from "../authz/index.js"
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -213,6 +214,8 @@ export const decide = async (
     if (!authenticates(state, request.header("authorization"))) {
       return refuse(Status.unauthorized())
     }
+    const requester = Authz.authorizeRequest(state, request.method ?? "GET", url.pathname, query, request.header)
+    if (requester instanceof Status.StatusError) return refuse(requester)
     // injected faults apply to upgrades as to any request, after the token check as in the router
     const fault = state.faults.take(request.method ?? "GET", url.pathname, query)
     if (fault?.kind === "fail") return refuse(fault.status!)

@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import * as Authz from "../authz/index.js"
 import { removeNamespaceContents } from "../writes/deletes.js"
 import { clone, drop, isObject, type JsonObject, randomSuffix } from "../store/json.js"
 import { customKind, type KindInfo, splitApiVersion } from "../store/kinds.js"
@@ -98,6 +99,7 @@ export const make = (state: FakeState): Control => {
     registerResource: (resource) => state.registry.add(customKind(resource)),
     resourceVersion: () => String(state.store.resourceVersion),
     requests: () => state.requestLog.slice(),
+    accessLog: () => Authz.accessLog(state),
     mutations: () => state.mutationCount,
     auditAnnotations: () => state.audit.slice(),
     reset: () => {
@@ -105,6 +107,7 @@ export const make = (state: FakeState): Control => {
       state.mutationCount = 0
       state.audit.length = 0
       state.faults.clear()
+      Authz.clearAccessLog(state)
     },
     setToken: (token) => {
       state.token = token

@@ -6,6 +6,7 @@
  *
  * @internal
  */
+import * as Authz from "../authz/index.js"
 import * as Deletes from "../writes/deletes.js"
 import * as Exec from "../kubelet/exec.js"
 import * as Discovery from "../discovery/documents.js"
@@ -44,9 +45,11 @@ export const handleRaw = async (state: FakeState, request: RawRequest): Promise<
   if (!publicPath && !authenticates(state, request.header("authorization"))) {
     return statusResponse(Status.unauthorized())
   }
+  const requester = publicPath ? undefined : Authz.authorizeRequest(state, method, path, query, request.header)
+  if (requester instanceof Status.StatusError) return statusResponse(requester)
   return withFault(state.faults.take(method, path, query), request, async () => {
     try {
-      return await dispatch(state, method, path, query, await withJsonBody(request))
+      return await dispatch(state, method, path, query, await withJsonBody(request), requester)
     } catch (e) {
       return e instanceof Status.StatusError
         ? statusResponse(e)
@@ -74,7 +77,8 @@ const dispatch = async (
   method: string,
   path: string,
   query: Record<string, string>,
-  request: RawRequest
+  request: RawRequest,
+  requester: Authz.Requester | undefined
 ): Promise<RawResponse> => {
   let segments: Array<string>
   try {
@@ -94,7 +98,7 @@ const dispatch = async (
       return discoveryRoot(state, request, true, () => Discovery.apiVersions(request.header("host") ?? "127.0.0.1"))
     }
     if (Exec.isStreamPath(path)) return streamWithoutUpgrade(state, method, request)
-    return dispatchGroup(state, "", segments[1]!, segments.slice(2), method, query, request)
+    return dispatchGroup(state, "", segments[1]!, segments.slice(2), method, query, request, requester)
   }
   if (head === "apis") {
     if (segments.length === 1) return discoveryRoot(state, request, false, () => Discovery.apiGroupList(state.registry.all()))
@@ -103,7 +107,7 @@ const dispatch = async (
       if (group === undefined) throw Status.pathNotFound()
       return json(200, group)
     }
-    return dispatchGroup(state, segments[1]!, segments[2]!, segments.slice(3), method, query, request)
+    return dispatchGroup(state, segments[1]!, segments[2]!, segments.slice(3), method, query, request, requester)
   }
   if (head === "openapi" && segments[1] === "v3") {
     if (segments.length === 2) return json(200, Discovery.openApiV3Index(state.registry.all()))
@@ -154,7 +158,8 @@ const dispatchGroup = (
   rest: ReadonlyArray<string>,
   method: string,
   query: Record<string, string>,
-  request: RawRequest
+  request: RawRequest,
+  requester: Authz.Requester | undefined
 ): Promise<RawResponse> | RawResponse => {
   if (rest.length === 0) {
     const doc = Discovery.apiResourceList(state.registry.all(), group, version)
@@ -165,7 +170,7 @@ const dispatchGroup = (
   if (proxied !== undefined) {
     return Proxy.serve(state, version, proxied, method, new URLSearchParams(query).toString(), request)
   }
-  const route = parseRoute(state, group, version, rest)
+  const route = parseRoute(state, group, version, rest, requester)
   // processing a template reads nothing and stores nothing
   if (method !== "GET" && method !== "HEAD" && route.kind.plural !== "processedtemplates") state.mutationCount++
   // subresources (status, scale, logs) answer in their own form
@@ -203,7 +208,13 @@ const transformAnswer = (
   return asPartial(response, target.form)
 }
 
-const parseRoute = (state: FakeState, group: string, version: string, rest: ReadonlyArray<string>): Route => {
+const parseRoute = (
+  state: FakeState,
+  group: string,
+  version: string,
+  rest: ReadonlyArray<string>,
+  requester: Authz.Requester | undefined
+): Route => {
   let segs = rest
   let watchPath = false
   if (segs[0] === "watch") {
@@ -226,7 +237,7 @@ const parseRoute = (state: FakeState, group: string, version: string, rest: Read
   if (kind.namespaced && namespace === undefined && name !== undefined) throw Status.pathNotFound()
   const subresource = segs[2]
   if (subresource !== undefined && !kind.subresources.includes(subresource)) throw Status.pathNotFound()
-  return { kind, version, namespace, name, subresource, watchPath }
+  return { kind, version, namespace, name, subresource, watchPath, requester }
 }
 
 const serveResource = (
@@ -255,7 +266,7 @@ const serveResource = (
         // processing a template reads nothing and stores nothing
         if (route.kind.plural === "processedtemplates") return processRequest(request)
         // a review is answered, not stored
-        if (isReview(kind.group, kind.plural)) return review(kind.plural, route.namespace, state.token, request, state)
+        if (isReview(kind.group, kind.plural)) return review(kind.plural, route.namespace, state.token, request, state, route.requester)
         return Writes.create(state, route, query, request)
       case "DELETE":
         allowed("deletecollection")

@@ -15,6 +15,7 @@
  *
  * @internal
  */
+import * as Authz from "../authz/index.js"
 import type { FakeClock } from "../store/clock.js"
 import * as CrdRules from "../cel/crdRules.js"
 import * as Policies from "../cel/policies.js"
@@ -43,7 +44,9 @@ export class FakeServer {
     Simulation.install(state)
     Subresources.install(state)
     for (const r of options.resources ?? []) state.registry.add(customKind(r))
+    const bootstrap = Authz.install(state, options)
     this.control = Controls.make(state)
+    if (bootstrap.length > 0) this.control.seed(bootstrap)
     if (options.objects !== undefined) this.control.seed(options.objects)
   }
 

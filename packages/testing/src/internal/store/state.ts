@@ -12,6 +12,7 @@
  *
  * @internal
  */
+import type { Requester } from "../authz/requester.js"
 import { type FakeClock, realClock, rfc3339 } from "./clock.js"
 import { inGroup } from "./conversion.js"
 import { Faults } from "../serve/faults.js"
@@ -31,6 +32,8 @@ export interface Route {
   readonly name: string | undefined
   readonly subresource: string | undefined
   readonly watchPath: boolean
+  /** Who sent the request and what it asked, for admission checks that depend on it (RBAC writes). */
+  readonly requester?: Requester | undefined
 }
 
 /** The `apiVersion` a route addresses. @internal */
