@@ -78,7 +78,7 @@ export const connect = async (name: string, kubeconfigPath: string): Promise<End
   if (cluster === null) throw new Error(`${kubeconfigPath}: no current cluster`)
   const base: https.RequestOptions = {}
   await kc.applyToHTTPSOptions(base)
-  const agent = new https.Agent({ keepAlive: true, maxSockets: 32, ...(base as https.AgentOptions) })
+  const agent = new https.Agent({ keepAlive: false, maxSockets: 32, ...(base as https.AgentOptions) })
   const server = new URL(cluster.server)
 
   const once = (step: Step, ns: Readonly<Record<string, string>>): Promise<Observed> =>
@@ -97,6 +97,7 @@ export const connect = async (name: string, kubeconfigPath: string): Promise<End
         "User-Agent": "conformance/1.0",
         Accept: step.accept ?? "application/json",
         ...(body === undefined ? {} : {
+          "Content-Length": String(Buffer.byteLength(body)),
           "Content-Type": step.contentType ?? (step.method === "PATCH"
             ? "application/merge-patch+json"
             : "application/json")

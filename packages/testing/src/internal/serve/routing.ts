@@ -206,6 +206,36 @@ const parseRoute = (state: FakeState, group: string, version: string, rest: Read
   return { kind, version, namespace, name, subresource, watchPath }
 }
 
+/** The options kind whose query a method carries, as kube-apiserver names it in a 422. */
+const optionsKinds: Readonly<Record<string, string>> = {
+  GET: "ListOptions", POST: "CreateOptions", PUT: "UpdateOptions", PATCH: "PatchOptions", DELETE: "DeleteOptions"
+}
+
+const optionsInvalid = (method: string, reason: string, field: string, message: string): Status.StatusError => {
+  const kind = optionsKinds[method] ?? "ListOptions"
+  return Status.invalid({ group: "meta.k8s.io", plural: kind.toLowerCase(), kind }, "", [{ reason, field, message }])
+}
+
+/**
+ * The query options kube-apiserver validates before it reads or writes anything: `dryRun` takes only `All`, and a
+ * list's `resourceVersionMatch` needs a `resourceVersion` (a watch-list's `sendInitialEvents` excepted).
+ */
+const checkOptions = (method: string, query: Record<string, string>, collection: boolean): void => {
+  const dryRun = query.dryRun
+  if (method !== "GET" && dryRun !== undefined && dryRun !== "" && dryRun !== "All") {
+    throw optionsInvalid(method, "FieldValueNotSupported", "dryRun", `Unsupported value: ["${dryRun}"]: supported values: "All"`)
+  }
+  if (
+    method === "GET" && collection && query.resourceVersionMatch !== undefined && query.resourceVersionMatch !== "" &&
+    query.sendInitialEvents === undefined && (query.resourceVersion ?? "") === ""
+  ) {
+    throw optionsInvalid(
+      method, "FieldValueForbidden", "resourceVersionMatch",
+      "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided"
+    )
+  }
+}
+
 const serveResource = (
   state: FakeState,
   route: Route,
@@ -215,6 +245,7 @@ const serveResource = (
   events: ((line: string) => string) | undefined
 ): Promise<RawResponse> | RawResponse => {
   const { kind, name, subresource } = route
+  checkOptions(method, query, name === undefined)
   const allowed = (verb: string) => {
     if (!kind.verbs.includes(verb)) throw Status.methodNotAllowed()
   }

@@ -114,7 +114,8 @@ export const invalid = (
   const summary = messages.join(", ")
   const message = `${kindName} "${name}" is invalid: ${messages.length > 1 ? `[${summary}]` : summary}`
   return new StatusError(422, "Invalid", message, {
-    name,
+    // Go's omitempty: a nameless object's Status has no name
+    ...(name !== "" ? { name } : {}),
     ...(t.group !== "" ? { group: t.group } : {}),
     kind: t.kind,
     causes: causes.map((c) => ({ reason: c.reason, message: c.message, ...(c.field !== "" ? { field: c.field } : {}) }))

@@ -1,0 +1,73 @@
+/**
+ * Differences the conformance suite (test/conformance) found between the fake and kube-apiserver v1.35, each checked
+ * here through the fake's HTTP handler with what the real server answered.
+ */
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { FakeCluster } from "@effect-kube/testing"
+
+const server = FakeCluster.makeServer()
+afterAll(() => server.close())
+
+const send = async (method: string, path: string, body?: unknown) => {
+  const res = await server.handle(
+    new Request(`http://fake.local${path}`, {
+      method,
+      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    })
+  )
+  return { status: res.status, body: await res.json() as Record<string, any> }
+}
+
+const configMap = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { a: "1" } })
+
+describe("FakeCluster answers query options as kube-apiserver does", () => {
+  it("dryRun takes only All: anything else is a 422 naming the options kind, and nothing is stored", async () => {
+    const created = await send("POST", "/api/v1/namespaces/default/configmaps?dryRun=Some", configMap("dry"))
+    assert.strictEqual(created.status, 422)
+    assert.strictEqual(
+      created.body.message,
+      `CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Some"]: supported values: "All"`
+    )
+    assert.deepStrictEqual(created.body.details, {
+      group: "meta.k8s.io",
+      kind: "CreateOptions",
+      causes: [{ reason: "FieldValueNotSupported", message: `Unsupported value: ["Some"]: supported values: "All"`, field: "dryRun" }]
+    })
+    assert.strictEqual((await send("GET", "/api/v1/namespaces/default/configmaps/dry")).status, 404)
+    const deleted = await send("DELETE", "/api/v1/namespaces/default/configmaps/dry?dryRun=Maybe")
+    assert.strictEqual(deleted.body.details.kind, "DeleteOptions")
+  })
+
+  it("a list's resourceVersionMatch without a resourceVersion is a 422; a watch-list's is not", async () => {
+    const listed = await send("GET", "/api/v1/namespaces/default/configmaps?resourceVersionMatch=Exact")
+    assert.strictEqual(listed.status, 422)
+    assert.strictEqual(
+      listed.body.message,
+      `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`
+    )
+    assert.notProperty(listed.body.details, "name")
+    const withRv = await send("GET", "/api/v1/namespaces/default/configmaps?resourceVersionMatch=NotOlderThan&resourceVersion=0")
+    assert.strictEqual(withRv.status, 200)
+  })
+
+  it("a negative limit lists everything; a filtered list says continue only when another object matches", async () => {
+    for (const name of ["lim-a", "lim-b", "other"]) {
+      assert.strictEqual((await send("POST", "/api/v1/namespaces/default/configmaps", configMap(name))).status, 201)
+    }
+    const all = await send("GET", "/api/v1/namespaces/default/configmaps?limit=-1")
+    assert.strictEqual(all.status, 200)
+    assert.isAtLeast(all.body.items.length, 3)
+    const one = await send("GET", "/api/v1/namespaces/default/configmaps?limit=1&fieldSelector=metadata.name%3Dlim-a")
+    assert.deepStrictEqual(one.body.items.map((i: any) => i.metadata.name), ["lim-a"])
+    assert.notProperty(one.body.metadata, "continue")
+    const first = await send("GET", "/api/v1/namespaces/default/configmaps?limit=1&fieldSelector=metadata.name!%3Dother")
+    assert.isString(first.body.metadata.continue)
+  })
+
+  it("the Status of an object without a name has no details.name (Go's omitempty)", async () => {
+    const nameless = await send("POST", "/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: {} })
+    assert.strictEqual(nameless.status, 422)
+    assert.notProperty(nameless.body.details, "name")
+  })
+})
