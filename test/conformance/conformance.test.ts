@@ -13,6 +13,7 @@ import { kubeconfigPath } from "../e2e/setup/cluster.js"
 import { connect, type Endpoint } from "./client.js"
 import { excuse } from "./outOfScope.js"
 import { compare, type Outcome, pool } from "./run.js"
+import { collection, kinds } from "./kinds.js"
 import { scenarios } from "./scenarios.js"
 
 const run = crypto.randomBytes(2).toString("hex")
@@ -72,6 +73,12 @@ afterAll(async () => {
       ` ${(wallMs / 1000).toFixed(1)} s; details in .tmp/conformance.json)`
   )
   if (real !== undefined) {
+    // cluster-scoped objects outlive the namespaces: the run's go by their label
+    for (const k of kinds.filter((k) => !k.namespaced)) {
+      await real.request({
+        method: "DELETE", path: collection(k), query: { labelSelector: "conformance.effect-kube.dev/case" }
+      }, {}).catch(() => undefined)
+    }
     for (const g of groups) {
       await real.request({ method: "DELETE", path: `/api/v1/namespaces/${namespaceOf(g)}` }, {}).catch(() => undefined)
     }

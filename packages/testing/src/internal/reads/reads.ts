@@ -176,7 +176,12 @@ export const watch = (
   }
   const rvParam = query.resourceVersion ?? ""
   if (rvParam !== "" && !/^\d+$/.test(rvParam)) {
-    throw Status.badRequest(`invalid resource version "${rvParam}"`)
+    // kube-apiserver's watch answers a 500 without a reason here (the parse error is not a Status of its own)
+    throw new Status.StatusError(
+      500,
+      "",
+      `resourceVersion: Invalid value: "${rvParam}": strconv.ParseUint: parsing "${rvParam}": invalid syntax`
+    )
   }
   const timeout = query.timeoutSeconds !== undefined ? Number(query.timeoutSeconds) : undefined
   const watch = new ActiveWatch(

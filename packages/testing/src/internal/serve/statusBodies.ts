@@ -134,8 +134,7 @@ export const unsupportedMediaType = (_contentType: string, accepted: ReadonlyArr
   new StatusError(
     415,
     "UnsupportedMediaType",
-    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(", ")}`,
-    {}
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(", ")}`
   )
 
 /** A watch or continue token older than the compaction window. @internal */

@@ -147,14 +147,12 @@ const withoutGeneration = new Set([
   "/PersistentVolume",
   "/LimitRange",
   "/ResourceQuota",
-  "/PodTemplate",
   "events.k8s.io/Event",
   "rbac.authorization.k8s.io/Role",
   "rbac.authorization.k8s.io/RoleBinding",
   "rbac.authorization.k8s.io/ClusterRole",
   "rbac.authorization.k8s.io/ClusterRoleBinding",
   "coordination.k8s.io/Lease",
-  "scheduling.k8s.io/PriorityClass",
   "storage.k8s.io/StorageClass",
   "apps/ControllerRevision"
 ])
