@@ -37,6 +37,10 @@ const string = (s: string, rvs: Map<string, string>, names: Map<string, string>)
   let out = s.replace(pem, "<pem>").replace(/kube-api-access-[a-z0-9]{5}/g, "kube-api-access-<suffix>").replace(jwt, "<jwt>").replace(uuid, "<uid>").replace(rfc3339, "<time>")
   for (const [name, placeholder] of names) out = out.replaceAll(name, placeholder)
   for (const [rv, placeholder] of rvs) if (out === rv) return placeholder
+  // a message that quotes a resourceVersion ("the ResourceVersion in record (123)")
+  if (/resource ?version/i.test(out)) {
+    for (const [rv, placeholder] of rvs) out = out.replace(new RegExp(`\\b${rv}\\b`, "g"), placeholder)
+  }
   return out
 }
 

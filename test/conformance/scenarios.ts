@@ -137,6 +137,9 @@ const perKind = (k: Kind): ReadonlyArray<Scenario> => {
     method: "DELETE", path,
     body: { kind: "DeleteOptions", apiVersion: "v1", preconditions: { uid: "00000000-0000-0000-0000-000000000000" } }
   }])
+  add("delete-rv-precondition", (name, path) => [create(name), {
+    method: "DELETE", path, body: { kind: "DeleteOptions", apiVersion: "v1", preconditions: { resourceVersion: "1" } }
+  }])
   add("delete-dry-run", (name, path) => [create(name), { method: "DELETE", path, query: { dryRun: "All" }, ...view(k) }, get(path)])
   add("delete-collection", (name) => [create(name), {
     method: "DELETE", path: base, query: { fieldSelector: `metadata.name=${storedName(k, "delete-collection")}` }, ...view(k)

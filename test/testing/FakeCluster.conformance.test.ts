@@ -19,6 +19,13 @@ const send = async (method: string, path: string, body?: unknown) => {
   return { status: res.status, body: await res.json() as Record<string, any> }
 }
 
+const sendAs = async (method: string, path: string, body: string | undefined, contentType: string, accept = "application/json") => {
+  const res = await server.handle(
+    new Request(`http://fake.local${path}`, { method, headers: { "Content-Type": contentType, Accept: accept }, body })
+  )
+  return { status: res.status, body: await res.json() as Record<string, any> }
+}
+
 const configMap = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { a: "1" } })
 
 describe("FakeCluster answers query options as kube-apiserver does", () => {
@@ -69,5 +76,59 @@ describe("FakeCluster answers query options as kube-apiserver does", () => {
     const nameless = await send("POST", "/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: {} })
     assert.strictEqual(nameless.status, 422)
     assert.notProperty(nameless.body.details, "name")
+  })
+})
+
+describe("FakeCluster writes as kube-apiserver v1.35's registries do", () => {
+  it("a PUT without a resourceVersion creates the kinds that allow it (Service, Lease), not the others", async () => {
+    const service = { apiVersion: "v1", kind: "Service", metadata: { name: "put-made" }, spec: { ports: [{ port: 80 }] } }
+    assert.strictEqual((await send("PUT", "/api/v1/namespaces/default/services/put-made", service)).status, 201)
+    const lease = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "put-made" }, spec: {} }
+    assert.strictEqual((await send("PUT", "/apis/coordination.k8s.io/v1/namespaces/default/leases/put-made", lease)).status, 201)
+    const missing = await send("PUT", "/api/v1/namespaces/default/configmaps/put-missing", configMap("put-missing"))
+    assert.strictEqual(missing.status, 404)
+  })
+
+  it("a DELETE answers the deleted object for the kinds whose registry returns it, a Status for the rest", async () => {
+    await send("POST", "/api/v1/namespaces/default/serviceaccounts", { metadata: { name: "gone" } })
+    const sa = await send("DELETE", "/api/v1/namespaces/default/serviceaccounts/gone")
+    assert.strictEqual(sa.body.kind, "ServiceAccount")
+    await send("POST", "/api/v1/namespaces/default/configmaps", configMap("gone"))
+    assert.strictEqual((await send("DELETE", "/api/v1/namespaces/default/configmaps/gone")).body.kind, "Status")
+  })
+
+  it("PodTemplates keep a generation; emptied labels are left out; a gated pod is created SchedulingGated", async () => {
+    const template = {
+      metadata: { name: "t", labels: { a: "b" } },
+      template: { spec: { containers: [{ name: "c", image: "i" }] } }
+    }
+    const created = await send("POST", "/api/v1/namespaces/default/podtemplates", template)
+    assert.strictEqual(created.body.metadata.generation, 1)
+    const patched = await sendAs(
+      "PATCH", "/api/v1/namespaces/default/podtemplates/t", JSON.stringify({ metadata: { labels: { a: null } } }),
+      "application/merge-patch+json"
+    )
+    assert.notProperty(patched.body.metadata, "labels")
+    const pod = await send("POST", "/api/v1/namespaces/default/pods", {
+      metadata: { name: "gated" },
+      spec: { schedulingGates: [{ name: "hold" }], containers: [{ name: "c", image: "i" }] }
+    })
+    const [condition] = pod.body.status.conditions
+    assert.deepInclude(condition, {
+      type: "PodScheduled", status: "False", lastProbeTime: null, reason: "SchedulingGated",
+      message: "Scheduling is blocked due to non-empty scheduling gates"
+    })
+  })
+
+  it("a ServiceAccount's Table is Name and Age; a watch's unparsable resourceVersion is a reasonless 500; a 415 has no details", async () => {
+    await send("POST", "/api/v1/namespaces/default/serviceaccounts", { metadata: { name: "printed" } })
+    const table = await sendAs("GET", "/api/v1/namespaces/default/serviceaccounts/printed", undefined, "application/json", "application/json;as=Table;v=v1;g=meta.k8s.io")
+    assert.deepStrictEqual(table.body.columnDefinitions.map((c: any) => c.name), ["Name", "Age"])
+    const watch = await send("GET", "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=abc")
+    assert.strictEqual(watch.status, 500)
+    assert.notProperty(watch.body, "reason")
+    const unknown = await sendAs("POST", "/api/v1/namespaces/default/configmaps", "{}", "text/plain")
+    assert.strictEqual(unknown.status, 415)
+    assert.notProperty(unknown.body, "details")
   })
 })
