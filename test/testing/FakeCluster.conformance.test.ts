@@ -21,7 +21,7 @@ const send = async (method: string, path: string, body?: unknown) => {
 
 const sendAs = async (method: string, path: string, body: string | undefined, contentType: string, accept = "application/json") => {
   const res = await server.handle(
-    new Request(`http://fake.local${path}`, { method, headers: { "Content-Type": contentType, Accept: accept }, body })
+    new Request(`http://fake.local${path}`, { method, headers: { "Content-Type": contentType, Accept: accept }, body: body ?? null })
   )
   return { status: res.status, body: await res.json() as Record<string, any> }
 }
