@@ -101,7 +101,9 @@ const ages = (body: unknown): unknown => {
     ...table,
     rows: table.rows.map((row) => ({
       ...row,
-      cells: row.cells?.map((c) => typeof c === "string" && /^\d+(s|m\d*s?)$/.test(c) ? "<age>" : c)
+      cells: row.cells?.map((c) =>
+        typeof c !== "string" ? c : /^\d+(s|m\d*s?)$/.test(c) ? "<age>" : /^\d+\.\d+\.\d+\.\d+$/.test(c) ? "<ip>" : c
+      )
     }))
   }
 }

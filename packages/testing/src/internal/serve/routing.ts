@@ -143,6 +143,43 @@ const dispatchGroup = (
     return json(200, doc)
   }
   const route = parseRoute(state, group, version, rest)
+  const deprecation = deprecationOf(route)
+  if (deprecation === undefined) return dispatchRoute(state, route, method, query, request)
+  // kube-apiserver warns of a deprecated API on every request to it, answered or refused
+  const warn = (response: RawResponse): RawResponse => ({
+    ...response,
+    headers: {
+      ...response.headers,
+      warning: response.headers.warning === undefined ? deprecation : `${deprecation}, ${response.headers.warning}`
+    }
+  })
+  const refuse = (e: unknown): never => {
+    if (e instanceof Status.StatusError) {
+      throw new Status.StatusError(e.code, e.reason, e.message, e.details, { ...e.headers, warning: deprecation }, e.metadata)
+    }
+    throw e
+  }
+  try {
+    const answer = dispatchRoute(state, route, method, query, request)
+    return answer instanceof Promise ? answer.then(warn, refuse) : warn(answer)
+  } catch (e) {
+    return refuse(e)
+  }
+}
+
+/** The Warning kube-apiserver v1.35 sends with every request to a deprecated API. */
+const deprecationOf = (route: Route): string | undefined =>
+  route.kind.group === "" && route.kind.kind === "Endpoints"
+    ? `299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"`
+    : undefined
+
+const dispatchRoute = (
+  state: FakeState,
+  route: Route,
+  method: string,
+  query: Record<string, string>,
+  request: RawRequest
+): Promise<RawResponse> | RawResponse => {
   // processing a template reads nothing and stores nothing
   if (method !== "GET" && method !== "HEAD" && route.kind.plural !== "processedtemplates") state.mutationCount++
   // subresources (status, scale, logs) answer in their own form

@@ -139,6 +139,7 @@ const withoutGeneration = new Set([
   "/Secret",
   "/Namespace",
   "/ServiceAccount",
+  "node.k8s.io/RuntimeClass",
   "/Service",
   "/Endpoints",
   "/Event",

@@ -115,7 +115,7 @@ const checkPreconditions = (kind: KindInfo, entry: Entry, options: JsonObject): 
 /** The kinds whose registry answers a DELETE with the deleted object (`ReturnDeletedObject`), as kube-apiserver v1.35's do. */
 const returnsDeleted = new Set([
   "/Pod", "/Namespace", "/ServiceAccount", "/Service", "/PodTemplate", "/ReplicationController", "/ResourceQuota",
-  "/PersistentVolumeClaim", "/PersistentVolume", "scheduling.k8s.io/PriorityClass", "storage.k8s.io/StorageClass"
+  "/PersistentVolumeClaim", "/PersistentVolume", "storage.k8s.io/StorageClass"
 ])
 
 /**

@@ -451,6 +451,11 @@ const createObject = (
     while (collection.entries.has(keyOf(namespace, name))) name = `${metadata.generateName}${randomSuffix()}`
     metadata.name = name
   }
+  // the LimitRange registry names a nameless LimitRange by a new uid (its PrepareForCreate)
+  if (route.kind.group === "" && route.kind.kind === "LimitRange" && (metadata.name ?? "") === "" &&
+    (metadata.generateName ?? "") === "") {
+    metadata.name = crypto.randomUUID()
+  }
   const name = typeof metadata.name === "string" ? metadata.name : ""
   state.admitNamespace({ kind: route.kind, namespace: route.namespace, name }, "create")
   finish(route.kind, obj, undefined, undefined, true, state.now())
