@@ -132,3 +132,70 @@ describe("FakeCluster writes as kube-apiserver v1.35's registries do", () => {
     assert.notProperty(unknown.body, "details")
   })
 })
+
+describe("FakeCluster defaults as kube-apiserver v1.35 does", () => {
+  it("fills the defaults of StorageClass, PriorityClass, HPA, NetworkPolicy, EndpointSlice, ValidatingAdmissionPolicy and LimitRange", async () => {
+    const sc = await send("POST", "/apis/storage.k8s.io/v1/storageclasses", { metadata: { name: "sc" }, provisioner: "x" })
+    assert.deepInclude(sc.body, { reclaimPolicy: "Delete", volumeBindingMode: "Immediate" })
+    const pc = await send("POST", "/apis/scheduling.k8s.io/v1/priorityclasses", { metadata: { name: "pc" }, value: 1 })
+    assert.strictEqual(pc.body.preemptionPolicy, "PreemptLowerPriority")
+    const hpa = await send("POST", "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers", {
+      metadata: { name: "h" },
+      spec: { scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "d" }, maxReplicas: 3 }
+    })
+    assert.strictEqual(hpa.body.spec.minReplicas, 1)
+    assert.deepStrictEqual(hpa.body.spec.metrics, [
+      { type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 80 } } }
+    ])
+    const np = await send("POST", "/apis/networking.k8s.io/v1/namespaces/default/networkpolicies", {
+      metadata: { name: "np" }, spec: { podSelector: {}, egress: [{}] }
+    })
+    assert.deepStrictEqual(np.body.spec.policyTypes, ["Ingress", "Egress"])
+    const slice = await send("POST", "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices", {
+      metadata: { name: "s" }, addressType: "IPv4", endpoints: [{ addresses: ["10.0.0.1"] }], ports: [{ port: 80 }]
+    })
+    assert.deepStrictEqual(slice.body.ports, [{ name: "", protocol: "TCP", port: 80 }])
+    assert.deepStrictEqual(slice.body.endpoints[0].conditions, {})
+    const vap = await send("POST", "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies", {
+      metadata: { name: "vap" },
+      spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"] }] },
+        validations: [{ expression: "true" }]
+      }
+    })
+    assert.strictEqual(vap.body.spec.failurePolicy, "Fail")
+    assert.deepInclude(vap.body.spec.matchConstraints, { namespaceSelector: {}, objectSelector: {}, matchPolicy: "Equivalent" })
+    assert.strictEqual(vap.body.spec.matchConstraints.resourceRules[0].scope, "*")
+    const lr = await send("POST", "/api/v1/namespaces/default/limitranges", {
+      metadata: {}, spec: { limits: [{ type: "Container", max: { cpu: "2" }, min: { memory: "1Mi" } }] }
+    })
+    // a nameless LimitRange is named by a uid, as its registry does
+    assert.match(lr.body.metadata.name, /^[0-9a-f-]{36}$/)
+    assert.deepInclude(lr.body.spec.limits[0], { default: { cpu: "2" }, defaultRequest: { cpu: "2", memory: "1Mi" } })
+  })
+
+  it("an RC takes its template's labels; a DaemonSet counts its template generations; v1 Endpoints warn on every request", async () => {
+    const rc = await send("POST", "/api/v1/namespaces/default/replicationcontrollers", {
+      metadata: { name: "rc" },
+      spec: { replicas: 0, template: { metadata: { labels: { app: "rc" } }, spec: { containers: [{ name: "c", image: "i" }] } } }
+    })
+    assert.deepStrictEqual(rc.body.metadata.labels, { app: "rc" })
+    assert.deepStrictEqual(rc.body.spec.selector, { app: "rc" })
+    const template = (image: string) => ({ metadata: { labels: { app: "ds" } }, spec: { containers: [{ name: "c", image }] } })
+    const ds = await send("POST", "/apis/apps/v1/namespaces/default/daemonsets", {
+      metadata: { name: "ds" }, spec: { selector: { matchLabels: { app: "ds" } }, template: template("one") }
+    })
+    assert.strictEqual(ds.body.metadata.annotations["deprecated.daemonset.template.generation"], "1")
+    const changed = await sendAs(
+      "PATCH", "/apis/apps/v1/namespaces/default/daemonsets/ds",
+      JSON.stringify({ spec: { template: template("two") } }), "application/merge-patch+json"
+    )
+    assert.strictEqual(changed.body.metadata.annotations["deprecated.daemonset.template.generation"], "2")
+    const missing = await server.handle(new Request("http://fake.local/api/v1/namespaces/default/endpoints/none"))
+    assert.strictEqual(missing.status, 404)
+    assert.strictEqual(
+      missing.headers.get("warning"),
+      `299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"`
+    )
+  })
+})
