@@ -199,3 +199,32 @@ describe("FakeCluster defaults as kube-apiserver v1.35 does", () => {
     )
   })
 })
+
+describe("FakeCluster decodes spec.replicas as the int32 it is", () => {
+  it("a replica count beyond int32 is the decoder's 400 and nothing is stored (the fuzzer's case: the controller made pods without end)", async () => {
+    const replicaSet = {
+      apiVersion: "apps/v1",
+      kind: "ReplicaSet",
+      metadata: { name: "huge" },
+      spec: {
+        replicas: 2 ** 40,
+        selector: { matchLabels: { app: "huge" } },
+        template: { metadata: { labels: { app: "huge" } }, spec: { containers: [{ name: "c", image: "i" }] } }
+      }
+    }
+    const created = await send("POST", "/apis/apps/v1/namespaces/default/replicasets", replicaSet)
+    assert.strictEqual(created.status, 400)
+    assert.strictEqual(
+      created.body.message,
+      `ReplicaSet in version "v1" cannot be handled as a ReplicaSet: json: cannot unmarshal number 1099511627776 into Go struct field ReplicaSetSpec.spec.replicas of type int32`
+    )
+    assert.strictEqual((await send("GET", "/apis/apps/v1/namespaces/default/replicasets/huge")).status, 404)
+    const small = await send("POST", "/apis/apps/v1/namespaces/default/replicasets", { ...replicaSet, spec: { ...replicaSet.spec, replicas: 0 } })
+    assert.strictEqual(small.status, 201)
+    const patched = await sendAs(
+      "PATCH", "/apis/apps/v1/namespaces/default/replicasets/huge", JSON.stringify({ spec: { replicas: 2 ** 31 } }),
+      "application/merge-patch+json"
+    )
+    assert.strictEqual(patched.status, 400)
+  })
+})

@@ -128,6 +128,25 @@ export const validateName = (kind: KindInfo, name: string): void => {
   }
 }
 
+/** The kinds whose spec.replicas is an int32 (and whose controllers would make that many pods). */
+const scalable = new Set(["apps/Deployment", "apps/ReplicaSet", "apps/StatefulSet", "/ReplicationController"])
+
+/**
+ * spec.replicas as Go decodes it into an int32: a number that is not one is the decoder's 400, before validation (and
+ * before a controller would try to make that many pods).
+ */
+const checkReplicas = (kind: KindInfo, obj: JsonObject): void => {
+  if (!scalable.has(`${kind.group}/${kind.kind}`) || !isObject(obj.spec)) return
+  const replicas = obj.spec.replicas
+  if (typeof replicas !== "number" || (Number.isInteger(replicas) && replicas >= -2147483648 && replicas <= 2147483647)) return
+  const apiVersion = typeof obj.apiVersion === "string" ? obj.apiVersion : "v1"
+  const version = JSON.stringify(apiVersion.slice(apiVersion.indexOf("/") + 1))
+  throw Status.badRequest(
+    `${kind.kind} in version ${version} cannot be handled as a ${kind.kind}: json: cannot unmarshal number ` +
+      `${String(replicas)} into Go struct field ${kind.kind}Spec.spec.replicas of type int32`
+  )
+}
+
 /** A new pod's status: Pending, its QoS class and, while scheduling gates hold it, the SchedulingGated condition. */
 const podStatusAtCreate = (spec: unknown, at: string): JsonObject => {
   const gated = isObject(spec) && Array.isArray(spec.schedulingGates) && spec.schedulingGates.length > 0
@@ -163,6 +182,7 @@ export const finish = (
   at: string = now()
 ): JsonObject => {
   MicroTime.checkMicroTimes(kind, obj)
+  checkReplicas(kind, obj)
   const metadata = child(obj, "metadata")
   // ObjectMeta's maps are omitempty: a patch that empties them leaves them out, as Go encodes them
   for (const k of kind.custom ? [] : ["labels", "annotations"]) {
