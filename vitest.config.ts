@@ -21,7 +21,7 @@ export default defineConfig({
   resolve,
   test: {
     include: ["test/**/*.test.ts"],
-    exclude: ["**/node_modules/**", "test/e2e/**", "test/chaos/**"],
+    exclude: ["**/node_modules/**", "test/e2e/**", "test/chaos/**", "test/conformance/**"],
     // the run's own TMPDIR, which must hold no private key at the end (test/setup/privateTmp.ts)
     globalSetup: ["test/setup/privateTmp.ts"],
     testTimeout: 30_000,

@@ -175,7 +175,7 @@ describe("Manifests.apply with an ApplySet", () => {
       assert.instanceOf(failure, PruneFailed)
       const pruneFailed = failure as PruneFailed
       assert.deepStrictEqual(names(pruneFailed.failures.map((f) => f.ref)), ["ConfigMap/b"])
-      assert.match(pruneFailed.failures[0]!.error.message, /409 Conflict: .*Precondition failed: UID in precondition/)
+      assert.match(pruneFailed.failures[0]!.error.message, /409 Conflict: .*the UID in the precondition \(.*\) does not match the UID in record/)
       assert.strictEqual(server.control.get(replaced)!.metadata.uid, replacement)
       // the parent keeps listing every kind, for the next apply
       assert.strictEqual(

@@ -99,7 +99,7 @@ const statefulSet: Defaulter = (obj) => {
   }
 }
 
-const daemonSet: Defaulter = (obj) => {
+const daemonSet: Defaulter = (obj, context) => {
   const spec = child(obj, "spec")
   const strategy = child(spec, "updateStrategy")
   setIfEmpty(strategy, "type", "RollingUpdate")
@@ -110,6 +110,26 @@ const daemonSet: Defaulter = (obj) => {
   }
   set(spec, "revisionHistoryLimit", 10)
   Pods.podTemplate(spec.template)
+  daemonSetTemplateGeneration(obj, context)
+}
+
+/**
+ * The DaemonSet registry's deprecated.daemonset.template.generation annotation: 1 on create, one more each time an
+ * update changes the pod template.
+ */
+const daemonSetTemplateGeneration = (obj: JsonObject, context: Context): void => {
+  const key = "deprecated.daemonset.template.generation"
+  const annotations = child(child(obj, "metadata"), "annotations")
+  const old = context.old
+  if (old === undefined) {
+    annotations[key] = "1"
+    return
+  }
+  const oldAnnotations = isObject(old.metadata) && isObject(old.metadata.annotations) ? old.metadata.annotations : {}
+  const before = Number(oldAnnotations[key] ?? "1")
+  const oldTemplate = isObject(old.spec) ? old.spec.template : undefined
+  const changed = JSON.stringify(oldTemplate) !== JSON.stringify(child(obj, "spec").template)
+  annotations[key] = String(changed ? before + 1 : before)
 }
 
 const jobSpec = (spec: JsonObject): void => {
@@ -137,6 +157,7 @@ const job: Defaulter = (obj, context) => {
   const copyLabels = templateMeta !== undefined && isObject(templateMeta.labels) &&
     (!isObject(metadata.labels) || Object.keys(metadata.labels).length === 0)
   if (context.old === undefined && spec.manualSelector !== true) generateSelector(obj)
+  if (context.old === undefined) set(spec, "manualSelector", false)
   // the API server's Job takes its template's labels map itself, so it sees the generated labels too
   if (copyLabels) metadata.labels = { ...(templateMeta!.labels as JsonObject) }
 }
@@ -158,6 +179,11 @@ const generateSelector = (obj: JsonObject): void => {
 
 const cronJob: Defaulter = (obj) => {
   const spec = child(obj, "spec")
+  // the templates' ObjectMeta are Go values: encoded as {} when empty
+  const template = child(spec, "jobTemplate")
+  child(template, "metadata")
+  const jobSpec = child(template, "spec")
+  if (isObject(jobSpec.template)) child(jobSpec.template, "metadata")
   setIfEmpty(spec, "concurrencyPolicy", "Allow")
   set(spec, "suspend", false)
   set(spec, "successfulJobsHistoryLimit", 3)
@@ -275,6 +301,7 @@ const persistentVolume: Defaulter = (obj) => {
   const spec = child(obj, "spec")
   setIfEmpty(spec, "persistentVolumeReclaimPolicy", "Retain")
   setIfEmpty(spec, "volumeMode", "Filesystem")
+  if (isObject(spec.hostPath)) set(spec.hostPath, "type", "")
   Pods.canonicalQuantities(spec.capacity)
   setIfEmpty(child(obj, "status"), "phase", "Pending")
 }
@@ -317,6 +344,62 @@ const customResourceDefinition: Defaulter = (obj, context) => {
   }
 }
 
+const endpoints: Defaulter = (obj) => {
+  for (const subset of objectsOf(obj.subsets)) for (const port of objectsOf(subset.ports)) setIfEmpty(port, "protocol", "TCP")
+}
+
+const endpointSlice: Defaulter = (obj) => {
+  for (const port of objectsOf(obj.ports)) {
+    set(port, "name", "")
+    setIfEmpty(port, "protocol", "TCP")
+  }
+  for (const endpoint of objectsOf(obj.endpoints)) set(endpoint, "conditions", {})
+}
+
+const limitRange: Defaulter = (obj) => {
+  for (const limit of objectsOf(child(obj, "spec").limits)) {
+    if (limit.type !== "Container") continue
+    const fill = (into: string, from: unknown) => {
+      if (!isObject(from)) return
+      for (const [k, v] of Object.entries(from)) {
+        const target = child(limit, into)
+        if (target[k] === undefined) target[k] = v
+      }
+    }
+    // a default limit is the max; a default request is the default limit, else the min (SetDefaults_LimitRangeItem)
+    fill("default", limit.max)
+    fill("defaultRequest", limit.default)
+    fill("defaultRequest", limit.min)
+  }
+}
+
+const networkPolicy: Defaulter = (obj) => {
+  const spec = child(obj, "spec")
+  if (Array.isArray(spec.policyTypes) && spec.policyTypes.length > 0) return
+  spec.policyTypes = Array.isArray(spec.egress) && spec.egress.length > 0 ? ["Ingress", "Egress"] : ["Ingress"]
+}
+
+const horizontalPodAutoscaler: Defaulter = (obj) => {
+  const spec = child(obj, "spec")
+  set(spec, "minReplicas", 1)
+  if (!Array.isArray(spec.metrics) || spec.metrics.length === 0) {
+    spec.metrics = [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 80 } } }]
+  }
+}
+
+const validatingAdmissionPolicy: Defaulter = (obj) => {
+  const spec = child(obj, "spec")
+  setIfEmpty(spec, "failurePolicy", "Fail")
+  if (!isObject(spec.matchConstraints)) return
+  const match = spec.matchConstraints
+  set(match, "namespaceSelector", {})
+  set(match, "objectSelector", {})
+  setIfEmpty(match, "matchPolicy", "Equivalent")
+  for (const rule of [...objectsOf(match.resourceRules), ...objectsOf(match.excludeResourceRules)]) {
+    setIfEmpty(rule, "scope", "*")
+  }
+}
+
 const statusOf = (fields: JsonObject): Defaulter => (obj) => {
   const status = child(obj, "status")
   for (const [k, v] of Object.entries(fields)) set(status, k, v)
@@ -330,7 +413,27 @@ const defaulters: Record<string, ReadonlyArray<Defaulter>> = {
     const spec = child(obj, "spec")
     set(spec, "replicas", 1)
     Pods.podTemplate(spec.template)
+    // SetDefaults_ReplicationController: an RC without labels (or selector) takes its template's
+    const template = isObject(spec.template) ? spec.template : undefined
+    const templateLabels = template !== undefined && isObject(template.metadata) ? template.metadata.labels : undefined
+    if (isObject(templateLabels)) {
+      const metadata = child(obj, "metadata")
+      if (!isObject(metadata.labels) || Object.keys(metadata.labels).length === 0) metadata.labels = { ...templateLabels }
+      if (!isObject(spec.selector) || Object.keys(spec.selector).length === 0) spec.selector = { ...templateLabels }
+    }
+  }, statusOf({ replicas: 0 })],
+  "/ResourceQuota": [statusOf({})],
+  "/Endpoints": [endpoints],
+  "/LimitRange": [limitRange],
+  "discovery.k8s.io/EndpointSlice": [endpointSlice],
+  "storage.k8s.io/StorageClass": [(obj) => {
+    setIfEmpty(obj, "reclaimPolicy", "Delete")
+    setIfEmpty(obj, "volumeBindingMode", "Immediate")
   }],
+  "scheduling.k8s.io/PriorityClass": [(obj) => setIfEmpty(obj, "preemptionPolicy", "PreemptLowerPriority")],
+  "networking.k8s.io/NetworkPolicy": [networkPolicy],
+  "autoscaling/HorizontalPodAutoscaler": [horizontalPodAutoscaler, statusOf({ desiredReplicas: 0, currentMetrics: null })],
+  "admissionregistration.k8s.io/ValidatingAdmissionPolicy": [validatingAdmissionPolicy, statusOf({})],
   "apps/Deployment": [deployment, statusOf({})],
   "apps/ReplicaSet": [replicaSet, statusOf({ replicas: 0 })],
   "apps/StatefulSet": [statefulSet, statusOf({ replicas: 0, availableReplicas: 0 })],

@@ -72,8 +72,10 @@ export const get = (state: FakeState, route: Route): RawResponse =>
 export const list = (state: FakeState, route: Route, query: Record<string, string>): RawResponse => {
   const matches = matchers(route, query)
   const collection = state.collectionOf(route.kind)
-  const limit = query.limit !== undefined && query.limit !== "" ? Number(query.limit) : 0
-  if (!Number.isInteger(limit) || limit < 0) throw Status.badRequest(`invalid limit "${query.limit}"`)
+  const asked = query.limit !== undefined && query.limit !== "" ? Number(query.limit) : 0
+  if (!Number.isInteger(asked)) throw Status.badRequest(`invalid limit "${query.limit}"`)
+  // kube-apiserver reads a negative limit as none
+  const limit = Math.max(0, asked)
   let listRv = state.store.resourceVersion
   let after: string | undefined
   if (query.continue !== undefined && query.continue !== "") {
@@ -102,8 +104,19 @@ export const list = (state: FakeState, route: Route, query: Record<string, strin
     if (filtered && !matches(entry.attrs)) continue
     selected.push(entry)
   }
+  // as the watch cache does, a filtered list says continue only when another object matches
+  let more = i < end
+  if (more && filtered) {
+    more = false
+    for (let j = i; j < end; j++) {
+      if (matches(collection.entries.get(keys[j]!)!.attrs)) {
+        more = true
+        break
+      }
+    }
+  }
   const metadata: JsonObject = { resourceVersion: String(listRv) }
-  if (limit > 0 && i < end && selected.length > 0) {
+  if (limit > 0 && more && selected.length > 0) {
     metadata.continue = encodeContinue(listRv, selected[selected.length - 1]!.key)
     if (!filtered) metadata.remainingItemCount = end - i
   } else if (route.kind.custom) {
@@ -163,7 +176,12 @@ export const watch = (
   }
   const rvParam = query.resourceVersion ?? ""
   if (rvParam !== "" && !/^\d+$/.test(rvParam)) {
-    throw Status.badRequest(`invalid resource version "${rvParam}"`)
+    // kube-apiserver's watch answers a 500 without a reason here (the parse error is not a Status of its own)
+    throw new Status.StatusError(
+      500,
+      "",
+      `resourceVersion: Invalid value: "${rvParam}": strconv.ParseUint: parsing "${rvParam}": invalid syntax`
+    )
   }
   const timeout = query.timeoutSeconds !== undefined ? Number(query.timeoutSeconds) : undefined
   const watch = new ActiveWatch(

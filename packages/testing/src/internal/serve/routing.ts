@@ -171,6 +171,43 @@ const dispatchGroup = (
     return Proxy.serve(state, version, proxied, method, new URLSearchParams(query).toString(), request)
   }
   const route = parseRoute(state, group, version, rest, requester)
+  const deprecation = deprecationOf(route)
+  if (deprecation === undefined) return dispatchRoute(state, route, method, query, request)
+  // kube-apiserver warns of a deprecated API on every request to it, answered or refused
+  const warn = (response: RawResponse): RawResponse => ({
+    ...response,
+    headers: {
+      ...response.headers,
+      warning: response.headers.warning === undefined ? deprecation : `${deprecation}, ${response.headers.warning}`
+    }
+  })
+  const refuse = (e: unknown): never => {
+    if (e instanceof Status.StatusError) {
+      throw new Status.StatusError(e.code, e.reason, e.message, e.details, { ...e.headers, warning: deprecation }, e.metadata)
+    }
+    throw e
+  }
+  try {
+    const answer = dispatchRoute(state, route, method, query, request)
+    return answer instanceof Promise ? answer.then(warn, refuse) : warn(answer)
+  } catch (e) {
+    return refuse(e)
+  }
+}
+
+/** The Warning kube-apiserver v1.35 sends with every request to a deprecated API. */
+const deprecationOf = (route: Route): string | undefined =>
+  route.kind.group === "" && route.kind.kind === "Endpoints"
+    ? `299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"`
+    : undefined
+
+const dispatchRoute = (
+  state: FakeState,
+  route: Route,
+  method: string,
+  query: Record<string, string>,
+  request: RawRequest
+): Promise<RawResponse> | RawResponse => {
   // processing a template reads nothing and stores nothing
   if (method !== "GET" && method !== "HEAD" && route.kind.plural !== "processedtemplates") state.mutationCount++
   // subresources (status, scale, logs) answer in their own form
@@ -240,6 +277,36 @@ const parseRoute = (
   return { kind, version, namespace, name, subresource, watchPath, requester }
 }
 
+/** The options kind whose query a method carries, as kube-apiserver names it in a 422. */
+const optionsKinds: Readonly<Record<string, string>> = {
+  GET: "ListOptions", POST: "CreateOptions", PUT: "UpdateOptions", PATCH: "PatchOptions", DELETE: "DeleteOptions"
+}
+
+const optionsInvalid = (method: string, reason: string, field: string, message: string): Status.StatusError => {
+  const kind = optionsKinds[method] ?? "ListOptions"
+  return Status.invalid({ group: "meta.k8s.io", plural: kind.toLowerCase(), kind }, "", [{ reason, field, message }])
+}
+
+/**
+ * The query options kube-apiserver validates before it reads or writes anything: `dryRun` takes only `All`, and a
+ * list's `resourceVersionMatch` needs a `resourceVersion` (a watch-list's `sendInitialEvents` excepted).
+ */
+const checkOptions = (method: string, query: Record<string, string>, collection: boolean): void => {
+  const dryRun = query.dryRun
+  if (method !== "GET" && dryRun !== undefined && dryRun !== "" && dryRun !== "All") {
+    throw optionsInvalid(method, "FieldValueNotSupported", "dryRun", `Unsupported value: ["${dryRun}"]: supported values: "All"`)
+  }
+  if (
+    method === "GET" && collection && query.resourceVersionMatch !== undefined && query.resourceVersionMatch !== "" &&
+    query.sendInitialEvents === undefined && (query.resourceVersion ?? "") === ""
+  ) {
+    throw optionsInvalid(
+      method, "FieldValueForbidden", "resourceVersionMatch",
+      "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided"
+    )
+  }
+}
+
 const serveResource = (
   state: FakeState,
   route: Route,
@@ -249,6 +316,7 @@ const serveResource = (
   events: ((line: string) => string) | undefined
 ): Promise<RawResponse> | RawResponse => {
   const { kind, name, subresource } = route
+  checkOptions(method, query, name === undefined)
   const allowed = (verb: string) => {
     if (!kind.verbs.includes(verb)) throw Status.methodNotAllowed()
   }

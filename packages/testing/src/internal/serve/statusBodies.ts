@@ -114,7 +114,8 @@ export const invalid = (
   const summary = messages.join(", ")
   const message = `${kindName} "${name}" is invalid: ${messages.length > 1 ? `[${summary}]` : summary}`
   return new StatusError(422, "Invalid", message, {
-    name,
+    // Go's omitempty: a nameless object's Status has no name
+    ...(name !== "" ? { name } : {}),
     ...(t.group !== "" ? { group: t.group } : {}),
     kind: t.kind,
     causes: causes.map((c) => ({ reason: c.reason, message: c.message, ...(c.field !== "" ? { field: c.field } : {}) }))
@@ -133,8 +134,7 @@ export const unsupportedMediaType = (_contentType: string, accepted: ReadonlyArr
   new StatusError(
     415,
     "UnsupportedMediaType",
-    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(", ")}`,
-    {}
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(", ")}`
   )
 
 /** A watch or continue token older than the compaction window. @internal */

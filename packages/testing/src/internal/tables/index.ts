@@ -56,6 +56,8 @@ const rowJson = (printer: Printer, item: JsonObject, request: TableRequest, now:
   let out = `{"cells":${JSON.stringify(row.cells)}`
   if (row.conditions !== undefined) out += `,"conditions":${JSON.stringify(row.conditions)}`
   if (request.includeObject === "Object") out += `,"object":${JSON.stringify(item)}`
+  // RawExtension's nil object is encoded as null, not left out
+  else if (request.includeObject === "None") out += `,"object":null`
   else if (request.includeObject === "Metadata") {
     out += `,"object":{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/${request.version}","metadata":${
       JSON.stringify(isObject(item.metadata) ? item.metadata : {})

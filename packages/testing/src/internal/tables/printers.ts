@@ -1023,8 +1023,9 @@ export const printers: Readonly<Record<string, Printer>> = {
     row: simple(name, (o) => str(o.type), (o) => size(o.data), age)
   },
   "/serviceaccounts": {
-    columns: [nameColumn, column("Secrets", "string", docs["ServiceAccount.secrets"]), ageColumn],
-    row: simple(name, (o) => size(o.secrets), age)
+    // v1.35 prints no Secrets column (token Secrets are no longer made for service accounts)
+    columns: [nameColumn, ageColumn],
+    row: simple(name, age)
   },
   "/persistentvolumes": {
     columns: [

@@ -139,6 +139,7 @@ const withoutGeneration = new Set([
   "/Secret",
   "/Namespace",
   "/ServiceAccount",
+  "node.k8s.io/RuntimeClass",
   "/Service",
   "/Endpoints",
   "/Event",
@@ -147,14 +148,12 @@ const withoutGeneration = new Set([
   "/PersistentVolume",
   "/LimitRange",
   "/ResourceQuota",
-  "/PodTemplate",
   "events.k8s.io/Event",
   "rbac.authorization.k8s.io/Role",
   "rbac.authorization.k8s.io/RoleBinding",
   "rbac.authorization.k8s.io/ClusterRole",
   "rbac.authorization.k8s.io/ClusterRoleBinding",
   "coordination.k8s.io/Lease",
-  "scheduling.k8s.io/PriorityClass",
   "storage.k8s.io/StorageClass",
   "apps/ControllerRevision"
 ])

@@ -90,22 +90,33 @@ const checkImmortal = (kind: KindInfo, entry: Entry): void => {
 const checkPreconditions = (kind: KindInfo, entry: Entry, options: JsonObject): void => {
   const meta = entry.obj.metadata as JsonObject
   const pre = isObject(options.preconditions) ? options.preconditions : {}
+  // the store's own check (not the registry's): the kind by its Kind, as kube-apiserver's etcd3 store words it
+  const failed = (message: string) =>
+    new Status.StatusError(
+      409,
+      "Conflict",
+      `Operation cannot be fulfilled on ${kind.group === "" ? kind.kind : `${kind.kind}.${kind.group}`} "${entry.name}": ${message}`,
+      { name: entry.name, ...(kind.group !== "" ? { group: kind.group } : {}), kind: kind.kind }
+    )
   if (typeof pre.uid === "string" && pre.uid !== meta.uid) {
-    throw Status.preconditionFailed(
-      kind,
-      entry.name,
-      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(meta.uid)}`
+    throw failed(
+      `the UID in the precondition (${pre.uid}) does not match the UID in record (${String(meta.uid)}). ` +
+        "The object might have been deleted and then recreated"
     )
   }
   if (typeof pre.resourceVersion === "string" && pre.resourceVersion !== meta.resourceVersion) {
-    throw Status.preconditionFailed(
-      kind,
-      entry.name,
-      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ` +
-        `ResourceVersion in object meta: ${String(meta.resourceVersion)}`
+    throw failed(
+      `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record ` +
+        `(${String(meta.resourceVersion)}). The object might have been modified`
     )
   }
 }
+
+/** The kinds whose registry answers a DELETE with the deleted object (`ReturnDeletedObject`), as kube-apiserver v1.35's do. */
+const returnsDeleted = new Set([
+  "/Pod", "/Namespace", "/ServiceAccount", "/Service", "/PodTemplate", "/ReplicationController", "/ResourceQuota",
+  "/PersistentVolumeClaim", "/PersistentVolume", "storage.k8s.io/StorageClass"
+])
 
 /**
  * What a DELETE answers: the object while it is still there (terminating, or held by
@@ -122,8 +133,7 @@ const deleteAnswer = (
 ): RawResponse => {
   const kind = route.kind
   const code = !gone && options.orphanDependents === false ? 202 : 200
-  const returnsObject = !gone || kind.custom ||
-    (kind.group === "" && (kind.kind === "Pod" || kind.kind === "Namespace"))
+  const returnsObject = !gone || kind.custom || returnsDeleted.has(`${kind.group}/${kind.kind}`)
   if (returnsObject) return json(code, state.jsonIn(entry, route.kind, route.version))
   return json(code, Status.success(kind, entry.name, entry.uid))
 }

@@ -66,14 +66,28 @@ const setLists = new Set(["finalizers"])
 
 const isScalar = (u: unknown): boolean => u === null || typeof u !== "object"
 
-const walk = (value: unknown, path: string, field: string, out: Set<string>): void => {
+/**
+ * The maps and lists whose own node an Update owns besides their members (structured-merge-diff's `.` entry): what
+ * the zero value of the Go type does not have, so a write adds it. Without the built-in kinds' schemas (which say
+ * which fields are omitempty) this is the maps every object has (labels, annotations, ConfigMap and Secret data) and
+ * finalizers.
+ */
+const ownsNode = (path: string, field: string): boolean =>
+  ((field === "labels" || field === "annotations") && path.endsWith(`f:metadata${SEP}f:${field}`)) ||
+  path === "f:data" || path === "f:binaryData"
+
+const walk = (value: unknown, path: string, field: string, out: Set<string>, nodes?: Set<string>): void => {
   if (isObject(value)) {
     const keys = Object.keys(value)
     if (keys.length === 0 && path !== "") out.add(path)
+    else if (nodes !== undefined && ownsNode(path, field) && keys.some((k) => value[k] !== undefined && value[k] !== null)) {
+      out.add(path)
+      nodes.add(path)
+    }
     for (const k of keys) {
       const v = value[k]
       if (v === undefined || v === null) continue
-      walk(v, path === "" ? `f:${k}` : `${path}${SEP}f:${k}`, k, out)
+      walk(v, path === "" ? `f:${k}` : `${path}${SEP}f:${k}`, k, out, nodes)
     }
     return
   }
@@ -85,12 +99,16 @@ const walk = (value: unknown, path: string, field: string, out: Set<string>): vo
         out.add(element)
         for (const k of Object.keys(item)) {
           if (item[k] === undefined || item[k] === null) continue
-          walk(item[k], `${element}${SEP}f:${k}`, k, out)
+          walk(item[k], `${element}${SEP}f:${k}`, k, out, nodes)
         }
       }
       return
     }
     if (setLists.has(field) && value.length > 0 && value.every(isScalar)) {
+      if (nodes !== undefined) {
+        out.add(path)
+        nodes.add(path)
+      }
       for (const item of value) out.add(`${path}${SEP}v:${JSON.stringify(item)}`)
       return
     }
@@ -104,11 +122,11 @@ const walk = (value: unknown, path: string, field: string, out: Set<string>): vo
  *
  * @internal
  */
-export const fieldPaths = (obj: JsonObject, domain: Domain = "main"): Set<string> => {
+export const fieldPaths = (obj: JsonObject, domain: Domain = "main", nodes?: Set<string>): Set<string> => {
   const out = new Set<string>()
   if (domain === "status") {
     const status = obj.status
-    if (status !== undefined && status !== null) walk(status, "f:status", "status", out)
+    if (status !== undefined && status !== null) walk(status, "f:status", "status", out, nodes)
     return out
   }
   for (const k of Object.keys(obj)) {
@@ -118,11 +136,11 @@ export const fieldPaths = (obj: JsonObject, domain: Domain = "main"): Set<string
     if (k === "metadata" && isObject(v)) {
       for (const mk of Object.keys(v)) {
         if (serverMetadata.has(mk) || v[mk] === undefined || v[mk] === null) continue
-        walk(v[mk], `f:metadata${SEP}f:${mk}`, mk, out)
+        walk(v[mk], `f:metadata${SEP}f:${mk}`, mk, out, nodes)
       }
       continue
     }
-    walk(v, `f:${k}`, k, out)
+    walk(v, `f:${k}`, k, out, nodes)
   }
   return out
 }
@@ -207,7 +225,10 @@ const sortTree = (tree: JsonObject): JsonObject => {
 const fieldsTree = (fields: ReadonlySet<string>): JsonObject => {
   const paths = [...fields].sort()
   const tree: JsonObject = {}
-  for (const path of paths) {
+  for (let i = 0; i < paths.length; i++) {
+    const path = paths[i]!
+    // a path owned itself whose members follow (they sort right after it): its `.` entry comes first
+    const owned = paths[i + 1]?.startsWith(`${path}${SEP}`) === true
     let node = tree
     let start = 0
     for (;;) {
@@ -216,7 +237,7 @@ const fieldsTree = (fields: ReadonlySet<string>): JsonObject => {
       const last = end === -1
       let next = node[segment] as JsonObject | undefined
       // a list element's own path comes before its fields' paths
-      if (next === undefined) next = node[segment] = last && segment.startsWith("k:") ? { ".": {} } : {}
+      if (next === undefined) next = node[segment] = last && (owned || segment.startsWith("k:")) ? { ".": {} } : {}
       node = next
       if (last) break
       start = end + 1
@@ -346,10 +367,15 @@ export const recordUpdate = (
   subresource?: string | undefined
 ): Array<ManagerEntry> => {
   const domain = domainOf(subresource)
-  const afterPaths = fieldPaths(after, domain)
+  const nodes = new Set<string>()
+  const afterPaths = fieldPaths(after, domain, nodes)
   const changed = new Set<string>()
   for (const p of afterPaths) {
-    if (before === undefined || !deepEqual(valueAt(before, p), valueAt(after, p))) changed.add(p)
+    // a map or list node is the writer's when the write adds it, not when it changes a member
+    const isChanged = nodes.has(p)
+      ? before === undefined || valueAt(before, p) === undefined
+      : before === undefined || !deepEqual(valueAt(before, p), valueAt(after, p))
+    if (isChanged) changed.add(p)
   }
   const next: Array<ManagerEntry> = []
   let ownIndex = -1

@@ -128,6 +128,46 @@ export const validateName = (kind: KindInfo, name: string): void => {
   }
 }
 
+/** The kinds whose spec.replicas is an int32 (and whose controllers would make that many pods). */
+const scalable = new Set(["apps/Deployment", "apps/ReplicaSet", "apps/StatefulSet", "/ReplicationController"])
+
+/**
+ * spec.replicas as Go decodes it into an int32: a number that is not one is the decoder's 400, before validation (and
+ * before a controller would try to make that many pods).
+ */
+const checkReplicas = (kind: KindInfo, obj: JsonObject): void => {
+  if (!scalable.has(`${kind.group}/${kind.kind}`) || !isObject(obj.spec)) return
+  const replicas = obj.spec.replicas
+  if (typeof replicas !== "number" || (Number.isInteger(replicas) && replicas >= -2147483648 && replicas <= 2147483647)) return
+  const apiVersion = typeof obj.apiVersion === "string" ? obj.apiVersion : "v1"
+  const version = JSON.stringify(apiVersion.slice(apiVersion.indexOf("/") + 1))
+  throw Status.badRequest(
+    `${kind.kind} in version ${version} cannot be handled as a ${kind.kind}: json: cannot unmarshal number ` +
+      `${String(replicas)} into Go struct field ${kind.kind}Spec.spec.replicas of type int32`
+  )
+}
+
+/** A new pod's status: Pending, its QoS class and, while scheduling gates hold it, the SchedulingGated condition. */
+const podStatusAtCreate = (spec: unknown, at: string): JsonObject => {
+  const gated = isObject(spec) && Array.isArray(spec.schedulingGates) && spec.schedulingGates.length > 0
+  return {
+    phase: "Pending",
+    ...(gated
+      ? {
+        conditions: [{
+          type: "PodScheduled",
+          status: "False",
+          lastProbeTime: null,
+          lastTransitionTime: at.replace(/\.\d+Z$/, "Z"),
+          reason: "SchedulingGated",
+          message: "Scheduling is blocked due to non-empty scheduling gates"
+        }]
+      }
+      : {}),
+    qosClass: Pods.qosClass(spec)
+  }
+}
+
 /**
  * Fills in what the server owns on a new or changed object: identity, uid,
  * creationTimestamp (`at`, the fake's time), generation (for the kinds that have one),
@@ -142,7 +182,13 @@ export const finish = (
   at: string = now()
 ): JsonObject => {
   MicroTime.checkMicroTimes(kind, obj)
+  checkReplicas(kind, obj)
   const metadata = child(obj, "metadata")
+  // ObjectMeta's maps are omitempty: a patch that empties them leaves them out, as Go encodes them
+  for (const k of kind.custom ? [] : ["labels", "annotations"]) {
+    const v = metadata[k]
+    if (isObject(v) && Object.values(v).every((x) => x === undefined)) drop(metadata, k)
+  }
   const prevMeta = prev !== undefined ? (prev.metadata as JsonObject) : undefined
   const generation = Validation.hasGeneration(kind)
   if (prevMeta !== undefined) {
@@ -171,7 +217,7 @@ export const finish = (
     drop(metadata, "deletionTimestamp")
     drop(metadata, "deletionGracePeriodSeconds")
     if (kind.hasStatus && mainResource) {
-      if (kind.kind === "Pod" && kind.group === "") obj.status = { phase: "Pending", qosClass: Pods.qosClass(obj.spec) }
+      if (kind.kind === "Pod" && kind.group === "") obj.status = podStatusAtCreate(obj.spec, at)
       else if (kind.kind === "Namespace" && kind.group === "") obj.status = { phase: "Active" }
       else drop(obj, "status")
     }
@@ -405,6 +451,17 @@ export const create = async (
   request: RawRequest
 ): Promise<RawResponse> => {
   const { obj, warnings } = await objectOf(state, route, query, request, "CreateOptions")
+  return createObject(state, route, query, request, obj, warnings)
+}
+
+const createObject = (
+  state: FakeState,
+  route: Route,
+  query: Record<string, string>,
+  request: RawRequest,
+  obj: JsonObject,
+  warnings: ReadonlyArray<string>
+): RawResponse => {
   const metadata = obj.metadata as JsonObject
   const collection = state.collectionOf(route.kind)
   const namespace = route.namespace ?? ""
@@ -413,6 +470,11 @@ export const create = async (
     let name = `${metadata.generateName}${randomSuffix()}`
     while (collection.entries.has(keyOf(namespace, name))) name = `${metadata.generateName}${randomSuffix()}`
     metadata.name = name
+  }
+  // the LimitRange registry names a nameless LimitRange by a new uid (its PrepareForCreate)
+  if (route.kind.group === "" && route.kind.kind === "LimitRange" && (metadata.name ?? "") === "" &&
+    (metadata.generateName ?? "") === "") {
+    metadata.name = crypto.randomUUID()
   }
   const name = typeof metadata.name === "string" ? metadata.name : ""
   state.admitNamespace({ kind: route.kind, namespace: route.namespace, name }, "create")
@@ -431,6 +493,13 @@ const mustHaveResourceVersion = (route: Route, name: string): Status.StatusError
     message: "Invalid value: 0x0: must be specified for an update"
   }])
 
+/** The kinds a PUT without a resourceVersion creates when missing (`AllowCreateOnUpdate`), as in kube-apiserver v1.35. */
+const createsOnUpdate = new Set([
+  "/Service", "/LimitRange", "/Endpoints", "events.k8s.io/Event", "/Event", "coordination.k8s.io/Lease",
+  "rbac.authorization.k8s.io/Role", "rbac.authorization.k8s.io/RoleBinding", "rbac.authorization.k8s.io/ClusterRole",
+  "rbac.authorization.k8s.io/ClusterRoleBinding", "node.k8s.io/RuntimeClass"
+])
+
 /** PUT of an object or its status: resourceVersion and uid preconditions. @internal */
 export const replace = async (
   state: FakeState,
@@ -446,6 +515,13 @@ export const replace = async (
     )
   }
   metadata.name = route.name
+  const rvGiven = metadata.resourceVersion !== undefined && metadata.resourceVersion !== ""
+  if (
+    route.subresource === undefined && !rvGiven && createsOnUpdate.has(`${route.kind.group}/${route.kind.kind}`) &&
+    !state.collectionOf(route.kind).entries.has(keyOf(route.namespace ?? "", route.name!))
+  ) {
+    return createObject(state, route, query, request, obj, warnings)
+  }
   state.admitNamespace(route, "update")
   const prev = state.entryIn(route, state.entryOf(route))
   const prevMeta = prev.obj.metadata as JsonObject

@@ -1,0 +1,152 @@
+/**
+ * The differences the suite does not fail on, each with its reason, in one table (the README's FakeCluster section
+ * shows it). A row names the scenarios it covers (a RegExp over `Kind verb` names) and the observed paths it excuses
+ * (a RegExp over a difference's path, `/1/body/message`); a scenario whose every difference some row excuses is
+ * "declared", any other difference fails the suite. `open: true` marks a difference the fake should lose (a fix not yet
+ * made) rather than one it keeps on purpose.
+ */
+export interface OutOfScope {
+  readonly scenarios: RegExp
+  readonly paths: RegExp
+  readonly reason: string
+  readonly open?: boolean
+}
+
+export const outOfScope: ReadonlyArray<OutOfScope> = [
+  {
+    scenarios: /./,
+    paths: /managedFields/,
+    reason: "managedFields are computed from leaves and list keys without the built-in kinds' schemas: no `.` entry for maps and optional structs an Update sets, atomic structs (roleRef, selector) split into fields, fields the server defaults not owned",
+    open: true
+  },
+  {
+    scenarios: /./,
+    paths: /\/body\/message$|\/body\/details\/causes\/\d+\/message$/,
+    reason: "the wording of some error messages (JSON decode errors, JSON patch failures, selector parse errors, SSA conflicts, a few validation texts): same code, reason and causes, other words",
+    open: true
+  },
+  {
+    scenarios: /./,
+    paths: /\/body\/items\/\d+\/(apiVersion|kind)$/,
+    reason: "a built-in list's items carry apiVersion and kind on the fake; kube-apiserver leaves them out (clients fill them in from the list)",
+    open: true
+  },
+  {
+    scenarios: /./,
+    paths: /metadata\/generation$/,
+    reason: "which writes bump metadata.generation is each kind's own rule on kube-apiserver (spec only, deletion with finalizers); the fake bumps on any change outside metadata and status",
+    open: true
+  },
+  {
+    scenarios: /./,
+    paths: /(^|\/)metadata\/resourceVersion$/,
+    reason: "resourceVersion ranks where other writers interleave: a list's resourceVersion is the whole cluster's latest, and on the real server controllers and other scenarios write in between"
+  },
+  {
+    scenarios: /^(ReplicationController|ReplicaSet|Deployment|StatefulSet|DaemonSet|Job|CronJob|ResourceQuota|PodDisruptionBudget|HorizontalPodAutoscaler|PersistentVolume|PersistentVolumeClaim|ValidatingAdmissionPolicy|CustomResourceDefinition) (update|update-stale|watch-from-rv|watch-initial-events|delete-collection)$/,
+    paths: /./,
+    reason: "a controller writes these objects' status at its own pace between a scenario's requests: an update's resourceVersion is stale on one server and not the other, a watch sees one more MODIFIED"
+  },
+  {
+    scenarios: /^Deployment /,
+    paths: /annotations/,
+    reason: "the deployment controller's deployment.kubernetes.io/revision annotation comes when its rollout runs, at each server's own pace"
+  },
+  {
+    scenarios: /^(ReplicationController|Job) (delete.*|finalizer)$/,
+    paths: /./,
+    reason: "a DELETE of a ReplicationController or batch/v1 Job without a propagationPolicy orphans its dependents as kube-apiserver's default does (the orphan finalizer, the object kept until the GC lets it go, Job's warning): the fake deletes at once",
+    open: true
+  },
+  {
+    scenarios: /^(PersistentVolumeClaim|PersistentVolume) /,
+    paths: /metadata\/finalizers|lastPhaseTransitionTime/,
+    reason: "the storage-object-in-use protection (the kubernetes.io/pvc-protection and pv-protection finalizers) and a PersistentVolume's status.lastPhaseTransitionTime are not modelled",
+    open: true
+  },
+  {
+    scenarios: /^(PersistentVolumeClaim|PersistentVolume) (delete.*|finalizer)$/,
+    paths: /./,
+    reason: "a deleted PersistentVolumeClaim or PersistentVolume stays, terminating, until the protection controller lets its finalizer go; the fake deletes it at once",
+    open: true
+  },
+  {
+    scenarios: /^Pod update$/,
+    paths: /\/body\/details\/causes\/\d+\/field$/,
+    reason: "a forbidden pod spec update after the DefaultTolerationSeconds admission added tolerations: kube-apiserver names the field spec, the fake spec.tolerations",
+    open: true
+  },
+  {
+    scenarios: /^DaemonSet /,
+    paths: /deprecated\.daemonset\.template\.generation/,
+    reason: "the DaemonSet registry's deprecated.daemonset.template.generation annotation is not written",
+    open: true
+  },
+  {
+    scenarios: /^CustomResourceDefinition /,
+    paths: /status\/conditions$|\/body\/details\/name$/,
+    reason: "a new CRD's status.conditions is null on kube-apiserver (absent on the fake); a generated CRD name's suffix in a Status is not normalised",
+    open: true
+  },
+  {
+    scenarios: / (table|table-get)$/,
+    paths: /columnDefinitions\/\d+\/description$/,
+    reason: "a few Table columns' descriptions come from other OpenAPI text than kube-apiserver's printers use",
+    open: true
+  },
+  {
+    scenarios: /^Event delete-orphan$/,
+    paths: /./,
+    reason: "an events.k8s.io Event deleted with propagationPolicy=Orphan is gone at once on kube-apiserver; the fake answers it still held by the orphan finalizer",
+    open: true
+  },
+  {
+    scenarios: /^CustomResourceDefinition delete-(uid|rv)-precondition$/,
+    paths: /\/body\/details\/kind$/,
+    reason: "a CRD's failed delete precondition names the resource (customresourcedefinitions) in its details, as the CRD registry's own check does; the fake names the Kind as the generic store does",
+    open: true
+  },
+  {
+    scenarios: /^Event /,
+    paths: /\/body\/details\/group$/,
+    reason: "kube-apiserver leaves the group out of an events.k8s.io Event's Status details",
+    open: true
+  },
+  {
+    scenarios: /^(Pod|ReplicationController) long-name$/,
+    paths: /\/warning$/,
+    reason: "the warning that a pod's (or its controller's) name over 63 characters makes a surprising hostname",
+    open: true
+  },
+  {
+    scenarios: /^(Service|Job|StatefulSet|CustomResourceDefinition|PodDisruptionBudget|PriorityClass|Event|LimitRange|ResourceQuota) (missing-name|invalid-name|long-name|generate-name)$/,
+    paths: /./,
+    reason: "name validation of a few kinds: which names they take (PodDisruptionBudget, PriorityClass, events.k8s.io Event take path segments) and in which order their causes come",
+    open: true
+  },
+  // the fuzzer's cases (./fuzz.ts), named `fuzz Kind create|update [mode] mutation; ...`
+  {
+    scenarios: /^fuzz .*(an? \w+ for an? \w+|a fraction for an integer|an empty (list|object))/,
+    paths: /./,
+    reason: "built-in kinds' field types are not checked against their OpenAPI schema: a value of the wrong JSON type (or an empty list or object where one is required) is stored where kube-apiserver's decoder answers 400 or its validation 422",
+    open: true
+  },
+  {
+    scenarios: /^fuzz .*(removed|null|an empty string|an invalid string|a value outside the enum|a 300-character string|a negative number|a number out of range|an element twice)/,
+    paths: /./,
+    reason: "field validation beyond metadata is partial for many built-in kinds (IngressClass, RuntimeClass, ControllerRevision, PersistentVolume, ValidatingAdmissionPolicy, Endpoints and others): a missing, null, malformed, out-of-range or duplicated value is accepted where kube-apiserver answers 422",
+    open: true
+  },
+  {
+    scenarios: /^fuzz .*an unknown (top-level )?field/,
+    paths: /./,
+    reason: "an unknown field nested in some built-in kinds' objects is neither refused under Strict nor warned of under Warn",
+    open: true
+  }
+]
+
+/** The row that excuses one difference line (`/1/body/message: real … ≠ fake …`) of a scenario, if any. */
+export const excuse = (scenario: string, difference: string): OutOfScope | undefined => {
+  const path = difference.slice(0, difference.indexOf(": "))
+  return outOfScope.find((row) => row.scenarios.test(scenario) && row.paths.test(path))
+}
