@@ -12,11 +12,11 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { ConfigMaps, Kube, Pods, RequestPolicy } from "./lib.js"
 import * as SlowLink from "./slowLink.js"
-import { kubeconfigPath, layer, layerFor, record, retrying, since, size, testNamespace } from "./support.js"
+import { ci, kubeconfigPath, layer, layerFor, record, retrying, since, size, testNamespace } from "./support.js"
 
-const pods = size(10_000, 500)
-const gets = size(50, 20)
-const watchWrites = size(30, 10)
+const pods = size(10_000, 200)
+const gets = size(50, 10)
+const watchWrites = size(30, 5)
 
 const quantile = (xs: ReadonlyArray<number>, q: number) => {
   const s = [...xs].sort((a, b) => a - b)
@@ -124,7 +124,8 @@ describe("chaos: a slow, lossy link (user space: 100 ms each way, 2 % of segment
       yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
 
       const direct = yield* measure(ns, names)
-      const relayed = yield* Effect.gen(function*() {
+      // what the relay itself costs: the full run only (CI keeps to its 5 minutes)
+      const relayed = ci ? undefined : yield* Effect.gen(function*() {
         const link = yield* SlowLink.make(apiserverUrl(), SlowLink.clean)
         return yield* Effect.provide(measure(ns, names), layerFor(kubeconfigVia(link.server, dir, "clean")))
       }).pipe(Effect.scoped)
@@ -139,10 +140,10 @@ describe("chaos: a slow, lossy link (user space: 100 ms each way, 2 % of segment
         pods,
         createdMs,
         direct,
-        relayUnimpaired: relayed,
+        ...(relayed === undefined ? {} : { relayUnimpaired: relayed }),
         slowLossy: slow
       })
-      for (const figures of [direct, relayed, slow]) {
+      for (const figures of relayed === undefined ? [direct, slow] : [direct, relayed, slow]) {
         assert.strictEqual(figures.listedPaged, pods)
         assert.strictEqual(figures.listedUnpaged, pods)
         assert.strictEqual(figures.watchEvents, watchWrites)
