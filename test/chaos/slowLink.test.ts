@@ -150,6 +150,7 @@ describe("chaos: a slow, lossy link (user space: 100 ms each way, 2 % of segment
       }
       // the impairment was there: a GET is at least a round trip (200 ms), and segments were held back
       assert.isAtLeast(slow.getP50Ms, 200)
-      assert.isAbove(slow.relay.lost, 0)
+      // 2 % at random: over 500 segments or more none lost has odds under 1 in 20,000 (CI's few dozen may lose none)
+      if (slow.relay.segments >= 500) assert.isAbove(slow.relay.lost, 0)
     }).pipe(Effect.scoped, Effect.provide(layer())), { timeout: 1_800_000 })
 })
