@@ -256,32 +256,85 @@ describe("listStream", () => {
       assert.isString(requests[1]?.query["continue"])
     }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
-  it.effect("an expired continue token fails with ApiError Gone; a bad pageSize fails before any request", () =>
+  // client-go's pager lists again when a continue token expires (FullListIfExpired); a stream has emitted its first
+  // pages, so it goes on after the last object it emitted, with the token kube-apiserver's 410 carries
+  it.effect("an expired continue token: the stream goes on with the 410's fresh token, each object once, as it is now", () =>
     Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
       cluster.seed(Array.from({ length: 5 }, (_, i) => pod(`p${i}`)))
-      const result = yield* pods.listStream({ pageSize: 2 }).pipe(
+      const names = yield* pods.listStream({ pageSize: 2 }).pipe(
         Stream.tap((p) =>
           Effect.sync(() => {
             if (p.metadata?.name === "p1") {
               // the list's resourceVersion leaves the history before the next page is asked for
-              cluster.update(ref("p4"), { metadata: { labels: { n: "1" } } })
+              cluster.update(ref("p4"), { metadata: { labels: { app: "web", n: "1" } } })
+              cluster.remove(ref("p2"))
+              cluster.seed([pod("p5")])
               cluster.compact()
             }
           })
         ),
-        Stream.runCollect,
-        Effect.result
+        Stream.map((p) => `${p.metadata?.name}${p.metadata?.labels?.["n"] === "1" ? "*" : ""}`),
+        Stream.runCollect
       )
-      assert.isTrue(
-        Result.isFailure(result) && ApiError.isGone(result.failure),
-        String(Result.isFailure(result) && result.failure)
+      assert.deepStrictEqual(names, ["p0", "p1", "p3", "p4*", "p5"])
+      const lists = cluster.requests().filter((r) => r.method === "GET")
+      assert.strictEqual(lists.length, 4, "the first page, the expired continue (410), then the fresh token's two pages")
+      const expired = lists[1]!.query["continue"]
+      assert.isString(lists[2]!.query["continue"])
+      assert.notStrictEqual(lists[2]!.query["continue"], expired, "the 410's own token, not the expired one")
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
+
+  it.effect("a 410 without a fresh token: the list starts again and skips what was emitted; a 410 at the start fails", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      cluster.seed(Array.from({ length: 5 }, (_, i) => pod(`p${i}`)))
+      const continued = (_method: string, _path: string, query: Readonly<Record<string, string>>) =>
+        query["continue"] !== undefined
+      cluster.failNext({ status: 410, reason: "Expired", message: "continue expired", match: continued })
+      const names = yield* pods.listStream({ pageSize: 2 }).pipe(Stream.map((p) => p.metadata?.name), Stream.runCollect)
+      assert.deepStrictEqual(names, ["p0", "p1", "p2", "p3", "p4"])
+      const lists = cluster.requests().filter((r) => r.method === "GET")
+      assert.deepStrictEqual(
+        lists.map((r) => r.query["continue"] === undefined ? "start" : "continue"),
+        ["start", "continue", "start", "continue", "continue"]
       )
+
+      // expired again and again: the 410 is the answer after maxExpiredContinues lists without it
+      cluster.reset()
+      cluster.failNext({ status: 410, reason: "Expired", message: "continue expired", match: continued, count: Infinity })
+      cluster.failNext({ status: 410, reason: "Expired", message: "continue expired", match: (m, p, q) => !continued(m, p, q), count: Infinity })
+      const again = yield* pods.listStream({ pageSize: 2 }).pipe(Stream.runCollect, Effect.flip)
+      assert.isTrue(ApiError.isGone(again), String(again))
+      cluster.clearFaults()
+
+      // a 410 on the first page (no continue token yet) is the stream's failure
+      cluster.reset()
+      cluster.failNext({ status: 410, reason: "Expired", message: "expired" })
+      const first = yield* pods.listStream({ pageSize: 2 }).pipe(Stream.runCollect, Effect.flip)
+      assert.isTrue(ApiError.isGone(first), String(first))
+      assert.strictEqual(cluster.requests().length, 1)
 
       cluster.reset()
       const bad = yield* Effect.flip(pods.listStream({ pageSize: 0 }).pipe(Stream.runDrain))
       assert.instanceOf(bad, ValidationError)
       assert.strictEqual(cluster.requests().length, 0)
+    }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
+
+  it.effect("list with an expired continue token fails ApiError Gone carrying the server's fresh token", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      cluster.seed(Array.from({ length: 5 }, (_, i) => pod(`p${i}`)))
+      const first = yield* pods.list({ limit: 2 })
+      // a write, then the history compacted past the list's resourceVersion
+      cluster.seed([pod("p5")])
+      cluster.compact()
+      const error = yield* Effect.flip(pods.list({ limit: 2, continue: first.metadata.continue }))
+      assert.isTrue(ApiError.isGone(error) && error.reason === "Expired", String(error))
+      const fresh = ApiError.is(error) ? error.status?.metadata?.continue : undefined
+      assert.isString(fresh)
+      const rest = yield* pods.list({ limit: 10, continue: fresh })
+      assert.deepStrictEqual(rest.items.map((p) => p.metadata?.name), ["p2", "p3", "p4", "p5"])
     }).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("lists across namespaces with allNamespaces", () =>

@@ -4,9 +4,9 @@
  *
  * - reads (`RequestPolicy.defaults.readRetries`): after a transport failure or a 5xx, 3
  *   retries after 200, 400 and 800 ms, each jittered to 80–120 %;
- * - throttling (`throttleRetries: 3`): a 429 without Retry-After is sent again after
- *   exactly 500, 1000 and 2000 ms (any verb); a Retry-After is waited exactly, capped at
- *   `maxRetryAfter` (60 s);
+ * - throttling (`throttleRetries: 10`, client-go's count): a 429 without Retry-After is
+ *   sent again after exactly 500, 1000, 2000, 4000 ms, then 8000 ms six times (any verb); a
+ *   Retry-After is waited exactly, capped at `maxRetryAfter` (60 s);
  * - mutations are never sent again after a 5xx;
  * - the Watcher (`Watcher.defaultBackoff`): 800 ms doubling, capped at 30 s, each jittered
  *   to 80–120 %, started again after two healthy minutes, and never shorter than a Retry-After;
@@ -173,48 +173,43 @@ describe("reads: RequestPolicy.defaults.readRetries (3 retries, 200/400/800 ms j
     })).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 })
 
-describe("throttling: throttleRetries 3, 500/1000/2000 ms without Retry-After, Retry-After capped at 60 s", () => {
-  it.effect("a GET against 429 is sent again after exactly 500, 1000 and 2000 ms, then fails (no read retry)", () =>
+describe("throttling: throttleRetries 10, 500 ms doubling to 8 s without Retry-After, Retry-After capped at 60 s", () => {
+  it.effect("a GET against 429 is sent again 10 times (500, 1000, 2000, 4000, then 8000 ms), then fails (no read retry)", () =>
     recordingSleeps(Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
-      cluster.failNext({ status: 429, count: 10 })
+      cluster.failNext({ status: 429, count: 20 })
       const gets = requestsTo(cluster, "GET", `${cmPath}/a`)
       const fiber = yield* Effect.forkChild(Effect.flip(configMaps.get("a")))
       yield* until(() => gets() === 1, "the first attempt")
-      const delays = [
-        yield* nextAttempt(gets, 500, 500),
-        yield* nextAttempt(gets, 1000, 1000),
-        yield* nextAttempt(gets, 2000, 2000)
-      ]
-      assert.deepStrictEqual(delays, [500, 1000, 2000])
+      const expected = [500, 1000, 2000, 4000, 8000, 8000, 8000, 8000, 8000, 8000]
+      const delays: Array<number> = []
+      for (const ms of expected) delays.push(yield* nextAttempt(gets, ms, ms))
+      assert.deepStrictEqual(delays, expected)
       const error = yield* Fiber.join(fiber)
       assert.strictEqual(error._tag === "ApiError" ? error.code : error._tag, 429)
       yield* noMoreAttempts(gets, 10_000)
-      assert.strictEqual(gets(), 4)
+      assert.strictEqual(gets(), 11)
     })).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))
 
   it.effect("a 503 with Retry-After: 2 waits exactly 2 s each time, and a Retry-After of 120 s waits 60 s", () =>
     recordingSleeps(Effect.gen(function*() {
       const cluster = yield* FakeCluster.FakeCluster
-      cluster.failNext({ status: 503, count: 4, retryAfterSeconds: 2 })
+      cluster.failNext({ status: 503, count: 11, retryAfterSeconds: 2 })
       const gets = requestsTo(cluster, "GET", `${cmPath}/a`)
       const fiber = yield* Effect.forkChild(Effect.flip(configMaps.get("a")))
       yield* until(() => gets() === 1, "the first attempt")
-      const delays = [
-        yield* nextAttempt(gets, 2000, 2000),
-        yield* nextAttempt(gets, 2000, 2000),
-        yield* nextAttempt(gets, 2000, 2000)
-      ]
-      assert.deepStrictEqual(delays, [2000, 2000, 2000])
+      const delays: Array<number> = []
+      for (let i = 0; i < 10; i++) delays.push(yield* nextAttempt(gets, 2000, 2000))
+      assert.deepStrictEqual(delays, Array.from({ length: 10 }, () => 2000))
       const error = yield* Fiber.join(fiber)
       assert.strictEqual(error._tag === "ApiError" ? `${error.code} ${error.retryAfter}` : error._tag, "503 2")
       yield* noMoreAttempts(gets, 10_000)
-      assert.strictEqual(gets(), 4, "a throttled read is not retried as a transient one on top")
+      assert.strictEqual(gets(), 11, "a throttled read is not retried as a transient one on top")
 
       cluster.failNext({ status: 429, count: 1, retryAfterSeconds: 120 })
       cluster.seed([configMap("a")])
       const capped = yield* Effect.forkChild(configMaps.get("a"))
-      yield* until(() => gets() === 5, "the throttled attempt")
+      yield* until(() => gets() === 12, "the throttled attempt")
       assert.strictEqual(yield* nextAttempt(gets, 60_000, 60_000), 60_000)
       assert.isTrue(Option.isSome(yield* Fiber.join(capped)))
     })).pipe(Effect.provide(FakeCluster.layer(apiServerOnly))))

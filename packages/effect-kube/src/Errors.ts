@@ -22,7 +22,14 @@ import * as Predicate from "effect/Predicate"
 export interface Status {
   readonly kind?: "Status" | undefined
   readonly apiVersion?: string | undefined
-  readonly metadata?: { readonly resourceVersion?: string | undefined } | undefined
+  readonly metadata?: {
+    readonly resourceVersion?: string | undefined
+    /**
+     * On a 410 Expired answer to a list's `continue`: a fresh continue token for the rest
+     * of the list at the current state (kube-apiserver's inconsistent continuation).
+     */
+    readonly continue?: string | undefined
+  } | undefined
   readonly status?: "Success" | "Failure" | (string & {}) | undefined
   readonly message?: string | undefined
   readonly reason?: string | undefined
@@ -202,6 +209,9 @@ export class ApiError extends Data.TaggedError("ApiError")<ApiError.Fields> {
   }
   /**
    * A 410: the resourceVersion asked for is too old (watch) or the continue token expired.
+   * For an expired continue token, kube-apiserver's Status carries a fresh one in
+   * `status.metadata.continue` (the rest of the list at the current state); `listStream`
+   * goes on with it by itself.
    *
    * @since 0.1.0
    */

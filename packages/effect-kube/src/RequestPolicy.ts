@@ -142,7 +142,13 @@ export const kubectl: RateLimit = { qps: 50, burst: 300 }
 export interface Policy {
   /** The longest a non-streaming request (including reading its body) may take; `undefined` for none. Never applies to watches and log follows. */
   readonly timeout: Duration.Duration | undefined
-  /** How many times a request the server throttled (429, or 503 with Retry-After) is sent again. */
+  /**
+   * How many times a request the server throttled (429, or 503 with Retry-After) is sent
+   * again, by any verb, mutations included: such an answer says the server did not execute
+   * the request (API Priority and Fairness rejected it before it ran), so sending it again
+   * cannot do it twice. Mutations retry nothing else on their own. Default 10, client-go's
+   * (`rest.Request`'s `maxRetries`).
+   */
   readonly throttleRetries: number
   /** The longest wait a Retry-After may impose before the request is tried again. */
   readonly maxRetryAfter: Duration.Duration
@@ -169,7 +175,8 @@ export interface Policy {
 }
 
 /**
- * The defaults: a 30 s timeout, 3 throttle retries (Retry-After capped at 60 s), 3 read
+ * The defaults: a 30 s timeout, 10 throttle retries as client-go makes (Retry-After
+ * capped at 60 s; without one 500 ms doubling to 8 s), 3 read
  * retries after 200 ms, 400 ms and 800 ms (jittered), bodies up to 256 MiB, lines up to
  * 32 MiB and recursive objects nested up to 1,000 levels.
  *
@@ -186,7 +193,7 @@ export interface Policy {
  */
 export const defaults: Policy = {
   timeout: Duration.seconds(30),
-  throttleRetries: 3,
+  throttleRetries: 10,
   maxRetryAfter: Duration.seconds(60),
   readRetries: Schedule.max([Schedule.jittered(Schedule.exponential("200 millis")), Schedule.recurs(3)]),
   maxResponseBytes: 256 * 1024 * 1024,

@@ -23,7 +23,8 @@ import * as NodeTransport from "../../../packages/effect-kube/src/internal/trans
 import * as Kube from "../../../packages/effect-kube/src/Kube.js"
 import * as KubeConfig from "../../../packages/effect-kube/src/KubeConfig.js"
 import * as NodeKube from "../../../packages/effect-kube/src/NodeKube.js"
-import { LimitExceeded } from "../../../packages/effect-kube/src/Errors.js"
+import * as RequestPolicy from "../../../packages/effect-kube/src/RequestPolicy.js"
+import { LimitExceeded, RequestTimeout } from "../../../packages/effect-kube/src/Errors.js"
 import { ConfigMaps, Pods } from "../../../packages/effect-kube/src/resources/index.js"
 import { FakeCluster } from "@effect-kube/testing"
 import { burst } from "../../util/bursts.js"
@@ -280,6 +281,34 @@ describe("a shared connection that fails", () => {
         assert.isTrue(yield* eventually(() => seen.every((names) => names.has("after-freeze")), 10_000))
         yield* Fiber.interruptAll(fibers)
       }).pipe(Effect.provide(layerWithHealth(kubeconfigPath, { pingIntervalMs: 200, pingTimeoutMs: 300 })))
+    }), 60_000)
+
+  // the chaos case over a dead link (test/chaos/deadConnection.test.ts) once read the create's end when the ping had
+  // given the connection up: the request's own timeout is what ends it, on a connection nothing has given up yet
+  it.live("a create on a connection that stops answering fails at its request timeout, before the ping gives it up", () =>
+    Effect.gen(function*() {
+      const served = yield* serve()
+      const proxy = yield* freezableProxy(served.url)
+      const kubeconfigPath = served.kubeconfigPath.replace(/kubeconfig$/, "kubeconfig-silent")
+      yield* Effect.sync(() => Fs.writeFileSync(kubeconfigPath, served.kubeconfig.replace(served.url, proxy.url)))
+      yield* Effect.gen(function*() {
+        yield* cms.list()
+        assert.strictEqual(proxy.connections(), 1)
+        proxy.freeze()
+        const sentAt = Date.now()
+        const error = yield* Effect.flip(cms.create(configMap("silent")))
+        const tookMs = Date.now() - sentAt
+        assert.instanceOf(error, RequestTimeout, String(error))
+        assert.isAtLeast(tookMs, 1_000, "not before its timeout")
+        assert.isBelow(tookMs, 3_000, "at its timeout (1 s), not when the ping gives the connection up (4-6 s)")
+        assert.strictEqual(proxy.connections(), 1, "the connection was not given up yet: nothing else ended the request")
+        assert.isFalse(served.control.list("v1", "ConfigMap", "default").some((cm) => cm.metadata?.name === "silent"), "never reached the server")
+      }).pipe(
+        Effect.provide(Layer.merge(
+          layerWithHealth(kubeconfigPath, { pingIntervalMs: 2_000, pingTimeoutMs: 4_000 }),
+          RequestPolicy.layer({ timeout: "1 second" })
+        ))
+      )
     }), 60_000)
 })
 

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
-import { ValidationError } from "../../Errors.js"
+import { ApiError, ValidationError } from "../../Errors.js"
 import type * as Kube from "../../Kube.js"
 import type * as Resource from "../../Resource.js"
 import { type Policy, RequestPolicy } from "../../RequestPolicy.js"
@@ -303,6 +303,85 @@ export const pages = <A, I>(
       (page) => [[page], Option.fromNullishOr(page.metadata.continue)] as const
     ))
 
+/**
+ * How many times in a row a list whose continue token expired (410) goes on without it
+ * before the 410 is the stream's failure.
+ */
+export const maxExpiredContinues = 3
+
+/** Where a paginated list stands: the next page's token, the last object emitted, and the 410s met in a row. */
+interface Cursor {
+  readonly token: string | undefined
+  /** The key (`namespace/name`, the API server's order) of the last object emitted. */
+  readonly lastKey: string | undefined
+  /** Objects at or before this key were emitted already (the list started again after a 410). */
+  readonly skipThrough: string | undefined
+  readonly expired: number
+}
+
+const keyOf = (item: unknown): string => {
+  const object = (item as { readonly _tag?: unknown })._tag === "Invalid" ? (item as Kube.Invalid).raw : item
+  const metadata = (object as { readonly metadata?: { readonly namespace?: unknown; readonly name?: unknown } })
+    ?.metadata
+  return `${typeof metadata?.namespace === "string" ? metadata.namespace : ""}/${
+    typeof metadata?.name === "string" ? metadata.name : ""
+  }`
+}
+
+/**
+ * The objects of a list page by page, each page fetched when the previous one has been
+ * pulled. A continue token can expire before the last page (etcd compacted past the list's
+ * resourceVersion, and the apiserver's cache no longer holds it: 410 Expired); client-go's
+ * pager then lists again without it (`FullListIfExpired`). A stream has emitted the first
+ * pages already, so it goes on from the object after the last one it emitted: with the
+ * token the 410's Status carries (kube-apiserver's continuation at the current state), or,
+ * without one, a list from the start that skips what was emitted (objects come in key
+ * order). The rest of the list is then as it is now, not as it was at the first page (the
+ * Status's message says so: "an inconsistent list"); each object still comes once.
+ */
+const continuedPages = <A>(
+  page: (token: string | undefined) => Effect.Effect<Kube.ListResult<A>, Kube.Error, Kube.Requirements>
+): Stream.Stream<A, Kube.Error, Kube.Requirements> => {
+  const step = (cursor: Cursor): Effect.Effect<
+    readonly [ReadonlyArray<A>, Option.Option<Cursor>],
+    Kube.Error,
+    Kube.Requirements
+  > =>
+    Effect.matchEffect(page(cursor.token), {
+      onFailure: (error) => {
+        if (cursor.token === undefined || !ApiError.isGone(error) || cursor.expired >= maxExpiredContinues) {
+          return Effect.fail(error)
+        }
+        const fresh = error.status?.metadata?.continue
+        return step({
+          token: fresh !== undefined && fresh !== "" ? fresh : undefined,
+          lastKey: cursor.lastKey,
+          skipThrough: cursor.lastKey,
+          expired: cursor.expired + 1
+        })
+      },
+      onSuccess: (listed) => {
+        const skip = cursor.skipThrough
+        const items = skip === undefined ? listed.items : listed.items.filter((item) => keyOf(item) > skip)
+        const next = listed.metadata.continue
+        const lastKey = items.length > 0 ? keyOf(items[items.length - 1]) : cursor.lastKey
+        return Effect.succeed(
+          [
+            items,
+            next === undefined || next === ""
+              ? Option.none()
+              : Option.some({ token: next, lastKey, skipThrough: skip, expired: 0 })
+          ] as const
+        )
+      }
+    })
+  // a page's items are one chunk of the stream (an empty page is skipped)
+  return Stream.paginate<Cursor, A, Kube.Error, Kube.Requirements>(
+    { token: undefined, lastKey: undefined, skipThrough: undefined, expired: 0 },
+    step
+  )
+}
+
 /** `listStream` on a bound api. */
 export const listStream = <A, I>(
   target: Target<A, I>,
@@ -312,12 +391,7 @@ export const listStream = <A, I>(
     Effect.gen(function*() {
       yield* checkPositive(options.pageSize, "pageSize")
       const namespace = yield* resolveNamespace(target, options.allNamespaces)
-      // a page's items are one chunk of the stream (an empty page is skipped)
-      return Stream.paginate(undefined as string | undefined, (continueToken) =>
-        Effect.map(
-          listPage(target, namespace, options, continueToken),
-          (page) => [page.items, Option.fromNullishOr(page.metadata.continue)] as const
-        ))
+      return continuedPages((token) => listPage(target, namespace, options, token))
     })
   )
 

@@ -47,15 +47,23 @@ export const isTransient = (error: RequestError): boolean => {
 }
 
 /**
+ * The longest wait between throttle retries when the server named none: 500 ms doubling
+ * stops here, so that the default 10 retries without a Retry-After wait under a minute in all.
+ */
+export const maxThrottleBackoffMillis = 8_000
+
+/**
  * How long to wait before a throttled request goes again: what the server asked
  * (`Retry-After`, `retryAfterSeconds`), at most the policy's `maxRetryAfter`, else 500 ms
- * doubling with each attempt. Every wait a server's answer asks for goes through here
- * (the watcher's too), so that no answer can make the client sleep for longer.
+ * doubling with each attempt up to `maxThrottleBackoffMillis`. Every wait a server's
+ * answer asks for goes through here (the watcher's too), so that no answer can make the
+ * client sleep for longer.
  */
 export const throttleWait = (error: ApiError, attempt: number, policy: Policy): Duration.Duration => {
   const asked = error.retryAfter
   const cap = Duration.toMillis(policy.maxRetryAfter)
-  return Duration.millis(Math.min(asked === undefined ? 500 * 2 ** attempt : asked * 1000, cap))
+  const backoff = Math.min(500 * 2 ** attempt, maxThrottleBackoffMillis)
+  return Duration.millis(Math.min(asked === undefined ? backoff : asked * 1000, cap))
 }
 
 /**
@@ -63,7 +71,7 @@ export const throttleWait = (error: ApiError, attempt: number, policy: Policy): 
  * throttle (429, or 503 with Retry-After) for any verb, `throttleRetries` times at most,
  * after `throttleWait`; a transient failure of a read (`isTransient`) on the `readRetries`
  * schedule. The two add up rather than multiply: at most 1 + `throttleRetries` + the
- * schedule's recurrences attempts (7 by default). Nothing of this is built until an
+ * schedule's recurrences attempts (14 by default). Nothing of this is built until an
  * attempt has failed (`Effect.retry` steps its schedule on every call, which a request
  * that succeeds at once need not pay).
  */

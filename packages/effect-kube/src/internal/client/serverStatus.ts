@@ -54,7 +54,7 @@ export const statusOf = (u: unknown): Status => {
   const code = u["code"]
   if (typeof code === "number" && Number.isSafeInteger(code)) status.code = code
   const metadata = u["metadata"]
-  if (isRecord(metadata)) status.metadata = strings(metadata, ["resourceVersion"])
+  if (isRecord(metadata)) status.metadata = strings(metadata, ["resourceVersion", "continue"])
   const details = u["details"]
   if (isRecord(details)) {
     const read: Mutable<Details> = strings(details, ["name", "group", "kind", "uid"])
