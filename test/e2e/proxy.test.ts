@@ -4,14 +4,13 @@
  * Every upgrade must show up at the proxy as a tunnel to the API server.
  */
 import { assert, it } from "@effect/vitest"
-import { Effect, Layer, Option, Stream } from "effect"
+import { Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Yaml from "yaml"
 import { connectProxy, socks5Proxy, type TestProxy } from "../util/proxy.js"
 import { Condition, Kube, KubeConfig, NodeKube, Pods } from "./lib.js"
-import { kubeconfigPath, layer, testNamespace } from "./support.js"
+import { allText, kubeconfigPath, layer, testNamespace, textUntil } from "./support.js"
 
-const decoder = new TextDecoder()
 const credentials = { username: "e2e", password: "proxy-secret" }
 
 /** The cluster's kubeconfig with every cluster sent through `proxyUrl`. */
@@ -54,21 +53,13 @@ it.layer(layer, { excludeTestServices: true, timeout: "90 seconds" })("proxy", (
           const seen = yield* Effect.scoped(Effect.gen(function*() {
             const main = yield* pods.attach("box", { stdin: true })
             yield* main.write("hello\n")
-            return yield* main.stdout.pipe(
-              Stream.map((bytes) => decoder.decode(bytes)),
-              Stream.scan(() => "", (text, chunk) => text + chunk),
-              Stream.takeUntil((text) => text.includes("got-hello\n")),
-              Stream.runLast
-            )
+            return yield* textUntil(main.stdout, "got-hello\n")
           }))
-          assert.include(Option.getOrElse(seen, () => ""), "got-hello")
+          assert.include(seen, "got-hello")
           const answer = yield* Effect.scoped(Effect.gen(function*() {
             const [conn] = yield* pods.portForward("box", [8080])
             yield* conn!.write("GET /through-proxy HTTP/1.1\r\nHost: box\r\nConnection: close\r\n\r\n")
-            return yield* conn!.read.pipe(
-              Stream.map((bytes) => decoder.decode(bytes)),
-              Stream.runFold(() => "", (text, chunk) => text + chunk)
-            )
+            return yield* allText(conn!.read)
           }))
           assert.match(answer, /^HTTP\/1\.1 200 OK\r\n/)
           assert.include(answer, "port 8080: GET /through-proxy")

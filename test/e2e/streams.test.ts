@@ -9,9 +9,8 @@ import * as diagnostics from "node:diagnostics_channel"
 import type * as net from "node:net"
 import * as tls from "node:tls"
 import { ApiError, Condition, ConfigMaps, Kube, KubeConfig, NodeKube, Patch, Pods } from "./lib.js"
-import { freshLayer, kubeconfigPath, layer, testNamespace } from "./support.js"
+import { allText, freshLayer, kubeconfigPath, layer, testNamespace, textUntil } from "./support.js"
 
-const decoder = new TextDecoder()
 
 it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("streams", (it) => {
   it.effect("logs: the whole log, its tail, and a follow that sees lines as the container writes them", () =>
@@ -116,10 +115,7 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("streams",
         yield* session.resize(120, 40)
         yield* Effect.sleep("300 millis")
         yield* session.write("go\n")
-        const output = yield* session.stdout.pipe(
-          Stream.map((bytes) => decoder.decode(bytes)),
-          Stream.runFold(() => "", (text, chunk) => text + chunk)
-        )
+        const output = yield* allText(session.stdout)
         return { output, code: yield* session.exit }
       }))
       assert.include(shell.output, "40 120")
@@ -143,14 +139,9 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("streams",
       const seen = yield* Effect.scoped(Effect.gen(function*() {
         const main = yield* pods.attach("echo", { stdin: true })
         yield* main.write("hello\n")
-        return yield* main.stdout.pipe(
-          Stream.map((bytes) => decoder.decode(bytes)),
-          Stream.scan(() => "", (text, chunk) => text + chunk),
-          Stream.takeUntil((text) => text.includes("got-hello\n")),
-          Stream.runLast
-        )
+        return yield* textUntil(main.stdout, "got-hello\n")
       }))
-      assert.include(Option.getOrElse(seen, () => ""), "got-hello")
+      assert.include(seen, "got-hello")
     }), 90_000)
 
   it.effect("port-forward: bytes both ways over a stream, and a local listener as kubectl port-forward", () =>
@@ -168,10 +159,7 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("streams",
       const answer = yield* Effect.scoped(Effect.gen(function*() {
         const [conn] = yield* pods.portForward("srv", [8080])
         yield* conn!.write("GET /hello HTTP/1.1\r\nHost: srv\r\nConnection: close\r\n\r\n")
-        return yield* conn!.read.pipe(
-          Stream.map((bytes) => decoder.decode(bytes)),
-          Stream.runFold(() => "", (text, chunk) => text + chunk)
-        )
+        return yield* allText(conn!.read)
       }))
       assert.match(answer, /^HTTP\/1\.1 200 OK\r\n/)
       assert.include(answer, `port 8080: GET /hello`)

@@ -2,7 +2,7 @@
  * What every e2e test shares: the layer that talks to the real control plane the global setup started (or the one
  * `KUBECONFIG` names), and a namespace of its own per test.
  */
-import { Effect, Layer, Option, Schedule } from "effect"
+import { Effect, Layer, Option, Schedule, Stream } from "effect"
 import * as crypto from "node:crypto"
 import { Kube, Namespaces, NodeKube } from "./lib.js"
 
@@ -47,4 +47,23 @@ export const eventually = <A, E, R>(effect: Effect.Effect<Option.Option<A>, E, R
   effect.pipe(
     Effect.flatMap((found) => Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail("pending" as const)),
     Effect.retry({ schedule: Schedule.spaced("200 millis"), times: attempts, while: (e) => e === "pending" })
+  )
+
+const textDecoder = new TextDecoder()
+
+/** A byte stream read to its end as UTF-8 text. */
+export const allText = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>) =>
+  bytes.pipe(
+    Stream.map((chunk) => textDecoder.decode(chunk)),
+    Stream.runFold(() => "", (text, chunk) => text + chunk)
+  )
+
+/** A byte stream read as UTF-8 text until the text holds `marker` (or the stream ends): the text so far. */
+export const textUntil = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>, marker: string) =>
+  bytes.pipe(
+    Stream.map((chunk) => textDecoder.decode(chunk)),
+    Stream.scan(() => "", (text, chunk) => text + chunk),
+    Stream.takeUntil((text) => text.includes(marker)),
+    Stream.runLast,
+    Effect.map(Option.getOrElse(() => ""))
   )

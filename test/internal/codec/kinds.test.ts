@@ -208,6 +208,8 @@ const comparable = (resource: Resource.Info, object: Record<string, unknown>, ha
   if (hasStatus) delete copy.status
   // write-only: the server merges stringData into data
   if (resource.kind === "Secret" && resource.group === "") delete copy.stringData
+  // an aggregated ClusterRole's rules are its aggregation controller's to write (the union of the roles it selects)
+  if (resource.kind === "ClusterRole" && copy.aggregationRule !== undefined) delete copy.rules
   return copy
 }
 

@@ -443,6 +443,8 @@ const applyMerge = (live: unknown, config: unknown, field: string): unknown => {
   return clone(config)
 }
 
+const isMapValue = (value: unknown): boolean => typeof value === "object" && value !== null && !Array.isArray(value)
+
 /** @internal */
 export type ApplyResult =
   | { readonly _tag: "Applied"; readonly object: JsonObject; readonly entries: Array<ManagerEntry> }
@@ -480,7 +482,10 @@ export const apply = (options: {
         const last = path.slice(path.lastIndexOf(SEP) + 1)
         if (!last.startsWith("f:")) continue
         const current = valueAt(live, path)
-        if (current !== undefined && !deepEqual(current, valueAt(config, path))) conflicts.push({ entry, path })
+        const wanted = valueAt(config, path)
+        // a map or struct merges into the live one (its owner's "." entry is its existence): only its leaves conflict
+        if (isMapValue(current) && isMapValue(wanted)) continue
+        if (current !== undefined && !deepEqual(current, wanted)) conflicts.push({ entry, path })
       }
     }
   }
@@ -496,7 +501,16 @@ export const apply = (options: {
     for (const e of others) if (e !== previous) for (const p of e.fields) stillOwned.add(p)
     // shortest first: a removed list element takes its fields with it, and its key
     // fields are still there to find it by
-    const dropped = [...previous.fields].filter((p) => inDomain(p, domain) && !applied.has(p) && !stillOwned.has(p))
+    // a map's own node (its "." entry, taken over from an Update) goes only with the last of its members
+    const kept = (p: string): boolean => {
+      const prefix = `${p}${SEP}`
+      for (const q of applied) if (q.startsWith(prefix)) return true
+      for (const q of stillOwned) if (q.startsWith(prefix)) return true
+      return false
+    }
+    const dropped = [...previous.fields].filter((p) =>
+      inDomain(p, domain) && !applied.has(p) && !stillOwned.has(p) && !kept(p)
+    )
     dropped.sort((a, b) => a.length - b.length)
     for (const p of dropped) removeAt(object, p)
   }
