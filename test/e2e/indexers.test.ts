@@ -36,9 +36,10 @@ it.layer(layer, { excludeTestServices: true, timeout: "90 seconds" })("reflector
         }
       })
       yield* pods.create({ metadata: { name: "lone" }, spec: { containers: [{ name: "c", image: "nginx:1.27" }] } })
-      yield* until(store.byIndex("byOwner", replicaSet.metadata!.uid!), (found) => found.length === 2, "the ReplicaSet's two pods")
+      // the three pods' events come in any order: wait for all of them before reading the indexes
+      yield* until(store.byIndex("byNamespace", ns), (found) => found.length === 3, "the namespace's three pods")
+      assert.strictEqual((yield* store.byIndex("byOwner", replicaSet.metadata!.uid!)).length, 2)
       assert.deepStrictEqual((yield* store.byIndex("byImage", "nginx:1.27")).map((p) => p.metadata?.name), ["lone"])
-      assert.strictEqual((yield* store.byIndex("byNamespace", ns)).length, 3)
       const served = Option.getOrThrow(yield* pods.get("lone"))
       assert.isAbove(served.metadata?.managedFields?.length ?? 0, 0, "the server writes managedFields")
       for (const pod of yield* store.list()) assert.isUndefined(pod.metadata?.managedFields, pod.metadata?.name)
