@@ -17,6 +17,7 @@ import * as Yaml from "yaml"
 import { FakeCluster } from "@effect-kube/testing"
 import { runs, writeExecPlugin } from "../util/execPlugin.js"
 import { pki } from "../util/pki.js"
+import { connectProxy, socks5Proxy } from "../util/proxy.js"
 
 const root = Path.resolve(fileURLToPath(new URL("../..", import.meta.url)))
 const bin = (name: string) => Path.join(root, "node_modules", ".bin", name)
@@ -162,4 +163,50 @@ describe("other runtimes", () => {
       assert.strictEqual(runs(files[0]!.state), 1, "the plugin ran once on Bun, its token cached")
       assert.strictEqual(runs(files[1]!.state), 1, "the plugin ran once on Deno, its token cached")
     }), { timeout: 40_000 })
+
+  // The cluster is named by a host only the proxy resolves: the smoke flow passes only through it.
+  it.live("proxy-url: Bun and Deno reach the cluster through a CONNECT proxy with credentials, and SOCKS5", () =>
+    Effect.gen(function*() {
+      const { ca, namedServer, serverName } = pki()
+      const served = yield* FakeCluster.serve({
+        tls: { cert: namedServer.cert, key: namedServer.key, ca: ca.cert },
+        token: "smoke-token",
+        simulate: true
+      })
+      const credentials = { username: "proxy-user", password: "pr0xy:secret@1" }
+      const hosts = { [serverName]: "127.0.0.1" }
+      const connect = yield* connectProxy({ credentials, hosts })
+      const socks = yield* socks5Proxy({ credentials, hosts })
+      const kubeconfigThrough = (name: string, proxyUrl: string) => {
+        const config = Yaml.parse(served.kubeconfig)
+        config.clusters[0].cluster.server = `https://${serverName}:${new URL(served.url).port}`
+        const url = new URL(proxyUrl)
+        url.username = encodeURIComponent(credentials.username)
+        url.password = encodeURIComponent(credentials.password)
+        config.clusters[0].cluster["proxy-url"] = url.href
+        const path = `${served.kubeconfigPath}.${name}`
+        Fs.writeFileSync(path, Yaml.stringify(config))
+        return path
+      }
+      const paths = [kubeconfigThrough("connect", connect.url), kubeconfigThrough("socks", socks.url)]
+      yield* Effect.addFinalizer(() => Effect.sync(() => paths.forEach((p) => Fs.rmSync(p, { force: true }))))
+      const expected = `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString("base64")}`
+      const [bun, deno] = yield* Effect.all([onBun(paths[0]!), onDeno(paths[0]!)], { concurrency: 2 })
+      for (const [name, result] of [["bun", bun!], ["deno", deno!]] as const) {
+        assert.include(result.stdout, `smoke passed on ${name}`, `${name}: ${result.stdout}\n${result.stderr}`)
+      }
+      assert.isAtLeast(connect.tunnels(), 2)
+      assert.deepStrictEqual([...new Set(connect.targets)], [`${serverName}:${new URL(served.url).port}`])
+      assert.deepStrictEqual([...new Set(connect.authorizations)], [expected])
+      const [bunSocks, denoSocks] = yield* Effect.all([onBun(paths[1]!), onDeno(paths[1]!)], { concurrency: 2 })
+      assert.include(denoSocks!.stdout, "smoke passed on deno", `${denoSocks!.stdout}\n${denoSocks!.stderr}`)
+      assert.isAtLeast(socks.tunnels(), 1)
+      assert.deepStrictEqual([...new Set(socks.authorizations)], [`${credentials.username}:${credentials.password}`])
+      // Bun's fetch speaks no SOCKS: a clear failure naming the proxy (and the name resolves only through it)
+      assert.strictEqual(bunSocks!.code, 1, `${bunSocks!.stdout}\n${bunSocks!.stderr}`)
+      assert.include(bunSocks!.stdout + bunSocks!.stderr, `proxy ${socks.url} is SOCKS5, which Bun's fetch cannot use`)
+      for (const result of [bun!, deno!, bunSocks!, denoSocks!]) {
+        assert.notInclude(result.stdout + result.stderr, credentials.password)
+      }
+    }), { timeout: 60_000 })
 })

@@ -9,6 +9,10 @@
  * An impersonation with several groups (or several values of one extra) is refused by
  * this transport: Bun's `fetch` cannot send one header name on several lines.
  *
+ * The cluster's proxy (its `proxy-url`, else `HTTPS_PROXY`/`NO_PROXY` by client-go's rules)
+ * is given to Bun's `fetch`; a SOCKS5 one, which Bun's `fetch` cannot use, fails the
+ * cluster's requests with an error naming it.
+ *
  * @example
  * ```ts
  * import { Effect } from "effect"
@@ -27,6 +31,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import type { KubeConfigError } from "./Errors.js"
 import * as internal from "./internal/transport/fetch.js"
+import { proxyUrlWithCredentials } from "./internal/transport/proxies.js"
 import * as Platform from "./internal/transport/layers.js"
 import * as KubeConfig from "./KubeConfig.js"
 
@@ -61,15 +66,21 @@ interface BunTls {
 export const make: Effect.Effect<HttpClient.HttpClient, never, KubeConfig.KubeConfig> = Effect.flatMap(
   KubeConfig.KubeConfig,
   (config) =>
-    internal.make(config, (certificate) => {
+    internal.make(config, (certificate, proxy) => {
       const tls: BunTls = {
         rejectUnauthorized: !config.tls.insecureSkipTlsVerify,
         ...(config.tls.ca !== undefined ? { ca: config.tls.ca } : {}),
         ...(config.tls.serverName !== undefined ? { serverName: config.tls.serverName } : {}),
         ...(certificate !== undefined ? { cert: certificate.cert, key: Redacted.value(certificate.key) } : {})
       }
-      return { tls } as RequestInit
-    })
+      const init: { readonly tls: BunTls; readonly proxy?: string } = proxy === undefined
+        ? { tls }
+        : { tls, proxy: proxyUrlWithCredentials(proxy) }
+      return init as RequestInit
+    }, (proxy) =>
+      proxy.url.startsWith("socks5:")
+        ? `the cluster's proxy ${proxy.url} is SOCKS5, which Bun's fetch cannot use (use an http:// or https:// proxy, or NodeKube)`
+        : undefined)
 )
 
 /**

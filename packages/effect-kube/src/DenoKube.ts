@@ -11,6 +11,8 @@
  * refused with a `KubeConfigError`. Its `caCerts` are trusted in addition to Deno's
  * roots. An impersonation with several groups (or several values of one extra) is
  * refused by this transport: `fetch` cannot send one header name on several lines.
+ * The cluster's proxy (its `proxy-url`, else `HTTPS_PROXY`/`NO_PROXY` by client-go's rules;
+ * http, https or SOCKS5) is given to the HTTP client.
  *
  * @example
  * ```ts
@@ -53,6 +55,10 @@ interface DenoGlobal {
     readonly caCerts?: ReadonlyArray<string>
     readonly cert?: string
     readonly key?: string
+    readonly proxy?: {
+      readonly url: string
+      readonly basicAuth?: { readonly username: string; readonly password: string }
+    }
   }): DenoHttpClient
 }
 
@@ -83,13 +89,21 @@ export const make: Effect.Effect<HttpClient.HttpClient, KubeConfigError, KubeCon
         clients.clear()
       })
     )
-    return yield* internal.make(config, (certificate) => {
+    return yield* internal.make(config, (certificate, proxy) => {
       const key = certificate === undefined ? "" : certificate.cert
       let client = clients.get(key)
       if (client === undefined) {
         client = deno.createHttpClient({
           ...(config.tls.ca !== undefined ? { caCerts: [config.tls.ca] } : {}),
-          ...(certificate !== undefined ? { cert: certificate.cert, key: Redacted.value(certificate.key) } : {})
+          ...(certificate !== undefined ? { cert: certificate.cert, key: Redacted.value(certificate.key) } : {}),
+          ...(proxy !== undefined
+            ? {
+              proxy: {
+                url: proxy.url,
+                ...(proxy.credentials !== undefined ? { basicAuth: Redacted.value(proxy.credentials) } : {})
+              }
+            }
+            : {})
         })
         clients.set(key, client)
       }

@@ -10,7 +10,6 @@
  */
 import * as NodeStream from "@effect/platform-node-shared/NodeStream"
 import * as Cause from "effect/Cause"
-import * as Config from "effect/Config"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -31,7 +30,7 @@ import { type Credentials, KubeConfig, type ProxyOptions, type Service as KubeCo
 import { concatBytes } from "../stream/lines.js"
 import { apiErrorFrom, apiErrorFromStatus, authorizationHeader } from "../client/execute.js"
 import * as Impersonate from "../kubeconfig/impersonate.js"
-import { environmentNames, forServer, type ProxyEnvironment } from "../transport/proxyEnvironment.js"
+import { clusterProxy } from "../transport/proxyEnvironment.js"
 import { checkName, checkNamespace, namespaceProblem } from "../request/inputChecks.js"
 import { userAgent } from "../request/userAgent.js"
 import { type DialFailure, type DialRequest, type Handlers, type Socket, WebSocketDialer, wsDialer } from "./dialer.js"
@@ -165,34 +164,6 @@ const dialOnce = (
 
 const isSocket = (u: Socket | DialFailure): u is Socket => !("_tag" in u)
 
-/** The proxy variables, through `Config` (the environment by default), as the Node transport reads them. */
-const readProxyEnvironment: Effect.Effect<ProxyEnvironment> = Effect.map(
-  Effect.forEach(
-    environmentNames,
-    (name) => Effect.map(Effect.orElseSucceed(Config.String(name), () => ""), (value) => [name, value] as const)
-  ),
-  (entries) => Object.fromEntries(entries) as ProxyEnvironment
-)
-
-/**
- * The proxy the WebSocket goes through, as the request path picks it: the kubeconfig's
- * `proxy-url`, else `HTTPS_PROXY`/`HTTP_PROXY` unless `NO_PROXY` excludes the server. A
- * proxy variable that cannot be used fails (naming the variable, never the URL) rather
- * than dial around it.
- */
-const proxyFor = (config: KubeConfigService): Effect.Effect<ProxyOptions | string | undefined> =>
-  Effect.gen(function*() {
-    if (config.proxy !== undefined) return config.proxy
-    let server: URL
-    try {
-      server = new URL(config.server)
-    } catch {
-      return undefined
-    }
-    const found = forServer(yield* readProxyEnvironment, server)
-    return found._tag === "Proxy" ? found.proxy : found._tag === "Invalid" ? found.detail : undefined
-  })
-
 /**
  * Opens a connection for the scope's lifetime. A 401 makes the auth provider refresh,
  * and the dial is tried once more when fresh credentials may differ.
@@ -213,11 +184,14 @@ const connect = (
     // only the default dialer goes over the network (FakeCluster.layer's stays in memory)
     let proxy: ProxyOptions | undefined
     if (Option.isNone(yield* Effect.serviceOption(WebSocketDialer))) {
-      const found = yield* proxyFor(config)
-      if (typeof found === "string") {
-        return yield* Effect.fail(transport(where.shownUrl, `cannot open a WebSocket for ${subresource}: ${found}`))
+      // as the request path picks it; a proxy variable that cannot be used fails rather than dial around it
+      const found = yield* clusterProxy(config)
+      if (found.problem !== undefined) {
+        return yield* Effect.fail(
+          transport(where.shownUrl, `cannot open a WebSocket for ${subresource}: ${found.problem}`)
+        )
       }
-      proxy = found
+      proxy = found.proxy
     }
     // the socket's finalizer is added in the same uninterruptible step that receives it
     const dial = Effect.uninterruptibleMask((restore) =>

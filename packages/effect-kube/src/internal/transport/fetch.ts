@@ -20,19 +20,35 @@ import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientError from "effect/http/HttpClientError"
-import type { Credentials, Service } from "../../KubeConfig.js"
+import type { Credentials, ProxyOptions, Service } from "../../KubeConfig.js"
 import { type Policy, RequestPolicy } from "../../RequestPolicy.js"
 import { bounded } from "../stream/body.js"
+import { clusterProxy } from "./proxyEnvironment.js"
 import { described, transportReason } from "./transportCause.js"
 
-/** `fetch` options for requests to the cluster, for the current client certificate. @internal */
-export type TlsInit = (certificate: Credentials["clientCertificate"]) => RequestInit
+/**
+ * `fetch` options for requests to the cluster, for the current client certificate and the
+ * proxy the cluster is reached through (its `proxy-url`, else the environment's by client-go's
+ * rules). @internal
+ */
+export type TlsInit = (certificate: Credentials["clientCertificate"], proxy: ProxyOptions | undefined) => RequestInit
 
 /** @internal */
-export const make = (config: Service, tlsInit: TlsInit): Effect.Effect<HttpClient.HttpClient> =>
+export const make = (
+  config: Service,
+  tlsInit: TlsInit,
+  /** Why this runtime's `fetch` cannot use the proxy, if it cannot: requests to the cluster fail with it. */
+  unsupported: (proxy: ProxyOptions) => string | undefined = () => undefined
+): Effect.Effect<HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const origin = new URL(config.server).origin
     const base = yield* Effect.provide(HttpClient.HttpClient, FetchHttpClient.layer)
+    const found = yield* clusterProxy(config)
+    const problem = found.problem !== undefined
+      ? `${found.problem}, so the cluster cannot be reached through it`
+      : found.proxy === undefined
+      ? undefined
+      : unsupported(found.proxy)
     return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
       Effect.flatMap((request) => {
         let target: string
@@ -42,6 +58,16 @@ export const make = (config: Service, tlsInit: TlsInit): Effect.Effect<HttpClien
           return base.execute(request)
         }
         if (target !== origin) return Effect.mapError(base.execute(request), described)
+        if (problem !== undefined) {
+          return Effect.fail(
+            new HttpClientError.HttpClientError({
+              reason: new HttpClientError.TransportError({
+                request,
+                description: problem
+              })
+            })
+          )
+        }
         for (const name of Object.keys(request.headers)) {
           if (Array.isArray(request.headers[name])) {
             return Effect.fail(
@@ -61,7 +87,7 @@ export const make = (config: Service, tlsInit: TlsInit): Effect.Effect<HttpClien
             Effect.provideService(
               Effect.mapError(base.execute(request), described),
               FetchHttpClient.RequestInit,
-              tlsInit(credentials.clientCertificate)
+              tlsInit(credentials.clientCertificate, found.proxy)
             )
           ),
           // `fetch` reads a body whole without a bound: the cluster's answers are read within the policy's

@@ -63,8 +63,7 @@ import * as UndiciHttpClient from "./undiciHttpClient.js"
 import type { Credentials, ProxyOptions, Service } from "../../KubeConfig.js"
 import { currentCredentials } from "./contract.js"
 import { transportReason } from "./transportCause.js"
-import type { EnvironmentProxy, ProxyEnvironment } from "./proxyEnvironment.js"
-import { environmentNames, forServer } from "./proxyEnvironment.js"
+import { clusterProxy } from "./proxyEnvironment.js"
 
 /** @internal */
 export interface Options {
@@ -206,24 +205,6 @@ const onOrigin = (origin: string | undefined) => (url: string): boolean => {
   }
 }
 
-/** The proxy variables, through `Config` (the environment by default; a test may provide others). */
-const readEnvironment: Effect.Effect<ProxyEnvironment> = Effect.map(
-  Effect.forEach(
-    environmentNames,
-    (name) => Effect.map(Effect.orElseSucceed(Config.String(name), () => ""), (value) => [name, value] as const)
-  ),
-  (entries) => Object.fromEntries(entries) as ProxyEnvironment
-)
-
-const viaEnvironment = (
-  found: EnvironmentProxy
-): { readonly proxy?: ProxyOptions | undefined; readonly problem?: string | undefined } =>
-  found._tag === "Proxy"
-    ? { proxy: found.proxy }
-    : found._tag === "Invalid"
-    ? { problem: `${found.detail}, so the cluster cannot be reached through it` }
-    : {}
-
 /**
  * Undici's per-connection timeouts, off for every request (see the module comment). The
  * SOCKS5 agent builds each origin's pool from its first request's options, so the cap on
@@ -308,11 +289,7 @@ export const make = (
     const clusterIsHttps = clusterUrl?.protocol === "https:"
 
     // The cluster's proxy: its own, else the one the environment gives (client-go's rules).
-    const proxied = config.proxy !== undefined
-      ? { proxy: config.proxy }
-      : clusterUrl === undefined
-      ? {}
-      : viaEnvironment(forServer(yield* readEnvironment, clusterUrl))
+    const proxied = yield* clusterProxy(config)
     const pool = (connect: Connect, connections: number | null): Undici.Dispatcher =>
       proxied.proxy === undefined
         ? new Undici.Agent({ connect: { ...connect }, connections, maxHeaderSize, bodyTimeout: 0, headersTimeout: 0 })
@@ -416,7 +393,9 @@ export const make = (
         ? HttpClientRequest.setHeader(given, "accept-encoding", "gzip")
         : given
       if (proxied.problem !== undefined) {
-        return Effect.fail(transportError(request, { description: proxied.problem }))
+        return Effect.fail(
+          transportError(request, { description: `${proxied.problem}, so the cluster cannot be reached through it` })
+        )
       }
       if (!clusterIsHttps) return plain.execute(request)
       const withCertificateOf = (credentials: Credentials) => {

@@ -74,3 +74,16 @@ export const parseEnvironmentProxy = (text: string): Result.Result<ProxyOptions,
   const candidate = direct === undefined || direct.host === "" ? `http://${text}` : text
   return parseProxyUrl(candidate, schemes)
 }
+
+/**
+ * The proxy's URL with its credentials in it (`http://user:password@host:port`), for a `fetch`
+ * whose only way to take them is the URL (Bun's `proxy`). Never logged. @internal
+ */
+export const proxyUrlWithCredentials = (proxy: ProxyOptions): string => {
+  if (proxy.credentials === undefined) return proxy.url
+  const { password, username } = Redacted.value(proxy.credentials)
+  const url = new URL(proxy.url)
+  url.username = encodeURIComponent(username)
+  url.password = encodeURIComponent(password)
+  return url.href.replace(/\/$/, "")
+}

@@ -12,10 +12,12 @@
  *
  * @internal
  */
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Net from "node:net"
 import * as Url from "node:url"
-import type { ProxyOptions } from "../../KubeConfig.js"
+import type { ProxyOptions, Service } from "../../KubeConfig.js"
 import { parseEnvironmentProxy } from "./proxies.js"
 
 /** The variables read, as `Config` or `process.env` gives them. @internal */
@@ -147,5 +149,40 @@ export const forServer = (env: ProxyEnvironment, server: URL): EnvironmentProxy 
   return Result.match(parseEnvironmentProxy(chosen.value), {
     onFailure: (problem) => ({ _tag: "Invalid", detail: `${variable} ${problem}` }),
     onSuccess: (proxy) => ({ _tag: "Proxy", proxy, variable })
+  })
+}
+
+/** The proxy variables, through `Config` (the environment by default; a test may provide others). */
+const readEnvironment: Effect.Effect<ProxyEnvironment> = Effect.map(
+  Effect.forEach(
+    environmentNames,
+    (name) => Effect.map(Effect.orElseSucceed(Config.String(name), () => ""), (value) => [name, value] as const)
+  ),
+  (entries) => Object.fromEntries(entries) as ProxyEnvironment
+)
+
+/**
+ * How every transport reaches the cluster: through its own proxy (`proxy-url`), else the one
+ * the environment gives it by client-go's rules, else directly. `problem` says why a proxy
+ * variable cannot be used (naming the variable, never its value); requests to the cluster
+ * then fail with it rather than go around the proxy. @internal
+ */
+export const clusterProxy = (
+  config: Service
+): Effect.Effect<{ readonly proxy?: ProxyOptions | undefined; readonly problem?: string | undefined }> => {
+  if (config.proxy !== undefined) return Effect.succeed({ proxy: config.proxy })
+  let server: URL
+  try {
+    server = new URL(config.server)
+  } catch {
+    return Effect.succeed({})
+  }
+  return Effect.map(readEnvironment, (env) => {
+    const found = forServer(env, server)
+    return found._tag === "Proxy"
+      ? { proxy: found.proxy }
+      : found._tag === "Invalid"
+      ? { problem: found.detail }
+      : {}
   })
 }
