@@ -11,7 +11,7 @@ import * as TestClock from "effect/testing/TestClock"
 import { type Explanation, NotReady } from "../packages/effect-kube/src/Errors.js"
 import * as Manifests from "../packages/effect-kube/src/Manifests.js"
 import { FakeCluster } from "@effect-kube/testing"
-import { explainWhenReached, normalise, type Scenario, scenarios } from "./util/explain.js"
+import { expected, explainWhenReached, normalise, type Scenario, scenarios } from "./util/explain.js"
 
 const namespace = "shop"
 
@@ -23,40 +23,6 @@ const run = (scenario: Scenario) =>
     yield* Manifests.apply(scenario.objects, { namespace, fieldManager: "test" })
     return yield* explainWhenReached(scenario, namespace, tick)
   })
-
-/** What the e2e test expects from the real control plane too. */
-export const expected = {
-  unschedulable: [
-    "Deployment NS/picky: 0/2 available",
-    "  ← ReplicaSet NS/picky-HASH: 2 pod(s) not ready",
-    "    ← Pod NS/picky-HASH-X: Unschedulable: 0/1 nodes are available: 1 node(s) didn't match Pod's node " +
-    "affinity/selector. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not " +
-    "helpful for scheduling.",
-    "        · Warning FailedScheduling (Event, AGE)",
-    "    ← Pod NS/picky-HASH-X: Unschedulable: 0/1 nodes are available: 1 node(s) didn't match Pod's node " +
-    "affinity/selector. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not " +
-    "helpful for scheduling.",
-    "        · Warning FailedScheduling (Event, AGE)"
-  ].join("\n"),
-  quota: [
-    "Deployment NS/greedy: 1/2 available",
-    "  ← ReplicaSet NS/greedy-HASH: 1/2 pod(s) created, FailedCreate: pods \"greedy-HASH-X\" is forbidden: exceeded " +
-    "quota: pods, requested: pods=1, used: pods=N, limited: pods=1",
-    "      · Warning FailedCreate: Error creating: pods \"greedy-HASH-X\" is forbidden: exceeded quota: pods, " +
-    "requested: pods=1, used: pods=N, limited: pods=1 (Event, AGE)",
-    "      · Warning FailedCreate: Error creating: pods \"greedy-HASH-X\" is forbidden: exceeded quota: pods, " +
-    "requested: pods=1, used: pods=N, limited: pods=1 (Event, AGE)",
-    "      · Warning FailedCreate: Error creating: pods \"greedy-HASH-X\" is forbidden: exceeded quota: pods, " +
-    "requested: pods=1, used: pods=N, limited: pods=1 (Event, AGE)",
-    "    ← 1 Pod ready"
-  ].join("\n"),
-  crash: [
-    "Deployment NS/crashy: 0/1 available",
-    "  ← ReplicaSet NS/crashy-HASH: 1 pod(s) not ready",
-    "    ← Pod NS/crashy-HASH-X: CrashLoopBackOff, back-off T restarting failed container=c " +
-    "pod=crashy-HASH-X_NS(UID), last exit code 0 (Completed), N restart(s)"
-  ].join("\n")
-}
 
 const find = (explanation: ReadonlyArray<Explanation>, kind: string): ReadonlyArray<Explanation> => {
   const all = (e: Explanation): ReadonlyArray<Explanation> => [e, ...e.children.flatMap(all)]

@@ -50,7 +50,9 @@ export const scenarios: Record<"unschedulable" | "quota" | "crash", Scenario> = 
       const found = pods(e)
       return found.length === 2 && found.every((p) =>
         p.reason === "Unschedulable" && p.events.some((ev) => ev.reason === "FailedScheduling")
-      )
+      ) &&
+        // the ReplicaSet controller has counted its pods (a moment after it made them)
+        replicaSets(e).every((rs) => rs.summary === "2 pod(s) not ready")
     }
   },
   // a quota of one pod for a Deployment of two: the ReplicaSet's FailedCreate event and ReplicaFailure condition
@@ -62,7 +64,9 @@ export const scenarios: Record<"unschedulable" | "quota" | "crash", Scenario> = 
     refs: [ref("greedy")],
     reached: (e) =>
       replicaSets(e).some((rs) => rs.reason === "FailedCreate" && rs.events.some((ev) => ev.reason === "FailedCreate")) &&
-      pods(e).length === 1 && pods(e).every((p) => p.status === "Current")
+      pods(e).length === 1 && pods(e).every((p) => p.status === "Current") &&
+      // the deployment controller has counted the running pod (a moment after the ReplicaSet on a real server)
+      e[0]?.summary === "1/2 available"
   },
   // a container that exits (and a readiness probe neither node runs): restarted until CrashLoopBackOff
   crash: {
@@ -115,3 +119,37 @@ export const normalise = (text: string, namespace: string): string =>
     .replace(/used: (pods|count\/pods)=\d+/g, "used: $1=N")
     .replace(/, ×\d+/g, "")
     .replace(/\d+ (s|min|h|d) ago/g, "AGE")
+
+/** What each scenario renders to, normalised, on the fake and on the real control plane alike. */
+export const expected = {
+  unschedulable: [
+    "Deployment NS/picky: 0/2 available",
+    "  ← ReplicaSet NS/picky-HASH: 2 pod(s) not ready",
+    "    ← Pod NS/picky-HASH-X: Unschedulable: 0/1 nodes are available: 1 node(s) didn't match Pod's node " +
+    "affinity/selector. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not " +
+    "helpful for scheduling.",
+    "        · Warning FailedScheduling (Event, AGE)",
+    "    ← Pod NS/picky-HASH-X: Unschedulable: 0/1 nodes are available: 1 node(s) didn't match Pod's node " +
+    "affinity/selector. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not " +
+    "helpful for scheduling.",
+    "        · Warning FailedScheduling (Event, AGE)"
+  ].join("\n"),
+  quota: [
+    "Deployment NS/greedy: 1/2 available",
+    "  ← ReplicaSet NS/greedy-HASH: 1/2 pod(s) created, FailedCreate: pods \"greedy-HASH-X\" is forbidden: exceeded " +
+    "quota: pods, requested: pods=1, used: pods=N, limited: pods=1",
+    "      · Warning FailedCreate: Error creating: pods \"greedy-HASH-X\" is forbidden: exceeded quota: pods, " +
+    "requested: pods=1, used: pods=N, limited: pods=1 (Event, AGE)",
+    "      · Warning FailedCreate: Error creating: pods \"greedy-HASH-X\" is forbidden: exceeded quota: pods, " +
+    "requested: pods=1, used: pods=N, limited: pods=1 (Event, AGE)",
+    "      · Warning FailedCreate: Error creating: pods \"greedy-HASH-X\" is forbidden: exceeded quota: pods, " +
+    "requested: pods=1, used: pods=N, limited: pods=1 (Event, AGE)",
+    "    ← 1 Pod ready"
+  ].join("\n"),
+  crash: [
+    "Deployment NS/crashy: 0/1 available",
+    "  ← ReplicaSet NS/crashy-HASH: 1 pod(s) not ready",
+    "    ← Pod NS/crashy-HASH-X: CrashLoopBackOff, back-off T restarting failed container=c " +
+    "pod=crashy-HASH-X_NS(UID), last exit code 0 (Completed), N restart(s)"
+  ].join("\n")
+}

@@ -589,7 +589,7 @@ export const waitReady: (
  *   // Deployment default/web: 0/2 available
  *   //   ← ReplicaSet default/web-…: 2 pod(s) not ready
  *   //     ← Pod default/web-…-…: Unschedulable: 0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. …
- *   //         · Warning FailedScheduling: 0/1 nodes are available: … (Event, 1 s ago)
+ *   //         · Warning FailedScheduling (Event, 1 s ago)
  * })
  *
  * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
@@ -604,8 +604,9 @@ export const explain: (
 
 /**
  * Writes an explanation for a person, one line per object, each under its owner after `← `:
- * `Kind namespace/name: summary`, and under an object that is not Current its recent Events
- * (`· Warning FailedScheduling: ... (Event, 12 s ago, ×3)`). What is ready down to its last child
+ * `Kind namespace/name: summary`, and under an object that is not Current its Warning Events
+ * (`· Warning FailedCreate: ... (Event, 12 s ago, ×3)`; the words left out where the summary already
+ * quotes them, as the scheduler's FailedScheduling repeats PodScheduled's). What is ready down to its last child
  * is counted, not shown (`← 2 Pods ready`). Pure and deterministic: the ages are the explanation's
  * own (`ages: false` leaves them out, to compare two explanations). Never writes an object's spec, so
  * no Secret data and no environment value.

@@ -472,7 +472,7 @@ const renderInto = (lines: Array<string>, e: Explanation, indent: string, arrow:
   if (e.status !== "Current") {
     // Warnings say why; a Normal event says what went as it should (the data keeps both)
     for (const event of e.events) {
-      if (event.type === "Warning") lines.push(`${inner}  · ${eventLine(event, e.summary, ages)}`)
+      if (event.type === "Warning") lines.push(`${indent}${" ".repeat(arrow.length)}  · ${eventLine(event, e.summary, ages)}`)
     }
   }
   const ready = new Map<string, number>()
