@@ -9,7 +9,9 @@ import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
 import { type Explanation, NotReady } from "../packages/effect-kube/src/Errors.js"
+import * as Kube from "../packages/effect-kube/src/Kube.js"
 import * as Manifests from "../packages/effect-kube/src/Manifests.js"
+import { Events, EventsEventsV1, Pods } from "../packages/effect-kube/src/resources/index.js"
 import { FakeCluster } from "@effect-kube/testing"
 import { expected, explainWhenReached, normalise, type Scenario, scenarios } from "./util/explain.js"
 
@@ -149,4 +151,68 @@ describe("Manifests.explain on the fake", () => {
       texts.slice(1).forEach((t, i) => assert.notStrictEqual(t, texts[i]))
       assert.strictEqual(texts.at(-1), "Deployment default/web: 1/1 available\n  ← 1 ReplicaSet ready")
     }).pipe(Effect.provide(FakeCluster.layer())))
+
+  it.effect("a kubelet's ImagePullBackOff and its Events, core v1 and events.k8s.io/v1 alike (one stored resource)", () =>
+    Effect.gen(function*() {
+      // no kubelet: the test writes what a kubelet would
+      const pods = Kube.api(Pods, { namespace: "default" })
+      const pod = yield* pods.create({
+        metadata: { name: "web-x" },
+        spec: { nodeName: "node-1", containers: [{ name: "c", image: "nginx:1.99" }] }
+      })
+      yield* pods.replaceStatus("web-x", {
+        ...pod,
+        status: {
+          phase: "Pending",
+          conditions: [{ type: "PodScheduled", status: "True" }, { type: "Ready", status: "False", reason: "ContainersNotReady" }],
+          containerStatuses: [{
+            name: "c",
+            image: "nginx:1.99",
+            imageID: "",
+            ready: false,
+            restartCount: 0,
+            state: { waiting: { reason: "ImagePullBackOff", message: "Back-off pulling image \"nginx:1.99\"" } }
+          }]
+        }
+      })
+      const involved = { apiVersion: "v1", kind: "Pod", namespace: "default", name: "web-x", uid: pod.metadata?.uid }
+      yield* Kube.api(Events, { namespace: "default" }).create({
+        metadata: { name: "web-x.pull" },
+        involvedObject: involved,
+        type: "Warning",
+        reason: "Failed",
+        message: "Failed to pull image \"nginx:1.99\": not found",
+        source: { component: "kubelet" },
+        count: 2,
+        lastTimestamp: new Date(0).toISOString().replace(".000", "")
+      })
+      yield* Kube.api(EventsEventsV1, { namespace: "default" }).create({
+        metadata: { name: "web-x.backoff" },
+        regarding: involved,
+        type: "Warning",
+        reason: "BackOff",
+        note: "Back-off pulling image \"nginx:1.99\"",
+        action: "Pulling",
+        reportingController: "kubelet",
+        reportingInstance: "node-1",
+        eventTime: new Date(5_000).toISOString().replace("Z", "000Z")
+      })
+      yield* TestClock.adjust("17 seconds")
+      const explanation = yield* Manifests.explain([{ apiVersion: "v1", kind: "Pod", name: "web-x" }], {
+        namespace: "default"
+      })
+      assert.strictEqual(explanation[0]?.reason, "ImagePullBackOff")
+      assert.deepStrictEqual(explanation[0]?.events.map((e) => `${e.reason} ${e.source} ${e.ageSeconds}`), [
+        "BackOff kubelet 12",
+        "Failed kubelet 17"
+      ])
+      assert.strictEqual(
+        Manifests.renderExplanation(explanation),
+        [
+          "Pod default/web-x: ImagePullBackOff, Back-off pulling image \"nginx:1.99\"",
+          "  · Warning BackOff (Event, 12 s ago)",
+          "  · Warning Failed: Failed to pull image \"nginx:1.99\": not found (Event, 17 s ago, ×2)"
+        ].join("\n")
+      )
+    }).pipe(Effect.provide(FakeCluster.layer({ controllers: false }))))
 })
