@@ -215,4 +215,33 @@ describe("Manifests.explain on the fake", () => {
         ].join("\n")
       )
     }).pipe(Effect.provide(FakeCluster.layer({ controllers: false }))))
+
+  it.effect("a ready Deployment is four reads however many pods it has: a ready object's Events are not read", () =>
+    Effect.gen(function*() {
+      const cluster = yield* FakeCluster.FakeCluster
+      yield* Manifests.apply([{
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "wide" },
+        spec: {
+          replicas: 20,
+          selector: { matchLabels: { app: "wide" } },
+          template: { metadata: { labels: { app: "wide" } }, spec: { containers: [{ name: "c", image: "nginx" }] } }
+        }
+      }], { namespace: "default" })
+      yield* TestClock.adjust("2 seconds")
+      const before = cluster.requests().length
+      const explanation = yield* Manifests.explain([{ apiVersion: "apps/v1", kind: "Deployment", name: "wide" }], {
+        namespace: "default"
+      })
+      assert.strictEqual(explanation[0]?.status, "Current")
+      assert.strictEqual(find(explanation, "Pod").length, 20)
+      // discovery of the kind, the Deployment, its ReplicaSets, their Pods
+      assert.deepStrictEqual(cluster.requests().slice(before).map((r) => `${r.method} ${r.path}`), [
+        "GET /apis",
+        "GET /apis/apps/v1/namespaces/default/deployments/wide",
+        "GET /apis/apps/v1/namespaces/default/replicasets",
+        "GET /api/v1/namespaces/default/pods"
+      ])
+    }).pipe(Effect.provide(FakeCluster.layer())))
 })

@@ -624,8 +624,9 @@ export interface ExplainedCondition {
 }
 
 /**
- * One recent Event about an object (core v1 Events, which are also events.k8s.io/v1's), as
- * `Manifests.explain` reports it: newest first, with its age when it was read.
+ * One recent Event about an object that is not Current (core v1 Events, which are also
+ * events.k8s.io/v1's), as `Manifests.explain` reports it: Warnings first, then the newest, with its
+ * age when it was read.
  *
  * @since 0.2.0
  * @category models

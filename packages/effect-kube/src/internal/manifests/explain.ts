@@ -374,7 +374,8 @@ const explainObject = (
     const conditions = conditionsOf(object)
     const { reason, summary } = summaryOf(object, conditions, readiness)
     const [events, owned] = yield* Effect.all([
-      eventsOf(object, now),
+      // a ready object's Events say nothing of why: one request fewer per ready Pod (50 of a ready Deployment's 56)
+      readiness.status === "Current" ? Effect.succeed<ReadonlyArray<ExplainedEvent>>([]) : eventsOf(object, now),
       depth < 3 ? childrenOf(object) : Effect.succeed<ReadonlyArray<JsonObject>>([])
     ], { concurrency: 2 })
     const children = yield* Effect.forEach(owned, (child) => explainObject(child, now, depth + 1), { concurrency: 4 })
