@@ -244,4 +244,30 @@ describe("Manifests.explain on the fake", () => {
         "GET /api/v1/namespaces/default/pods"
       ])
     }).pipe(Effect.provide(FakeCluster.layer())))
+
+  it.effect("a Service is explained by its EndpointSlices' endpoints", () =>
+    Effect.gen(function*() {
+      yield* Manifests.apply([
+        {
+          apiVersion: "apps/v1",
+          kind: "Deployment",
+          metadata: { name: "web" },
+          spec: {
+            replicas: 2,
+            selector: { matchLabels: { app: "web" } },
+            template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image: "nginx" }] } }
+          }
+        },
+        { apiVersion: "v1", kind: "Service", metadata: { name: "web" }, spec: { selector: { app: "web" }, ports: [{ port: 80 }] } }
+      ], { namespace: "default" })
+      yield* TestClock.adjust("2 seconds")
+      const explanation = yield* Manifests.explain([{ apiVersion: "v1", kind: "Service", name: "web" }], {
+        namespace: "default"
+      })
+      assert.strictEqual(
+        Manifests.renderExplanation(explanation),
+        "Service default/web: 2/2 endpoint(s) ready\n  ← 1 EndpointSlice ready"
+      )
+      assert.strictEqual(explanation[0]?.children[0]?.summary, "2/2 endpoint(s) ready")
+    }).pipe(Effect.provide(FakeCluster.layer())))
 })

@@ -65,4 +65,55 @@ it.layer(layer, { excludeTestServices: true, timeout: "120 seconds" })("explain"
       assert.include(error.message, "Unschedulable: 0/1 nodes are available")
       assert.notInclude(error.message, "hunter2")
     }), 60_000)
+
+  // the fake has no StatefulSet controller and no volume binding: this walk is shown on the real server only
+  it.effect("a StatefulSet down to its Pod and its claim, a Service to its EndpointSlices", () =>
+    Effect.gen(function*() {
+      const ns = yield* testNamespace("explain-sts")
+      const objects = yield* Manifests.parse(`
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: { name: db }
+spec:
+  replicas: 1
+  serviceName: db
+  selector: { matchLabels: { app: db } }
+  template:
+    metadata: { labels: { app: db } }
+    spec:
+      terminationGracePeriodSeconds: 0
+      containers: [{ name: c, image: busybox, command: ["sh", "-c", "sleep 3600"] }]
+  volumeClaimTemplates:
+    - metadata: { name: data }
+      spec: { accessModes: [ReadWriteOnce], resources: { requests: { storage: 1Gi } } }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: db }
+spec: { selector: { app: db }, ports: [{ port: 80 }] }
+`)
+      yield* Manifests.apply(objects, { namespace: ns, fieldManager: "e2e" })
+      const reached: Scenario = {
+        objects,
+        refs: objects,
+        reached: (e) => {
+          const [set, service] = e
+          return set?.children.some((c) => c.events.some((ev) => ev.reason === "FailedScheduling")) === true &&
+            set.children.some((c) => c.ref.kind === "PersistentVolumeClaim") && service?.children.length === 1
+        }
+      }
+      const explanation = yield* explainWhenReached(reached, ns, Effect.sleep("1 second"), 60)
+      assert.strictEqual(
+        normalise(Manifests.renderExplanation(explanation), ns),
+        [
+          "StatefulSet NS/db: 0/1 ready",
+          "  ← Pod NS/db-0: Unschedulable: 0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims. " +
+          "not found",
+          "      · Warning FailedScheduling (Event, AGE)",
+          "  ← PersistentVolumeClaim NS/data-db-0: Pending",
+          "Service NS/db: 0/0 endpoint(s) ready",
+          "  ← 1 EndpointSlice ready"
+        ].join("\n")
+      )
+    }), 90_000)
 })

@@ -241,6 +241,13 @@ const eventsOf = (object: JsonObject, now: number) => {
 // summaries
 // ---------------------------------------------------------------------------------------------------------------------
 
+/** A Service's endpoints, from its EndpointSlices: ready ones are what it sends traffic to. */
+const endpointsOf = (slices: ReadonlyArray<JsonObject>): string => {
+  const endpoints = slices.flatMap((slice) => objects(slice["endpoints"]))
+  const ready = endpoints.filter((e) => field(e, ["conditions", "ready"]) === true).length
+  return `${ready}/${endpoints.length} endpoint(s) ready`
+}
+
 interface Summary {
   readonly summary: string
   readonly reason?: string | undefined
@@ -348,11 +355,8 @@ const summaryOf = (
         `${int(object, ["status", "failed"])} failed`
       return withFailure(counts, failure(conditions, "Failed"))
     }
-    case "discovery.k8s.io/EndpointSlice": {
-      const endpoints = objects(object["endpoints"])
-      const ready = endpoints.filter((e) => field(e, ["conditions", "ready"]) === true).length
-      return { summary: `${ready}/${endpoints.length} endpoint(s) ready` }
-    }
+    case "discovery.k8s.io/EndpointSlice":
+      return { summary: endpointsOf([object]) }
     case "PersistentVolumeClaim":
       return { summary: text(object, ["status", "phase"]) ?? "Pending" }
     default:
@@ -382,7 +386,9 @@ const explainObject = (
     return {
       ref: refOf(object),
       status: readiness.status,
-      summary,
+      summary: kindKey(object) === "Service" && text(object, ["spec", "type"]) !== "ExternalName" ?
+        endpointsOf(owned) :
+        summary,
       ...(reason === undefined ? {} : { reason }),
       conditions,
       events,
