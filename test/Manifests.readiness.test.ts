@@ -328,7 +328,11 @@ describe("Manifests.status, statusChanges and waitReady", () => {
         const notReady = error as NotReady
         assert.strictEqual(notReady.reason, "Timeout")
         assert.deepStrictEqual(notReady.objects.map((o) => o.ref.name), ["web"])
-        assert.strictEqual(notReady.message, "not ready after 10s: Deployment default/web is InProgress: Replicas: 0/1")
+        // the first line names what is not ready; the rest (the explanation, read as the wait ended) says why
+        const [first, ...why] = notReady.message.split("\n")
+        assert.strictEqual(first, "not ready after 10s: Deployment default/web is InProgress: Replicas: 0/1")
+        assert.deepStrictEqual(why, ["Deployment default/web: 0/1 available"])
+        assert.strictEqual(notReady.explanation?.[0]?.summary, "0/1 available")
       })
     ))
 
@@ -348,8 +352,12 @@ describe("Manifests.status, statusChanges and waitReady", () => {
         assert.instanceOf(error, NotReady)
         assert.strictEqual((error as NotReady).reason, "Failed")
         assert.strictEqual(
-          error.message,
+          error.message.split("\n")[0],
           `an object failed: Job default/migrate is Failed: Job failed (1 failed pod(s)): BackoffLimitExceeded: ${backoff}`
+        )
+        assert.strictEqual(
+          (error as NotReady).explained,
+          `Job default/migrate: 0 succeeded, 0 active, 1 failed, BackoffLimitExceeded: ${backoff}`
         )
 
         cluster.reset()

@@ -611,10 +611,67 @@ export interface ObjectReadiness {
 }
 
 /**
+ * One condition of an object, as `Manifests.explain` reports it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ExplainedCondition {
+  readonly type: string
+  readonly status: string
+  readonly reason: string
+  readonly message: string
+}
+
+/**
+ * One recent Event about an object that is not Current (core v1 Events, which are also
+ * events.k8s.io/v1's), as `Manifests.explain` reports it: Warnings first, then the newest, with its
+ * age when it was read.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ExplainedEvent {
+  /** `Normal` or `Warning`. */
+  readonly type: string
+  readonly reason: string
+  readonly message: string
+  /** How many times it was seen (`count`, or `series.count`); at least 1. */
+  readonly count: number
+  /** Who reported it (`default-scheduler`, `replicaset-controller`, `kubelet`). */
+  readonly source: string
+  /** When it was last seen, as the server wrote it, when it did. */
+  readonly lastSeen?: string | undefined
+  /** Seconds from `lastSeen` to the moment it was read (the Effect Clock's), when known. */
+  readonly ageSeconds?: number | undefined
+}
+
+/**
+ * Why an object is as ready as it is: its readiness (kstatus), a one-line summary a person
+ * reads (`2/3 available`, `Unschedulable: 0/1 nodes are available: ...`), the short reason
+ * when there is one (`ImagePullBackOff`, `Unschedulable`, `FailedCreate`), its conditions, its
+ * recent Events and the same for what it owns (Deployment → ReplicaSets → Pods; Job,
+ * DaemonSet → Pods; StatefulSet → Pods and PVCs; Service → EndpointSlices).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Explanation {
+  readonly ref: ObjectRef
+  readonly status: ObjectReadiness["status"]
+  readonly summary: string
+  readonly reason?: string | undefined
+  readonly conditions: ReadonlyArray<ExplainedCondition>
+  readonly events: ReadonlyArray<ExplainedEvent>
+  readonly children: ReadonlyArray<Explanation>
+}
+
+/**
  * Waiting for a set to be ready ended without every object Current: the time ran out
  * (`"Timeout"`), or an object failed (`"Failed"`, a Job past its backoff limit, a
  * Deployment past its progress deadline, a container crash-looping) while `failFast`
- * was on. Lists each object that is not Current, with its status and why.
+ * was on. Lists each object that is not Current, with its status and why, and then (in `explained`)
+ * why down what they own: their conditions and recent Events.
  *
  * @since 0.2.0
  * @category errors
@@ -625,11 +682,16 @@ export class NotReady extends Data.TaggedError("NotReady")<{
   readonly objects: ReadonlyArray<ObjectReadiness>
   /** The limit, as `Duration.format` writes it, when the time ran out. */
   readonly timeout?: string | undefined
+  /** Why, object by object down what they own, read when the wait ended (see `Manifests.explain`). */
+  readonly explanation?: ReadonlyArray<Explanation> | undefined
+  /** The explanation as `Manifests.renderExplanation` writes it; the message's second part. */
+  readonly explained?: string | undefined
 }> {
   override get message(): string {
     const why = this.reason === "Timeout" ? `not ready after ${this.timeout ?? "the timeout"}` : "an object failed"
     const objects = this.objects.map((o) => `${formatRef(o.ref)} is ${o.status}: ${o.message}`).join("; ")
-    return `${why}: ${objects}`
+    return this.explained === undefined || this.explained === "" ? `${why}: ${objects}` :
+      `${why}: ${objects}\n${this.explained}`
   }
 }
 

@@ -37,6 +37,7 @@ import type {
   ApplyFailed,
   ApplySetError,
   DeleteFailed,
+  Explanation,
   NotReady,
   ObjectReadiness,
   ObjectRef,
@@ -45,6 +46,7 @@ import type {
 } from "./Errors.js"
 import * as applySet from "./internal/manifests/applyset.js"
 import * as diffing from "./internal/manifests/diff.js"
+import * as explaining from "./internal/manifests/explain.js"
 import * as readiness from "./internal/manifests/readiness.js"
 import * as internal from "./internal/manifests/manifests.js"
 import type * as Kube from "./Kube.js"
@@ -536,7 +538,8 @@ export const statusChanges: (
  * with `NotReady` naming each object that is not, with its status and why (the failing
  * condition's message), when `timeout` (default 5 minutes) runs out or, with `failFast`
  * (the default), as soon as one is `Failed`. Polls on the Effect Clock, so a `TestClock`
- * steps through it.
+ * steps through it. The `NotReady` carries why (`explanation`, read once more as the wait ends, see
+ * `explain`), and its message ends with it rendered.
  *
  * @since 0.2.0
  * @category readiness
@@ -545,6 +548,123 @@ export const waitReady: (
   refs: Iterable<ObjectRef | Applicable>,
   options?: WaitOptions
 ) => Effect.Effect<ReadonlyArray<ObjectReadiness>, NotReady | Kube.Error, Kube.Requirements> = readiness.waitReady
+
+/**
+ * Why each object of a set is as ready as it is, as data: reads each object and walks down what it owns
+ * (Deployment → its ReplicaSets, the current one first → their Pods; Job and DaemonSet → Pods;
+ * StatefulSet → Pods and PersistentVolumeClaims; Service → EndpointSlices), and joins to each its kstatus
+ * readiness (as `statusOf`), a one-line summary (`2/3 available`, `1 pod(s) not ready`,
+ * `Unschedulable: 0/1 nodes are available: ...`), its conditions and, when it is not Current, three of its Events
+ * (Warnings first, then the newest; core v1, by `involvedObject.uid`; events.k8s.io/v1 Events are the same objects;
+ * a ready object's are not read, so a ready Deployment of 50 pods is 4 requests, not 56). An Event's age is
+ * read from the Effect Clock, so a `TestClock` pins it. Reads only; an object that does not exist is
+ * `NotFound`, and Events the caller may not list are left out. `renderExplanation` writes it for a person.
+ *
+ * kubectl, cli-utils' kstatus and fabric8 say whether an object is ready; this says why.
+ *
+ * @example
+ * ```ts
+ * import { Console, Effect } from "effect"
+ * import { Deployments, Kube, Manifests } from "effect-kube"
+ * import { FakeCluster } from "@effect-kube/testing"
+ *
+ * const program = Effect.gen(function* () {
+ *   yield* Kube.api(Deployments, { namespace: "default" }).create({
+ *     metadata: { name: "web" },
+ *     spec: {
+ *       replicas: 2,
+ *       selector: { matchLabels: { app: "web" } },
+ *       template: {
+ *         metadata: { labels: { app: "web" } },
+ *         // no node has this label: the pods stay Pending, PodScheduled False
+ *         spec: { nodeSelector: { disk: "ssd" }, containers: [{ name: "c", image: "nginx" }] }
+ *       }
+ *     }
+ *   })
+ *   yield* Effect.sleep("1 second")
+ *   const explanation = yield* Manifests.explain(
+ *     [{ apiVersion: "apps/v1", kind: "Deployment", name: "web" }],
+ *     { namespace: "default" }
+ *   )
+ *   yield* Console.log(Manifests.renderExplanation(explanation))
+ *   // Deployment default/web: 0/2 available
+ *   //   ← ReplicaSet default/web-…: 2 pod(s) not ready
+ *   //     ← Pod default/web-…-…: Unschedulable: 0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. …
+ *   //         · Warning FailedScheduling (Event, 1 s ago)
+ * })
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(FakeCluster.layer())))
+ * ```
+ * @since 0.2.0
+ * @category readiness
+ */
+export const explain: (
+  refs: Iterable<ObjectRef | Applicable>,
+  options?: Options
+) => Effect.Effect<ReadonlyArray<Explanation>, Kube.Error, Kube.Requirements> = explaining.explain
+
+/**
+ * Writes an explanation for a person, one line per object, each under its owner after `← `:
+ * `Kind namespace/name: summary`, and under an object that is not Current its Warning Events
+ * (`· Warning FailedCreate: ... (Event, 12 s ago, ×3)`; the words left out where the summary already
+ * quotes them, as the scheduler's FailedScheduling repeats PodScheduled's). What is ready down to its last child
+ * is counted, not shown (`← 2 Pods ready`). Pure and deterministic: the ages are the explanation's
+ * own (`ages: false` leaves them out, to compare two explanations). Never writes an object's spec, so
+ * no Secret data and no environment value.
+ *
+ * @example
+ * ```ts
+ * import { Manifests } from "effect-kube"
+ *
+ * const text = Manifests.renderExplanation([{
+ *   ref: { apiVersion: "v1", kind: "Pod", namespace: "shop", name: "web-x" },
+ *   status: "InProgress",
+ *   summary: "CrashLoopBackOff, back-off 10s restarting failed container, last exit code 1 (Error)",
+ *   reason: "CrashLoopBackOff",
+ *   conditions: [],
+ *   events: [{ type: "Warning", reason: "BackOff", message: "Back-off restarting failed container", count: 3, source: "kubelet", ageSeconds: 12 }],
+ *   children: []
+ * }])
+ * console.log(text)
+ * // Pod shop/web-x: CrashLoopBackOff, back-off 10s restarting failed container, last exit code 1 (Error)
+ * //   · Warning BackOff: Back-off restarting failed container (Event, 12 s ago, ×3)
+ * ```
+ * @since 0.2.0
+ * @category readiness
+ */
+export const renderExplanation: (
+  explanation: ReadonlyArray<Explanation>,
+  options?: { readonly ages?: boolean | undefined }
+) => string = explaining.render
+
+/**
+ * Explanations of a set while waiting for it (see `explain`): reads the whole tree every `interval`
+ * (default 2 seconds) and emits it when what `renderExplanation` would write changed, ages aside (the first
+ * read always). It ends after the explanation in which every object is Current, and fails with `NotReady`
+ * (carrying the last explanation) when `timeout` (default 5 minutes) runs out.
+ *
+ * It polls rather than watches: the tree's members change as it is walked (a rollout makes a new
+ * ReplicaSet and new Pods), and watching it would take a watch per kind and namespace (ReplicaSets, Pods,
+ * Events, EndpointSlices) held open for the wait, where a poll is a few reads on the Effect Clock, as
+ * `statusChanges` and cli-utils' poller do.
+ *
+ * @example
+ * ```ts
+ * import { Console, Effect, Stream } from "effect"
+ * import { Manifests } from "effect-kube"
+ *
+ * const waitAndSay = (refs: ReadonlyArray<Manifests.Manifest>) =>
+ *   Manifests.explainChanges(refs, { namespace: "shop", timeout: "5 minutes" }).pipe(
+ *     Stream.runForEach((explanation) => Console.log(Manifests.renderExplanation(explanation)))
+ *   )
+ * ```
+ * @since 0.2.0
+ * @category readiness
+ */
+export const explainChanges: (
+  refs: Iterable<ObjectRef | Applicable>,
+  options?: WaitOptions
+) => Stream.Stream<ReadonlyArray<Explanation>, NotReady | Kube.Error, Kube.Requirements> = explaining.explainChanges
 
 /**
  * Reads the live objects of a set (references, or objects as given to `apply`), in

@@ -2,7 +2,8 @@
  * `Manifests.status`, `statusChanges` and `waitReady`: the kstatus readiness of every
  * object of a set, read with one GET per object, and polled on the Effect Clock (as the
  * cli-utils poller does) until every object is Current, one fails, or the time runs out.
- * Reads only: nothing here changes anything, and reads may retry as every GET does.
+ * Reads only: nothing here changes anything, and reads may retry as every GET does. A wait
+ * that ends unready reads the set once more, down what it owns, to say why (explain.ts).
  */
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -15,6 +16,7 @@ import { NotReady, type ObjectRef, type ObjectReadiness } from "../../Errors.js"
 import type * as Kube from "../../Kube.js"
 import type * as Manifests from "../../Manifests.js"
 import * as client from "../client/execute.js"
+import * as explaining from "./explain.js"
 import * as kstatus from "./kstatus.js"
 import * as manifests from "./manifests.js"
 import * as request from "../request/verbs.js"
@@ -82,14 +84,16 @@ export const statusChanges = (
     const deadline = Effect.sleep(timeout).pipe(
       Effect.andThen(Ref.get(latest)),
       Effect.flatMap((statuses) =>
-        Effect.fail(
+        explaining.explainFailure(
+          resolved,
           new NotReady({
             reason: "Timeout",
             objects: notCurrent(statuses),
             timeout: Duration.format(timeout)
           })
         )
-      )
+      ),
+      Effect.flatMap(Effect.fail)
     )
     return polls.pipe(
       // one step per object whose status or message changed since the poll before, then the verdict
@@ -112,7 +116,10 @@ export const statusChanges = (
           case "Change":
             return Effect.succeed(step.readiness)
           case "Failed":
-            return Effect.fail(new NotReady({ reason: "Failed", objects: notCurrent(step.statuses) }))
+            return Effect.flatMap(
+              explaining.explainFailure(resolved, new NotReady({ reason: "Failed", objects: notCurrent(step.statuses) })),
+              Effect.fail
+            )
         }
       }),
       Stream.interruptWhen(deadline)

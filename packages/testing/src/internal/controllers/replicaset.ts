@@ -2,16 +2,18 @@
  * The ReplicaSet controller: as many active pods as `replicas` (created from the
  * template, deleted in the controller's order), orphans matching the selector adopted,
  * and the status (`replicas`, `fullyLabeledReplicas`, `readyReplicas`,
- * `availableReplicas` after `minReadySeconds`, `observedGeneration`).
+ * `availableReplicas` after `minReadySeconds`, `observedGeneration`); a create a pod-count
+ * ResourceQuota refuses is a FailedCreate Event and the ReplicaFailure condition, as on a cluster.
  *
  * @internal
  */
-import { isObject, type JsonObject } from "../store/json.js"
+import { isObject, type JsonObject, randomSuffix } from "../store/json.js"
 import type { KindInfo } from "../store/kinds.js"
 import type { FakeState } from "../store/state.js"
 import type { Entry } from "../store/store.js"
 import {
   builtinKind,
+  conditionOf,
   controllerOf,
   createObject,
   editObject,
@@ -23,12 +25,15 @@ import {
   isUsableSelector,
   labelsOf,
   removeObject,
-  selectorMatches
+  selectorMatches,
+  setCondition
 } from "./api.js"
+import { recordEvent } from "./events.js"
 import {
   claimPods,
   deletionOrder,
   isActive,
+  isFinished,
   isReady,
   podFromTemplate,
   podKind,
@@ -71,6 +76,33 @@ const podChanged = (state: FakeState, queue: WorkQueue, pod: Entry): void => {
   }
 }
 
+/** How long until the controller tries a create the quota refused again (its rate limiter's back-off, flattened). */
+const quotaRetryMs = 10_000
+
+/**
+ * The quota admission's answer to the controller's create of one more pod, in kube-apiserver's words, when a
+ * ResourceQuota of the namespace limits the count of pods (`pods` or `count/pods`) and it is used up; only the
+ * controller's creates are checked (the fake's API does not enforce ResourceQuota).
+ */
+const quotaRefusal = (state: FakeState, namespace: string, pod: JsonObject): string | undefined => {
+  const quotas = entriesOf(state, builtinKind(state, "", "v1", "resourcequotas"), namespace)
+  if (quotas.length === 0) return undefined
+  // as the pod evaluator: a pod in a terminal phase uses no quota
+  const used = entriesOf(state, podKind(state), namespace).filter((p) => !isFinished(p.obj)).length
+  for (const quota of quotas) {
+    const hard = isObject(quota.obj.spec) && isObject(quota.obj.spec.hard) ? quota.obj.spec.hard : {}
+    for (const resource of ["pods", "count/pods"]) {
+      const limit = Number(hard[resource])
+      if (hard[resource] === undefined || !Number.isInteger(limit) || used + 1 <= limit) continue
+      const metadata = isObject(pod.metadata) ? pod.metadata : {}
+      const name = typeof metadata.name === "string" ? metadata.name : `${String(metadata.generateName ?? "")}${randomSuffix()}`
+      return `pods "${name}" is forbidden: exceeded quota: ${quota.name}, requested: ${resource}=1, ` +
+        `used: ${resource}=${used}, limited: ${resource}=${limit}`
+    }
+  }
+  return undefined
+}
+
 const sync = (state: FakeState, key: string, queue: WorkQueue): void => {
   const { name, namespace } = splitKey(key)
   const kind = replicaSetKind(state)
@@ -82,6 +114,7 @@ const sync = (state: FakeState, key: string, queue: WorkQueue): void => {
   const replicas = typeof spec.replicas === "number" ? spec.replicas : 1
   const minReadySeconds = typeof spec.minReadySeconds === "number" ? spec.minReadySeconds : 0
   let active = claimPods(state, rs, selector).filter(isActive)
+  let createError: string | undefined
   // pods its selector would not select (a template the API server's validation refuses) it would release as made
   const ownsWhatItMakes = selectorMatches(selector, templateLabelsOf(spec.template))
   if (!isDeleting(rs)) {
@@ -89,7 +122,20 @@ const sync = (state: FakeState, key: string, queue: WorkQueue): void => {
     if (diff < 0 && ownsWhatItMakes) {
       const created: Array<Entry> = []
       for (let i = 0; i < Math.min(-diff, burst); i++) {
-        const pod = createObject(state, podKind(state), podFromTemplate(rs, spec.template))
+        const template = podFromTemplate(rs, spec.template)
+        const refused = quotaRefusal(state, namespace, template)
+        if (refused !== undefined) {
+          // as the controller's create refused by the quota admission: an Event, the condition, a retry later
+          createError = refused
+          recordEvent(state, rs, { component: "replicaset-controller" }, {
+            type: "Warning",
+            reason: "FailedCreate",
+            message: `Error creating: ${refused}`
+          })
+          queue.addAfter(key, quotaRetryMs)
+          break
+        }
+        const pod = createObject(state, podKind(state), template)
         if (pod !== undefined) created.push(pod)
       }
       active = [...active, ...created]
@@ -120,13 +166,23 @@ const sync = (state: FakeState, key: string, queue: WorkQueue): void => {
   if (latest === undefined || latest.uid !== rs.uid) return
   editObject(state, kind, latest, (draft) => {
     const old = isObject(draft.status) ? draft.status : {}
+    // ReplicaFailure: set with the first failed create's words, gone after a sync whose creates all went through
+    const kept: JsonObject = {
+      conditions: (Array.isArray(old.conditions) ? old.conditions : []).filter((c) =>
+        createError !== undefined || !isObject(c) || c.type !== "ReplicaFailure"
+      )
+    }
+    if (createError !== undefined && conditionOf(kept, "ReplicaFailure") === undefined) {
+      setCondition(kept, { type: "ReplicaFailure", status: "True", reason: "FailedCreate", message: createError }, state.now())
+    }
+    const conditions = kept.conditions as Array<unknown>
     draft.status = {
       replicas: pods.length,
       ...(fullyLabeled > 0 ? { fullyLabeledReplicas: fullyLabeled } : {}),
       ...(ready > 0 ? { readyReplicas: ready } : {}),
       ...(available > 0 ? { availableReplicas: available } : {}),
       observedGeneration: latest.generation,
-      ...(Array.isArray(old.conditions) && old.conditions.length > 0 ? { conditions: old.conditions } : {})
+      ...(conditions.length > 0 ? { conditions } : {})
     }
   })
 }

@@ -31,6 +31,7 @@ import {
   setCondition,
   updateObject
 } from "../controllers/api.js"
+import { recordEvent } from "../controllers/events.js"
 import { keyFor, splitKey, WorkQueue } from "../controllers/queue.js"
 
 /** The kubelet's settings with the defaults filled in. @internal */
@@ -268,8 +269,10 @@ const toleratesUnschedulable = (pod: JsonObject): boolean => {
 
 /**
  * Binds pods to the node, as the default scheduler's Binding does; not while the node is
- * cordoned (`spec.unschedulable`, its NodeUnschedulable plugin), where a pod stays Pending
- * with PodScheduled False until the node is schedulable again. @internal
+ * cordoned (`spec.unschedulable`, its NodeUnschedulable plugin) or lacks a label of the pod's
+ * `nodeSelector` (its NodeAffinity plugin), where a pod stays Pending with PodScheduled False
+ * (reason Unschedulable) and a Warning FailedScheduling Event in the scheduler's words, until
+ * the node is schedulable again. @internal
  */
 export const installScheduler = (state: FakeState, nodeName: string): void => {
   const podsKind = podKind(state)
@@ -278,15 +281,30 @@ export const installScheduler = (state: FakeState, nodeName: string): void => {
     const node = entryOf(state, nodeKind, "", nodeName)
     return node !== undefined && specOf(node.obj).unschedulable === true
   }
+  const nodeSelected = (pod: JsonObject): boolean => {
+    // its NodeAffinity plugin: every label of spec.nodeSelector on the node (required node affinity is not modelled)
+    const selector = specOf(pod).nodeSelector
+    if (!isObject(selector)) return true
+    const node = entryOf(state, nodeKind, "", nodeName)
+    const labels = node !== undefined && isObject(node.obj.metadata) && isObject(node.obj.metadata.labels) ?
+      node.obj.metadata.labels :
+      {}
+    return Object.entries(selector).every(([key, value]) => labels[key] === value)
+  }
   const queue = new WorkQueue(state, (key) => {
     const { name, namespace } = splitKey(key)
     const pod = entryOf(state, podsKind, namespace, name)
     if (pod === undefined || !wantsScheduling(pod)) return
     const draft = pod.statusCopy()
-    if (cordoned() && !toleratesUnschedulable(pod.obj)) {
-      // the real scheduler's words for a one-node cluster
-      const message = "0/1 nodes are available: 1 node(s) were unschedulable. preemption: 0/1 nodes are available: " +
-        "1 Preemption is not helpful for scheduling."
+    // the real scheduler's words for a one-node cluster
+    const message = cordoned() && !toleratesUnschedulable(pod.obj) ?
+      "0/1 nodes are available: 1 node(s) were unschedulable. preemption: 0/1 nodes are available: " +
+        "1 Preemption is not helpful for scheduling." :
+      !nodeSelected(pod.obj) ?
+      "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. no new claims to deallocate, " +
+        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling." :
+      undefined
+    if (message !== undefined) {
       const current = isObject(pod.obj.status) && Array.isArray(pod.obj.status.conditions)
         ? pod.obj.status.conditions.find((c) => isObject(c) && c.type === "PodScheduled")
         : undefined
@@ -294,7 +312,13 @@ export const installScheduler = (state: FakeState, nodeName: string): void => {
       setCondition(child(draft, "status"), { type: "PodScheduled", status: "False", reason: "Unschedulable", message }, state.now(), {
         lastProbeTime: true
       })
-      updateObject(state, podsKind, pod, draft, { keepGeneration: true })
+      const updated = updateObject(state, podsKind, pod, draft, { keepGeneration: true })
+      // as the scheduler's events.k8s.io recorder: one FailedScheduling per attempt that did not bind
+      recordEvent(state, updated, { component: "default-scheduler", action: "Scheduling" }, {
+        type: "Warning",
+        reason: "FailedScheduling",
+        message
+      })
       return
     }
     // the binding sets only spec.nodeName: the spec's parts are the stored ones, not copies
@@ -305,7 +329,7 @@ export const installScheduler = (state: FakeState, nodeName: string): void => {
   state.onWrite((kind, entry, prev) => {
     if (kind.group !== "" || isSeed(entry, prev)) return
     if (kind.plural === "pods" && wantsScheduling(entry)) queue.add(keyFor(entry.namespace, entry.name))
-    // uncordoned: the pods left pending are tried again
+    // uncordoned (or relabelled): the pods left pending are tried again
     if (kind.plural === "nodes" && entry.name === nodeName && specOf(entry.obj).unschedulable !== true) {
       for (const pod of entriesOf(state, podsKind, undefined)) {
         if (wantsScheduling(pod)) queue.add(keyFor(pod.namespace, pod.name))
