@@ -94,9 +94,16 @@ const listingSlowly = Effect.gen(function*() {
     }
     setTimeout(async () => {
       const response = await cluster.handle(new Request(url, { method: req.method ?? "GET", headers }))
-      res.writeHead(response.status, Object.fromEntries(response.headers))
-      if (response.body === null) return res.end()
-      for await (const chunk of response.body) res.write(chunk)
+      const answer: Record<string, string> = {}
+      response.headers.forEach((value, name) => {
+        answer[name] = value
+      })
+      res.writeHead(response.status, answer)
+      // streamed as it comes: the watch after the listing stays open
+      const reader = response.body?.getReader()
+      for (let chunk = await reader?.read(); chunk !== undefined && !chunk.done; chunk = await reader!.read()) {
+        res.write(chunk.value)
+      }
       res.end()
     }, hold.pages && url.searchParams.has("continue") ? 300 : 0)
   })
