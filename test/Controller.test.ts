@@ -69,6 +69,61 @@ const recorder = () => {
   }
 }
 
+/** A server without watch-lists: listings come in pages of 500. */
+const pagedFake = Layer.merge(
+  FakeCluster.layer({
+    ...apiServerOnly,
+    features: { watchList: false },
+    objects: Array.from({ length: 1200 }, (_, i) => cm(`cm-${i}`, { v: "0" }))
+  }),
+  noRetries
+)
+
+/**
+ * The fake on real HTTP (loopback, the Node transport), holding every page of a listing after the first for 300 ms,
+ * while `hold.pages`, and a controller on it that records the values of `data.v` each object was reconciled at.
+ */
+const listingSlowly = Effect.gen(function*() {
+  const hold = { pages: true }
+  const cluster = yield* FakeCluster.FakeCluster
+  const server = yield* Loopback.serve((req, res) => {
+    const url = new URL(req.url ?? "/", cluster.url)
+    const headers = new Headers()
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (typeof value === "string") headers.set(name, value)
+    }
+    setTimeout(async () => {
+      const response = await cluster.handle(new Request(url, { method: req.method ?? "GET", headers }))
+      const answer: Record<string, string> = {}
+      response.headers.forEach((value, name) => {
+        answer[name] = value
+      })
+      res.writeHead(response.status, answer)
+      // streamed as it comes: the watch after the listing stays open
+      const reader = response.body?.getReader()
+      for (let chunk = await reader?.read(); chunk !== undefined && !chunk.done; chunk = await reader!.read()) {
+        res.write(chunk.value)
+      }
+      res.end()
+    }, hold.pages && url.searchParams.has("continue") ? 300 : 0)
+  })
+  const seen = new Map<string, Set<string>>()
+  const controller = Controller.make({
+    name: "test/listing",
+    api: configMaps,
+    concurrency: 4,
+    reconcile: (object: ConfigMap) =>
+      Effect.sync(() => {
+        const name = object.metadata!.name!
+        const values = seen.get(name) ?? new Set<string>()
+        values.add(object.data?.["v"] ?? "")
+        seen.set(name, values)
+        return Controller.done
+      })
+  })
+  return { hold, seen, run: Controller.run(controller).pipe(Effect.provide(Loopback.layer(server.url))) }
+})
+
 describe("Controller", () => {
   it.live("never runs a key twice at once, coalesces triggers, and runs at most `concurrency` reconciles", () =>
     Effect.gen(function*() {
@@ -111,6 +166,38 @@ describe("Controller", () => {
       for (const k of ["b", "c", "d", "e", "f"]) assert.isAtMost(rec.count(k), 7, k)
       yield* Fiber.interrupt(fiber)
     }).pipe(Effect.provide(fake(["a", "b", "c", "d", "e", "f"].map((n) => cm(n))))))
+
+  it.live("a listing's keys run once it is in the store: a key a worker takes before InitDone is not lost", () =>
+    Effect.gen(function*() {
+      // The store swaps a listing in whole at InitDone. Its keys used to be enqueued as they came: a worker that took
+      // one while the next page was on its way read a store without the object, and the key never ran again
+      const { seen, run } = yield* listingSlowly
+      const fiber = yield* Effect.forkChild(run)
+      yield* until(() => seen.size === 1200, "every object reconciled")
+      for (let i = 0; i < 1200; i++) assert.isTrue(seen.get(`cm-${i}`)?.has("0"), `cm-${i}`)
+      yield* Fiber.interrupt(fiber)
+    }).pipe(Effect.provide(pagedFake)))
+
+  it.live("a re-list's keys run at the listed state, not the one the store had before it", () =>
+    Effect.gen(function*() {
+      // the same on a re-list: a worker read the object as it was before it, and the change the listing brought was
+      // never reconciled
+      const cluster = yield* FakeCluster.FakeCluster
+      const { hold, seen, run } = yield* listingSlowly
+      hold.pages = false
+      const fiber = yield* Effect.forkChild(run)
+      const reconciledAt = (v: string) => () => Array.from({ length: 10 }, (_, i) => seen.get(`cm-${i}`)?.has(v)).every(Boolean)
+      // live changes first: the watch is on, its events reconciled
+      yield* until(() => seen.size > 0, "the controller running")
+      for (let i = 0; i < 10; i++) cluster.update(ref(`cm-${i}`), { data: { v: "live" } })
+      yield* until(reconciledAt("live"), "the live changes reconciled")
+      hold.pages = true
+      // the watch ends with a 410 before these changes reach it: only the re-list brings them
+      cluster.expireWatches()
+      for (let i = 0; i < 10; i++) cluster.update(ref(`cm-${i}`), { data: { v: "1" } })
+      yield* until(reconciledAt("1"), "the re-listed changes reconciled")
+      yield* Fiber.interrupt(fiber)
+    }).pipe(Effect.provide(pagedFake)))
 
   it.effect("a failing key backs off exponentially from 5 ms, per key; a success resets it", () =>
     Effect.gen(function*() {

@@ -49,7 +49,10 @@ export interface Options extends Kube.Selectors {
  * One subscription to a shared informer: the shared store and this subscriber's event
  * stream. The stream starts with `Init`, `InitApply` for every object known so far and
  * `InitDone` (unless the first listing is still under way), then follows the watch. It
- * fails when the watcher fails with an error it does not retry.
+ * fails when the watcher fails with an error it does not retry. A listing reaches the store
+ * whole at its `InitDone`: until then the store holds what it held before it (nothing, the
+ * first time), so a subscriber that reads the store for an `InitApply` waits for `InitDone`,
+ * as `Controller` does.
  *
  * @since 0.1.0
  * @category models

@@ -127,12 +127,33 @@ export const run = <A, E, R>(
       updateDepth()
     }
 
-    // primary triggers: every listed or changed object; deletions only through finalizers
+    // primary triggers: every listed or changed object; deletions only through finalizers. A listing's keys wait for
+    // its InitDone: the store swaps a listing in whole at InitDone, so a worker that took a key before would read the
+    // store without the object (the first listing) or at its state before the listing (a re-list), and nothing would
+    // run the key again. client-go's handlers likewise hear of a listing's objects once they are in the indexer.
+    let listed: Set<string> | undefined = undefined
     yield* FiberSet.run(
       fibers,
       Stream.runForEach(primary.events, (event) =>
         Effect.sync(() => {
-          if (event._tag === "InitApply" || event._tag === "Apply") enqueue(InformersInternal.keyOf(event.object))
+          switch (event._tag) {
+            case "Init":
+              listed = new Set()
+              return
+            case "InitApply":
+              if (listed !== undefined) listed.add(InformersInternal.keyOf(event.object))
+              else enqueue(InformersInternal.keyOf(event.object))
+              return
+            case "InitDone": {
+              const keys = listed ?? new Set<string>()
+              listed = undefined
+              for (const key of keys) enqueue(key)
+              return
+            }
+            case "Apply":
+              enqueue(InformersInternal.keyOf(event.object))
+              return
+          }
         }))
     )
 
