@@ -12,6 +12,9 @@
  * Clients: `effect-kube` (`reflector()`), `effect-kube-transform` (`reflector({ transform:
  * Watcher.dropManagedFields })`), `client-node` (2.x `makeInformer`: no transform),
  * `floor` (the list parsed into a Map) and `floor-transform` (the same, managedFields deleted).
+ * The base (the RSS once the client's modules are loaded, before the first request) is reported
+ * beside the RSS: under tsx it is about 140 MiB for effect-kube (from its build under tsx, 130;
+ * from its build under plain node, about 100), which both modes carry alike.
  */
 import * as Fs from "node:fs"
 import * as Https from "node:https"
