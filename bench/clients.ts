@@ -11,8 +11,9 @@
  * newline) to the caller. effect-kube is consumed as its users write it: a watch with
  * `Stream.runForEach`. A follow goes one of two ways (`via`), which only effect-kube tells
  * apart: `lines` takes its lines from `logStream` with `Stream.runForEach`, `bytes` takes the
- * byte chunks of `logBytes` (with `Stream.runForEachWhile`) and cuts them itself, as the
- * floor and client-node's `Log` (a Writable) always do.
+ * byte chunks of `logBytes` (with `Stream.runForEachWhile`) and counts their newline bytes,
+ * decoding nothing, as the floor and client-node's `Log` (a Writable) then do too: `bytes` is
+ * the byte-counting floor, the least a follow can do, that `lines` is measured against.
  */
 import * as k8s from "@kubernetes/client-node"
 import * as Effect from "effect/Effect"
@@ -27,6 +28,25 @@ import * as Kube from "../packages/effect-kube/src/Kube.js"
 import * as KubeConfig from "../packages/effect-kube/src/KubeConfig.js"
 import * as NodeKube from "../packages/effect-kube/src/NodeKube.js"
 import { Pods } from "../packages/effect-kube/src/resources/index.js"
+
+/**
+ * What `onLine` is called with, once per newline byte, by a follow `via: "bytes"`: the bytes are
+ * counted, not decoded, so there is no line to hand on.
+ */
+export const countedLine = "(a line, counted by its newline byte)"
+
+/** The newline bytes of `bytes` (memchr, by `Buffer.indexOf`), at most `max`; calls `onLine` for each. */
+const countLines = (bytes: Uint8Array, max: number, onLine: (line: string) => void): number => {
+  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  let seen = 0
+  let at = 0
+  while (seen < max && (at = buffer.indexOf(10, at)) !== -1) {
+    onLine(countedLine)
+    seen++
+    at++
+  }
+  return seen
+}
 
 /** Where the server is and how to reach it (the kubeconfig says the same). */
 export interface Target {
@@ -61,7 +81,10 @@ export interface Client {
     count: number,
     onEvent: (type: string, object: unknown) => void
   ) => Promise<void>
-  /** Follows container `app` of a pod's log, calling `onLine` with each line until `count` lines. */
+  /**
+   * Follows container `app` of a pod's log, calling `onLine` with each line until `count` lines
+   * (`via: "bytes"`: with `countedLine` for each newline byte, nothing decoded).
+   */
   readonly follow: (
     namespace: string,
     name: string,
@@ -126,6 +149,19 @@ const floor = (target: Target): Client => {
     }
   }
 
+  /** Counts the newline bytes of the body until `count`; then drops the connection. */
+  const counted = async (path: string, count: number, onLine: (line: string) => void): Promise<void> => {
+    const res = await request(path)
+    let seen = 0
+    for await (const chunk of res) {
+      seen += countLines(chunk as Buffer, count - seen, onLine)
+      if (seen >= count) {
+        res.destroy()
+        return
+      }
+    }
+  }
+
   return {
     init: async () => {},
     listAll: async (namespace, pageSize) => {
@@ -154,9 +190,11 @@ const floor = (target: Target): Client => {
         }
       )
     },
-    follow: (namespace, name, count, _via, onLine) => {
+    follow: (namespace, name, count, via, onLine) => {
+      const path = `/api/v1/namespaces/${namespace}/pods/${name}/log?follow=true&container=app`
+      if (via === "bytes") return counted(path, count, onLine)
       let seen = 0
-      return lines(`/api/v1/namespaces/${namespace}/pods/${name}/log?follow=true&container=app`, (line) => {
+      return lines(path, (line) => {
         onLine(line)
         return ++seen < count
       })
@@ -227,21 +265,11 @@ const effectKube = (target: Target, http2: boolean): Client => {
           )
           : Effect.suspend(() => {
             let seen = 0
-            let pending = ""
-            const decoder = new StringDecoder("utf8")
             return api(namespace).logBytes(name, { container: "app" }).pipe(
               Stream.runForEachWhile((bytes) =>
                 Effect.sync(() => {
-                  const text = pending + decoder.write(bytes as Buffer)
-                  let start = 0
-                  let newline: number
-                  while ((newline = text.indexOf("\n", start)) !== -1) {
-                    onLine(text.slice(start, newline))
-                    start = newline + 1
-                    if (++seen >= count) return false
-                  }
-                  pending = text.slice(start)
-                  return true
+                  seen += countLines(bytes, count - seen, onLine)
+                  return seen < count
                 })
               )
             )
@@ -306,7 +334,7 @@ const clientNode = (target: Target): Client => {
           if (finished) c.abort()
         }, reject)
       }),
-    follow: (namespace, name, count, _via, onLine) =>
+    follow: (namespace, name, count, via, onLine) =>
       new Promise<void>((resolve, reject) => {
         let seen = 0
         let pending = ""
@@ -322,6 +350,11 @@ const clientNode = (target: Target): Client => {
           decodeStrings: false,
           write(chunk: Buffer | string, _encoding, callback) {
             if (finished) return callback()
+            if (via === "bytes" && typeof chunk !== "string") {
+              seen += countLines(chunk, count - seen, onLine)
+              if (seen >= count) done()
+              return callback()
+            }
             const text = pending + (typeof chunk === "string" ? chunk : decoder.write(chunk))
             let start = 0
             let newline: number

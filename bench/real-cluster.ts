@@ -63,6 +63,8 @@ export const readCredentials = (kubeconfig: string): Credentials => {
 /** A running cluster of our own, and how to stop it (SIGTERM: `up` stops its pieces and removes its folder). */
 export interface Cluster {
   readonly kubeconfig: string
+  /** The pid of `kube-cluster up` (its pieces are its children: `piecePid` finds them). */
+  readonly pid: number
   readonly startMs: number
   readonly stop: () => Promise<void>
 }
@@ -110,12 +112,41 @@ export const startCluster = (timeoutMs = 120_000): Promise<Cluster> =>
       if (line !== undefined && !settled) {
         settled = true
         clearTimeout(timer)
-        resolve({ kubeconfig: line.slice("KUBECONFIG=".length), startMs: performance.now() - began, stop })
+        resolve({ kubeconfig: line.slice("KUBECONFIG=".length), pid: up.pid!, startMs: performance.now() - began, stop })
       }
     })
     up.on("error", (e) => fail(new Error(`bench: cannot start ${bin}: ${e.message}`)))
     up.on("exit", (code, signal) => fail(new Error(`bench: the cluster exited (${signal ?? code}): ${stderr.trim()}`)))
   })
+
+/**
+ * The pid of a piece of our cluster (`apiserver`, `etcd`): the child of `kube-cluster up` (pid
+ * `upPid`) whose command line is `kube-cluster <piece> …`, so another cluster on the machine is
+ * never read. Linux only (/proc); `undefined` when there is none.
+ */
+export const piecePid = (upPid: number, piece: string): number | undefined => {
+  for (const entry of Fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = Fs.readFileSync(`/proc/${entry}/stat`, "utf8")
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+      if (ppid !== upPid) continue
+      const args = Fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0")
+      if (args[1] === piece) return Number(entry)
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return undefined
+}
+
+/** The CPU time (user + system, ms) a process has used so far, from /proc/<pid>/stat (clock ticks of 10 ms). */
+export const processCpuMs = (pid: number): number => {
+  const stat = Fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  // utime and stime are the 14th and 15th fields of stat, the 12th and 13th after the command
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
 
 /** One HTTP/2 session to the apiserver with the kubeconfig's credentials, for the writes that prepare the bench. */
 export const adminSession = (credentials: Credentials) => {

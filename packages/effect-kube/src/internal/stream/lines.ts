@@ -11,7 +11,7 @@ import * as Stream from "effect/Stream"
 import type { BodyDecoder } from "./body.js"
 
 interface NodeBuffer {
-  toString(encoding: "utf8"): string
+  toString(encoding: "utf8", start?: number, end?: number): string
 }
 
 interface NodeBufferConstructor {
@@ -22,20 +22,23 @@ interface NodeBufferConstructor {
 const NodeBuffer = (globalThis as { readonly Buffer?: NodeBufferConstructor }).Buffer
 
 /**
- * Decodes complete UTF-8 (invalid sequences become U+FFFD). Where the runtime has Node's
- * `Buffer` (Node, Bun) it decodes: its UTF-8 path is faster than `TextDecoder`'s, which a
- * watch of tens of thousands of events per second pays on every byte.
+ * Decodes the complete UTF-8 of `bytes` from `start` to `end` (invalid sequences become
+ * U+FFFD). Where the runtime has Node's `Buffer` (Node, Bun) it decodes the range in place,
+ * without a view of it (a Buffer's `subarray` costs more than a line's decoding): its UTF-8
+ * path is faster than `TextDecoder`'s, which a watch of tens of thousands of events per second
+ * and a followed log of hundreds of thousands of lines pay on every byte.
  */
-const utf8: (bytes: Uint8Array) => string = NodeBuffer !== undefined
-  ? (bytes) =>
-    (NodeBuffer.isBuffer(bytes)
-      ? bytes as unknown as NodeBuffer
-      : NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
-      .toString("utf8")
+const utf8Range: (bytes: Uint8Array, start: number, end: number) => string = NodeBuffer !== undefined
+  ? (bytes, start, end) =>
+    NodeBuffer.isBuffer(bytes)
+      ? (bytes as unknown as NodeBuffer).toString("utf8", start, end)
+      : NodeBuffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString("utf8")
   : (() => {
     const decoder = new TextDecoder("utf-8", { ignoreBOM: true })
-    return (bytes) => decoder.decode(bytes)
+    return (bytes, start, end) => decoder.decode(bytes.subarray(start, end))
   })()
+
+const utf8 = (bytes: Uint8Array): string => utf8Range(bytes, 0, bytes.length)
 
 /** A chunk shorter than this is copied into a slab rather than kept as it came. */
 const smallChunk = 4096
@@ -106,6 +109,19 @@ export class ByteRuns {
     return out
   }
 
+  /**
+   * The bytes held when they are one run (the common case: the tail of one chunk), as a view
+   * that is valid until the next `push` (decode it at once), and holds nothing after; else
+   * `undefined`, and the bytes are still held.
+   */
+  takeRun(): Uint8Array | undefined {
+    this.seal()
+    if (this.parts.length !== 1) return undefined
+    const run = this.parts[0]!
+    this.clear()
+    return run
+  }
+
   /** Lets go of what is held (the slab is kept, for the next bytes). */
   clear(): void {
     this.parts = []
@@ -145,7 +161,12 @@ export class LineDecoder {
     private readonly maxLineBytes: number = Number.POSITIVE_INFINITY
   ) {}
 
-  /** Appends the lines completed by `bytes` to `out`, without their line ending. */
+  /**
+   * Appends the lines completed by `bytes` to `out`, without their line ending. The chunk is
+   * decoded in place from its first whole line to its last newline, once; only a line begun
+   * in earlier chunks is put together from bytes (its kept bytes and the chunk's up to its
+   * first newline), so a chunk is never copied to join what came before it.
+   */
   push(bytes: Uint8Array, out: Array<string>): void {
     if (this.overflowed) return
     const last = bytes.lastIndexOf(10)
@@ -153,19 +174,33 @@ export class LineDecoder {
       this.keep(bytes)
       return
     }
-    let text = utf8(this.rest.length === 0 ? bytes.subarray(0, last) : this.rest.take(bytes.subarray(0, last)))
-    if (last + 1 < bytes.length) this.keep(bytes.subarray(last + 1))
-    text = this.unmarked(text)
     const max = this.maxLineBytes
-    let start = 0
-    let newline: number
-    while ((newline = text.indexOf("\n", start)) !== -1) {
-      if (newline - start > max) return this.overflow()
-      this.emit(text.slice(start, newline), out)
-      start = newline + 1
+    let from = 0
+    if (this.rest.length > 0) {
+      const first = bytes.indexOf(10)
+      // kept bytes that end on a character's end (an ASCII byte last) are decoded where they are,
+      // and the chunk's start where it is; else they are joined first, a character split between them
+      const run = this.rest.takeRun()
+      const line = run !== undefined && run[run.length - 1]! < 0x80
+        ? this.unmarked(utf8(run)) + utf8Range(bytes, 0, first)
+        : this.unmarked(utf8(run !== undefined ? concatBytes([run, bytes.subarray(0, first)]) : this.rest.take(bytes.subarray(0, first))))
+      if (line.length > max) return this.overflow()
+      this.emit(line, out)
+      from = first + 1
     }
-    if (text.length - start > max) return this.overflow()
-    this.emit(start === 0 ? text : text.slice(start), out)
+    if (from <= last) {
+      const text = this.unmarked(utf8Range(bytes, from, last))
+      let start = 0
+      let newline: number
+      while ((newline = text.indexOf("\n", start)) !== -1) {
+        if (newline - start > max) return this.overflow()
+        this.emit(text.slice(start, newline), out)
+        start = newline + 1
+      }
+      if (text.length - start > max) return this.overflow()
+      this.emit(start === 0 ? text : text.slice(start), out)
+    }
+    if (last + 1 < bytes.length) this.keep(bytes.subarray(last + 1))
   }
 
   private overflow(): void {
