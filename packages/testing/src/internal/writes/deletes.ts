@@ -13,7 +13,7 @@ import { rfc3339 } from "../store/clock.js"
 import { json, type RawRequest, type RawResponse, readBody } from "../serve/http.js"
 import { isObject, type JsonObject } from "../store/json.js"
 import { apiVersionOf, type KindInfo } from "../store/kinds.js"
-import { listJson, matchers } from "../reads/reads.js"
+import { listItemJson, listJson, matchers } from "../reads/reads.js"
 import { type FakeState, hasFinalizers, type Route } from "../store/state.js"
 import * as Status from "../serve/statusBodies.js"
 import { Entry } from "../store/store.js"
@@ -374,7 +374,7 @@ export const deleteCollection = async (
     checkImmortal(route.kind, current)
     checkPreconditions(route.kind, current, options)
     // the answer lists the objects as they were found, as the registry's DeleteCollection does
-    items.push(state.jsonIn(current, route.kind, route.version))
+    items.push(listItemJson(route.kind, state.jsonIn(current, route.kind, route.version)))
     deleteObject(state, route.kind, current, options)
   }
   const apiVersion = apiVersionOf(route.kind.group, route.version)
