@@ -25,6 +25,7 @@ import { type Entry, keyOf } from "../store/store.js"
 import type { FakeObject, ObjectRef } from "../types.js"
 import * as Validation from "../validation/index.js"
 import * as Generation from "./generation.js"
+import * as Volumes from "./volumes.js"
 import * as Pods from "../validation/pods.js"
 import * as Schema from "../validation/schema.js"
 
@@ -258,6 +259,8 @@ export const commit = (
   const name = route.name ?? (candidate.metadata as JsonObject).name as string
   const obj = candidate
   if (prev !== undefined && Validation.hasGeneration(kind)) Generation.update(kind, prev.obj, obj)
+  Volumes.phaseTransition(kind, prev?.obj, obj, state.now())
+  if (prev === undefined) Volumes.admitCreate(state, kind, obj)
   const warnings = state.admit({
     route: { ...route, name },
     operation: prev === undefined ? "CREATE" : "UPDATE",
