@@ -46,10 +46,9 @@ export const outOfScope: ReadonlyArray<OutOfScope> = [
     reason: "a deleted PersistentVolumeClaim or PersistentVolume stays, terminating, until its protection controller lets the kubernetes.io/pvc-protection (pv-protection) finalizer go, at its own pace (20 to 100 ms on the real server, 100 ms on the fake): a GET right after the DELETE sees it terminating or a 404, with the finalizer or without"
   },
   {
-    scenarios: /^CustomResourceDefinition delete$/,
-    paths: /./,
-    reason: "a deleted CRD stays, terminating, until the CRD cleanup controller has removed its custom objects and lets the customresourcecleanup.apiextensions.k8s.io finalizer go (a GET right after the DELETE sees it or a 404, by the real server's pace); the fake deletes it at once",
-    open: true
+    scenarios: /^CustomResourceDefinition (delete|finalizer)$/,
+    paths: /^\/2\//,
+    reason: "a deleted CRD stays, terminating, until the CRD cleanup controller has removed its custom objects and lets the customresourcecleanup.apiextensions.k8s.io finalizer go, at its own pace (a few to 150 ms on the real server, 100 ms on the fake): a GET right after the DELETE sees it with the finalizer, without it, or a 404"
   },
   {
     scenarios: /^Pod update$/,

@@ -832,6 +832,7 @@ describe("discovery", () => {
       assert.strictEqual(created.status, 201)
       assert.strictEqual((yield* get("/apis/stable.example.com/v1/crontabs/nightly")).body.spec.cronSpec, "0 0 * * *")
       yield* call("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.stable.example.com")
+      yield* TestClock.adjust("1 second")
       assert.strictEqual((yield* get("/apis/stable.example.com/v1/crontabs")).status, 404)
     }), { controllers: { crd: true } }))
 })
