@@ -98,6 +98,36 @@ export const outOfScope: ReadonlyArray<OutOfScope> = [
     reason: "name validation of a few kinds: which names they take (PodDisruptionBudget, PriorityClass, events.k8s.io Event take path segments) and in which order their causes come",
     open: true
   },
+  // discovery and the named cases (./scenarios/discovery.ts)
+  {
+    scenarios: /^discovery (apis|aggregated apis apps)$/,
+    paths: /^\/0\/body\/(groups|items)\/\d+(\/|$)/,
+    reason: "the fake serves the beta and alpha versions kube-apiserver v1.35 leaves off by default (and the internal.apiserver.k8s.io, storagemigration.k8s.io and OpenShift template.openshift.io groups), so tests can use them; custom groups (other scenarios' CRDs, at their pace) follow them"
+  },
+  {
+    scenarios: /^discovery \/api\/v1$/,
+    paths: /^\/0\/body\/resources\//,
+    reason: "the namespaces/finalize subresource is not listed in discovery",
+    open: true
+  },
+  {
+    scenarios: /^discovery \/apis\/admissionregistration\.k8s\.io\/v1$/,
+    paths: /^\/0\/body\/resources\//,
+    reason: "MutatingAdmissionPolicy and its bindings are served in admissionregistration.k8s.io/v1, where kube-apiserver v1.35 with its default gates serves neither",
+    open: true
+  },
+  {
+    scenarios: /^openapi v2$/,
+    paths: /./,
+    reason: "/openapi/v2 is not served (kubectl reads /openapi/v3, whose documents have the operations but not yet the schemas)",
+    open: true
+  },
+  {
+    scenarios: /^ConfigMap strict-(merge|strategic)-patch-unknown-field$/,
+    paths: /^\/1\//,
+    reason: "under fieldValidation=Strict an unknown field in a merge or strategic merge patch is refused 400 BadRequest; kube-apiserver answers 422 Invalid with one cause on the field patch",
+    open: true
+  },
   // the fuzzer's cases (./fuzz.ts), named `fuzz Kind create|update [mode] mutation; ...`
   {
     scenarios: /^fuzz .*(an? \w+ for an? \w+|a fraction for an integer|an empty (list|object))/,

@@ -12,6 +12,7 @@ import { type Matcher, parseFieldSelector, parseLabelSelector } from "../store/s
 import { type FakeState, objectIn, type Route, routeApiVersion } from "../store/state.js"
 import * as Status from "../serve/statusBodies.js"
 import type { Entry } from "../store/store.js"
+import { partialEvent } from "./partial.js"
 import { ActiveWatch } from "./watch.js"
 
 
@@ -214,6 +215,7 @@ export const watch = (
   watch.objectType = { kind: route.kind.kind, apiVersion: routeApiVersion(route) }
   const served = servedLines(route)
   watch.transform = served === undefined || transform === undefined ? served ?? transform : (l) => transform(served(l))
+  watch.transformsBookmarks = transform === partialEvent
   const response: RawResponse = { status: 200, headers: { ...jsonHeaders, "cache-control": "no-cache" }, body: watch }
   const fromNow = rvParam === "" || rvParam === "0"
   if (isTrue(sendInitial) || (fromNow && sendInitial === undefined)) {
