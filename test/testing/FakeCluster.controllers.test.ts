@@ -562,6 +562,8 @@ describe("other controllers", () => {
         metadata: { name: "held", finalizers: ["example.com/keep"] }
       }])
       yield* crds.delete("widgets.example.com")
+      // the cleanup starts at the controller's pace, as kube-apiserver's does
+      yield* TestClock.adjust("1 second")
       const terminating = Option.getOrThrow(yield* crds.get("widgets.example.com"))
       assert.deepStrictEqual(terminating.metadata?.finalizers, ["customresourcecleanup.apiextensions.k8s.io"])
       assert.strictEqual(condition(terminating, "Terminating").reason, "InstanceDeletionInProgress")

@@ -104,6 +104,11 @@ export interface ControllerOptions {
   readonly endpointSlice?: boolean | undefined
   /** Dependents go with their owners (background, foreground) or are orphaned, by `ownerReferences`. */
   readonly garbageCollector?: boolean | undefined
+  /**
+   * New PersistentVolumeClaims and PersistentVolumes get the `kubernetes.io/pvc-protection` and `pv-protection`
+   * finalizers; a deleted claim goes once no running pod uses it, a deleted volume once it is not Bound.
+   */
+  readonly storageProtection?: boolean | undefined
 }
 
 /**

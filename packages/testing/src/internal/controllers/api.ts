@@ -116,7 +116,12 @@ export const updateObject = (
 ): Entry => {
   const metadata = metadataOf(next)
   metadata.resourceVersion = String(prev.rv)
-  if (options.keepGeneration === true) metadata.generation = prev.generation
+  if (options.keepGeneration === true) {
+    // a kind without a generation keeps having none (the entry's own counts from 1)
+    const before = metadataOf(prev.obj).generation
+    if (before === undefined) delete metadata.generation
+    else metadata.generation = before
+  }
   // compared as parsed objects: serializing the candidate for this would serialize it twice
   if (deepEqual(next, prev.obj)) return prev
   const entry = state.store.write(state.collectionOf(kind), prev.namespace, prev.name, (rv) => {

@@ -2,8 +2,8 @@
  * What apiextensions-apiserver does with a CustomResourceDefinition once stored: its
  * names accepted (unless another CRD of the group has them) and the kind Established,
  * with `acceptedNames` and `storedVersions`; once deleted (Terminating, with the
- * `customresourcecleanup.apiextensions.k8s.io` finalizer), every object of the kind is
- * deleted (their finalizers respected), then the CRD goes.
+ * `customresourcecleanup.apiextensions.k8s.io` finalizer), after a short delay every object of
+ * the kind is deleted (their finalizers respected), then the CRD goes.
  *
  * @internal
  */
@@ -49,11 +49,17 @@ const namesOf = (crd: JsonObject): Names | undefined => {
 const servedKind = (state: FakeState, names: Names): KindInfo | undefined =>
   state.registry.all().find((k) => k.custom && k.group === names.group && k.plural === names.plural)
 
+/** How long a deleted CRD waits for its cleanup to start (fake clock ms). */
+const cleanupDelayMs = 100
+
 /** @internal */
 export const installCrds = (state: FakeState): void => {
   const queue = new WorkQueue(state, (name) => sync(state, name))
   state.onWrite((kind, entry) => {
-    if (kind.group === "apiextensions.k8s.io" && kind.plural === "customresourcedefinitions") queue.add(entry.name)
+    if (kind.group !== "apiextensions.k8s.io" || kind.plural !== "customresourcedefinitions") return
+    // a deleted CRD's cleanup starts at the controller's pace: kube-apiserver keeps an empty one 50 to 150 ms
+    if (isDeleting(entry)) queue.addAfter(entry.name, cleanupDelayMs)
+    else queue.add(entry.name)
   })
   state.onRemove((kind) => {
     if (!kind.custom) return

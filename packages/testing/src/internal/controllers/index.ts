@@ -17,6 +17,7 @@ import { installKubelet, installScheduler, type KubeletConfig } from "../kubelet
 import { installNamespaces } from "./namespace.js"
 import { installReplicaSets } from "./replicaset.js"
 import { installServiceAccounts } from "./serviceaccounts.js"
+import { installStorageProtection } from "./storageProtection.js"
 
 /** The controllers to run, with their settings. @internal */
 export interface ControllerConfig {
@@ -32,6 +33,7 @@ export interface ControllerConfig {
   readonly disruption: boolean
   readonly endpointSlice: boolean
   readonly garbageCollector: boolean
+  readonly storageProtection: boolean
 }
 
 /** The controllers an options object asks for. @internal */
@@ -64,7 +66,8 @@ export const configOf = (options: Options): ControllerConfig => {
     crd: on(some.crd),
     disruption: on(some.disruption),
     endpointSlice: on(some.endpointSlice),
-    garbageCollector: on(some.garbageCollector)
+    garbageCollector: on(some.garbageCollector),
+    storageProtection: on(some.storageProtection)
   }
 }
 
@@ -73,6 +76,7 @@ export const install = (state: FakeState): void => {
   const config = configOf(state.options)
   if (config.crd) installCrds(state)
   if (config.garbageCollector) installGarbageCollector(state)
+  if (config.storageProtection) installStorageProtection(state)
   if (config.namespace !== undefined) installNamespaces(state, config.namespace.contentDeletionDelayMs)
   if (config.serviceAccount || config.rootCaPublisher) {
     installServiceAccounts(state, { serviceAccount: config.serviceAccount, rootCa: config.rootCaPublisher })

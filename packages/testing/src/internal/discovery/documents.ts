@@ -15,6 +15,15 @@ export const apiVersions = (serverAddress: string): Record<string, unknown> => (
   serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress }]
 })
 
+/** The order kube-apiserver v1.35 lists its built-in groups in (`/apis`, aggregated discovery). */
+const groupOrder = [
+  "apiregistration.k8s.io", "apps", "events.k8s.io", "authentication.k8s.io", "authorization.k8s.io", "autoscaling",
+  "batch", "certificates.k8s.io", "networking.k8s.io", "policy", "rbac.authorization.k8s.io", "storage.k8s.io",
+  "admissionregistration.k8s.io", "apiextensions.k8s.io", "scheduling.k8s.io", "coordination.k8s.io", "node.k8s.io",
+  "discovery.k8s.io", "resource.k8s.io", "flowcontrol.apiserver.k8s.io", "internal.apiserver.k8s.io",
+  "storagemigration.k8s.io"
+]
+
 interface GroupVersions {
   readonly name: string
   readonly versions: ReadonlyArray<string>
@@ -28,7 +37,13 @@ const groupsOf = (kinds: ReadonlyArray<KindInfo>): Array<GroupVersions> => {
     for (const v of k.versions) if (!versions.includes(v)) versions.push(v)
     groups.set(k.group, versions)
   }
+  const rank = (name: string) => {
+    const at = groupOrder.indexOf(name)
+    return at === -1 ? groupOrder.length : at
+  }
+  // built-in groups in kube-apiserver's order (its groups' priorities), custom ones after them as they came
   return [...groups.entries()].map(([name, versions]) => ({ name, versions }))
+    .map((g, i) => ({ g, i })).sort((a, b) => rank(a.g.name) - rank(b.g.name) || a.i - b.i).map(({ g }) => g)
 }
 
 const groupDoc = (g: GroupVersions): Record<string, unknown> => ({
@@ -208,6 +223,9 @@ export const version = {
   platform: "linux/amd64"
 }
 
+/** The server's major.minor, as its OpenAPI documents' info names it. */
+const release = `${version.major}.${version.minor}`
+
 const gvPath = (group: string, version: string): string =>
   group === "" ? `api/${version}` : `apis/${group}/${version}`
 
@@ -285,7 +303,8 @@ export const openApiV3 = (
   }
   return {
     openapi: "3.0.0",
-    info: { title: "Kubernetes", version: version },
+    // the server's version, not the group version's
+    info: { title: "Kubernetes", version: release },
     paths,
     components: { schemas: {} }
   }

@@ -49,9 +49,15 @@ export const asPartial = (response: RawResponse, form: "object" | "list"): RawRe
   return { ...response, body: JSON.stringify(out) }
 }
 
-/** A watch event line with its object cut down to its metadata (bookmarks and errors as they are). @internal */
+/**
+ * A watch event line with its object cut down to its metadata; a bookmark's object becomes a PartialObjectMetadata
+ * too (its resourceVersion and annotations kept, as kube-apiserver encodes it for a metadata-only watch); errors as
+ * they are.
+ *
+ * @internal
+ */
 export const partialEvent = (line: string): string => {
   const event = JSON.parse(line) as { type: string; object: Json }
-  if (event.type === "ERROR" || event.type === "BOOKMARK") return line
+  if (event.type === "ERROR") return line
   return `${JSON.stringify({ type: event.type, object: partialOf(event.object) })}\n`
 }

@@ -12,6 +12,7 @@ import { type Matcher, parseFieldSelector, parseLabelSelector } from "../store/s
 import { type FakeState, objectIn, type Route, routeApiVersion } from "../store/state.js"
 import * as Status from "../serve/statusBodies.js"
 import type { Entry } from "../store/store.js"
+import { partialEvent } from "./partial.js"
 import { ActiveWatch } from "./watch.js"
 
 
@@ -45,6 +46,24 @@ export const listJson = (kind: KindInfo, apiVersion: string, metadata: JsonObjec
   for (const key of Object.keys(metadata).sort()) sorted[key] = metadata[key]
   const meta = JSON.stringify(sorted)
   return `{"apiVersion":"${apiVersion}","items":[${items}],"kind":"${kind.listKind}","metadata":${meta}}`
+}
+
+const typeMetaPrefix = /^\{"apiVersion":"[^"\\]*","kind":"[^"\\]*",?/
+
+/**
+ * A built-in object's JSON as an item of its list: without apiVersion and kind, as kube-apiserver encodes a typed
+ * list (its items' TypeMeta is empty; clients fill it in from the list). A custom resource's list is unstructured and
+ * keeps them. Stored objects begin with apiVersion and kind, so this is a slice, not a parse.
+ *
+ * @internal
+ */
+export const listItemJson = (kind: KindInfo, json: string): string => {
+  if (kind.custom) return json
+  const prefix = typeMetaPrefix.exec(json)
+  if (prefix !== null) return `{${json.slice(prefix[0].length)}`
+  if (!json.includes('"kind":')) return json
+  const { apiVersion: _apiVersion, kind: _kind, ...rest } = JSON.parse(json) as JsonObject
+  return JSON.stringify(rest)
 }
 
 /** Whether a query selects by label or field. @internal */
@@ -124,7 +143,7 @@ export const list = (state: FakeState, route: Route, query: Record<string, strin
     metadata.continue = ""
   }
   const apiVersion = apiVersionOf(route.kind.group, route.version)
-  const items = selected.map((e) => state.jsonIn(e, route.kind, route.version)).join(",")
+  const items = selected.map((e) => listItemJson(route.kind, state.jsonIn(e, route.kind, route.version))).join(",")
   return json(200, listJson(route.kind, apiVersion, metadata, items))
 }
 
@@ -196,6 +215,7 @@ export const watch = (
   watch.objectType = { kind: route.kind.kind, apiVersion: routeApiVersion(route) }
   const served = servedLines(route)
   watch.transform = served === undefined || transform === undefined ? served ?? transform : (l) => transform(served(l))
+  watch.transformsBookmarks = transform === partialEvent
   const response: RawResponse = { status: 200, headers: { ...jsonHeaders, "cache-control": "no-cache" }, body: watch }
   const fromNow = rvParam === "" || rvParam === "0"
   if (isTrue(sendInitial) || (fromNow && sendInitial === undefined)) {

@@ -30,6 +30,8 @@ export class ActiveWatch implements WatchTarget, StreamBody {
   private finished = false
   /** Rewrites each event line into the form the client asked for (metadata only, a Table). */
   transform: ((line: string) => string) | undefined = undefined
+  /** Whether `transform` rewrites bookmarks too (a metadata-only watch's are PartialObjectMetadata). */
+  transformsBookmarks = false
   /** The kind and apiVersion of the watch's bookmarks: the request's (the stored kind's first version when unset). */
   objectType: { readonly kind: string; readonly apiVersion: string } | undefined = undefined
 
@@ -93,7 +95,8 @@ export class ActiveWatch implements WatchTarget, StreamBody {
     if (annotations !== undefined) metadata.annotations = annotations
     const type = this.objectType ?? { kind: kind.kind, apiVersion: apiVersionOf(kind.group, kind.versions[0]!) }
     const object = { kind: type.kind, apiVersion: type.apiVersion, metadata }
-    this.write(`{"type":"BOOKMARK","object":${JSON.stringify(object)}}\n`)
+    const line = `{"type":"BOOKMARK","object":${JSON.stringify(object)}}\n`
+    this.write(this.transformsBookmarks && this.transform !== undefined ? this.transform(line) : line)
   }
 
   /** Sends an ERROR event carrying the Status, then ends the stream, as the API server does. */

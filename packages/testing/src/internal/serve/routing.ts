@@ -110,7 +110,11 @@ const dispatch = async (
     return dispatchGroup(state, segments[1]!, segments[2]!, segments.slice(3), method, query, request, requester)
   }
   if (head === "openapi" && segments[1] === "v3") {
-    if (segments.length === 2) return json(200, Discovery.openApiV3Index(state.registry.all()))
+    if (segments.length === 2) {
+      // kube-apiserver writes the index without a Content-Type, so Go's sniffing names it plain text
+      const index = json(200, Discovery.openApiV3Index(state.registry.all()))
+      return { ...index, headers: { ...index.headers, "content-type": "text/plain; charset=utf-8" } }
+    }
     const rest = segments.slice(2)
     const doc = rest[0] === "api" && rest.length === 2
       ? Discovery.openApiV3(state.registry.all(), "", rest[1]!)

@@ -8,7 +8,7 @@
  * @internal
  */
 import { isObject, type JsonObject } from "../store/json.js"
-import type { KindInfo } from "../store/kinds.js"
+import { apiVersionOf, type KindInfo } from "../store/kinds.js"
 import type { FakeState } from "../store/state.js"
 import * as Status from "../serve/statusBodies.js"
 import { type Entry, keyOf } from "../store/store.js"
@@ -100,7 +100,10 @@ export const table = (
   const printer = printerFor(state, kind, version)
   if (body.kind === kind.listKind && Array.isArray(body.items)) {
     const metadata = isObject(body.metadata) ? body.metadata : {}
-    return tableJson(printer, body.items.filter(isObject), metadata, request, true, now)
+    // a row's object is converted to the served version, so it names its kind as the list's items do not
+    const typeMeta = { apiVersion: apiVersionOf(kind.group, version), kind: kind.kind }
+    const items = body.items.filter(isObject).map((item) => item.kind === undefined ? { ...typeMeta, ...item } : item)
+    return tableJson(printer, items, metadata, request, true, now)
   }
   return tableJson(printer, [body], objectMetadata(body), request, true, now)
 }

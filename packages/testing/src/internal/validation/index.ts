@@ -148,6 +148,7 @@ const withoutGeneration = new Set([
   "/PersistentVolume",
   "/LimitRange",
   "/ResourceQuota",
+  "autoscaling/HorizontalPodAutoscaler",
   "events.k8s.io/Event",
   "rbac.authorization.k8s.io/Role",
   "rbac.authorization.k8s.io/RoleBinding",

@@ -13,9 +13,11 @@ import { rfc3339 } from "../store/clock.js"
 import { json, type RawRequest, type RawResponse, readBody } from "../serve/http.js"
 import { isObject, type JsonObject } from "../store/json.js"
 import { apiVersionOf, type KindInfo } from "../store/kinds.js"
-import { listJson, matchers } from "../reads/reads.js"
+import { listItemJson, listJson, matchers } from "../reads/reads.js"
 import { type FakeState, hasFinalizers, type Route } from "../store/state.js"
 import * as Status from "../serve/statusBodies.js"
+import { warningHeader } from "../serve/faults.js"
+import { withWarnings } from "../validation/fieldValidation.js"
 import { Entry } from "../store/store.js"
 
 /** The finalizers the garbage collector acts on. @internal */
@@ -64,7 +66,19 @@ export const deleteOne = async (
   request: RawRequest
 ): Promise<RawResponse> => {
   const options = await deleteOptions(query, request)
-  return deleteWithOptions(state, route, options)
+  return withOrphaningWarning(route.kind, options, () => deleteWithOptions(state, route, options))
+}
+
+/** Job's warning on the answer (a failure too: the registry says it before it looks the object up). */
+const withOrphaningWarning = (kind: KindInfo, options: JsonObject, answer: () => RawResponse): RawResponse => {
+  if (!warnsOfOrphaning(kind, options)) return answer()
+  try {
+    return withWarnings(answer(), [jobOrphanWarning])
+  } catch (e) {
+    if (!(e instanceof Status.StatusError)) throw e
+    const warning = warningHeader(jobOrphanWarning)
+    throw new Status.StatusError(e.code, e.reason, e.message, e.details, { ...e.headers, warning }, e.metadata)
+  }
 }
 
 /** Deletes one object with options already read (an eviction's `deleteOptions`). @internal */
@@ -157,9 +171,40 @@ const podGracePeriod = (pod: JsonObject, asked: number | undefined): number => {
   return period < 0 ? 1 : period
 }
 
-/** The finalizers after a delete asks for a propagation: `orphan` or `foregroundDeletion` put in or taken out. */
-const gcFinalizers = (finalizers: ReadonlyArray<string>, options: JsonObject): ReadonlyArray<string> => {
+/**
+ * A kind's garbage collection policy when a delete names none, as its registry's DefaultGarbageCollectionPolicy says:
+ * the legacy ReplicationController and batch/v1 Job orphan their dependents, an Event takes no propagation at all
+ * (its registry says Unsupported), every other kind deletes them in the background.
+ */
+const defaultGcPolicy = (kind: KindInfo): "orphan" | "background" | "unsupported" =>
+  kind.group === "" && kind.kind === "ReplicationController"
+    ? "orphan"
+    : kind.group === "batch" && kind.kind === "Job"
+    ? "orphan"
+    : kind.kind === "Event" && (kind.group === "" || kind.group === "events.k8s.io")
+    ? "unsupported"
+    : "background"
+
+/** The warning a batch/v1 Job's delete without a propagation policy answers with. @internal */
+export const jobOrphanWarning =
+  "child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or " +
+  "set propagationPolicy=Orphan to suppress this warning"
+
+/** Whether a delete (or a DELETE of a collection) of the kind with these options answers Job's orphaning warning. @internal */
+export const warnsOfOrphaning = (kind: KindInfo, options: JsonObject): boolean =>
+  kind.group === "batch" && kind.kind === "Job" && options.propagationPolicy === undefined &&
+  options.orphanDependents === undefined
+
+/**
+ * The finalizers after a delete asks for a propagation: `orphan` or `foregroundDeletion` put in or taken out, as the
+ * generic store's shouldOrphanDependents and shouldDeleteDependents decide (the options first, then a finalizer the
+ * object carries, then the kind's default).
+ */
+const gcFinalizers = (kind: KindInfo, finalizers: ReadonlyArray<string>, options: JsonObject): ReadonlyArray<string> => {
+  const byDefault = defaultGcPolicy(kind)
+  if (byDefault === "unsupported") return finalizers
   const policy = options.propagationPolicy
+  const unasked = policy === undefined && options.orphanDependents === undefined
   const orphan = typeof options.orphanDependents === "boolean"
     ? options.orphanDependents
     : policy === "Orphan"
@@ -167,8 +212,11 @@ const gcFinalizers = (finalizers: ReadonlyArray<string>, options: JsonObject): R
     : policy === "Background" || policy === "Foreground"
     ? false
     : finalizers.includes(orphanFinalizer)
-  const foreground = policy === "Foreground" ||
-    (policy === undefined && options.orphanDependents === undefined && finalizers.includes(foregroundFinalizer))
+    ? true
+    : finalizers.includes(foregroundFinalizer)
+    ? false
+    : byDefault === "orphan"
+  const foreground = policy === "Foreground" || (unasked && finalizers.includes(foregroundFinalizer))
   const next = finalizers.filter((f) => f !== orphanFinalizer && f !== foregroundFinalizer)
   if (orphan) next.push(orphanFinalizer)
   if (foreground && !orphan) next.push(foregroundFinalizer)
@@ -283,7 +331,7 @@ export const deleteObject = (
   }
 
   const finalizers = finalizersOf(entry.obj)
-  const nextFinalizers = deleting ? finalizers : gcFinalizers(finalizers, options)
+  const nextFinalizers = deleting ? finalizers : gcFinalizers(kind, finalizers, options)
   const period = isPodKind(kind) && !deleting ? podGracePeriod(entry.obj, asked) : 0
   if (period > 0) {
     const next = withMetadata(entry.obj, (metadata) => {
@@ -357,6 +405,15 @@ export const deleteCollection = async (
   request: RawRequest
 ): Promise<RawResponse> => {
   const options = await deleteOptions(query, request)
+  return withOrphaningWarning(route.kind, options, () => deleteMatching(state, route, query, options))
+}
+
+const deleteMatching = (
+  state: FakeState,
+  route: Route,
+  query: Record<string, string>,
+  options: JsonObject
+): RawResponse => {
   const matches = matchers(route, query)
   const collection = state.collectionOf(route.kind)
   const keys = collection.keys()
@@ -374,7 +431,7 @@ export const deleteCollection = async (
     checkImmortal(route.kind, current)
     checkPreconditions(route.kind, current, options)
     // the answer lists the objects as they were found, as the registry's DeleteCollection does
-    items.push(state.jsonIn(current, route.kind, route.version))
+    items.push(listItemJson(route.kind, state.jsonIn(current, route.kind, route.version)))
     deleteObject(state, route.kind, current, options)
   }
   const apiVersion = apiVersionOf(route.kind.group, route.version)

@@ -24,6 +24,8 @@ import * as Status from "../serve/statusBodies.js"
 import { type Entry, keyOf } from "../store/store.js"
 import type { FakeObject, ObjectRef } from "../types.js"
 import * as Validation from "../validation/index.js"
+import * as Generation from "./generation.js"
+import * as Volumes from "./volumes.js"
 import * as Pods from "../validation/pods.js"
 import * as Schema from "../validation/schema.js"
 
@@ -33,16 +35,6 @@ const PATCH_TYPES = [
   "application/strategic-merge-patch+json",
   "application/apply-patch+yaml"
 ]
-
-/** Fields outside metadata and status: a change to them bumps `generation`. */
-const specChanged = (a: JsonObject, b: JsonObject): boolean => {
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)])
-  for (const k of keys) {
-    if (k === "metadata" || k === "status" || k === "apiVersion" || k === "kind") continue
-    if (!deepEqual(a[k], b[k])) return true
-  }
-  return false
-}
 
 const managerFromUserAgent = (userAgent: string | undefined): string => {
   const prefix = (userAgent ?? "").split("/")[0]!.trim()
@@ -202,8 +194,8 @@ export const finish = (
       drop(metadata, "deletionGracePeriodSeconds")
     }
     if (generation) {
-      const before = typeof prevMeta.generation === "number" ? prevMeta.generation : 1
-      metadata.generation = specChanged(prev!, obj) ? before + 1 : before
+      // the kind's rule decides a bump once the object is defaulted (commit)
+      metadata.generation = typeof prevMeta.generation === "number" ? prevMeta.generation : 1
     } else drop(metadata, "generation")
     if (kind.hasStatus && mainResource) {
       if (prev!.status !== undefined) obj.status = clone(prev!.status)
@@ -266,6 +258,9 @@ export const commit = (
   const namespace = route.namespace ?? ""
   const name = route.name ?? (candidate.metadata as JsonObject).name as string
   const obj = candidate
+  if (prev !== undefined && Validation.hasGeneration(kind)) Generation.update(kind, prev.obj, obj)
+  Volumes.phaseTransition(kind, prev?.obj, obj, state.now())
+  if (prev === undefined) Volumes.admitCreate(state, kind, obj)
   const warnings = state.admit({
     route: { ...route, name },
     operation: prev === undefined ? "CREATE" : "UPDATE",
