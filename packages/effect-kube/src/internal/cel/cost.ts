@@ -385,7 +385,10 @@ const call = (c: Extract<Expr["exprKind"], { case: "callExpr" }>["value"], scope
     case "_>=_": {
       const [l, r] = args
       if (l === undefined || r === undefined) return { cost: sat(argSum + 1), shape: bool }
-      const stringy = c.function === "_==_" || c.function === "_!=_" || (isStringy(l) && isStringy(r))
+      // values of the Kubernetes types (a quantity, a URL, ...) compare at a fixed cost, as the API server's
+      // estimator has it; those of unknown shape here are such results of calls
+      const sized = l.shape !== undefined && r.shape !== undefined
+      const stringy = sized && (c.function === "_==_" || c.function === "_!=_" || (isStringy(l) && isStringy(r)))
       if (!stringy) return { cost: sat(argSum + 1), shape: bool, size: 0 }
       const smallest = Math.min(sizeOf(l), sizeOf(r))
       return { cost: sat(argSum + Math.max(factor(smallest, 0.1), smallest > 0 ? 1 : 0)), shape: bool, size: 0 }
