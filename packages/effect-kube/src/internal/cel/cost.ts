@@ -234,7 +234,8 @@ const elementsOf = (known: Known): { readonly shape: Shape | undefined; readonly
   const elementShape: Shape | undefined = shape?.kind === "list"
     ? shape.items
     : shape?.kind === "map" || shape?.kind === "object"
-    ? { kind: "string", max: requestString, minSize: 2 }
+    // a map's keys are the plain StringType, whose MaxElements is 0: the server estimates them as empty
+    ? { kind: "string", max: 0, minSize: 2 }
     : undefined
   if (Array.isArray(known.value)) return { shape: elementShape, values: known.value }
   if (typeof known.value === "object" && known.value !== null) return { shape: elementShape, values: Object.keys(known.value) }
