@@ -102,7 +102,7 @@ describe("CustomResource.validate", () => {
       if (e._tag !== "RuleCostExceeded") return
       // each word costs its six rules 6 x 101 x 1000 (about 0.6M): the 17th finds the budget spent
       assert.strictEqual(e.limit, "budget")
-      assert.deepStrictEqual(e.causes, [
+      assert.deepStrictEqual<ReadonlyArray<unknown>>(e.causes, [
         invalid("spec.words[16]", `"string"`, "validation failed due to running out of cost budget, no further validation rules will be run")
       ])
     }))

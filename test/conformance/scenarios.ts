@@ -4,6 +4,7 @@
  */
 import type { Step } from "./client.js"
 import { collection, type Kind, kinds, objectName, storedName } from "./kinds.js"
+import { celScenarios } from "./scenarios/cel.js"
 
 export interface Scenario {
   /** `kind verb`, unique: the out-of-scope table names scenarios by it. */
@@ -257,4 +258,4 @@ const perKind = (k: Kind): ReadonlyArray<Scenario> => {
   return out
 }
 
-export const scenarios: ReadonlyArray<Scenario> = kinds.flatMap(perKind)
+export const scenarios: ReadonlyArray<Scenario> = [...kinds.flatMap(perKind), ...celScenarios]
