@@ -231,7 +231,7 @@ describe("CustomResource on FakeCluster", () => {
         )
       assert.strictEqual((yield* scaler(3)).spec.replicas, 3)
       const refused = yield* Effect.flip(scaler(11))
-      assert.include(refused.message, "spec: Invalid value: \"object\": at most 10 replicas")
+      assert.include(refused.message, "spec: Invalid value: at most 10 replicas")
     }).pipe(Effect.provide(FakeCluster.layer())))
 
   it.effect("the CRD's selectable fields are what field selectors may name", () =>

@@ -4,6 +4,7 @@
  */
 import type { Step } from "./client.js"
 import { collection, type Kind, kinds, objectName, storedName } from "./kinds.js"
+import { celScenarios } from "./scenarios/cel.js"
 import { discoveryScenarios } from "./scenarios/discovery.js"
 
 export interface Scenario {
@@ -258,4 +259,4 @@ const perKind = (k: Kind): ReadonlyArray<Scenario> => {
   return out
 }
 
-export const scenarios: ReadonlyArray<Scenario> = [...kinds.flatMap(perKind), ...discoveryScenarios]
+export const scenarios: ReadonlyArray<Scenario> = [...kinds.flatMap(perKind), ...discoveryScenarios, ...celScenarios]

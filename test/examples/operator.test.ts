@@ -27,7 +27,7 @@ describe("examples/operator.ts", () => {
       assert.include(stdout, "✓ status Ready=True")
       assert.include(
         stdout,
-        `✓ ConfigMirror.mirror.example.com "loop" is invalid: spec: Invalid value: "object": a ConfigMap cannot be mirrored into its own namespace`
+        `✓ ConfigMirror.mirror.example.com "loop" is invalid: spec: Invalid value: a ConfigMap cannot be mirrored into its own namespace`
       )
       assert.include(stdout, "✓ the mirror and its copies are gone")
       // the least-privilege RBAC of the operator's own requests (it ran as its service account)
@@ -67,7 +67,7 @@ describe(suiteName("examples/operator.ts with kubectl against FakeCluster.serve"
       assert.notStrictEqual(refused.code, 0)
       assert.include(
         refused.stderr,
-        `The ConfigMirror "loop" is invalid: spec: Invalid value: "object": a ConfigMap cannot be mirrored into its own namespace`
+        `The ConfigMirror "loop" is invalid: spec: Invalid value: a ConfigMap cannot be mirrored into its own namespace`
       )
       ok(yield* kubectl("apply", "-f", mirror("settings", ["team-a"])))
       const ready = () => {

@@ -1,6 +1,7 @@
 /**
  * CRD validation rules (`x-kubernetes-validations`) enforced by FakeCluster on create and update, with the
- * API server's messages: `self`, transition rules with `oldSelf`, `messageExpression`, `reason`, `fieldPath`,
+ * API server's messages (a false rule names the value as Go prints it, an object's left out; an error of
+ * evaluation names the schema's type, as kube-apiserver does, test/e2e/cel.test.ts): `self`, transition rules with `oldSelf`, `messageExpression`, `reason`, `fieldPath`,
  * ratcheting of unchanged values, rules that do not parse refusing the CRD, and the Kubernetes CEL library
  * functions rules use (quantity, url, ip, cidr, regex, lists, format, sets, optionals).
  */
@@ -73,21 +74,21 @@ describe("CRD validation rules on FakeCluster", () => {
       assert.strictEqual(error.reason, "Invalid")
       assert.strictEqual(
         error.statusMessage,
-        `Limit.example.com "lim-b" is invalid: spec: Invalid value: "object": replicas must not exceed maxReplicas`
+        `Limit.example.com "lim-b" is invalid: spec: Invalid value: replicas must not exceed maxReplicas`
       )
       assert.deepStrictEqual(error.status?.details?.causes, [{
         reason: "FieldValueInvalid",
         field: "spec",
-        message: `Invalid value: "object": replicas must not exceed maxReplicas`
+        message: `Invalid value: replicas must not exceed maxReplicas`
       }])
       // the root rule sees metadata.name; its errors have no field, as the server's `<nil>`
       const root = yield* statusOf(limits.create({ metadata: { name: "other" }, spec: { replicas: 1, maxReplicas: 1 } }))
-      assert.strictEqual(root.statusMessage, `Limit.example.com "other" is invalid: <nil>: Invalid value: "object": names start with lim-`)
+      assert.strictEqual(root.statusMessage, `Limit.example.com "other" is invalid: <nil>: Invalid value: names start with lim-`)
       // several errors are listed in brackets
       const both = yield* statusOf(limits.create({ metadata: { name: "x" }, spec: { replicas: 2, maxReplicas: 1 } }))
       assert.strictEqual(
         both.statusMessage,
-        `Limit.example.com "x" is invalid: [<nil>: Invalid value: "object": names start with lim-, spec: Invalid value: "object": replicas must not exceed maxReplicas]`
+        `Limit.example.com "x" is invalid: [<nil>: Invalid value: names start with lim-, spec: Invalid value: replicas must not exceed maxReplicas]`
       )
       // a dry run is checked too
       const dry = yield* statusOf(limits.create({ metadata: { name: "lim-c" }, spec: { replicas: 9, maxReplicas: 3 } }, { dryRun: true }))
@@ -107,7 +108,7 @@ describe("CRD validation rules on FakeCluster", () => {
       const memory = yield* statusOf(limits.create({ ...ok, spec: { ...ok.spec, memory: "8Gi" } }))
       assert.strictEqual(
         memory.statusMessage,
-        `Limit.example.com "lim-a" is invalid: spec.memory: Invalid value: "string": memory 8Gi must be less than 4Gi`
+        `Limit.example.com "lim-a" is invalid: spec.memory: Invalid value: "8Gi": memory 8Gi must be less than 4Gi`
       )
       yield* limits.create({ ...ok, spec: { ...ok.spec, memory: "512Mi" } })
     }).pipe(Effect.provide(fake)))
@@ -119,12 +120,12 @@ describe("CRD validation rules on FakeCluster", () => {
       const changed = yield* statusOf(limits.patch("lim-a", { _tag: "Merge", body: { spec: { storageClass: "slow" } } }))
       assert.strictEqual(
         changed.statusMessage,
-        `Limit.example.com "lim-a" is invalid: spec.storageClass: Invalid value: "string": storageClass is immutable`
+        `Limit.example.com "lim-a" is invalid: spec.storageClass: Invalid value: "slow": storageClass is immutable`
       )
       const port = yield* statusOf(limits.patch("lim-a", { _tag: "Merge", body: { spec: { ports: [{ name: "http", port: 8080 }] } } }))
       assert.strictEqual(
         port.statusMessage,
-        `Limit.example.com "lim-a" is invalid: spec.ports[0].port: Invalid value: "integer": a port's number is immutable`
+        `Limit.example.com "lim-a" is invalid: spec.ports[0].port: Invalid value: 8080: a port's number is immutable`
       )
       // a new item has no old value: its transition rules do not run
       yield* limits.patch("lim-a", { _tag: "Merge", body: { spec: { ports: [{ name: "http", port: 80 }, { name: "https", port: 443 }] } } })
@@ -142,7 +143,7 @@ describe("CRD validation rules on FakeCluster", () => {
       assert.deepStrictEqual(updated.metadata?.labels, { a: "b" })
       const collected = yield* Warnings.Collected
       const texts = (yield* collected.warnings).map((w) => (w as { text?: string }).text)
-      assert.include(texts, `spec: Invalid value: "object": replicas must not exceed maxReplicas`)
+      assert.include(texts, `spec: Invalid value: replicas must not exceed maxReplicas`)
       // changing the value makes it an error again
       const error = yield* statusOf(limits.patch("lim-a", { _tag: "Merge", body: { spec: { replicas: 6 } } }))
       assert.strictEqual(error.code, 422)
@@ -165,7 +166,7 @@ describe("CRD validation rules on FakeCluster", () => {
       yield* jobs.create({ metadata: { name: "j" }, spec: {} })
       yield* jobs.patchStatus("j", { _tag: "Merge", body: { status: { phase: "B" } } })
       const error = yield* statusOf(jobs.patchStatus("j", { _tag: "Merge", body: { status: { phase: "A" } } }))
-      assert.strictEqual(error.statusMessage, `Job2.example.com "j" is invalid: status: Invalid value: "object": B is final`)
+      assert.strictEqual(error.statusMessage, `Job2.example.com "j" is invalid: status: Invalid value: B is final`)
     }).pipe(Effect.provide(fake)))
 
   it.effect("a CRD whose rule does not parse is refused on the rule's field", () =>
@@ -190,7 +191,7 @@ describe("CRD validation rules on FakeCluster", () => {
       const error = yield* statusOf(crds.create(broken))
       assert.strictEqual(error.code, 422)
       const cause = error.status?.details?.causes?.[0]
-      assert.strictEqual(cause?.field, "spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].rule")
+      assert.strictEqual(cause?.field, "spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule")
       assert.match(cause?.message ?? "", /^Invalid value: "apiextensions\.ValidationRule\{Rule:\\"self\.metadata\.name ==\\".*compilation failed: ERROR: /)
     }).pipe(Effect.provide(fake)))
 

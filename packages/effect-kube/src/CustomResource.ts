@@ -41,6 +41,7 @@
  *
  * @since 0.2.0
  */
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
@@ -517,3 +518,187 @@ export const crd = (
       }
     } satisfies Definition
   }))
+
+// ---------------------------------------------------------------------------------------------------------------------
+// validate: the CRD's CEL rules, on the client
+
+/**
+ * One rule an object failed, as kube-apiserver reports it in a 422's `details.causes`: the field (the rule's
+ * field, or its `fieldPath` under it), the reason the rule names (FieldValueInvalid unless `reason` says
+ * Forbidden, Required or Duplicate), and the message (`Invalid value: "<value>": <message>`, the value left out
+ * for an object or a list; the message from `messageExpression` when it evaluates to a string, else
+ * `message`, else `failed rule: <rule>`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface RuleCause {
+  readonly field: string
+  readonly reason: "FieldValueInvalid" | "FieldValueForbidden" | "FieldValueRequired" | "FieldValueDuplicate"
+  readonly message: string
+}
+
+/**
+ * What `validate` found on an object that passed: the warnings the server would send with it (errors of
+ * rules on unchanged values, ratcheted) and the rules' runtime cost, out of the budget of 10,000,000.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Validated {
+  readonly warnings: ReadonlyArray<string>
+  readonly cost: number
+}
+
+/**
+ * An object the CRD's `x-kubernetes-validations` refuse: the causes, as the API server's 422 Invalid
+ * lists them.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class RuleViolation extends Data.TaggedError("RuleViolation")<{
+  readonly kind: string
+  readonly name: string
+  readonly causes: ReadonlyArray<RuleCause>
+  readonly warnings: ReadonlyArray<string>
+}> {
+  override get message(): string {
+    return `${this.kind} "${this.name}" is invalid: ${this.causes.map((c) => `${c.field}: ${c.message}`).join(", ")}`
+  }
+}
+
+/**
+ * A rule that went over the server's runtime cost limits on this object: over `PerCallLimit` (1,000,000)
+ * alone (`limit: "perCall"`), or over what was left of the object's `RuntimeCELCostBudget` (10,000,000,
+ * `limit: "budget"`). The API server stops validating there and refuses the object with `causes`.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class RuleCostExceeded extends Data.TaggedError("RuleCostExceeded")<{
+  readonly rule: string
+  readonly field: string
+  readonly cost: number
+  readonly limit: "perCall" | "budget"
+  readonly causes: ReadonlyArray<RuleCause>
+}> {
+  override get message(): string {
+    return this.limit === "perCall"
+      ? `rule ${JSON.stringify(this.rule)} at ${this.field} costs ${this.cost}, over the per-call limit of 1000000`
+      : `rule ${JSON.stringify(this.rule)} at ${this.field} costs ${this.cost}, over the object's remaining cost budget`
+  }
+}
+
+/**
+ * Rules the API server would refuse the CRD for: rules that do not compile, and rules whose estimated cost
+ * (times how many times they may run) is over 10,000,000 each or 100,000,000 together. `causes` are the
+ * CRD's fields and messages, as its 422 gives them.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class InvalidRules extends Data.TaggedError("InvalidRules")<{
+  readonly causes: ReadonlyArray<RuleCause>
+}> {
+  override get message(): string {
+    return `the CRD's validation rules are refused: ${this.causes.map((c) => `${c.field}: ${c.message}`).join(", ")}`
+  }
+}
+
+/** Where the rules come from: a CRD (one of its versions), a `CustomResource`, or a version's schema. */
+type RuleSource = CustomResourceDefinition | Any | JSONSchemaProps
+
+const schemaOf = (
+  source: RuleSource,
+  version: string | undefined
+): Result.Result<{ schema: JSONSchemaProps; field: string; kind: string }, ValidationError> => {
+  if (isCustomResource(source)) {
+    return Result.map(versionOf(source, true), (v) => ({
+      schema: v.schema?.openAPIV3Schema ?? {},
+      field: "spec.validation.openAPIV3Schema",
+      kind: `${source.kind}.${source.group}`
+    }))
+  }
+  const crd = source as CustomResourceDefinition
+  if (crd.kind === "CustomResourceDefinition" && crd.spec !== undefined) {
+    const versions = crd.spec.versions ?? []
+    const at = version === undefined ? 0 : versions.findIndex((v) => v.name === version)
+    const picked = versions[at]
+    if (picked === undefined) return fail(`CustomResourceDefinition ${crd.metadata?.name ?? ""}`, `no version ${version ?? ""}`)
+    // versions of one schema are validated as the CRD's spec.validation, as the API server names them
+    const first = JSON.stringify(versions[0]?.schema?.openAPIV3Schema)
+    const shared = versions.every((v) => JSON.stringify(v.schema?.openAPIV3Schema) === first)
+    return Result.succeed({
+      schema: picked.schema?.openAPIV3Schema ?? {},
+      field: shared ? "spec.validation.openAPIV3Schema" : `spec.versions[${at}].schema.openAPIV3Schema`,
+      kind: `${crd.spec.names.kind}.${crd.spec.group}`
+    })
+  }
+  return Result.succeed({ schema: source as JSONSchemaProps, field: "openAPIV3Schema", kind: "object" })
+}
+
+/**
+ * Runs a CRD's `x-kubernetes-validations` on an object without a server, as kube-apiserver runs them on
+ * create (and, with `old`, on update): `self` on each field that has rules, transition rules (`oldSelf`)
+ * where an old value correlates, `optionalOldSelf`, `messageExpression`, `reason` and `fieldPath`, on the
+ * object with its schema's defaults filled in. It is the engine `FakeCluster` uses, so the fake and this
+ * answer alike, with the server's cost limits: the CRD's estimated cost (refused as the server refuses
+ * the CRD: InvalidRules) and each rule's runtime cost (RuleCostExceeded). The CEL evaluator is loaded on
+ * the first call, so a program that never validates does not carry it.
+ *
+ * The runtime cost follows Kubernetes' cost model over the object's sizes; it is an upper bound of cel-go's
+ * count where `&&`, `||` or `?:` short-circuit (see docs/custom-resources.md).
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { CustomResource } from "effect-kube"
+ *
+ * const Backends = CustomResource.make({
+ *   group: "example.com", version: "v1", kind: "Backend", scope: "Namespaced",
+ *   spec: Schema.Struct({ replicas: Schema.Number }).annotate({
+ *     "x-kubernetes-validations": [{ rule: "self.replicas <= 10", message: "at most 10 replicas" }]
+ *   })
+ * })
+ *
+ * const program = CustomResource.validate(Backends, {
+ *   apiVersion: "example.com/v1", kind: "Backend", metadata: { name: "web" }, spec: { replicas: 12 }
+ * }).pipe(
+ *   Effect.catchTag("RuleViolation", (e) => Effect.succeed(e.causes.map((c) => `${c.field}: ${c.message}`)))
+ * )
+ * Effect.runPromise(program).then(console.log)
+ * // [ 'spec: Invalid value: at most 10 replicas' ]
+ * ```
+ * @since 0.2.0
+ * @category validation
+ */
+export const validate = (
+  source: RuleSource,
+  object: unknown,
+  options?: { readonly old?: unknown; readonly version?: string }
+): Effect.Effect<Validated, RuleViolation | RuleCostExceeded | InvalidRules | ValidationError> =>
+  Effect.gen(function*() {
+    const { field, kind, schema } = yield* Effect.fromResult(schemaOf(source, options?.version))
+    const engine = yield* Effect.promise(() => import("./internal/cel/rules.js"))
+    if (!engine.anyRules(schema)) return { warnings: [], cost: 0 }
+    const rules = yield* Effect.sync(() => engine.compile(schema, field))
+    const invalid: Array<RuleCause> = rules.errors.map((e) => ({
+      field: e.field,
+      reason: "FieldValueInvalid" as const,
+      message: e.detail
+    }))
+    for (const e of rules.costErrors) invalid.push({ field: e.field, reason: "FieldValueForbidden", message: `Forbidden: ${e.message}` })
+    if (invalid.length > 0) return yield* new InvalidRules({ causes: invalid })
+    const findings = yield* Effect.sync(() => engine.check(rules, object, options?.old))
+    const causes = findings.errors.map((e) => ({ field: e.field, reason: e.reason as RuleCause["reason"], message: e.message }))
+    if (findings.exceeded !== undefined) {
+      const { cost, field: at, limit, rule } = findings.exceeded
+      return yield* new RuleCostExceeded({ rule, field: at, cost, limit, causes })
+    }
+    const metadata = typeof object === "object" && object !== null ? (object as { metadata?: { name?: unknown } }).metadata : undefined
+    if (causes.length > 0) {
+      return yield* new RuleViolation({ kind, name: String(metadata?.name ?? ""), causes, warnings: findings.warnings })
+    }
+    return { warnings: findings.warnings, cost: findings.cost }
+  })

@@ -143,7 +143,7 @@ describe("crd-gen", () => {
           )
           const routes = Kube.api(module.HTTPRoutes as Resource.Resource<any, any, any>, { namespace: "default" })
           const error = yield* Effect.flip(routes.create(route))
-          assert.include((error as { message: string }).message, `spec.rules[0].matches[0].path: Invalid value: "object": value must be an absolute path and start with '/' when type one of ['Exact', 'PathPrefix']`)
+          assert.include((error as { message: string }).message, `spec.rules[0].matches[0].path: Invalid value: value must be an absolute path and start with '/' when type one of ['Exact', 'PathPrefix']`)
         }
       // the published examples name namespaces of their own (argocd, infra-ns, ...) that no one creates first
       }).pipe(Effect.provide(FakeCluster.layer({ autoCreateNamespaces: true }))), { timeout: 120_000 })

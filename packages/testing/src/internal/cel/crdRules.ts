@@ -1,6 +1,7 @@
 /**
- * The fake cluster's side of CRD validation rules: a CRD whose rules do not parse is refused as the API
- * server refuses it (422 on the rule's field), and every create and update of a custom resource is checked
+ * The fake cluster's side of CRD validation rules (the engine is effect-kube's, shared with
+ * `CustomResource.validate`): a CRD whose rules do not parse, or whose estimated cost is over the API
+ * server's limits, is refused as the API server refuses it (422 on the rule's field), and every create and update of a custom resource is checked
  * against the rules of the version it is written in. The evaluator is loaded only once a CRD with a rule is
  * written.
  *
@@ -12,7 +13,12 @@ import type { KindInfo } from "../store/kinds.js"
 import type { AdmissionRequest, FakeState } from "../store/state.js"
 import * as Status from "../serve/statusBodies.js"
 import { type Entry, keyOf } from "../store/store.js"
-import { anyRules, check, compile, type VersionRules } from "./rules.js"
+import {
+  celAnyRules as anyRules,
+  celCheck as check,
+  celCompile as compile,
+  type CelVersionRules as VersionRules
+} from "effect-kube/internal/testing"
 
 const crdGroup = "apiextensions.k8s.io"
 
@@ -23,11 +29,17 @@ const versionSchemas = (crd: JsonObject): Array<{ name: string; field: string; s
   const spec = isObject(crd.spec) ? crd.spec : {}
   const versions = Array.isArray(spec.versions) ? spec.versions : []
   const out: Array<{ name: string; field: string; schema: JSONSchemaProps }> = []
+  const schemaOf = (v: unknown) => isObject(v) && isObject(v.schema) && isObject(v.schema.openAPIV3Schema) ? v.schema.openAPIV3Schema : undefined
+  // the API server validates the internal CRD, where versions of one schema share spec.validation: its
+  // errors name that field then, and a version's own field only when the versions' schemas differ
+  const first = JSON.stringify(schemaOf(versions[0]))
+  const shared = versions.every((v) => JSON.stringify(schemaOf(v)) === first)
   versions.forEach((v, i) => {
     if (!isObject(v) || typeof v.name !== "string") return
-    const schema = isObject(v.schema) && isObject(v.schema.openAPIV3Schema) ? v.schema.openAPIV3Schema : undefined
+    const schema = schemaOf(v)
     if (schema !== undefined) {
-      out.push({ name: v.name, field: `spec.versions[${i}].schema.openAPIV3Schema`, schema: schema as JSONSchemaProps })
+      const field = shared ? "spec.validation.openAPIV3Schema" : `spec.versions[${i}].schema.openAPIV3Schema`
+      out.push({ name: v.name, field, schema: schema as JSONSchemaProps })
     }
   })
   return out
@@ -50,6 +62,7 @@ const admitCrd = (request: AdmissionRequest): ReadonlyArray<string> => {
     for (const error of compiled.errors) {
       causes.push({ reason: "FieldValueInvalid", field: error.field, message: `Invalid value: ${JSON.stringify(goRule(error.rule))}: ${error.detail}` })
     }
+    for (const error of compiled.costErrors) causes.push({ reason: "FieldValueForbidden", field: error.field, message: `Forbidden: ${error.message}` })
     warnings.push(...compiled.unsupported)
   }
   if (causes.length > 0) {
@@ -75,7 +88,7 @@ const rulesFor = (state: FakeState, kind: KindInfo, version: string): VersionRul
   if (byVersion === undefined) {
     byVersion = new Map()
     for (const v of versionSchemas(entry.obj)) {
-      byVersion.set(v.name, anyRules(v.schema) ? compile(v.schema, v.field) : { validator: undefined, errors: [], unsupported: [] })
+      byVersion.set(v.name, anyRules(v.schema) ? compile(v.schema, v.field) : { validator: undefined, errors: [], unsupported: [], costErrors: [], totalCost: 0 })
     }
     compiled.set(entry, byVersion)
   }

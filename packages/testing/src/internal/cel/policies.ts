@@ -20,9 +20,14 @@ import type { AdmissionRequest, FakeState } from "../store/state.js"
 import * as Status from "../serve/statusBodies.js"
 import { type Entry, keyOf } from "../store/store.js"
 import type { AuditAnnotation } from "../types.js"
-import { type Library, library } from "./library.js"
-import { evaluateExpression, type Program, program } from "./rules.js"
-import { toCel } from "./values.js"
+import {
+  type CelLibrary as Library,
+  celLibrary as library,
+  celEvaluate as evaluateExpression,
+  type CelProgram as Program,
+  celProgram as program,
+  toCel
+} from "effect-kube/internal/testing"
 
 const group = "admissionregistration.k8s.io"
 

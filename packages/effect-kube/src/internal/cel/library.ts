@@ -17,7 +17,7 @@ import type { CelFunc, CelList, CelMap, CelObjectType, CelValue } from "@bufbuil
 import type { DescMessage, Message } from "@bufbuild/protobuf"
 import type { ReflectMessage } from "@bufbuild/protobuf/reflect"
 import * as Result from "effect/Result"
-import { Quantity as QuantityModule } from "effect-kube"
+import * as QuantityModule from "../../Quantity.js"
 import { type Runtime, runtime } from "./runtime.js"
 
 /** A Kubernetes type as an opaque CEL object: its canonical text is its identity, its parsed value beside it. */

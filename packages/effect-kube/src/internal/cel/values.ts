@@ -8,7 +8,7 @@
  *
  * @internal
  */
-import type { JSONSchemaProps } from "effect-kube"
+import type { JSONSchemaProps } from "../../resources/generated.js"
 import type { Library } from "./library.js"
 
 const keywords = new Set([
