@@ -127,12 +127,24 @@ export const run = <A, E, R>(
       updateDepth()
     }
 
-    // primary triggers: every listed or changed object; deletions only through finalizers
+    // primary triggers: every listed or changed object; deletions only through finalizers. A listed object
+    // is enqueued once its listing is done: until then the store still answers from the previous listing (or
+    // none), and a worker taking the key at once would find nothing and drop it (Explore found this when the
+    // listing's events came in separate chunks, as a paged list or a slow watch-list does)
+    let listed: Array<string> | undefined
     yield* FiberSet.run(
       fibers,
       Stream.runForEach(primary.events, (event) =>
         Effect.sync(() => {
-          if (event._tag === "InitApply" || event._tag === "Apply") enqueue(InformersInternal.keyOf(event.object))
+          if (event._tag === "Init") listed = []
+          else if (event._tag === "InitApply") {
+            const key = InformersInternal.keyOf(event.object)
+            if (listed !== undefined) listed.push(key)
+            else enqueue(key)
+          } else if (event._tag === "InitDone") {
+            for (const key of listed ?? []) enqueue(key)
+            listed = undefined
+          } else if (event._tag === "Apply") enqueue(InformersInternal.keyOf(event.object))
         }))
     )
 
