@@ -9,7 +9,7 @@
  *   or of the workload waits at its actor's HttpClient until a step sends it), or which
  *   held watch event is delivered (each watch's events keep their order; between
  *   watches, any order, and one can wait while others go);
- * - a 409 Conflict to a controller's write, a 410 Gone or a connection reset of one
+ * - a 409 Conflict to a controller's update (a PUT), a 410 Gone or a connection reset of one
  *   watch, the Lease taken by another holder, a pod's phase set Failed;
  * - the clock moved by `tick`.
  *
@@ -88,7 +88,7 @@ export type {
    */
   View,
   /**
-   * A fault the explorer may inject: `"conflict"` (a 409 to a controller's PUT or PATCH),
+   * A fault the explorer may inject: `"conflict"` (a 409 to a controller's update, a PUT),
    * `"expire"` (a 410 Gone on a watch), `"reset"` (a watch's connection reset), `"leaseLost"`
    * (another holder takes a Lease), `"podFailure"` (a pod's phase set Failed).
    *
@@ -156,7 +156,7 @@ export interface Options<R> {
   readonly invariants: { readonly [name: string]: Invariant }
   /** Runs this schedule (an `ExploreFailure`'s) once instead of exploring, and reports it unshrunk. */
   readonly replay?: ReadonlyArray<number> | undefined
-  /** At most this many runs to shrink a failing schedule (default 300). */
+  /** At most this many runs to shrink a failing schedule (default 100). */
   readonly maxShrinks?: number | undefined
 }
 
@@ -249,7 +249,7 @@ export const explore = <R>(
       controllers: options.controllers,
       workload: options.workload,
       invariants: options.invariants,
-      maxShrinks: options.maxShrinks ?? 300
+      maxShrinks: options.maxShrinks ?? 100
     }
     const fail = (schedule: ReadonlyArray<number>, outcome: Engine.Outcome, found: number, from: number, runs: number) =>
       new ExploreFailure({

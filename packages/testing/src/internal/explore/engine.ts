@@ -20,6 +20,8 @@ import * as Fiber from "effect/Fiber"
 import * as HttpClient from "effect/http/HttpClient"
 import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as References from "effect/References"
 import * as Cause from "effect/Cause"
 import * as TestClock from "effect/testing/TestClock"
 import * as fc from "fast-check"
@@ -119,7 +121,8 @@ const parsePath = (path: string) => {
   return { group, resource: rest[0] ?? "", namespace, name: rest[1], subresource: rest[2] }
 }
 
-const isWrite = (method: string) => method === "PUT" || method === "PATCH"
+/** A write a 409 Conflict answers on a cluster: an update, whose resourceVersion is a precondition. */
+const isUpdate = (method: string) => method === "PUT"
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
@@ -143,6 +146,10 @@ export const runOnce = <R>(config: Config<R>, decisions: ReadonlyArray<number>):
     let nextId = 0
     let step = 0
     let answered = 0
+    let over = false
+    /** The answer's status of each request by id, for the trace. */
+    const statusOf = new Map<number, number>()
+    let sent: Pending | undefined
 
     const gated = (actor: string): HttpClient.HttpClient =>
       HttpClient.transform(base, (effect, request: HttpClientRequest.HttpClientRequest) =>
@@ -151,10 +158,15 @@ export const runOnce = <R>(config: Config<R>, decisions: ReadonlyArray<number>):
           const watch = url.searchParams.get("watch") === "true" ||
             request.urlParams.params.some(([k, v]) => k === "watch" && (v === "true" || v === "1"))
           const gate = yield* Deferred.make<void>()
-          pending.push({ id: nextId++, actor, method: request.method, path: url.pathname, watch, gate })
-          yield* Deferred.await(gate)
+          const id = nextId++
+          // once the run is over, what the actors still send (a lease released on interruption) goes at once
+          if (!over) {
+            pending.push({ id, actor, method: request.method, path: url.pathname, watch, gate })
+            yield* Deferred.await(gate)
+          }
           const record = (status: number) => {
             answered++
+            statusOf.set(id, status)
             actions.push({ step, actor, method: request.method, path: url.pathname, watch, status, ...parsePath(url.pathname) })
           }
           return yield* effect.pipe(
@@ -163,6 +175,13 @@ export const runOnce = <R>(config: Config<R>, decisions: ReadonlyArray<number>):
           )
         }))
 
+    // what the actors log goes into the trace, under the step it happened in, instead of the console
+    let logs: Array<string> = []
+    const loggerOf = (actor: string) =>
+      Logger.make(({ logLevel, message }) => {
+        const text = (Array.isArray(message) ? message : [message]).map((m) => typeof m === "string" ? m : String(m)).join(" ")
+        logs.push(`${actor} ${logLevel.toUpperCase()}: ${text}`)
+      })
     const fibers: Array<readonly [string, Fiber.Fiber<unknown, unknown>]> = []
     const start = (actor: string, runnable: Runnable<R>) =>
       Effect.gen(function*() {
@@ -170,7 +189,11 @@ export const runOnce = <R>(config: Config<R>, decisions: ReadonlyArray<number>):
           ? Layer.launch(runnable as Layer.Layer<unknown, unknown, R>)
           : runnable as Effect.Effect<unknown, unknown, R>
         const actorContext = Context.add(context, HttpClient.HttpClient, gated(actor))
-        const fiber = yield* Effect.forkChild(Effect.provideContext(effect, actorContext as Context.Context<never>))
+        const fiber = yield* Effect.forkChild(
+          Effect.provideContext(effect, actorContext as Context.Context<never>).pipe(
+            Effect.provideService(References.CurrentLoggers, new Set([loggerOf(actor)]))
+          )
+        )
         fibers.push([actor, fiber as Fiber.Fiber<unknown, unknown>])
       })
     for (const [actor, runnable] of Object.entries(config.controllers)) yield* start(actor, runnable)
@@ -205,6 +228,7 @@ export const runOnce = <R>(config: Config<R>, decisions: ReadonlyArray<number>):
     const release = (p: Pending) =>
       Effect.gen(function*() {
         lastActor = p.actor
+        sent = p
         pending.splice(pending.indexOf(p), 1)
         yield* Deferred.succeed(p.gate, void 0)
       })
@@ -242,7 +266,7 @@ export const runOnce = <R>(config: Config<R>, decisions: ReadonlyArray<number>):
         if (!config.faults.has(kind)) return undefined
         switch (kind) {
           case "conflict": {
-            const writes = pending.filter((p) => isWrite(p.method) && p.actor !== "workload")
+            const writes = pending.filter((p) => isUpdate(p.method) && p.actor !== "workload")
             if (writes.length === 0) return undefined
             const p = writes[choice % writes.length]!
             cluster.failNext({
@@ -347,15 +371,28 @@ export const runOnce = <R>(config: Config<R>, decisions: ReadonlyArray<number>):
       return undefined
     }
 
+    // the run over, nothing waits any more and the actors are stopped, before the fake closes
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function*() {
+        over = true
+        hooks.hold(false)
+        for (const p of pending.splice(0)) yield* Deferred.succeed(p.gate, void 0)
+        yield* Fiber.interruptAll(fibers.map(([, fiber]) => fiber))
+      })
+    )
     yield* settle
     const total = decisions.length + config.quiet
     for (step = 1; step <= total; step++) {
       const inSchedule = step <= decisions.length
       // in the quiet steps nothing contends: the actor that last sent goes on while it has a request waiting,
       // else the oldest request goes, then held events; no faults, and the clock moves when nothing waits
+      sent = undefined
       const did = inSchedule ? yield* decide(decisions[step - 1]!) : yield* releaseItem(calmest())
-      trace.push(inSchedule ? did : `(quiet) ${did}`)
       yield* settle
+      const status = sent === undefined ? undefined : statusOf.get(sent.id)
+      const answer = sent === undefined ? "" : status === undefined ? " → no answer yet" : ` → ${status === 0 ? "failed" : status}`
+      trace.push([`${inSchedule ? did : `(quiet) ${did}`}${answer}`, ...logs.map((l) => `           ${l}`)].join("\n"))
+      logs = []
       const broken = check(false)
       if (broken !== undefined) {
         return { broken: broken[0], detail: broken[1], step, trace, actions: actions.length }
@@ -400,8 +437,9 @@ export const shrink = <R>(
   outcome: Outcome
 ): Effect.Effect<{ readonly schedule: ReadonlyArray<number>; readonly outcome: Outcome; readonly runs: number }, never, R> =>
   Effect.gen(function*() {
-    const arb = arbitrary(failing.length)
-    let current: ReadonlyArray<number> = failing
+    // the decisions after the step that broke never ran: without them the run is the same
+    let current: ReadonlyArray<number> = failing.slice(0, Math.min(failing.length, outcome.step))
+    const arb = arbitrary(current.length)
     let currentOutcome = outcome
     let runs = 0
     let improved = true
