@@ -78,11 +78,29 @@ describe("Explore", () => {
   it.live("finds the lost update of a blind read-modify-write, shrinks it, and its schedule replays exactly", () =>
     Effect.gen(function*() {
       const failure = yield* Effect.flip(Explore.explore({ ...lostUpdate(blindIncrement), seed: 7, schedules: 1000 }))
-      console.log(failure.message)
       assert.strictEqual(failure.invariant, "no increment is lost")
+      // shrunk to the race itself: both read, then both write
+      assert.deepStrictEqual(failure.trace.slice(0, 4).map((t) => t.replace(/^\(quiet\) /, "")), [
+        "send GET /api/v1/namespaces/default/configmaps/counter (writer-a) → 200",
+        "send GET /api/v1/namespaces/default/configmaps/counter (writer-b) → 200",
+        "send PUT /api/v1/namespaces/default/configmaps/counter (writer-b) → 200",
+        "send PUT /api/v1/namespaces/default/configmaps/counter (writer-a) → 200"
+      ])
+      assert.include(failure.message, `invariant "no increment is lost" broken`)
+      assert.include(failure.message, `replay: [${failure.schedule.join(", ")}]`)
       const again = yield* Effect.flip(Explore.explore({ ...lostUpdate(blindIncrement), replay: failure.schedule }))
       assert.deepStrictEqual(again.trace, failure.trace)
     }), { timeout: 120_000 })
+
+  it.live("deterministic: the same seed gives the same schedule, the same shrinking and the same trace, 20 times", () =>
+    Effect.gen(function*() {
+      const runs: Array<string> = []
+      for (let i = 0; i < 20; i++) {
+        const failure = yield* Effect.flip(Explore.explore({ ...lostUpdate(blindIncrement), seed: 7, schedules: 1000 }))
+        runs.push(JSON.stringify([failure.found, failure.schedule, failure.step, failure.trace, failure.shrinkRuns]))
+      }
+      assert.strictEqual(new Set(runs).size, 1, runs.join("\n"))
+    }), { timeout: 300_000 })
 
   it.live("a read-modify-write with the resourceVersion and a re-read on 409 keeps every increment", () =>
     Effect.gen(function*() {
@@ -93,7 +111,6 @@ describe("Explore", () => {
   it.live("finds the double leader whose work outlives its lease", () =>
     Effect.gen(function*() {
       const failure = yield* Effect.flip(Explore.explore({ ...doubleLeader(detachedLeader), seed: 3, schedules: 1000, maxShrinks: 40 }))
-      console.log(failure.message)
       assert.strictEqual(failure.invariant, "at most one leader acting")
       assert.isAtMost(failure.found, 1000)
       const again = yield* Effect.flip(Explore.explore({ ...doubleLeader(detachedLeader), replay: failure.schedule }))

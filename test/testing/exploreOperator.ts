@@ -13,16 +13,38 @@ export const mirrorLabel = "mirror.example.com/mirror"
 const userConfigMaps = (namespace: string) => Kube.api(ConfigMaps, { namespace })
 const mirrorsApi = Kube.api(Operator.ConfigMirrors)
 
+/** The names a run uses: the fake's fixed ones, a real cluster's unique ones. */
+export interface Names {
+  readonly source: string
+  readonly mirror: string
+  readonly a: string
+  readonly b: string
+  readonly c: string
+}
+export const fakeNames: Names = { source: "default", mirror: "settings", a: "team-a", b: "team-b", c: "team-c" }
+
 /** What a user does while the operator runs: a source, a mirror of it, a change of the source and of the targets. */
-export const operatorWorkload = Effect.gen(function*() {
-  yield* userConfigMaps("default").create({ metadata: { name: "settings" }, data: { color: "blue" } })
-  yield* mirrorsApi.create({
-    metadata: { name: "settings" },
-    spec: { source: { namespace: "default", name: "settings" }, targetNamespaces: ["team-a", "team-b"] }
+export const workloadOf = (n: Names) =>
+  Effect.gen(function*() {
+    yield* userConfigMaps(n.source).create({ metadata: { name: "settings" }, data: { color: "blue" } })
+    yield* mirrorsApi.create({
+      metadata: { name: n.mirror },
+      spec: { source: { namespace: n.source, name: "settings" }, targetNamespaces: [n.a, n.b] }
+    })
+    yield* userConfigMaps(n.source).patch("settings", { _tag: "Merge", body: { data: { color: "green" } } })
+    yield* mirrorsApi.patch(n.mirror, { _tag: "Merge", body: { spec: { targetNamespaces: [n.b, n.c] } } })
   })
-  yield* userConfigMaps("default").patch("settings", { _tag: "Merge", body: { data: { color: "green" } } })
-  yield* mirrorsApi.patch("settings", { _tag: "Merge", body: { spec: { targetNamespaces: ["team-b", "team-c"] } } })
-})
+export const operatorWorkload = workloadOf(fakeNames)
+
+/** Converged: the copies (namespace, color) are in b and c, green; the status says so and Ready. */
+export const convergedOf = (
+  n: Names,
+  copies: ReadonlyArray<readonly [string | undefined, string | undefined]>,
+  status: { copies?: ReadonlyArray<string>; conditions?: ReadonlyArray<{ type: string; status: string }> } | undefined
+): boolean =>
+  JSON.stringify([...copies].sort()) === JSON.stringify([[n.b, "green"], [n.c, "green"]]) &&
+  JSON.stringify(status?.copies) === JSON.stringify([n.b, n.c]) &&
+  (status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false)
 
 const configMap = (cluster: FakeCluster.Service, namespace: string, name: string) =>
   cluster.get({ apiVersion: "v1", kind: "ConfigMap", name, namespace })
@@ -60,11 +82,11 @@ export const operatorExploration = {
     "converges: copies where the mirror says, in the source's color, Ready": Explore.eventually(({ cluster }) => {
       const copies = cluster.list("v1", "configmaps").filter((cm) => cm.metadata.labels?.[mirrorLabel] === "settings")
       const mirror = cluster.get({ apiVersion: "mirror.example.com/v1", kind: "ConfigMirror", name: "settings" })
-      const status = mirror?.status as { copies?: ReadonlyArray<string>; conditions?: ReadonlyArray<{ type: string; status: string }> } | undefined
-      return JSON.stringify(copies.map((cm) => [cm.metadata.namespace, cm.data?.color])) ===
-          JSON.stringify([["team-b", "green"], ["team-c", "green"]]) &&
-        JSON.stringify(status?.copies) === JSON.stringify(["team-b", "team-c"]) &&
-        (status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false)
+      return convergedOf(
+        fakeNames,
+        copies.map((cm) => [cm.metadata.namespace, (cm.data as { color?: string } | undefined)?.color] as const),
+        mirror?.status as Parameters<typeof convergedOf>[2]
+      )
     })
   }
 }

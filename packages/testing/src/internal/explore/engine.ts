@@ -389,8 +389,10 @@ export const runOnce = <R>(config: Config<R>, decisions: ReadonlyArray<number>):
       sent = undefined
       const did = inSchedule ? yield* decide(decisions[step - 1]!) : yield* releaseItem(calmest())
       yield* settle
-      const status = sent === undefined ? undefined : statusOf.get(sent.id)
-      const answer = sent === undefined ? "" : status === undefined ? " → no answer yet" : ` → ${status === 0 ? "failed" : status}`
+      // set by the release, if the step sent a request
+      const justSent = sent as Pending | undefined
+      const status = justSent === undefined ? undefined : statusOf.get(justSent.id)
+      const answer = justSent === undefined ? "" : status === undefined ? " → no answer yet" : ` → ${status === 0 ? "failed" : status}`
       trace.push([`${inSchedule ? did : `(quiet) ${did}`}${answer}`, ...logs.map((l) => `           ${l}`)].join("\n"))
       logs = []
       const broken = check(false)
