@@ -135,7 +135,7 @@ it.layer(layer, { excludeTestServices: true, timeout: "120 seconds" })("explore"
       assert.strictEqual(passed.schedules, 50)
     }).pipe(Effect.scoped))
 
-  it.live("examples/operator.ts keeps the invariants it passes exploration with: two replicas on kube-apiserver", () =>
+  it.effect("examples/operator.ts keeps the invariants it passes exploration with: two replicas on kube-apiserver", () =>
     Effect.gen(function*() {
       const mirrors = Kube.api(Operator.ConfigMirrors)
       yield* Kube.api(CustomResourceDefinitions).apply(yield* Operator.ConfigMirrors.crd(), { fieldManager: "e2e", force: true })
