@@ -68,7 +68,7 @@ const doubleLeader = (replica: (identity: string) => Effect.Effect<unknown, unkn
   setup: (cluster: FakeCluster.Service) =>
     cluster.seed([{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "state" }, data: {} }]),
   controllers: { "replica-a": replica("replica-a"), "replica-b": replica("replica-b") },
-  tick: "2 seconds",
+  tick: "2 seconds" as const,
   steps: 40,
   quiet: 30,
   invariants: { "at most one leader acting": oneLeaderActing }

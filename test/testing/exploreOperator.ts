@@ -40,7 +40,10 @@ export const operatorWorkload = workloadOf(fakeNames)
 export const convergedOf = (
   n: Names,
   copies: ReadonlyArray<readonly [string | undefined, string | undefined]>,
-  status: { copies?: ReadonlyArray<string>; conditions?: ReadonlyArray<{ type: string; status: string }> } | undefined
+  status: {
+    readonly copies?: ReadonlyArray<string> | undefined
+    readonly conditions?: ReadonlyArray<{ readonly type: string; readonly status: string }> | undefined
+  } | undefined
 ): boolean =>
   JSON.stringify([...copies].sort()) === JSON.stringify([[n.b, "green"], [n.c, "green"]]) &&
   JSON.stringify(status?.copies) === JSON.stringify([n.b, n.c]) &&

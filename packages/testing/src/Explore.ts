@@ -149,7 +149,7 @@ export interface Options<R> {
   /** Prepares each run's fake before the actors start (seed objects). */
   readonly setup?: ((cluster: FakeCluster.Service) => void) | undefined
   /** The controllers, by name: each an Effect or a Layer, run as its own actor until the run ends. */
-  readonly controllers: { readonly [name: string]: Effect.Effect<unknown, unknown, R> | Layer.Layer<unknown, unknown, R> }
+  readonly controllers: { readonly [name: string]: Effect.Effect<unknown, unknown, R> | Layer.Layer<never, unknown, R> }
   /** What users do meanwhile (its requests are scheduled too); it must finish within the quiet steps. */
   readonly workload?: Effect.Effect<unknown, unknown, R> | undefined
   /** The invariants, by name. */

@@ -67,7 +67,7 @@ export type Invariant =
   | { readonly _tag: "Eventually"; readonly check: (view: View) => boolean }
 
 /** @internal */
-export type Runnable<R> = Effect.Effect<unknown, unknown, R> | Layer.Layer<unknown, unknown, R>
+export type Runnable<R> = Effect.Effect<unknown, unknown, R> | Layer.Layer<never, unknown, R>
 
 /** @internal */
 export interface Config<R> {
@@ -186,7 +186,7 @@ export const runOnce = <R>(config: Config<R>, decisions: ReadonlyArray<number>):
     const start = (actor: string, runnable: Runnable<R>) =>
       Effect.gen(function*() {
         const effect: Effect.Effect<unknown, unknown, R> = Layer.isLayer(runnable)
-          ? Layer.launch(runnable as Layer.Layer<unknown, unknown, R>)
+          ? Layer.launch(runnable as Layer.Layer<never, unknown, R>)
           : runnable as Effect.Effect<unknown, unknown, R>
         const actorContext = Context.add(context, HttpClient.HttpClient, gated(actor))
         const fiber = yield* Effect.forkChild(
