@@ -24,40 +24,36 @@
  * ```ts
  * import { Effect, Option } from "effect"
  * import { ConfigMaps, Kube } from "effect-kube"
- * import { Explore } from "@effect-kube/testing"
+ * import { Explore, type FakeCluster } from "@effect-kube/testing"
  *
  * const counter = Kube.api(ConfigMaps, { namespace: "default" })
  * // a lost update: read, add one, write the whole object back without its resourceVersion
  * const increment = Effect.gen(function*() {
  *   const cm = Option.getOrThrow(yield* counter.get("counter"))
  *   const n = Number(cm.data?.n ?? "0") + 1
- *   yield* counter.replace("counter", { ...cm, metadata: { name: "counter" }, data: { n: String(n) } })
+ *   yield* counter.replace("counter", { metadata: { name: "counter" }, data: { n: String(n) } })
+ * })
+ * const valueOf = (cluster: FakeCluster.Service) =>
+ *   (cluster.get({ apiVersion: "v1", kind: "ConfigMap", name: "counter", namespace: "default" })?.data as
+ *     | { readonly n?: string }
+ *     | undefined)?.n
+ *
+ * const options = {
+ *   setup: (cluster: FakeCluster.Service) =>
+ *     cluster.seed([{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "counter" }, data: { n: "0" } }]),
+ *   controllers: { "writer-a": increment, "writer-b": increment },
+ *   invariants: { "no increment is lost": Explore.eventually(({ cluster }) => valueOf(cluster) === "2") }
+ * }
+ *
+ * const program = Effect.gen(function*() {
+ *   const failure = yield* Effect.flip(Explore.explore({ ...options, seed: 7, schedules: 200 }))
+ *   assert.strictEqual(failure.invariant, "no increment is lost")
+ *   // the printed schedule replays the same interleaving: both read 0, both write 1
+ *   const again = yield* Effect.flip(Explore.explore({ ...options, replay: failure.schedule }))
+ *   assert.deepStrictEqual(again.trace, failure.trace)
  * })
  *
- * const program = Explore.explore({
- *   seed: 1,
- *   schedules: 200,
- *   setup: (cluster) => cluster.seed([{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "counter" }, data: { n: "0" } }]),
- *   controllers: { a: increment, b: increment },
- *   invariants: {
- *     "both increments count": Explore.eventually(({ cluster }) =>
- *       cluster.get({ apiVersion: "v1", kind: "ConfigMap", name: "counter", namespace: "default" })?.data?.n === "2")
- *   }
- * })
- *
- * Effect.runPromise(Effect.flip(program)).then((failure) => {
- *   assert.strictEqual(failure.invariant, "both increments count")
- *   // replaying the printed schedule breaks it again
- *   return Effect.runPromise(Effect.flip(Explore.explore({
- *     setup: (cluster) => cluster.seed([{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "counter" }, data: { n: "0" } }]),
- *     controllers: { a: increment, b: increment },
- *     invariants: {
- *       "both increments count": Explore.eventually(({ cluster }) =>
- *         cluster.get({ apiVersion: "v1", kind: "ConfigMap", name: "counter", namespace: "default" })?.data?.n === "2")
- *     },
- *     replay: failure.schedule
- *   })))
- * }).then((again) => assert.strictEqual(again.invariant, "both increments count"))
+ * Effect.runPromise(program)
  * ```
  * @since 0.2.0
  */
