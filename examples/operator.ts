@@ -20,7 +20,7 @@
 import * as os from "node:os"
 import { pathToFileURL } from "node:url"
 import * as NodeRuntime from "@effect/platform-node-shared/NodeRuntime"
-import { Cause, Console, Duration, Effect, Fiber, Option, Schedule, Schema } from "effect"
+import { Cause, Console, Duration, Effect, Fiber, Layer, Option, Schedule, Schema } from "effect"
 import {
   ApiError,
   ConfigMaps,
@@ -101,14 +101,6 @@ const finalizer = "mirror.example.com/cleanup"
 
 // ---- reconcile -------------------------------------------------------------------------
 
-/** Source ConfigMap (namespace/name) -> the mirrors that copy it, so that a change to it triggers them. */
-const bySource = new Map<string, Set<string>>()
-const remember = (mirror: ConfigMirror) => {
-  const source = `${mirror.spec.source.namespace}/${mirror.spec.source.name}`
-  for (const names of bySource.values()) names.delete(mirror.metadata!.name!)
-  bySource.set(source, (bySource.get(source) ?? new Set()).add(mirror.metadata!.name!))
-}
-
 /** Writes the status, through the status subresource (writes to the object itself keep it as it is). */
 const writeStatus = (mirror: ConfigMirror, status: NonNullable<ConfigMirror["status"]>) =>
   mirrors.patchStatus(mirror.metadata!.name!, { _tag: "Merge", body: { status } })
@@ -129,7 +121,7 @@ const readyCondition = (mirror: ConfigMirror, ok: boolean, reason: string, messa
 const copiesOf = (mirror: ConfigMirror) =>
   Kube.api(ConfigMaps).list({ labelSelector: `${mirrorLabel}=${mirror.metadata!.name!}`, allNamespaces: true })
 
-const reconcile = (mirror: ConfigMirror, ctx: Controller.Context<ConfigMirror>) =>
+const reconcile = (remember: (mirror: ConfigMirror) => void) => (mirror: ConfigMirror, ctx: Controller.Context<ConfigMirror>) =>
   Effect.gen(function*() {
     remember(mirror)
     const name = mirror.metadata!.name!
@@ -185,28 +177,42 @@ const cleanup = (mirror: ConfigMirror, ctx: Controller.Context<ConfigMirror>) =>
     yield* ctx.recorder.normal("CleanedUp", `removed ${copies.length} copies`, "Cleanup")
   })
 
-const controller = Controller.make({
-  name: controllerName,
-  api: mirrors,
-  reconcile,
-  finalizer: { name: finalizer, cleanup },
-  owns: [{ api: Kube.api(ConfigMaps), allNamespaces: true, labelSelector: mirrorLabel }],
-  watches: [
-    Controller.watch(
-      Kube.api(ConfigMaps),
-      (cm) => [...(bySource.get(`${cm.metadata?.namespace}/${cm.metadata?.name}`) ?? [])].map((name) => ({ name })),
-      { allNamespaces: true }
-    )
-  ],
-  concurrency: 2
-})
+/** The controller, with its own index of sources (each instance, e.g. each replica in a test, has one). */
+const makeController = () => {
+  /** Source ConfigMap (namespace/name) -> the mirrors that copy it, so that a change to it triggers them. */
+  const bySource = new Map<string, Set<string>>()
+  const remember = (mirror: ConfigMirror) => {
+    const source = `${mirror.spec.source.namespace}/${mirror.spec.source.name}`
+    for (const names of bySource.values()) names.delete(mirror.metadata!.name!)
+    bySource.set(source, (bySource.get(source) ?? new Set()).add(mirror.metadata!.name!))
+  }
+  return Controller.make({
+    name: controllerName,
+    api: mirrors,
+    reconcile: reconcile(remember),
+    finalizer: { name: finalizer, cleanup },
+    owns: [{ api: Kube.api(ConfigMaps), allNamespaces: true, labelSelector: mirrorLabel }],
+    watches: [
+      Controller.watch(
+        Kube.api(ConfigMaps),
+        (cm) => [...(bySource.get(`${cm.metadata?.namespace}/${cm.metadata?.name}`) ?? [])].map((name) => ({ name })),
+        { allNamespaces: true }
+      )
+    ],
+    concurrency: 2
+  })
+}
 
 /** The operator: the controller, only while this replica holds the lease. */
-export const operator = (namespace: string | undefined) =>
-  LeaderElection.run(Controller.run(controller), {
+export const operator = (namespace: string | undefined, identity = `${os.hostname()}-${process.pid}`) =>
+  LeaderElection.run(Controller.run(makeController()), {
     lease: { name: "config-mirror", namespace },
-    identity: `${os.hostname()}-${process.pid}`
+    identity
   }).pipe(Effect.provide(Informers.layer))
+
+/** The operator as a Layer (one replica, running while the layer is up), for tests that run several. */
+export const layer = (options: { readonly namespace?: string | undefined; readonly identity?: string | undefined } = {}) =>
+  Layer.effectDiscard(Effect.forkScoped(operator(options.namespace, options.identity)))
 
 // ---- on the embedded fake cluster: a scripted tour ---------------------------------------
 

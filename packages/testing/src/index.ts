@@ -19,3 +19,11 @@ export * as FakeCluster from "./FakeCluster.js"
  * @since 0.2.0
  */
 export * as Rbac from "./Rbac.js"
+
+/**
+ * Seeded exploration of controllers' interleavings over the fake, shrunk to a minimal
+ * failing schedule that replays exactly.
+ *
+ * @since 0.2.0
+ */
+export * as Explore from "./Explore.js"

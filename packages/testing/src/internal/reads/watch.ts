@@ -17,6 +17,10 @@ export interface WatchHub {
   readonly open: Set<ActiveWatch>
   /** Close each watch after it has sent this many events (fault injection). */
   dropAfter: number | undefined
+  /** Explore: every event is held back until the explorer releases it (`releaseOne`). */
+  hold?: boolean | undefined
+  /** Explore: the watches with held events (those ended wait here until their last one is released). */
+  holding?: Set<ActiveWatch> | undefined
 }
 
 /** @internal */
@@ -28,6 +32,9 @@ export class ActiveWatch implements WatchTarget, StreamBody {
   private sent = 0
   private timer: ReturnType<typeof setTimeout> | undefined
   private finished = false
+  /** Events held back by the explorer, oldest first, and whether the stream ends after them. */
+  private held: Array<string> = []
+  private endAfterHeld = false
   /** Rewrites each event line into the form the client asked for (metadata only, a Table). */
   transform: ((line: string) => string) | undefined = undefined
   /** Whether `transform` rewrites bookmarks too (a metadata-only watch's are PartialObjectMetadata). */
@@ -66,13 +73,21 @@ export class ActiveWatch implements WatchTarget, StreamBody {
 
   cancel(): void {
     this.detach()
+    this.dropHeld()
     this.out?.abandon()
+  }
+
+  private emit(line: string): void {
+    if (this.out !== undefined) this.out.write(line)
+    else this.early!.push(line)
   }
 
   private write(line: string): void {
     if (this.finished) return
-    if (this.out !== undefined) this.out.write(line)
-    else this.early!.push(line)
+    if (this.hub.hold === true) {
+      this.held.push(line)
+      this.hub.holding?.add(this)
+    } else this.emit(line)
     this.sent++
     const dropAfter = this.hub.dropAfter
     if (dropAfter !== undefined && this.sent >= dropAfter) this.end()
@@ -106,12 +121,52 @@ export class ActiveWatch implements WatchTarget, StreamBody {
     this.end()
   }
 
-  /** Ends the stream cleanly (a timeout, a dropped watch). */
+  /** Ends the stream cleanly (a timeout, a dropped watch); after the held events when some are. */
   end(): void {
     if (this.finished) return
     this.detach()
+    if (this.held.length > 0) this.endAfterHeld = true
+    else this.close()
+  }
+
+  private close(): void {
     if (this.out !== undefined) this.out.end()
     else this.earlyEnd = "end"
+  }
+
+  /** Explore: how many events are held back. */
+  get heldCount(): number {
+    return this.held.length
+  }
+
+  /** Explore: the oldest held event line. */
+  get heldHead(): string | undefined {
+    return this.held[0]
+  }
+
+  /** Explore: sends the oldest held event (and ends the stream after the last one when it ended). */
+  releaseOne(): void {
+    const line = this.held.shift()
+    if (line === undefined) return
+    this.emit(line)
+    if (this.held.length === 0) {
+      this.hub.holding?.delete(this)
+      if (this.endAfterHeld) this.close()
+    }
+  }
+
+  /** Explore: the connection is reset, what was held back is lost, the client sees an error. */
+  reset(): void {
+    this.detach()
+    this.dropHeld()
+    if (this.out !== undefined) this.out.fail(new Error("connection reset by the fake cluster (injected fault)"))
+    else this.earlyEnd = "fail"
+  }
+
+  private dropHeld(): void {
+    this.held = []
+    this.endAfterHeld = false
+    this.hub.holding?.delete(this)
   }
 
   private detach(): void {

@@ -6,6 +6,7 @@
  * @internal
  */
 import * as Authz from "../authz/index.js"
+import * as ExploreHooks from "../explore/hooks.js"
 import { removeNamespaceContents } from "../writes/deletes.js"
 import { clone, drop, isObject, type JsonObject, randomSuffix } from "../store/json.js"
 import { customKind, type KindInfo, splitApiVersion } from "../store/kinds.js"
@@ -31,7 +32,7 @@ export const make = (state: FakeState): Control => {
     state.settle()
     return result
   }
-  return {
+  const control: Control = {
     seed: (objects) => settled(() => {
       const out: Array<FakeObject> = []
       for (const raw of objects) {
@@ -143,4 +144,6 @@ export const make = (state: FakeState): Control => {
     openWatches: () => state.hub.open.size,
     openLogStreams: () => state.logStreams.size
   }
+  // under a symbol, so that copies of the controls (the layer's service) carry it and `Control` stays as it is
+  return Object.assign(control, { [ExploreHooks.HooksId]: ExploreHooks.make(state) })
 }
