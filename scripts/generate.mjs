@@ -613,7 +613,7 @@ out.set("packages/testing/src/internal/store/generated.ts", fake)
 // definition a served kind reaches, its fields' types in a short code (s string, y base64 bytes, i int32, l int64,
 // d float64, b bool, q Quantity, o IntOrString, r RawExtension, t Time, m MicroTime, j JSON, f FieldsV1, B
 // JSONSchemaPropsOrBool, A JSONSchemaPropsOrArray, S JSONSchemaPropsOrStringArray, `[` a list of, `{` a map of,
-// `#name` a definition; `!` first for a required field), and the Go type name the decoder's errors print
+// `#name` a definition; `!` or `?` first: see below), and the Go type name the decoder's errors print
 const leafOf = {
   "io.k8s.apimachinery.pkg.api.resource.Quantity": "q",
   "io.k8s.apimachinery.pkg.util.intstr.IntOrString": "o",
@@ -626,6 +626,7 @@ const leafOf = {
   "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray": "A",
   "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray": "S"
 }
+const goFields = JSON.parse(fs.readFileSync(path.join(root, "scripts", "go-fields.json"), "utf8"))
 const shortDef = (n) => n.replace(/^io\.k8s\.(api\.|apimachinery\.pkg\.apis\.|apiextensions-apiserver\.pkg\.apis\.|kube-aggregator\.pkg\.apis\.)/, "")
 const typeDefs = new Map()
 const typeCode = (p) => {
@@ -658,9 +659,22 @@ const reach = (name) => {
   const d = defs[name]
   const fields = {}
   typeDefs.set(key, [`${name.split(".").at(-2)}.${name.split(".").at(-1)}`, fields])
-  // `!` marks a required field: no omitempty in Go, so its zero value is written when it is null or empty
+  // what Go writes of a field that is null or absent: `!` its zero value (no omitempty, or a struct that is no
+  // pointer: omitempty leaves no struct out), `?` null (a pointer without omitempty); nothing, no field (omitempty).
+  // The Go sources say (scripts/go-fields.json); a field they do not name is written when the spec requires it
   const required = new Set(d.required ?? [])
-  for (const [k, p] of Object.entries(d.properties ?? {})) fields[k] = `${required.has(k) ? "!" : ""}${typeCode(p)}`
+  const go = goFields[key]
+  for (const [k, p] of Object.entries(d.properties ?? {})) {
+    const code = typeCode(p)
+    const flags = go?.[k]
+    let mark = required.has(k) ? "!" : ""
+    if (flags !== undefined) {
+      const omits = flags.includes("o") || flags.includes("z")
+      const isStruct = /^[#qortmjf]/.test(code)
+      mark = flags.includes("p") ? (omits ? "" : "?") : (!omits || (isStruct && !flags.includes("z"))) ? "!" : ""
+    }
+    fields[k] = `${mark}${code}`
+  }
 }
 for (const k of kinds) reach(k.def)
 const kindTypeRows = kinds.map((k) => `  ${JSON.stringify(`${k.group}/${k.version}/${k.kind}`)}: ${JSON.stringify(shortDef(k.def))}`)

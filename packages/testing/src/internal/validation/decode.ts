@@ -20,8 +20,10 @@ export type Node =
     readonly go: string
     readonly name: string
     readonly fields: Map<string, Node>
-    /** The fields without omitempty (the spec's required ones): their zero value is written, not left out. */
+    /** The fields Go writes when zero (no omitempty, or a struct that is no pointer): their zero value. */
     readonly required: Set<string>
+    /** The pointers without omitempty: written as `null` when unset. */
+    readonly nullable: Set<string>
   }
   | { readonly tag: "list" | "map"; readonly go: string; elem: Node }
   | { readonly tag: "leaf"; readonly go: string; readonly code: string }
@@ -56,12 +58,14 @@ const struct = (key: string): Node => {
   const def = definitions[key]
   if (def === undefined) return compile("j")
   const [go, fields] = def
-  const node: Node = { tag: "struct", go, name: go.slice(go.indexOf(".") + 1), fields: new Map(), required: new Set() }
+  const node: Node = { tag: "struct", go, name: go.slice(go.indexOf(".") + 1), fields: new Map(), required: new Set(), nullable: new Set() }
   structs.set(key, node)
   for (const name in fields) {
     const code = fields[name]!
-    if (code.charCodeAt(0) === 33 /* ! */) node.required.add(name)
-    node.fields.set(name, compile(code.charCodeAt(0) === 33 ? code.slice(1) : code))
+    const mark = code.charCodeAt(0)
+    if (mark === 33 /* ! */) node.required.add(name)
+    else if (mark === 63 /* ? */) node.nullable.add(name)
+    node.fields.set(name, compile(mark === 33 || mark === 63 ? code.slice(1) : code))
   }
   return node
 }
@@ -188,7 +192,13 @@ const zero = (node: Node, depth = 0): unknown => {
       return null
     case "struct": {
       const out: JsonObject = {}
-      if (depth < 4) for (const name of node.required) out[name] = zero(node.fields.get(name)!, depth + 1)
+      // a struct in a struct is no pointer: Go's types have no such cycle, the bound is a guard
+      if (depth < 16) {
+        for (const name of node.fields.keys()) {
+          if (node.required.has(name)) out[name] = zero(node.fields.get(name)!, depth + 1)
+          else if (node.nullable.has(name)) out[name] = null
+        }
+      }
       return out
     }
     case "leaf":
@@ -261,6 +271,7 @@ const walk = (d: Decoded, node: Node, value: unknown, path: string, struct: stri
           if (d.prune) normalise(node, field, value, key)
         }
       }
+      if (d.prune && (node.required.size > 0 || node.nullable.size > 0)) materialise(node, value)
       return
     }
   }
@@ -275,10 +286,19 @@ const normalise = (owner: Node & { tag: "struct" }, field: Node, obj: JsonObject
   const value = obj[key]
   if (value === null) {
     if (owner.required.has(key)) obj[key] = zero(field)
-    else if (field.tag !== "leaf" || (field.code !== "t" && field.code !== "m")) drop(obj, key)
+    else if (!owner.nullable.has(key)) drop(obj, key)
   } else if ((field.tag === "list" || field.tag === "map") && isEmpty(value)) {
-    if (owner.required.has(key)) obj[key] = null
+    if (owner.required.has(key) || owner.nullable.has(key)) obj[key] = null
     else drop(obj, key)
+  }
+}
+
+/** The fields Go writes whatever the JSON said, where the JSON left them out: their zero value, or `null`. */
+const materialise = (node: Node & { tag: "struct" }, obj: JsonObject): void => {
+  for (const [name, field] of node.fields) {
+    if (obj[name] !== undefined) continue
+    if (node.required.has(name)) obj[name] = zero(field)
+    else if (node.nullable.has(name)) obj[name] = null
   }
 }
 
