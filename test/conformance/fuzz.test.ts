@@ -70,9 +70,19 @@ const writeOn = async (endpoint: Endpoint, c: Case, name: string): Promise<Array
     const valid = { apiVersion: c.kind.apiVersion, kind: c.kind.kind, ...c.kind.object(name) }
     const created = await endpoint.request({ method: "POST", path: base, query, body: valid }, vars)
     out.push({ ...created, body: { status: created.status } })
-    const rv = (created.body as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion
-    const metadata = { ...(object["metadata"] as object), resourceVersion: rv }
-    out.push(await endpoint.request({ method: "PUT", path: `${base}/${stored}`, query, body: { ...object, metadata } }, vars))
+    let rv = (created.body as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion
+    // a controller may write the object's status between the create and the update, at each server's own pace: the
+    // update is sent again on the fresh resourceVersion, as a client would, so that only the case's answer is compared
+    for (let attempt = 0; ; attempt++) {
+      const metadata = { ...(object["metadata"] as object), resourceVersion: rv }
+      const updated = await endpoint.request({ method: "PUT", path: `${base}/${stored}`, query, body: { ...object, metadata } }, vars)
+      if (updated.status !== 409 || attempt === 3) {
+        out.push(updated)
+        break
+      }
+      const fresh = await endpoint.request({ method: "GET", path: `${base}/${stored}` }, vars)
+      rv = (fresh.body as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion
+    }
   } else {
     out.push(await endpoint.request({ method: "POST", path: base, query, body: object }, vars))
   }
