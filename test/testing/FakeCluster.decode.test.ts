@@ -111,6 +111,23 @@ describe("FakeCluster decodes built-in objects as kube-apiserver's typed decoder
     assert.notProperty(warned.body.spec.template.spec.containers[0].livenessProbe, "bogus")
   })
 
+  it("a write refused after the decode (422) still carries its unknown-field warnings", async () => {
+    const answer = await post("/api/v1/namespaces/default/configmaps", {
+      metadata: { name: "warned", labels: { "a b": "c" } },
+      bogus: 1
+    })
+    assert.strictEqual(answer.status, 422)
+    assert.strictEqual(answer.warning, `299 - "unknown field \\"bogus\\""`)
+  })
+
+  it("a Quantity sent as a number is stored as its string", async () => {
+    const quota = await post("/api/v1/namespaces/default/resourcequotas", {
+      metadata: { name: "numbers" },
+      spec: { hard: { pods: 7, cpu: 1.5 } }
+    })
+    assert.deepStrictEqual(quota.body.spec.hard, { cpu: "1500m", pods: "7" })
+  })
+
   it("stores what Go's decode and encode leave: nulls and empty lists of optional fields gone, required ones zero", async () => {
     const policy = await post("/apis/networking.k8s.io/v1/namespaces/default/networkpolicies", {
       metadata: { name: "np", labels: null },

@@ -10,6 +10,8 @@
  *
  * @internal
  */
+import { Quantity } from "effect-kube"
+import * as Result from "effect/Result"
 import { definitions, kindDefinitions } from "../store/generatedTypes.js"
 import { drop, isObject, type JsonObject } from "../store/json.js"
 
@@ -252,6 +254,7 @@ const walk = (d: Decoded, node: Node, value: unknown, path: string, struct: stri
       for (const key in value) {
         if (value[key] === null && d.prune) value[key] = zero(node.elem)
         walk(d, node.elem, value[key], path === "" ? key : `${path}.${key}`, struct, stack)
+        if (d.prune) asWritten(node.elem, value, key)
       }
       return
     }
@@ -268,13 +271,24 @@ const walk = (d: Decoded, node: Node, value: unknown, path: string, struct: stri
           if (d.prune) drop(value, key)
         } else {
           walk(d, field, value[key], at, node.name, stack === "" ? key : `${stack}.${key}`)
-          if (d.prune) normalise(node, field, value, key)
+          if (d.prune) {
+            asWritten(field, value, key)
+            normalise(node, field, value, key)
+          }
         }
       }
       if (d.prune && (node.required.size > 0 || node.nullable.size > 0)) materialise(node, value)
       return
     }
   }
+}
+
+/** A Quantity sent as a JSON number is written back as its string (`7` is `"7"`, `1.5` is `"1500m"`). */
+const asWritten = (field: Node, obj: JsonObject, key: string): void => {
+  const value = obj[key]
+  if (typeof value !== "number" || field.tag !== "leaf" || field.code !== "q") return
+  const canonical = Quantity.canonicalize(String(value))
+  obj[key] = Result.isSuccess(canonical) ? canonical.success : String(value)
 }
 
 /**

@@ -405,3 +405,26 @@ export const withWarnings = (response: RawResponse, warnings: ReadonlyArray<stri
       ...response,
       headers: { ...response.headers, warning: warnings.map(warningHeader).join(", ") }
     }
+
+/**
+ * Runs the rest of a write whose body had field validation warnings: a failure after the
+ * decode (a 422, a 409) still carries them, as kube-apiserver sends its warnings with
+ * whatever it answers.
+ *
+ * @internal
+ */
+export const keepWarnings = async (
+  warnings: ReadonlyArray<string>,
+  rest: () => RawResponse | Promise<RawResponse>
+): Promise<RawResponse> => {
+  if (warnings.length === 0) return rest()
+  try {
+    return await rest()
+  } catch (e) {
+    if (!(e instanceof Status.StatusError) || e.headers?.warning !== undefined) throw e
+    throw new Status.StatusError(e.code, e.reason, e.message, e.details, {
+      ...e.headers,
+      warning: warnings.map(warningHeader).join(", ")
+    }, e.metadata)
+  }
+}

@@ -463,7 +463,7 @@ export const create = async (
   request: RawRequest
 ): Promise<RawResponse> => {
   const { obj, warnings } = await objectOf(state, route, query, request, "CreateOptions")
-  return createObject(state, route, query, request, obj, warnings)
+  return FieldValidation.keepWarnings(warnings, () => createObject(state, route, query, request, obj, warnings))
 }
 
 const createObject = (
@@ -520,6 +520,17 @@ export const replace = async (
   request: RawRequest
 ): Promise<RawResponse> => {
   const { obj, warnings } = await objectOf(state, route, query, request, "UpdateOptions")
+  return FieldValidation.keepWarnings(warnings, () => replaceObject(state, route, query, request, obj, warnings))
+}
+
+const replaceObject = (
+  state: FakeState,
+  route: Route,
+  query: Record<string, string>,
+  request: RawRequest,
+  obj: JsonObject,
+  warnings: ReadonlyArray<string>
+): Promise<RawResponse> | RawResponse => {
   const metadata = obj.metadata as JsonObject
   if (metadata.name !== undefined && metadata.name !== route.name) {
     throw Status.badRequest(
