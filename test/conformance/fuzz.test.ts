@@ -61,6 +61,8 @@ const view = (o: Observed, isVolatile: boolean): Observed => {
   return { ...o, body: isVolatile ? pick(trimmed, volatile) : trimmed }
 }
 
+const constraining = new Set(["ResourceQuota", "LimitRange"])
+
 /** Writes a case to one endpoint: the answer, and the stored object when it was written. */
 const writeOn = async (endpoint: Endpoint, c: Case, name: string): Promise<Array<Observed>> => {
   const vars = { ns }
@@ -90,6 +92,9 @@ const writeOn = async (endpoint: Endpoint, c: Case, name: string): Promise<Array
     out.push(await endpoint.request({ method: "POST", path: base, query, body: object }, vars))
   }
   if (out[out.length - 1]!.status < 300) out.push(await endpoint.request({ method: "GET", path: `${base}/${stored}` }, vars))
+  // a quota or limit range left in the namespace would admit or refuse the other cases' pods (kube-apiserver's quota
+  // and LimitRanger admission), so these go once compared
+  if (constraining.has(c.kind.kind)) await endpoint.request({ method: "DELETE", path: `${base}/${stored}` }, vars)
   return out.map((o) => view(o, c.kind.volatile === true))
 }
 
