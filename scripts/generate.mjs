@@ -609,6 +609,87 @@ const fake = `${HEADER}\n` +
   rows.join(",\n") + "\n]\n"
 out.set("packages/testing/src/internal/store/generated.ts", fake)
 
+// the type table the fake decodes built-in objects with (packages/testing/src/internal/validation/decode.ts): every
+// definition a served kind reaches, its fields' types in a short code (s string, y base64 bytes, i int32, l int64,
+// d float64, b bool, q Quantity, o IntOrString, r RawExtension, t Time, m MicroTime, j JSON, f FieldsV1, B
+// JSONSchemaPropsOrBool, A JSONSchemaPropsOrArray, S JSONSchemaPropsOrStringArray, `[` a list of, `{` a map of,
+// `#name` a definition; `!` or `?` first: see below), and the Go type name the decoder's errors print
+const leafOf = {
+  "io.k8s.apimachinery.pkg.api.resource.Quantity": "q",
+  "io.k8s.apimachinery.pkg.util.intstr.IntOrString": "o",
+  "io.k8s.apimachinery.pkg.runtime.RawExtension": "r",
+  "io.k8s.apimachinery.pkg.apis.meta.v1.Time": "t",
+  "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime": "m",
+  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON": "j",
+  "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1": "f",
+  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool": "B",
+  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray": "A",
+  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray": "S"
+}
+const goFields = JSON.parse(fs.readFileSync(path.join(root, "scripts", "go-fields.json"), "utf8"))
+const shortDef = (n) => n.replace(/^io\.k8s\.(api\.|apimachinery\.pkg\.apis\.|apiextensions-apiserver\.pkg\.apis\.|kube-aggregator\.pkg\.apis\.)/, "")
+const typeDefs = new Map()
+const typeCode = (p) => {
+  if (p.$ref !== undefined || p.allOf !== undefined) {
+    const name = refName(p.$ref ?? p.allOf[0].$ref)
+    if (leafOf[name] !== undefined) return leafOf[name]
+    reach(name)
+    return `#${shortDef(name)}`
+  }
+  switch (p.type) {
+    case "string":
+      return p.format === "byte" ? "y" : "s"
+    case "integer":
+      return p.format === "int64" ? "l" : "i"
+    case "number":
+      return "d"
+    case "boolean":
+      return "b"
+    case "array":
+      return `[${typeCode(p.items)}`
+    case "object":
+      return p.additionalProperties !== undefined ? `{${typeCode(p.additionalProperties)}` : "r"
+    default:
+      return "j"
+  }
+}
+const reach = (name) => {
+  const key = shortDef(name)
+  if (typeDefs.has(key)) return
+  const d = defs[name]
+  const fields = {}
+  typeDefs.set(key, [`${name.split(".").at(-2)}.${name.split(".").at(-1)}`, fields])
+  // what Go writes of a field that is null or absent: `!` its zero value (no omitempty, or a struct that is no
+  // pointer: omitempty leaves no struct out), `?` null (a pointer without omitempty); nothing, no field (omitempty).
+  // The Go sources say (scripts/go-fields.json); a field they do not name is written when the spec requires it
+  const required = new Set(d.required ?? [])
+  const go = goFields[key]
+  for (const [k, p] of Object.entries(d.properties ?? {})) {
+    const code = typeCode(p)
+    const flags = go?.[k]
+    let mark = required.has(k) ? "!" : ""
+    if (flags !== undefined) {
+      const omits = flags.includes("o") || flags.includes("z")
+      const isStruct = /^[#qortmjf]/.test(code)
+      mark = flags.includes("p") ? (omits ? "" : "?") : (!omits || (isStruct && !flags.includes("z"))) ? "!" : ""
+    }
+    fields[k] = `${mark}${code}`
+  }
+}
+for (const k of kinds) reach(k.def)
+const kindTypeRows = kinds.map((k) => `  ${JSON.stringify(`${k.group}/${k.version}/${k.kind}`)}: ${JSON.stringify(shortDef(k.def))}`)
+const typeRows = [...typeDefs.entries()].sort(([a], [b]) => a.localeCompare(b))
+  .map(([key, [go, fields]]) => `  ${JSON.stringify(key)}: [${JSON.stringify(go)}, ${JSON.stringify(fields)}]`)
+out.set(
+  "packages/testing/src/internal/store/generatedTypes.ts",
+  `${HEADER}\n` +
+    docComment("The field types of every definition a built-in kind reaches, for the fake's decoder: by definition, its Go type name and its fields' type codes (see scripts/generate.mjs).\n\n@internal", "") +
+    "export const definitions: Readonly<Record<string, readonly [string, Readonly<Record<string, string>>]>> = {\n" +
+    typeRows.join(",\n") + "\n}\n\n" +
+    docComment("The definition of each built-in kind's version, by `group/version/Kind`.\n\n@internal", "") +
+    "export const kindDefinitions: Readonly<Record<string, string>> = {\n" + kindTypeRows.join(",\n") + "\n}\n"
+)
+
 // write, dropping generated files that are no longer produced
 const generatedDirs = [...new Set([...files.keys()].map((f) => f.split("/")[0]))]
 for (const dir of fs.readdirSync(path.join(root, "packages/effect-kube/src/resources"), { withFileTypes: true })) {

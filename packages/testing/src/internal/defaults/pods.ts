@@ -23,12 +23,26 @@ const objectsOf = (list: unknown): Array<JsonObject> => (Array.isArray(list) ? l
 const objectAt = (obj: JsonObject, key: string): JsonObject | undefined =>
   isObject(obj[key]) ? (obj[key] as JsonObject) : undefined
 
-/** The tag `ParseImageName` finds: `latest` when there is neither tag nor digest, "" with a digest only. */
+// the reference grammar of distribution/reference, which parsers.ParseImageName reads an image with
+const domainPart = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
+const component = "[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*"
+const reference = new RegExp(
+  `^(?:${domainPart}(?:\\.${domainPart})*(?::[0-9]+)?/)?${component}(?:/${component})*` +
+    "(?::[\\w][\\w.-]{0,127})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9A-Fa-f]{32,})?$"
+)
+
+/**
+ * The tag `ParseImageName` finds: `latest` when there is neither tag nor digest, "" with a
+ * digest only, and "" for an image that does not parse (a repository name over 255
+ * characters, upper case, ...), whose default is then IfNotPresent.
+ */
 const imageTag = (image: string): string => {
+  if (!reference.test(image)) return ""
   const at = image.indexOf("@")
   const name = at === -1 ? image : image.slice(0, at)
   const lastSlash = name.lastIndexOf("/")
   const colon = name.lastIndexOf(":")
+  if ((colon > lastSlash ? name.slice(0, colon) : name).length > 255) return ""
   const tag = colon > lastSlash ? name.slice(colon + 1) : ""
   if (tag !== "") return tag
   return at === -1 ? "latest" : ""
@@ -74,8 +88,9 @@ const resourceFieldRef = (ref: unknown): void => {
 }
 
 const container = (c: JsonObject): void => {
-  if (typeof c.image === "string" && (c.imagePullPolicy === undefined || c.imagePullPolicy === "")) {
-    c.imagePullPolicy = imageTag(c.image) === "latest" ? "Always" : "IfNotPresent"
+  // an image left out or unreadable is validation's to refuse: the default is IfNotPresent all the same
+  if (c.imagePullPolicy === undefined || c.imagePullPolicy === "" || c.imagePullPolicy === null) {
+    c.imagePullPolicy = typeof c.image === "string" && imageTag(c.image) === "latest" ? "Always" : "IfNotPresent"
   }
   setIfEmpty(c, "terminationMessagePath", "/dev/termination-log")
   setIfEmpty(c, "terminationMessagePolicy", "File")

@@ -1,139 +1,22 @@
 /**
  * Server-side field validation (`fieldValidation=Strict|Warn|Ignore`, default Warn) and
  * the pruning that goes with decoding: the fields of a written object its kind's schema
- * does not know are dropped (the generated Schema of a built-in kind, walked alongside
- * the JSON; a custom resource's structural schema), and fields a JSON body repeats are
- * found in its text. Strict answers 400 (`Deployment in version "v1" cannot be handled
+ * does not know are dropped (a built-in kind's by the typed decode of ./decode.ts; a
+ * custom resource's by its structural schema), and fields a JSON body repeats are found
+ * in its text. Strict answers 400 (`Deployment in version "v1" cannot be handled
  * as a Deployment: strict decoding error: unknown field "spec.foo"`, without the prefix
  * for patches), Warn a `Warning: 299 - "unknown field \"spec.foo\""` header per field;
  * an unsupported value is a 422 on the request's options, as the API server answers.
  *
  * @internal
  */
-import type * as Schema from "effect/Schema"
-import type * as SchemaAST from "effect/SchemaAST"
-import { loadBuiltinResources } from "effect-kube/internal/testing"
 import * as YAML from "yaml"
 import { warningHeader } from "../serve/faults.js"
 import { mediaType, type RawRequest, type RawResponse, readBody } from "../serve/http.js"
-import { drop, isObject, type JsonObject } from "../store/json.js"
-import { apiVersionOf } from "../store/kinds.js"
+import type { JsonObject } from "../store/json.js"
 import type { Route } from "../store/state.js"
 import * as Status from "../serve/statusBodies.js"
 import * as Field from "./field.js"
-
-type Schemas = ReadonlyMap<string, SchemaAST.AST>
-
-let schemas: Promise<Schemas> | undefined
-
-/** The generated Schemas of the built-in kinds by `apiVersion/kind`, loaded on first use (they are large). */
-const loadSchemas = (): Promise<Schemas> =>
-  schemas ??= loadBuiltinResources().then((mod) => {
-    const byKind = new Map<string, SchemaAST.AST>()
-    for (const value of Object.values(mod)) {
-      if (!isObject(value)) continue
-      const r = value as { apiVersion?: unknown; kind?: unknown; plural?: unknown; schema?: Schema.Top }
-      if (typeof r.apiVersion === "string" && typeof r.kind === "string" && typeof r.plural === "string" && r.schema) {
-        byKind.set(`${r.apiVersion}/${r.kind}`, r.schema.ast)
-      }
-    }
-    return byKind
-  })
-
-/** The generated Schema of a built-in kind's version, once loaded. @internal */
-export const builtinSchema = async (route: Route): Promise<SchemaAST.AST | undefined> =>
-  (await loadSchemas()).get(`${apiVersionOf(route.kind.group, route.version)}/${route.kind.kind}`)
-
-/**
- * The member of a union that can describe `value` (an object or an array), or undefined.
- * Checks sit on the nodes they check, and the built-in kinds transform nothing, so the
- * nodes are read as they are.
- */
-const shapeFor = (ast: SchemaAST.AST, value: unknown): SchemaAST.AST | undefined => {
-  switch (ast._tag) {
-    case "Suspend":
-      return shapeFor(ast.thunk(), value)
-    case "Union":
-      for (const member of ast.types) {
-        const shape = shapeFor(member, value)
-        if (shape !== undefined) return shape
-      }
-      return undefined
-    case "Objects":
-      return isObject(value) ? ast : undefined
-    case "Arrays":
-      return Array.isArray(value) ? ast : undefined
-    default:
-      return undefined
-  }
-}
-
-/**
- * The paths (`spec.foo`, `spec.containers[0].bar`) of the fields of `value` that `ast`
- * does not know; with `prune`, those fields are dropped from `value` too, and the keys of
- * its maps (labels, data, ...) put in order, as Go writes a map.
- *
- * @internal
- */
-export const unknownFields = (ast: SchemaAST.AST, value: unknown, path = "", prune = false): Array<string> => {
-  const out: Array<string> = []
-  walk(ast, value, path, prune, out)
-  return out
-}
-
-const walk = (ast: SchemaAST.AST, value: unknown, path: string, prune: boolean, out: Array<string>): void => {
-  const shape = shapeFor(ast, value)
-  if (shape === undefined) return
-  if (shape._tag === "Arrays") {
-    const element = shape.rest[0]
-    if (element === undefined) return
-    const list = value as Array<unknown>
-    for (let i = 0; i < list.length; i++) walk(element, list[i], `${path}[${i}]`, prune, out)
-    return
-  }
-  if (shape._tag !== "Objects") return
-  const obj = value as JsonObject
-  const signatures = shape.propertySignatures
-  const index = shape.indexSignatures[0]?.type
-  if (signatures.length === 0 && index !== undefined) {
-    // a map: every key is known; Go writes its keys sorted
-    if (prune) sortInPlace(obj)
-    for (const key in obj) walk(index, obj[key], path === "" ? key : `${path}.${key}`, prune, out)
-    return
-  }
-  for (const key in obj) {
-    // strategic merge patch directives ($patch, $retainKeys, $setElementOrder/...)
-    if (key.charCodeAt(0) === 36 /* $ */) continue
-    const at = path === "" ? key : `${path}.${key}`
-    let type: SchemaAST.AST | undefined = index
-    for (let i = 0; i < signatures.length; i++) {
-      if (signatures[i]!.name === key) {
-        type = signatures[i]!.type
-        break
-      }
-    }
-    if (type === undefined) {
-      if (obj[key] === undefined) continue
-      out.push(at)
-      if (prune) drop(obj, key)
-    } else walk(type, obj[key], at, prune, out)
-  }
-}
-
-const sortInPlace = (obj: JsonObject): void => {
-  const keys = Object.keys(obj)
-  let sorted = true
-  for (let i = 1; i < keys.length; i++) {
-    if (keys[i - 1]! > keys[i]!) {
-      sorted = false
-      break
-    }
-  }
-  if (sorted) return
-  const entries = keys.sort().map((k) => [k, obj[k]] as const)
-  for (const k of keys) delete obj[k]
-  for (const [k, v] of entries) obj[k] = v
-}
 
 /** @internal */
 export type Mode = "Strict" | "Warn" | "Ignore"
@@ -405,3 +288,26 @@ export const withWarnings = (response: RawResponse, warnings: ReadonlyArray<stri
       ...response,
       headers: { ...response.headers, warning: warnings.map(warningHeader).join(", ") }
     }
+
+/**
+ * Runs the rest of a write whose body had field validation warnings: a failure after the
+ * decode (a 422, a 409) still carries them, as kube-apiserver sends its warnings with
+ * whatever it answers.
+ *
+ * @internal
+ */
+export const keepWarnings = async (
+  warnings: ReadonlyArray<string>,
+  rest: () => RawResponse | Promise<RawResponse>
+): Promise<RawResponse> => {
+  if (warnings.length === 0) return rest()
+  try {
+    return await rest()
+  } catch (e) {
+    if (!(e instanceof Status.StatusError) || e.headers?.warning !== undefined) throw e
+    throw new Status.StatusError(e.code, e.reason, e.message, e.details, {
+      ...e.headers,
+      warning: warnings.map(warningHeader).join(", ")
+    }, e.metadata)
+  }
+}

@@ -17,6 +17,7 @@ import * as Other from "./other.js"
 import * as Pods from "./pods.js"
 import { type Errors, type Rule, run } from "./rules.js"
 import * as Schema from "./schema.js"
+import * as Small from "./small.js"
 
 /** The rules of a kind: what its `Validate` and `ValidateUpdate` check besides the metadata. */
 interface KindRules {
@@ -51,7 +52,14 @@ const kinds: Record<string, KindRules> = {
   "events.k8s.io/Event": { rules: Other.event },
   "policy/PodDisruptionBudget": { rules: Other.podDisruptionBudget },
   "networking.k8s.io/Ingress": { rules: Other.ingress },
-  "apiextensions.k8s.io/CustomResourceDefinition": { rules: Other.customResourceDefinition }
+  "apiextensions.k8s.io/CustomResourceDefinition": { rules: Other.customResourceDefinition },
+  "networking.k8s.io/IngressClass": { rules: Small.ingressClass },
+  "node.k8s.io/RuntimeClass": { rules: Small.runtimeClass },
+  "storage.k8s.io/StorageClass": { rules: Small.storageClass },
+  "apps/ControllerRevision": { rules: Small.controllerRevision },
+  "autoscaling/HorizontalPodAutoscaler": { rules: Small.horizontalPodAutoscaler },
+  "/Endpoints": { rules: Small.endpoints },
+  "/PersistentVolume": { rules: Small.persistentVolume }
 }
 
 /** How a kind's names are checked. @internal */

@@ -12,6 +12,7 @@
  */
 import * as Crds from "../store/crds.js"
 import * as Defaults from "../defaults/index.js"
+import * as Decode from "../validation/decode.js"
 import * as FieldValidation from "../validation/fieldValidation.js"
 import { isTrue, json, mediaType, type RawRequest, type RawResponse } from "../serve/http.js"
 import { child, clone, deepEqual, drop, isObject, type JsonObject, now, randomSuffix } from "../store/json.js"
@@ -306,8 +307,8 @@ const prune = async (state: FakeState, route: Route, obj: JsonObject): Promise<A
     const schema = Crds.schemaFor(state, route.kind, route.version)
     return schema === undefined ? [] : Schema.prune(obj, schema)
   }
-  const ast = await FieldValidation.builtinSchema(route)
-  return ast === undefined ? [] : FieldValidation.unknownFields(ast, obj, "", true)
+  const node = Decode.kindNode(route.kind.group, route.version, route.kind.kind)
+  return node === undefined ? [] : Decode.decode(node, obj, true).unknown
 }
 
 /** The fields of an object its kind's schema does not declare, left in place (an apply configuration's). */
@@ -433,8 +434,19 @@ const objectOf = async (
   const mode = FieldValidation.modeOf(query, options)
   const read = await FieldValidation.readText(request)
   const duplicates = FieldValidation.duplicatesOf(mode, read)
+  let unknown: ReadonlyArray<string> = []
+  const node = route.kind.custom ? undefined : Decode.kindNode(route.kind.group, route.version, route.kind.kind)
+  if (node !== undefined && isObject(read.body)) {
+    // the typed decode comes first: a value its Go type cannot hold fails the request whatever the field validation
+    const decoded = Decode.decode(node, read.body, true)
+    if (decoded.error !== undefined) {
+      const kind = route.kind.kind
+      throw Status.badRequest(`${kind} in version ${JSON.stringify(route.version)} cannot be handled as a ${kind}: ${decoded.error}`)
+    }
+    unknown = decoded.unknown
+  }
   const obj = checkBody(route, read.body)
-  const unknown = await prune(state, route, obj)
+  if (node === undefined) unknown = await prune(state, route, obj)
   return { obj, warnings: FieldValidation.report(route, mode, read, duplicates, unknown, true) }
 }
 
@@ -446,7 +458,7 @@ export const create = async (
   request: RawRequest
 ): Promise<RawResponse> => {
   const { obj, warnings } = await objectOf(state, route, query, request, "CreateOptions")
-  return createObject(state, route, query, request, obj, warnings)
+  return FieldValidation.keepWarnings(warnings, () => createObject(state, route, query, request, obj, warnings))
 }
 
 const createObject = (
@@ -503,6 +515,17 @@ export const replace = async (
   request: RawRequest
 ): Promise<RawResponse> => {
   const { obj, warnings } = await objectOf(state, route, query, request, "UpdateOptions")
+  return FieldValidation.keepWarnings(warnings, () => replaceObject(state, route, query, request, obj, warnings))
+}
+
+const replaceObject = (
+  state: FakeState,
+  route: Route,
+  query: Record<string, string>,
+  request: RawRequest,
+  obj: JsonObject,
+  warnings: ReadonlyArray<string>
+): Promise<RawResponse> | RawResponse => {
   const metadata = obj.metadata as JsonObject
   if (metadata.name !== undefined && metadata.name !== route.name) {
     throw Status.badRequest(
