@@ -121,7 +121,17 @@ describe("package", () => {
     expect(statSync(join(client, "dist/esm/bin/effect-kube.js")).mode & 0o777).toBe(0o755)
     const manifest = JSON.parse(readFileSync(join(client, "package.json"), "utf8"))
     const dependencies = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies })
-    expect(dependencies.filter((name) => name.startsWith("@bufbuild/"))).toEqual([])
+    const fake = JSON.parse(readFileSync(join(root, "packages/testing/package.json"), "utf8"))
+    // what only the fake uses (fast-check for Explore) stays out of the client's install
+    const fakeOnly = Object.keys(fake.dependencies).filter((name) => !["effect-kube", "ws", "yaml"].includes(name))
+    expect(dependencies.filter((name) => fakeOnly.includes(name))).toEqual([])
+    // the CEL engine is the client's (CustomResource.validate), loaded on its first call: only internal/cel names it,
+    // and the fake's entry into it
+    const celUsers = readdirSync(join(client, "dist/esm"), { recursive: true, encoding: "utf8" }).filter((path) =>
+      path.endsWith(".js") && readFileSync(join(client, "dist/esm", path), "utf8").includes("@bufbuild/")
+    )
+    expect(celUsers.every((path) => path.startsWith("internal/cel/") || path === "internal/testing.js"), celUsers.join(", "))
+      .toBe(true)
   })
 
   it("does not expose internals", { timeout: 120_000 }, () => {
