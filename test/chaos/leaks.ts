@@ -55,6 +55,45 @@ export const snapshot = (): Snapshot => {
   }
 }
 
+/** The open fds' targets (`socket:[inode]`, paths), to name a leaked one. */
+const fdTargets = (): Array<string> =>
+  fs.readdirSync("/proc/self/fd").flatMap((fd) => {
+    try {
+      return [fs.readlinkSync(`/proc/self/fd/${fd}`)]
+    } catch {
+      return [] // the fd of readdir itself, closed by now
+    }
+  })
+
+/** A socket's inode to its TCP endpoints and state, from /proc/net/tcp and tcp6 (hex addresses, as the kernel has them). */
+const tcpSockets = (): Map<string, string> => {
+  const out = new Map<string, string>()
+  for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    if (!fs.existsSync(file)) continue
+    for (const line of fs.readFileSync(file, "utf8").split("\n").slice(1)) {
+      const f = line.trim().split(/\s+/)
+      if (f.length > 9) out.set(f[9]!, `${f[1]} -> ${f[2]} state ${f[3]}`)
+    }
+  }
+  return out
+}
+
+/** What the fds `after` has and `before` had not are: files, or sockets with their endpoints. */
+const extraFds = (before: ReadonlyArray<string>, after: ReadonlyArray<string>): Array<string> => {
+  const had = new Map<string, number>()
+  for (const t of before) had.set(t, (had.get(t) ?? 0) + 1)
+  const extra = after.filter((t) => {
+    const n = had.get(t) ?? 0
+    if (n > 0) had.set(t, n - 1)
+    return n === 0
+  })
+  const tcp = extra.some((t) => t.startsWith("socket:")) ? tcpSockets() : new Map<string, string>()
+  return extra.map((t) => {
+    const inode = /^socket:\[(\d+)\]$/.exec(t)?.[1]
+    return inode !== undefined && tcp.has(inode) ? `${t} ${tcp.get(inode)}` : t
+  })
+}
+
 /** What `after` holds more than `before`, per figure (0 where it holds as much or less). */
 export const leaked = (before: Snapshot, after: Snapshot) => ({
   fds: Math.max(0, after.fds - before.fds),
@@ -82,6 +121,7 @@ const extraKinds = (before: Snapshot, after: Snapshot) =>
 export const leakChecked = (name: string, settleSeconds = 10) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     const before = snapshot()
+    const beforeFds = fdTargets()
     const exit = yield* Effect.exit(self)
     const t0 = performance.now()
     let after = snapshot()
@@ -96,7 +136,8 @@ export const leakChecked = (name: string, settleSeconds = 10) => <A, E, R>(self:
       before: { fds: before.fds, handles: before.handles, timers: before.timers, sockets: before.sockets },
       after: { fds: after.fds, handles: after.handles, timers: after.timers, sockets: after.sockets },
       h2StreamsOpened: streamsOpened,
-      extra: extraKinds(before, after)
+      extra: extraKinds(before, after),
+      ...(after.fds > before.fds ? { extraFds: extraFds(beforeFds, fdTargets()) } : {})
     })
     if (Exit.isFailure(exit)) return yield* exit
     if (!nothing(left)) {
