@@ -14,8 +14,8 @@ import * as diagnostics from "node:diagnostics_channel"
 import * as fs from "node:fs"
 import { record } from "./support.js"
 
-// HTTP/2 client streams opened and closed in this process (Node's diagnostics channels, node ≥ 22.?): the transport's
-// own streams, counted without reaching into it. Subscribed at import, before any case opens a client.
+// HTTP/2 client streams opened and closed in this process (Node 22's `http2.client.stream.*` diagnostics channels):
+// the transport's own streams, counted without reaching into it. Subscribed at import, before a case opens a client.
 let streamsOpened = 0
 let streamsClosed = 0
 diagnostics.subscribe("http2.client.stream.created", () => {
@@ -49,7 +49,7 @@ export const snapshot = (): Snapshot => {
     fds: fs.readdirSync("/proc/self/fd").length,
     handles: resources.length,
     timers: kinds["Timeout"] ?? 0,
-    sockets: (kinds["TCPSocketWrap"] ?? 0) + (kinds["TCPWRAP"] ?? 0) + (kinds["TLSWrap"] ?? 0) + (kinds["TCPWrap"] ?? 0),
+    sockets: (kinds["TCPSocketWrap"] ?? 0) + (kinds["TLSWrap"] ?? 0),
     h2Streams: streamsOpened - streamsClosed,
     kinds
   }
