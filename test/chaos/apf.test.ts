@@ -12,6 +12,7 @@ import * as path from "node:path"
 import { kubectl } from "../e2e/setup/cluster.js"
 import { ConfigMaps, Kube, NodeKube, RequestPolicy } from "./lib.js"
 import { kubeconfigPath, layer, record, since, size, testNamespace } from "./support.js"
+import { leakChecked } from "./leaks.js"
 
 const burst = size(300, 150)
 
@@ -139,5 +140,5 @@ current-context: c
       assert.isAbove(rejected, 0, "the server answered 429s")
       // each request executed once: the burst (creates and lists) and no more
       assert.strictEqual(dispatched, burst, "every request executed once, none twice")
-    }).pipe(Effect.scoped, Effect.provide(layer())), { timeout: 300_000 })
+    }).pipe(Effect.scoped, Effect.provide(layer()), leakChecked("apf")), { timeout: 300_000 })
 })

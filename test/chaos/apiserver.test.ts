@@ -10,6 +10,7 @@ import { Cause, Duration, Effect, Exit, Fiber, Layer, Option, Ref, Stream } from
 import { startPiece, stopPiece } from "../e2e/setup/cluster.js"
 import { Condition, type ConfigMap, ConfigMaps, Controller, Exec, Kube, LeaderElection, Pods } from "./lib.js"
 import { churn, difference, layer, record, retrying, same, since, size, testNamespace } from "./support.js"
+import { leakChecked } from "./leaks.js"
 
 const restarts = size(3, 2)
 const controlled = size(100, 40)
@@ -217,5 +218,5 @@ describe("chaos: kube-apiserver killed", () => {
       assert.isAtLeast(acquisitions, 1)
       assert.isAtMost(acquisitions, 1 + restarts, "leadership regained at most once per restart")
       assert.isTrue(Option.isNone(yield* store.failure))
-    }).pipe(Effect.scoped, Effect.provide(layer())), { timeout: 600_000 })
+    }).pipe(Effect.scoped, Effect.provide(layer()), leakChecked("apiserver-kill")), { timeout: 600_000 })
 })

@@ -13,6 +13,7 @@ import * as path from "node:path"
 import { ConfigMaps, Kube, NodeKube } from "./lib.js"
 import * as Netns from "./netns.js"
 import { churn, difference, kubeconfigPath, layer, layerFor, record, retrying, same, since, testNamespace } from "./support.js"
+import { leakChecked } from "./leaks.js"
 
 /** The admin kubeconfig pointed at `server`, the certificate checked for `localhost`. */
 const kubeconfigVia = (server: string, dir: string): string => {
@@ -127,7 +128,7 @@ const dead = (http2: boolean) =>
 // Root and iproute2 needed; EFFECT_KUBE_CHAOS_NETNS=0 leaves it out.
 describe.skipIf(!Netns.available() || process.env["EFFECT_KUBE_CHAOS_NETNS"] === "0")("chaos: a dead connection (network namespace, its veth end down)", () => {
   it.live("HTTP/2: the ping notices within 45 s, watchers resume on a new connection, the create fails once", () =>
-    dead(true), { timeout: 300_000 })
+    dead(true).pipe(leakChecked("dead-connection-h2")), { timeout: 300_000 })
   it.live("HTTP/1.1: the watch's idle timeout notices, watchers resume, the create fails once", () =>
-    dead(false), { timeout: 300_000 })
+    dead(false).pipe(leakChecked("dead-connection-h1")), { timeout: 300_000 })
 })

@@ -16,6 +16,7 @@ import { clusterDir, kubectl } from "../e2e/setup/cluster.js"
 import { pki } from "../util/pki.js"
 import { ConfigMaps, Kube, KubeConfig, NodeKube, SelfSubjectReviews } from "./lib.js"
 import { eventually, kubeconfigPath, layer, record, since, testNamespace } from "./support.js"
+import { leakChecked } from "./leaks.js"
 
 /** The admin kubeconfig's server and CA (PEM). */
 const cluster = () => {
@@ -125,7 +126,7 @@ describe("chaos: rotations", () => {
         watchEventsOnOldConnection: yield* Ref.get(events)
       })
       assert.isAbove(yield* Ref.get(events), 0, "the watch open before the rotation delivered the change")
-    }).pipe(Effect.scoped, Effect.provide(layer())), { timeout: 300_000 })
+    }).pipe(Effect.scoped, Effect.provide(layer()), leakChecked("rotation-serving-certificate")), { timeout: 300_000 })
 
   it.live("a service-account token file rewritten in place is used at the next requests, at once after a 401", () =>
     Effect.gen(function*() {
@@ -172,7 +173,7 @@ describe("chaos: rotations", () => {
         assert.strictEqual(again, sa("chaos-a"))
         assert.isBelow(rotatedAfter, 7_000)
       }).pipe(Effect.provide(NodeKube.layerFromFile({ path: file })))
-    }).pipe(Effect.scoped, Effect.provide(layer())), { timeout: 120_000 })
+    }).pipe(Effect.scoped, Effect.provide(layer()), leakChecked("rotation-token-file")), { timeout: 120_000 })
 
   it.live("a CA that is not the cluster's, and a client certificate of another CA: a clear error at once", () =>
     Effect.gen(function*() {
@@ -209,5 +210,5 @@ describe("chaos: rotations", () => {
       assert.isTrue(Exit.isFailure(b.exit))
       assert.match(text(b.exit), /Unauthorized|401/)
       assert.isBelow(b.ms, 5_000, "no retry loop")
-    }).pipe(Effect.scoped), { timeout: 60_000 })
+    }).pipe(Effect.scoped, leakChecked("rotation-ca-changed")), { timeout: 60_000 })
 })

@@ -13,6 +13,7 @@ import * as path from "node:path"
 import { ConfigMaps, Kube, Pods, RequestPolicy } from "./lib.js"
 import * as SlowLink from "./slowLink.js"
 import { ci, kubeconfigPath, layer, layerFor, record, retrying, since, size, testNamespace } from "./support.js"
+import { leakChecked } from "./leaks.js"
 
 const pods = size(10_000, 200)
 const gets = size(50, 10)
@@ -152,5 +153,5 @@ describe("chaos: a slow, lossy link (user space: 100 ms each way, 2 % of segment
       assert.isAtLeast(slow.getP50Ms, 200)
       // 2 % at random: over 500 segments or more none lost has odds under 1 in 20,000 (CI's few dozen may lose none)
       if (slow.relay.segments >= 500) assert.isAbove(slow.relay.lost, 0)
-    }).pipe(Effect.scoped, Effect.provide(layer())), { timeout: 1_800_000 })
+    }).pipe(Effect.scoped, Effect.provide(layer()), leakChecked("slow-lossy-link")), { timeout: 1_800_000 })
 })
