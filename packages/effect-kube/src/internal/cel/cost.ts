@@ -20,6 +20,7 @@
  * @internal
  */
 import type { JSONSchemaProps } from "../../resources/generated.js"
+import { escapeName as escape } from "./values.js"
 
 /** kube-apiserver's limits (`k8s.io/apiserver/pkg/apis/cel/config.go`, apiextensions' validation.go). @internal */
 export const limits = {
@@ -64,14 +65,8 @@ const stringMax = (schema: JSONSchemaProps): number => {
   }
 }
 
-const escape = (name: string): string | undefined => {
-  const keywords = ["true", "false", "null", "in", "as", "break", "const", "continue", "else", "for", "function", "if", "import", "let", "loop", "package", "namespace", "return", "var", "void", "while"]
-  if (keywords.includes(name)) return `__${name}__`
-  if (!/^[a-zA-Z_][a-zA-Z0-9_./-]*$/.test(name)) return undefined
-  return name.replace(/__/g, "__underscores__").replace(/\./g, "__dot__").replace(/-/g, "__dash__").replace(/\//g, "__slash__")
-}
-
-const withTypeAndObjectMeta = (schema: JSONSchemaProps): JSONSchemaProps => ({
+/** A root schema as rules see it: `apiVersion`, `kind` and the `metadata` names every object has. @internal */
+export const withTypeAndObjectMeta = (schema: JSONSchemaProps): JSONSchemaProps => ({
   ...schema,
   properties: {
     ...schema.properties,

@@ -385,16 +385,6 @@ const rootView = (obj: Record<string, unknown>): Record<string, unknown> => {
   }
 }
 
-const rootSchema = (schema: JSONSchemaProps): JSONSchemaProps => ({
-  ...schema,
-  properties: {
-    ...schema.properties,
-    apiVersion: { type: "string" },
-    kind: { type: "string" },
-    metadata: { type: "object", properties: { name: { type: "string" }, generateName: { type: "string" } } }
-  }
-})
-
 const child = (path: string, name: string): string => (path === "" ? name : `${path}.${name}`)
 
 const pathText = (path: string): string => (path === "" ? "<nil>" : path)
@@ -417,7 +407,7 @@ const evaluate = (
       findings.exceeded = { rule: "", field: pathText(path), cost: 0, limit: "budget", remaining: budget.remaining }
       return
     }
-    const schema = v.root ? rootSchema(v.schema) : v.schema
+    const schema = v.root ? Cost.withTypeAndObjectMeta(v.schema) : v.schema
     const self = toCel(lib, v.root && typeof value === "object" ? rootView(value as Record<string, unknown>) : value, schema)
     const hasOld = old !== null && old !== undefined
     let oldSelf: unknown
