@@ -37,14 +37,7 @@ import * as manifests from "./manifests.js"
 // reading JSON
 // ---------------------------------------------------------------------------------------------------------------------
 
-const field = (object: unknown, path: ReadonlyArray<string>): unknown => {
-  let value: unknown = object
-  for (const key of path) {
-    if (!isObject(value)) return undefined
-    value = value[key]
-  }
-  return value
-}
+const field = kstatus.field
 
 const int = (object: unknown, path: ReadonlyArray<string>, fallback = 0): number => {
   const value = field(object, path)

@@ -22,7 +22,8 @@ interface Condition {
   readonly message: string
 }
 
-const field = (object: unknown, path: ReadonlyArray<string>): unknown => {
+/** The value at a path of keys, `undefined` where a step is not an object. @internal */
+export const field = (object: unknown, path: ReadonlyArray<string>): unknown => {
   let value: unknown = object
   for (const key of path) {
     if (!isObject(value)) return undefined
