@@ -19,6 +19,11 @@ for (const name of ["effect-kube", "testing"]) {
   // what npm pack takes from the package's own directory (copies, ignored by git)
   copyFileSync(path.join(root, "LICENSE"), path.join(dir, "LICENSE"))
 }
+// the OpenAPI spec FakeCluster serves, which its dist module reads beside itself (tsc copies no data files)
+copyFileSync(
+  path.join(root, "packages/testing/src/internal/discovery/openapi-v1.35.0.json.gz"),
+  path.join(root, "packages/testing/dist/esm/internal/discovery/openapi-v1.35.0.json.gz")
+)
 copyFileSync(path.join(root, "README.md"), path.join(root, "packages/effect-kube/README.md"))
 // `npx effect-kube` and the installed bin run the file itself: tsc writes it without its run bit
 chmodSync(path.join(root, "packages/effect-kube/dist/esm/bin/effect-kube.js"), 0o755)

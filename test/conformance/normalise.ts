@@ -91,7 +91,11 @@ const merge = (a: unknown, b: unknown): unknown => {
 export const pick = (body: unknown, paths: ReadonlyArray<string>): unknown =>
   body !== null && typeof body === "object" && (body as { kind?: string }).kind === "Status"
     ? body
-    : paths.reduce<unknown>((acc, path) => merge(acc, project(body, path.split("."))), undefined)
+    : paths.reduce<unknown>((acc, path) => merge(acc, project(body, segments(path))), undefined)
+
+/** A picked path's keys: split at dots, but a `[key.with.dots]` (an OpenAPI definition's name) is one key. */
+const segments = (path: string): Array<string> =>
+  (path.match(/\[[^\]]*\]|[^.]+/g) ?? []).map((s) => s.startsWith("[") ? s.slice(1, -1) : s)
 
 /** A Table's age cells ("0s", "3s") differ by when each server was asked. */
 const ages = (body: unknown): unknown => {

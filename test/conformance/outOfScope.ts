@@ -117,9 +117,15 @@ export const outOfScope: ReadonlyArray<OutOfScope> = [
     open: true
   },
   {
-    scenarios: /^openapi v2$/,
+    scenarios: /^openapi v2 protobuf$/,
     paths: /./,
-    reason: "/openapi/v2 is not served (kubectl reads /openapi/v3, whose documents have the operations but not yet the schemas)",
+    reason: "/openapi/v2 is served as JSON only: an Accept naming only its protobuf form (client-go's first ask) is answered 406; kubectl 1.35 reads /openapi/v3 for explain and validation",
+    open: true
+  },
+  {
+    scenarios: /^openapi v3 apps$/,
+    paths: /\/components\/schemas\/[^/]+\/(.*\/)?(default|items\/allOf|items\/\$ref)$/,
+    reason: "v3 schemas are made from the v2 spec, which lacks kube-apiserver's v3 `default` values of non-pointer fields (and the `allOf` an item's $ref gets beside one)",
     open: true
   },
   {

@@ -754,7 +754,7 @@ describe("server-side apply", () => {
 })
 
 describe("discovery", () => {
-  it.effect("serves /api, /apis, group versions with short names and /version; no OpenAPI v2", () =>
+  it.effect("serves /api, /apis, group versions with short names, /version and OpenAPI v2", () =>
     withCluster(Effect.gen(function*() {
       const api = (yield* get("/api")).body
       assert.strictEqual(api.kind, "APIVersions")
@@ -788,7 +788,11 @@ describe("discovery", () => {
       assert.strictEqual(version.major, "1")
       assert.isString(version.minor)
       assert.match(version.gitVersion, /^v1\./)
-      assert.strictEqual((yield* get("/openapi/v2")).status, 404)
+      // its documents in detail: FakeCluster.openapi.test.ts
+      const v2 = (yield* get("/openapi/v2")).body
+      assert.strictEqual(v2.swagger, "2.0")
+      // a kind registered through the options has no CRD: its schema takes any fields
+      assert.isTrue(v2.definitions["com.example.v1.Widget"]["x-kubernetes-preserve-unknown-fields"])
       assert.strictEqual((yield* get("/apis/nope.example.com/v1")).status, 404)
     }), { resources: [{ apiVersion: "example.com/v1", kind: "Widget", plural: "widgets", namespaced: true }] }))
 

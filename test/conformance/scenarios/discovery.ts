@@ -4,6 +4,7 @@
  * kubectl reads it, and single cases the per-kind tables do not make (a Deployment's scale subresource patched, a
  * millisecond MicroTime, a metadata-only watch-list's bookmark, a strict merge patch with an unknown field).
  */
+import type { Step } from "../client.js"
 import type { Scenario } from "../scenarios.js"
 
 const aggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;q=0.9"
@@ -52,12 +53,26 @@ const discovery: ReadonlyArray<Scenario> = [
   },
   {
     name: "openapi v3 apps", group: "discovery",
-    steps: [{ method: "GET", path: "/openapi/v3/apis/apps/v1", pick: ["openapi", "info"] }]
+    steps: [{
+      method: "GET", path: "/openapi/v3/apis/apps/v1",
+      pick: ["openapi", "info", "components.schemas.[io.k8s.api.apps.v1.Deployment]",
+        "components.schemas.[io.k8s.api.apps.v1.DeploymentSpec]", "components.schemas.[io.k8s.api.apps.v1.StatefulSet]"]
+    }]
   },
   {
     name: "openapi v2", group: "discovery",
-    steps: [{ method: "GET", path: "/openapi/v2", pick: ["swagger", "info"] }]
-  }
+    steps: [{
+      method: "GET", path: "/openapi/v2",
+      pick: ["swagger", "info", "definitions.[io.k8s.api.core.v1.Pod]", "definitions.[io.k8s.api.apps.v1.Deployment]",
+        "definitions.[io.k8s.api.core.v1.ConfigMap]", "definitions.[io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta]"]
+    }]
+  },
+  {
+    // client-go's first ask: kube-apiserver answers protobuf, the fake 406 (declared)
+    name: "openapi v2 protobuf", group: "discovery",
+    steps: [{ method: "GET", path: "/openapi/v2", accept: "application/com.github.proto-openapi.spec.v2@v1.0+protobuf", statusOnly: true }]
+  },
+  ...openApiCustom()
 ]
 
 const deployment = (name: string) => ({
@@ -153,6 +168,88 @@ const named: ReadonlyArray<Scenario> = [
     ]
   }
 ]
+
+/**
+ * A CRD's schema as both servers publish it: in /openapi/v2's definitions and in its group version's /openapi/v3
+ * document (apiVersion, kind and metadata added, v2's restrictions), and again after the CRD's schema changed.
+ * Each scenario has its own CRD (the servers publish a CRD's schema at their pace: steps wait for it).
+ */
+function openApiCustom(): ReadonlyArray<Scenario> {
+  const crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+  const crd = (group: string, extra: Record<string, unknown> = {}) => ({
+    apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition",
+    metadata: { name: `widgets.${group}` },
+    spec: {
+      group, scope: "Namespaced",
+      names: { plural: "widgets", singular: "widget", kind: "Widget", listKind: "WidgetList" },
+      versions: [{
+        name: "v1", served: true, storage: true, subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: "object", description: "A Widget is a thing for the openapi scenarios.",
+            properties: {
+              spec: {
+                type: "object", description: "What the widget should be.", required: ["size"],
+                properties: {
+                  size: { type: "integer", minimum: 1, description: "How big." },
+                  color: { type: "string", enum: ["red", "blue"], default: "red", nullable: true },
+                  port: { "x-kubernetes-int-or-string": true, anyOf: [{ type: "integer" }, { type: "string" }] },
+                  extra: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+                  tags: {
+                    type: "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                    items: { type: "object", required: ["name"], properties: { name: { type: "string" }, value: { type: "string" } } }
+                  },
+                  ...extra
+                }
+              },
+              status: { type: "object", properties: { ready: { type: "boolean" } } }
+            }
+          }
+        }
+      }]
+    }
+  })
+  const name = (group: string) => group.split(".").reverse().join(".")
+  const create = (group: string): Step => ({ method: "POST", path: crds, body: crd(group), statusOnly: true })
+  const remove = (group: string): Step => ({ method: "DELETE", path: `${crds}/widgets.${group}`, statusOnly: true })
+  const schemas = (body: unknown): Record<string, unknown> =>
+    ((body as { components?: { schemas?: Record<string, unknown> } } | undefined)?.components?.schemas) ?? {}
+  const v2 = "openapi-v2.conformance.effect-kube.dev"
+  const v3 = "openapi-v3.conformance.effect-kube.dev"
+  const changed = "openapi-change.conformance.effect-kube.dev"
+  const v3Doc = (group: string, until: (s: Record<string, unknown>) => boolean): Step => ({
+    method: "GET", path: `/openapi/v3/apis/${group}/v1`,
+    until: (o) => o.status === 200 && until(schemas(o.body)),
+    pick: ["openapi", "info", `components.schemas.[${name(group)}.v1.Widget]`, `components.schemas.[${name(group)}.v1.WidgetList]`]
+  })
+  return [
+    {
+      name: "openapi v2 custom resource", group: "openapi",
+      steps: [create(v2), {
+        method: "GET", path: "/openapi/v2",
+        until: (o) => `${name(v2)}.v1.Widget` in ((o.body as { definitions?: object } | undefined)?.definitions ?? {}),
+        pick: [`definitions.[${name(v2)}.v1.Widget]`, `definitions.[${name(v2)}.v1.WidgetList]`]
+      }, remove(v2)]
+    },
+    {
+      name: "openapi v3 custom resource", group: "openapi",
+      steps: [create(v3), {
+        method: "GET", path: "/openapi/v3", until: (o) => `apis/${v3}/v1` in ((o.body as { paths?: object } | undefined)?.paths ?? {}),
+        pick: []
+      }, v3Doc(v3, (s) => `${name(v3)}.v1.Widget` in s), remove(v3)]
+    },
+    {
+      name: "openapi v3 custom resource changed", group: "openapi",
+      steps: [create(changed), v3Doc(changed, (s) => `${name(changed)}.v1.Widget` in s), {
+        method: "PATCH", path: `${crds}/widgets.${changed}`, contentType: "application/json-patch+json", statusOnly: true,
+        body: [{
+          op: "add", path: "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/weight",
+          value: { type: "number", description: "How heavy." }
+        }]
+      }, v3Doc(changed, (s) => JSON.stringify(s[`${name(changed)}.v1.Widget`] ?? {}).includes("How heavy.")), remove(changed)]
+    }
+  ]
+}
 
 /** The discovery documents and the named cases. */
 export const discoveryScenarios: ReadonlyArray<Scenario> = [...discovery, ...named]

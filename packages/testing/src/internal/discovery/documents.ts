@@ -236,12 +236,15 @@ const gvPath = (group: string, version: string): string =>
  *
  * @internal
  */
-export const openApiV3Index = (kinds: ReadonlyArray<KindInfo>): Record<string, unknown> => {
+export const openApiV3Index = (
+  kinds: ReadonlyArray<KindInfo>,
+  hashOf: (group: string, version: string) => string
+): Record<string, unknown> => {
   const paths: Record<string, unknown> = {}
   for (const k of kinds) {
     for (const v of k.versions) {
       const p = gvPath(k.group, v)
-      paths[p] = { serverRelativeURL: `/openapi/v3/${p}?hash=${hash(`${p}:${kinds.length}`)}` }
+      if (paths[p] === undefined) paths[p] = { serverRelativeURL: `/openapi/v3/${p}?hash=${hashOf(k.group, v)}` }
     }
   }
   return { paths }
@@ -261,15 +264,18 @@ const writeParameters = [
 ]
 
 /**
- * The OpenAPI v3 document of one group version: operations only (no schemas), with
- * the `x-kubernetes-group-version-kind` and query parameters kubectl looks for.
+ * The OpenAPI v3 document of one group version: its operations, with the
+ * `x-kubernetes-group-version-kind` and query parameters kubectl looks for, and the
+ * schemas it is given (`components.schemas`, ./openapi.ts).
  *
  * @internal
  */
 export const openApiV3 = (
   kinds: ReadonlyArray<KindInfo>,
   group: string,
-  version: string
+  version: string,
+  schemas: () => Record<string, unknown>,
+  info: Record<string, unknown> = { title: "Kubernetes", version: release }
 ): Record<string, unknown> | undefined => {
   const served = servedIn(kinds, group, version)
   if (served.length === 0) return undefined
@@ -304,8 +310,8 @@ export const openApiV3 = (
   return {
     openapi: "3.0.0",
     // the server's version, not the group version's
-    info: { title: "Kubernetes", version: release },
+    info,
     paths,
-    components: { schemas: {} }
+    components: { schemas: schemas() }
   }
 }

@@ -10,6 +10,7 @@ import * as Authz from "../authz/index.js"
 import * as Deletes from "../writes/deletes.js"
 import * as Exec from "../kubelet/exec.js"
 import * as Discovery from "../discovery/documents.js"
+import * as OpenApi from "../discovery/openapi.js"
 import * as PodSubresources from "../writes/podSubresources.js"
 import { withFault } from "./faults.js"
 import { firstValues, isTrue, json, mediaType, type RawRequest, type RawResponse, statusResponse } from "./http.js"
@@ -109,24 +110,55 @@ const dispatch = async (
     }
     return dispatchGroup(state, segments[1]!, segments[2]!, segments.slice(3), method, query, request, requester)
   }
+  if (head === "openapi" && segments[1] === "v2" && segments.length === 2) return openApiV2(state, request)
   if (head === "openapi" && segments[1] === "v3") {
+    const kinds = state.registry.all()
     if (segments.length === 2) {
       // kube-apiserver writes the index without a Content-Type, so Go's sniffing names it plain text
-      const index = json(200, Discovery.openApiV3Index(state.registry.all()))
+      const index = json(200, Discovery.openApiV3Index(kinds, (g, v) => OpenApi.v3Hash(state, g, v)))
       return { ...index, headers: { ...index.headers, "content-type": "text/plain; charset=utf-8" } }
     }
     const rest = segments.slice(2)
-    const doc = rest[0] === "api" && rest.length === 2
-      ? Discovery.openApiV3(state.registry.all(), "", rest[1]!)
+    const gv = rest[0] === "api" && rest.length === 2
+      ? { group: "", version: rest[1]! }
       : rest[0] === "apis" && rest.length === 3
-      ? Discovery.openApiV3(state.registry.all(), rest[1]!, rest[2]!)
+      ? { group: rest[1]!, version: rest[2]! }
       : undefined
+    const doc = gv === undefined
+      ? undefined
+      : Discovery.openApiV3(
+        kinds,
+        gv.group,
+        gv.version,
+        () => OpenApi.v3Schemas(state, gv.group, gv.version),
+        OpenApi.v3Info(state, gv.group, gv.version)
+      )
     if (doc !== undefined) return json(200, doc)
   }
   return { status: 404, headers: { "content-type": "text/plain; charset=utf-8" }, body: "404 page not found\n" }
 }
 
 const plain: Target = { _tag: "Json" }
+
+/**
+ * `/openapi/v2` in JSON. kube-apiserver also serves it as protobuf (what client-go asks for first); the fake
+ * does not, so an Accept naming only protobuf (or nothing JSON) is answered 406 with an empty body, as
+ * kube-apiserver answers a type it does not serve.
+ */
+const openApiV2 = (state: FakeState, request: RawRequest): RawResponse => {
+  const accept = request.header("accept")
+  const acceptsJson = accept === undefined || accept.trim() === "" || accept.split(",").some((part) => {
+    const type = part.split(";")[0]!.trim().toLowerCase()
+    return type === "application/json" || type === "*/*" || type === "application/*"
+  })
+  if (!acceptsJson) return { status: 406, headers: { vary: "Accept" }, body: "" }
+  const body = JSON.stringify(OpenApi.v2(state))
+  return {
+    status: 200,
+    headers: { "content-type": "application/json", etag: `"${OpenApi.etag(body)}"`, vary: "Accept" },
+    body
+  }
+}
 
 /** `/api` or `/apis`: aggregated (one document with every resource) when asked for and served, else the legacy index. */
 const discoveryRoot = (
