@@ -110,7 +110,10 @@ it.layer(layer, { excludeTestServices: true, timeout: "120 seconds" })("explore"
     Effect.gen(function*() {
       const failure = yield* Effect.flip(Explore.explore(exploration(true)))
       const order = orderOf(failure.trace)
-      assert.deepStrictEqual(order, ["writer-a", "writer-b", "writer-b", "writer-a"], failure.message)
+      // both read, then both write (which writer goes first is the seed's)
+      assert.strictEqual(order.length, 4, failure.message)
+      assert.sameMembers(order.slice(0, 2), ["writer-a", "writer-b"], failure.message)
+      assert.sameMembers(order.slice(2), ["writer-a", "writer-b"], failure.message)
       const base = yield* HttpClient.HttpClient
       const race = (blind: boolean) =>
         Effect.gen(function*() {

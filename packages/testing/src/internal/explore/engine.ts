@@ -224,6 +224,11 @@ export const runOnce = <R>(config: Config<R>, decisions: ReadonlyArray<number>):
         }
       }
     })
+    // what waits, in an order the schedule alone decides: by actor, then in the order each actor asked. Arrival order
+    // across actors is the event loop's (two actors woken by one clock step ask in either order under load), so a
+    // choice by arrival would not replay
+    const waiting = (): ReadonlyArray<Pending> =>
+      [...pending].sort((a, b) => (a.actor < b.actor ? -1 : a.actor > b.actor ? 1 : a.id - b.id))
     let lastActor: string | undefined
     const release = (p: Pending) =>
       Effect.gen(function*() {
@@ -241,22 +246,23 @@ export const runOnce = <R>(config: Config<R>, decisions: ReadonlyArray<number>):
     const releaseItem = (index: number): Effect.Effect<string> =>
       Effect.gen(function*() {
         const watches = heldEvents()
-        const count = pending.length + watches.length
+        const requests = waiting()
+        const count = requests.length + watches.length
         if (count === 0) return yield* advance
         const i = index % count
-        if (i < pending.length) {
-          const p = pending[i]!
+        if (i < requests.length) {
+          const p = requests[i]!
           yield* release(p)
           return `send ${describeRequest(p)}`
         }
-        const w = watches[i - pending.length]!
+        const w = watches[i - requests.length]!
         const head = w.head
         w.release()
         return `deliver ${head} to the watch of ${w.what}`
       })
 
     const calmest = () => {
-      const same = pending.findIndex((p) => p.actor === lastActor)
+      const same = waiting().findIndex((p) => p.actor === lastActor)
       return same === -1 ? 0 : same
     }
 
@@ -266,7 +272,7 @@ export const runOnce = <R>(config: Config<R>, decisions: ReadonlyArray<number>):
         if (!config.faults.has(kind)) return undefined
         switch (kind) {
           case "conflict": {
-            const writes = pending.filter((p) => isUpdate(p.method) && p.actor !== "workload")
+            const writes = waiting().filter((p) => isUpdate(p.method) && p.actor !== "workload")
             if (writes.length === 0) return undefined
             const p = writes[choice % writes.length]!
             cluster.failNext({
