@@ -122,12 +122,6 @@ export const outOfScope: ReadonlyArray<OutOfScope> = [
     reason: "/openapi/v2 is not served (kubectl reads /openapi/v3, whose documents have the operations but not yet the schemas)",
     open: true
   },
-  {
-    scenarios: /^ConfigMap strict-(merge|strategic)-patch-unknown-field$/,
-    paths: /^\/1\//,
-    reason: "under fieldValidation=Strict an unknown field in a merge or strategic merge patch is refused 400 BadRequest; kube-apiserver answers 422 Invalid with one cause on the field patch",
-    open: true
-  },
   // the fuzzer's cases (./fuzz.ts), named `fuzz Kind create|update [mode] mutation; ...`
   {
     scenarios: /^fuzz Pod update /,

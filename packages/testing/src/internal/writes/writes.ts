@@ -641,6 +641,14 @@ export const patch = async (
     throw e
   }
   if (!isObject(patched)) throw Status.badRequest("the patch did not produce an object")
+  // what a strict 422 quotes: the patched object before pruning (a strategic merge patch's, the patch itself)
+  const quoted = mode !== "Strict"
+    ? ""
+    : type === "application/json-patch+json"
+    ? FieldValidation.jsonPatchedText(patched, body)
+    : type === "application/merge-patch+json"
+    ? FieldValidation.mergePatchedText(patched, body)
+    : FieldValidation.strategicPatchText(body)
   const metadata = child(patched, "metadata")
   const prevMeta = prev.obj.metadata as JsonObject
   if (metadata.resourceVersion !== undefined && metadata.resourceVersion !== prevMeta.resourceVersion) {
@@ -661,13 +669,18 @@ export const patch = async (
   const unknown = await prune(state, route, patched)
   const known = unknown.length === 0 ? [] : await undeclared(state, route, prev.copy())
   const news = unknown.filter((f) => !known.includes(f))
-  const warnings = FieldValidation.report(route, mode, read, duplicates, news, false)
+  const warnings = FieldValidation.report(route, mode, read, duplicates, news, false, () => quoted)
   return commitUpdate(state, route, query, request, prev, patched, warnings)
 }
 
 /** `ns/name; group/version, Kind=Kind`, as the field manager names an object in its errors. */
-const objectName = (route: Route, name: string): string =>
-  `${route.kind.namespaced ? route.namespace ?? "" : ""}/${name}; ${route.kind.group}/${route.version}, Kind=${route.kind.kind}`
+const objectName = (route: Route, name: string, namespace = route.namespace ?? ""): string =>
+  `${route.kind.namespaced ? namespace : ""}/${name}; ${route.kind.group}/${route.version}, Kind=${route.kind.kind}`
+
+const appliedNamespace = (body: JsonObject): string => {
+  const metadata = body.metadata
+  return isObject(metadata) && typeof metadata.namespace === "string" ? metadata.namespace : ""
+}
 
 /** `.spec.foo`, `.spec.containers[name="app"].bar`: a pruned path as structured-merge-diff prints it. */
 const smdPath = (config: JsonObject, path: string): string => {
@@ -756,7 +769,8 @@ export const apply = async (
     throw new Status.StatusError(
       500,
       "",
-      `failed to create typed patch object (${objectName(route, route.name!)}): ${
+      // the field manager names the object by the apply configuration's own namespace (none when it has none)
+      `failed to create typed patch object (${objectName(route, route.name!, appliedNamespace(body))}): ${
         paths.length === 1 ? paths[0] : `errors:\n  ${paths.join("\n  ")}`
       }`
     )
