@@ -360,7 +360,7 @@ const serveResource = (
   if (subresource === "eviction" || subresource === "token") {
     if (method !== "POST") throw Status.methodNotAllowed()
     return subresource === "token"
-      ? PodSubresources.token(state, route, request)
+      ? PodSubresources.token(state, route, request, Writes.fieldManagerOf(query, request))
       : PodSubresources.evict(state, route, request, (options) => Deletes.deleteWithOptions(state, route, options))
   }
   switch (method) {
