@@ -6,6 +6,7 @@ import type { Step } from "./client.js"
 import { collection, type Kind, kinds, objectName, storedName } from "./kinds.js"
 import { celScenarios } from "./scenarios/cel.js"
 import { discoveryScenarios } from "./scenarios/discovery.js"
+import { controllerScenarios } from "./scenarios/controllers.js"
 import { namedScenarios } from "./scenarios/named.js"
 
 export interface Scenario {
@@ -260,4 +261,4 @@ const perKind = (k: Kind): ReadonlyArray<Scenario> => {
   return out
 }
 
-export const scenarios: ReadonlyArray<Scenario> = [...kinds.flatMap(perKind), ...discoveryScenarios, ...celScenarios, ...namedScenarios]
+export const scenarios: ReadonlyArray<Scenario> = [...kinds.flatMap(perKind), ...discoveryScenarios, ...celScenarios, ...namedScenarios, ...controllerScenarios]
