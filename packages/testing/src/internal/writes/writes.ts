@@ -493,11 +493,13 @@ const createObject = (
   return FieldValidation.withWarnings(json(result.status, result.json), [...warnings, ...result.warnings])
 }
 
+// a built-in kind's registry prints the uint64 as %#v (0x0) under its Kind; the custom resource handler prints 0, under
+// the resource's plural
 const mustHaveResourceVersion = (route: Route, name: string): Status.StatusError =>
-  Status.invalid(route.kind, name, [{
+  Status.invalid(route.kind.custom ? { ...route.kind, kind: route.kind.plural } : route.kind, name, [{
     reason: "FieldValueInvalid",
     field: "metadata.resourceVersion",
-    message: "Invalid value: 0x0: must be specified for an update"
+    message: `Invalid value: ${route.kind.custom ? "0" : "0x0"}: must be specified for an update`
   }])
 
 /** The kinds a PUT without a resourceVersion creates when missing (`AllowCreateOnUpdate`), as in kube-apiserver v1.35. */
