@@ -7,6 +7,7 @@ import { collection, type Kind, kinds, objectName, storedName } from "./kinds.js
 import { celScenarios } from "./scenarios/cel.js"
 import { discoveryScenarios } from "./scenarios/discovery.js"
 import { controllerScenarios } from "./scenarios/controllers.js"
+import { crdVersionScenarios } from "./scenarios/crdVersions.js"
 import { namedScenarios } from "./scenarios/named.js"
 
 export interface Scenario {
@@ -261,4 +262,4 @@ const perKind = (k: Kind): ReadonlyArray<Scenario> => {
   return out
 }
 
-export const scenarios: ReadonlyArray<Scenario> = [...kinds.flatMap(perKind), ...discoveryScenarios, ...celScenarios, ...namedScenarios, ...controllerScenarios]
+export const scenarios: ReadonlyArray<Scenario> = [...kinds.flatMap(perKind), ...discoveryScenarios, ...celScenarios, ...namedScenarios, ...controllerScenarios, ...crdVersionScenarios]
