@@ -791,16 +791,26 @@ export const apply = async (
   } else if (route.kind.hasStatus) drop(config, "status")
   const live = prev !== undefined ? prev.copy() : undefined
   if (live !== undefined) drop(live.metadata as JsonObject, "managedFields")
-  const result = Managed.apply({
-    live,
-    config,
-    manager,
-    apiVersion,
-    force: isTrue(query.force),
-    entries: prev?.managers ?? [],
-    subresource: toStatus ? "status" : undefined,
-    time: state.now()
-  })
+  const applyWith = (force: boolean) =>
+    Managed.apply({
+      live,
+      config,
+      manager,
+      apiVersion,
+      force,
+      entries: prev?.managers ?? [],
+      subresource: toStatus ? "status" : undefined,
+      time: state.now()
+    })
+  let result = applyWith(isTrue(query.force))
+  if (result._tag === "Conflicts" && manager === "kubectl" && live !== undefined) {
+    // kube-apiserver's last-applied manager: `kubectl apply --server-side` after client-side applies takes the fields
+    // the last-applied-configuration annotation names (a forced apply); only conflicts outside them remain
+    const allowed = lastAppliedFields(live)
+    const left = result.conflicts.filter((c) => !allowed.has(c.path))
+    if (left.length === 0) result = applyWith(true)
+    else result = { _tag: "Conflicts", conflicts: left }
+  }
   if (result._tag === "Conflicts") {
     throw new Status.StatusError(409, "Conflict", Managed.conflictMessage(result.conflicts), {
       causes: result.conflicts.map((c) => ({
@@ -823,6 +833,19 @@ export const apply = async (
   admit(state, route, obj, live)
   const committed = commit(state, route, prev, obj, result.entries, dryRun)
   return FieldValidation.withWarnings(json(committed.status, committed.json), [...warnings, ...committed.warnings])
+}
+
+/** The fields of an object's kubectl.kubernetes.io/last-applied-configuration (none without one). */
+const lastAppliedFields = (live: JsonObject): Set<string> => {
+  const annotations = isObject(live.metadata) && isObject(live.metadata.annotations) ? live.metadata.annotations : {}
+  const text = annotations["kubectl.kubernetes.io/last-applied-configuration"]
+  if (typeof text !== "string" || text === "") return new Set()
+  try {
+    const parsed: unknown = JSON.parse(text)
+    return isObject(parsed) ? Managed.fieldPaths(parsed) : new Set()
+  } catch {
+    return new Set()
+  }
 }
 
 /** A change made by the fake itself (controls, simulation): no field manager, no validation. */
