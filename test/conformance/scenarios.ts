@@ -8,6 +8,7 @@ import { celScenarios } from "./scenarios/cel.js"
 import { discoveryScenarios } from "./scenarios/discovery.js"
 import { controllerScenarios } from "./scenarios/controllers.js"
 import { crdVersionScenarios } from "./scenarios/crdVersions.js"
+import { kubectlScenarios } from "./scenarios/kubectl.js"
 import { namedScenarios } from "./scenarios/named.js"
 
 export interface Scenario {
@@ -262,4 +263,4 @@ const perKind = (k: Kind): ReadonlyArray<Scenario> => {
   return out
 }
 
-export const scenarios: ReadonlyArray<Scenario> = [...kinds.flatMap(perKind), ...discoveryScenarios, ...celScenarios, ...namedScenarios, ...controllerScenarios, ...crdVersionScenarios]
+export const scenarios: ReadonlyArray<Scenario> = [...kinds.flatMap(perKind), ...discoveryScenarios, ...celScenarios, ...namedScenarios, ...controllerScenarios, ...crdVersionScenarios, ...kubectlScenarios]
