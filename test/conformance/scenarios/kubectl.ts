@@ -33,7 +33,73 @@ spec:
         command: ["sleep", "3600"]
 `
 
+const talker = `apiVersion: v1
+kind: Pod
+metadata:
+  name: k-talker
+  labels:
+    conformance.effect-kube.dev/case: "yes"
+spec:
+  terminationGracePeriodSeconds: 0
+  containers:
+  - name: c
+    image: busybox:1.36
+    command: ["sh", "-c", "echo hello; echo to-stderr >&2; sleep 3600"]
+`
+
+const printerCrd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gizmos.kubectl.conformance.effect-kube.dev
+  labels:
+    conformance.effect-kube.dev/case: "yes"
+spec:
+  group: kubectl.conformance.effect-kube.dev
+  scope: Namespaced
+  names: { plural: gizmos, singular: gizmo, kind: Gizmo, shortNames: [gz] }
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    additionalPrinterColumns:
+    - { name: Size, type: integer, jsonPath: .spec.size }
+    - { name: Color, type: string, jsonPath: .spec.color, priority: 1 }
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: { type: object, properties: { size: { type: integer }, color: { type: string } } }
+`
+
+const gizmo = `apiVersion: kubectl.conformance.effect-kube.dev/v1
+kind: Gizmo
+metadata: { name: g1 }
+spec: { size: 3, color: blue }
+`
+
 export const kubectlScenarios: ReadonlyArray<Scenario> = [
+  {
+    name: "kubectl logs-and-exec", group: "kubectl",
+    steps: [
+      withStdin(talker, "apply", "-f", "-"),
+      kubectl("wait", "--for=condition=Ready", "pod/k-talker", "--timeout=60s"),
+      { ...kubectl("logs", "k-talker"), until: (o) => String((o.body as { stdout?: string }).stdout).includes("hello") },
+      kubectl("exec", "k-talker", "--", "echo", "from-exec"),
+      kubectl("exec", "k-talker", "--", "sh", "-c", "exit 3"),
+      kubectl("logs", "k-talker", "-c", "nothing")
+    ]
+  },
+  {
+    name: "kubectl get-crd-printer-columns", group: "kubectl",
+    steps: [
+      withStdin(printerCrd, "apply", "-f", "-"),
+      kubectl("wait", "--for=condition=Established", "crd/gizmos.kubectl.conformance.effect-kube.dev", "--timeout=30s"),
+      { ...withStdin(gizmo, "apply", "-f", "-"), until: (o) => o.status === 0 },
+      kubectl("get", "gizmos"),
+      kubectl("get", "gz", "-o", "wide"),
+      kubectl("delete", "crd", "gizmos.kubectl.conformance.effect-kube.dev")
+    ]
+  },
   {
     name: "kubectl get", group: "kubectl",
     steps: [
@@ -77,8 +143,12 @@ export const kubectlScenarios: ReadonlyArray<Scenario> = [
     name: "kubectl rollout-and-wait", group: "kubectl",
     steps: [
       withStdin(deployment("k-roll"), "apply", "-f", "-"),
-      kubectl("rollout", "status", "deployment/k-roll", "--timeout=60s"),
+      // waited for first: rollout status prints a "Waiting for…" line for each state it sees on the way
       kubectl("wait", "--for=condition=Available", "deployment/k-roll", "--timeout=60s"),
+      {
+        ...kubectl("rollout", "status", "deployment/k-roll", "--timeout=60s"),
+        until: (o) => !String((o.body as { stdout?: string }).stdout).includes("Waiting")
+      },
       kubectl("get", "deployment", "k-roll"),
       kubectl("wait", "--for=condition=Nothing", "deployment/k-roll", "--timeout=1s")
     ]
