@@ -4,12 +4,21 @@
  * very same bytes and answer through the same code.
  */
 import { KubeConfig } from "@kubernetes/client-node"
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
 import * as https from "node:https"
+import * as os from "node:os"
+import * as path from "node:path"
 
 /** One request of a scenario. `{ns}` in the path and in string values of the body is the scenario's namespace. */
 export interface Step {
   readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
   readonly path: string
+  /**
+   * Instead of a request: kubectl with these arguments (`{ns}` filled) against the endpoint's kubeconfig, `body` (a
+   * string) on its stdin; observed as its exit code (`status`) and `{ stdout, stderr }`.
+   */
+  readonly kubectl?: ReadonlyArray<string>
   readonly query?: Readonly<Record<string, string>>
   /** An object is sent as JSON (or YAML's JSON subset), a string as it is. */
   readonly body?: unknown
@@ -60,6 +69,16 @@ const substitute = (value: unknown, ns: Readonly<Record<string, string>>): unkno
     : value !== null && typeof value === "object"
     ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, ns)]))
     : value
+
+/**
+ * kubectl's output with what differs by server only: the server's address, ages in tables (`0s`, `3m2s`), the diff's
+ * temporary directories and timestamps.
+ */
+const kubectlText = (text: string, host: string): string =>
+  text.replaceAll(host, "<server>")
+    .replace(/(?<=\s)\d+(?:\.\d+)?(?:s|m\d*s?|h\d*m?)(?=\s|$)/gm, "<age>")
+    .replace(/\/tmp\/[A-Za-z0-9._-]+/g, "<tmp>")
+    .replace(/^(\+\+\+|---) (\S+)\t.*$/gm, "$1 $2")
 
 const parse = (text: string): unknown => {
   if (text === "") return undefined
@@ -163,12 +182,35 @@ export const connect = async (name: string, kubeconfigPath: string): Promise<End
       req.end(body)
     })
 
+  const runKubectl = (step: Step, vars: Readonly<Record<string, string>>): Promise<Observed> =>
+    new Promise((resolve, reject) => {
+      const bin = process.env["KUBECTL"] ?? "kubectl"
+      const args = ["--kubeconfig", kubeconfigPath, "--cache-dir", cacheDir, ...step.kubectl!.map((a) => fill(a, vars))]
+      const child = spawn(bin, args, { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, HOME: cacheDir, KUBECTL_EXTERNAL_DIFF: "" } })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.setEncoding("utf8").on("data", (d: string) => stdout += d)
+      child.stderr.setEncoding("utf8").on("data", (d: string) => stderr += d)
+      const timer = setTimeout(() => child.kill(), 60_000)
+      child.on("error", reject)
+      child.on("close", (code) => {
+        clearTimeout(timer)
+        resolve({
+          status: code ?? -1, contentType: undefined, warning: undefined, retryAfter: undefined,
+          body: { stdout: kubectlText(stdout, server.host), stderr: kubectlText(stderr, server.host) }
+        })
+      })
+      child.stdin.end(typeof step.body === "string" ? fill(step.body, vars) : undefined)
+    })
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), `conformance-kubectl-${name}-`))
+
   const request = async (step: Step, ns: Readonly<Record<string, string>>): Promise<Observed> => {
     if (step.delayMs !== undefined) await new Promise((r) => setTimeout(r, step.delayMs))
-    if (step.until === undefined) return once(step, ns)
+    const one = (s: Step, v: Readonly<Record<string, string>>) => s.kubectl !== undefined ? runKubectl(s, v) : once(s, v)
+    if (step.until === undefined) return one(step, ns)
     const deadline = Date.now() + 15_000
     for (;;) {
-      const observed = await once(step, ns)
+      const observed = await one(step, ns)
       if (step.until(observed) || Date.now() > deadline) return observed
       await new Promise((r) => setTimeout(r, 200))
     }

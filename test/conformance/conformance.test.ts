@@ -65,7 +65,7 @@ afterAll(async () => {
   fs.mkdirSync(".tmp", { recursive: true })
   fs.writeFileSync(".tmp/conformance.json", JSON.stringify(all.map((o) => ({
     name: o.scenario.name, identical: o.identical, unexcused: unexcused(o),
-    differences: o.differences, real: o.identical ? undefined : o.real, fake: o.identical ? undefined : o.fake
+    differences: o.differences, real: o.identical && process.env["EFFECT_KUBE_CONFORMANCE_KEEP"] === undefined ? undefined : o.real, fake: o.identical ? undefined : o.fake
   })), null, 1))
   console.log(
     `conformance: ${identical} of ${all.length} scenarios identical` +

@@ -33,6 +33,21 @@ const generatedNames = (value: unknown, into: Map<string, string>): void => {
   }
 }
 
+/**
+ * The deployment controller's pod-template-hash (a hash of Go's printout of the template, in the ReplicaSets' names and
+ * labels): by the order each first appears.
+ */
+const templateHashes = (value: unknown, into: Map<string, string>): void => {
+  if (Array.isArray(value)) for (const v of value) templateHashes(v, into)
+  else if (value !== null && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === "pod-template-hash" && typeof v === "string" && v !== "" && !into.has(v)) {
+        into.set(v, `<hash${[...into.values()].filter((p) => p.startsWith("<hash")).length}>`)
+      } else templateHashes(v, into)
+    }
+  }
+}
+
 const string = (s: string, rvs: Map<string, string>, names: Map<string, string>): string => {
   let out = s.replace(pem, "<pem>").replace(/kube-api-access-[a-z0-9]{5}/g, "kube-api-access-<suffix>").replace(jwt, "<jwt>").replace(uuid, "<uid>").replace(rfc3339, "<time>")
   for (const [name, placeholder] of names) out = out.replaceAll(name, placeholder)
@@ -142,6 +157,7 @@ export const normalise = (observed: ReadonlyArray<Observed>, views: ReadonlyArra
   const rvs = new Map([...all].sort((a, b) => Number(a) - Number(b)).map((rv, i) => [rv, `<rv${i}>`]))
   const names = new Map<string, string>()
   generatedNames(observed, names)
+  templateHashes(observed, names)
   return walk(viewed, rvs, names)
 }
 

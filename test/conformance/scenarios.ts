@@ -6,6 +6,10 @@ import type { Step } from "./client.js"
 import { collection, type Kind, kinds, objectName, storedName } from "./kinds.js"
 import { celScenarios } from "./scenarios/cel.js"
 import { discoveryScenarios } from "./scenarios/discovery.js"
+import { controllerScenarios } from "./scenarios/controllers.js"
+import { crdVersionScenarios } from "./scenarios/crdVersions.js"
+import { kubectlScenarios } from "./scenarios/kubectl.js"
+import { namedScenarios } from "./scenarios/named.js"
 
 export interface Scenario {
   /** `kind verb`, unique: the out-of-scope table names scenarios by it. */
@@ -259,4 +263,4 @@ const perKind = (k: Kind): ReadonlyArray<Scenario> => {
   return out
 }
 
-export const scenarios: ReadonlyArray<Scenario> = [...kinds.flatMap(perKind), ...discoveryScenarios, ...celScenarios]
+export const scenarios: ReadonlyArray<Scenario> = [...kinds.flatMap(perKind), ...discoveryScenarios, ...celScenarios, ...namedScenarios, ...controllerScenarios, ...crdVersionScenarios, ...kubectlScenarios]

@@ -6,6 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import { Effect, Stream } from "effect"
+import { execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -14,7 +15,17 @@ import * as Kube from "../../packages/effect-kube/src/Kube.js"
 import * as NodeKube from "../../packages/effect-kube/src/NodeKube.js"
 import { ConfigMaps } from "../../packages/effect-kube/src/resources/index.js"
 import { FakeCluster } from "@effect-kube/testing"
-import { hasKubectl, kubectl } from "../util/kubectl.js"
+import { hasKubectl, kubectl, kubectlPath } from "../util/kubectl.js"
+
+/** Whether script(1), which runs a command on a terminal of its own, is there. */
+const hasScript: boolean = (() => {
+  try {
+    execFileSync("script", ["-qec", "true", "/dev/null"], { stdio: "ignore", timeout: 10_000 })
+    return true
+  } catch {
+    return false
+  }
+})()
 
 const portOf = (url: string): number => Number(new URL(url).port)
 
@@ -154,6 +165,29 @@ describe("FakeCluster.serve({ tls: \"self-signed\" })", () => {
       // each server gets a CA of its own
       const other = yield* FakeCluster.serve({ tls: "self-signed" })
       assert.notStrictEqual(other.kubeconfig, served.kubeconfig)
+    }))
+
+  it.effect("its kubeconfig without a token works with kubectl on a terminal (no \"Please enter Username\")", () =>
+    Effect.gen(function*() {
+      if (!hasKubectl || !hasScript) return
+      const served = yield* FakeCluster.serve({ tls: "self-signed" })
+      const cache = Fs.mkdtempSync(Path.join(Os.tmpdir(), "effect-kube-kubectl-"))
+      // script(1) gives kubectl a terminal, where it would prompt for credentials
+      const run = yield* Effect.promise(() =>
+        new Promise<{ code: number | null; out: string }>((resolve) => {
+          const command = [kubectlPath, "--kubeconfig", served.kubeconfigPath, "--cache-dir", cache,
+            "--request-timeout", "20s", "get", "--raw", "/version"].map((a) => `'${a}'`).join(" ")
+          const child = spawn("script", ["-qec", command, "/dev/null"], { stdio: ["ignore", "pipe", "pipe"] })
+          let out = ""
+          child.stdout.on("data", (d: Buffer) => out += d.toString())
+          child.stderr.on("data", (d: Buffer) => out += d.toString())
+          child.on("close", (code) => resolve({ code, out }))
+        })
+      )
+      Fs.rmSync(cache, { recursive: true, force: true })
+      assert.notInclude(run.out, "Username")
+      assert.strictEqual(run.code, 0, run.out)
+      assert.include(run.out, "gitVersion")
     }))
 
   it.effect("kubectl verifies it as a real cluster's", () =>

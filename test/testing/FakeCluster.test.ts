@@ -142,9 +142,15 @@ describe("CRUD", () => {
         details: { name: "web", group: "apps", kind: "deployments" },
         code: 404
       })
+      // a built-in group's unknown resource is a Status; a group no built-in kind is in falls through kube-apiserver's
+      // CRD handler to the mux's plain-text 404
+      const unknownResource = yield* get("/apis/apps/v1/namespaces/default/widgets")
+      assert.strictEqual(unknownResource.status, 404)
+      assert.strictEqual(unknownResource.body.message, "the server could not find the requested resource")
       const unknown = yield* get("/apis/example.com/v1/namespaces/default/widgets")
       assert.strictEqual(unknown.status, 404)
-      assert.strictEqual(unknown.body.message, "the server could not find the requested resource")
+      assert.strictEqual(unknown.headers["content-type"], "text/plain; charset=utf-8")
+      assert.strictEqual(unknown.text, "404 page not found\n")
     })))
 
   it.effect("create refuses a taken name (409 AlreadyExists), a missing or invalid name (422), and a wrong kind (400)", () =>

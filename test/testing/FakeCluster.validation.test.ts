@@ -628,10 +628,23 @@ describe("FakeCluster's field validation as kube-apiserver v1.35 answers", () =>
     const ignored = await send("POST", `${configMaps}?fieldValidation=Ignore`, repeated.replace("twice", "thrice"))
     assert.strictEqual(ignored.status, 201)
     assert.isNull(ignored.warning)
-    // patches: without the create's prefix; inside lists, by index
+    // patches: a 422 quoting what the patch made, one cause on the field "patch" (kube-apiserver's patch handler);
+    // inside lists, by index
     const patch = await send("PATCH", `${configMaps}/twice?fieldValidation=Strict`, `{"data":{"b":"1","b":"2"}}`)
-    assert.strictEqual(patch.status, 400)
-    assert.strictEqual(patch.body.message, `strict decoding error: duplicate field "data.b"`)
+    assert.strictEqual(patch.status, 422)
+    assert.strictEqual(patch.body.reason, "Invalid")
+    assert.strictEqual(patch.body.details.causes.length, 1)
+    assert.strictEqual(patch.body.details.causes[0].field, "patch")
+    assert.match(patch.body.message, /^ "" is invalid: patch: Invalid value: "\{.*\}": strict decoding error: duplicate field "data.b"$/)
+    const smp = await send(
+      "PATCH", `${configMaps}/twice?fieldValidation=Strict`, `{"bogus":{"n":1,"f":1.5,"l":["x",null]}}`,
+      "application/strategic-merge-patch+json"
+    )
+    // a strategic merge patch quotes the patch as Go prints the map it decoded
+    assert.strictEqual(
+      smp.body.details.causes[0].message,
+      `Invalid value: "map[bogus:map[f:1.5 l:[x <nil>] n:1]]": strict decoding error: unknown field "bogus"`
+    )
     await ok(send("POST", "/api/v1/namespaces/default/pods", {
       metadata: { name: "listed" },
       spec: { containers: [{ name: "app", image: "nginx" }] }

@@ -534,6 +534,8 @@ const calculateStatus = (
     ...(ready > 0 ? { readyReplicas: ready } : {}),
     ...(available > 0 ? { availableReplicas: available } : {}),
     ...(unavailable > 0 ? { unavailableReplicas: unavailable } : {}),
+    // its ReplicaSets' pods going but not gone (v1.35's DeploymentReplicaSetTerminatingReplicas, 0 included)
+    terminatingReplicas: sum("terminatingReplicas"),
     ...(Array.isArray(old.conditions) ? { conditions: clone(old.conditions) } : {}),
     ...(typeof old.collisionCount === "number" ? { collisionCount: old.collisionCount } : {})
   }

@@ -113,7 +113,8 @@ const sync = (state: FakeState, key: string, queue: WorkQueue): void => {
   if (!isUsableSelector(selector) || isEmptySelector(selector)) return
   const replicas = typeof spec.replicas === "number" ? spec.replicas : 1
   const minReadySeconds = typeof spec.minReadySeconds === "number" ? spec.minReadySeconds : 0
-  let active = claimPods(state, rs, selector).filter(isActive)
+  const claimed = claimPods(state, rs, selector)
+  let active = claimed.filter(isActive)
   let createError: string | undefined
   // pods its selector would not select (a template the API server's validation refuses) it would release as made
   const ownsWhatItMakes = selectorMatches(selector, templateLabelsOf(spec.template))
@@ -147,6 +148,9 @@ const sync = (state: FakeState, key: string, queue: WorkQueue): void => {
   }
   const current = (pod: Entry): Entry | undefined => entryOf(state, podKind(state), pod.namespace, pod.name)
   const pods = active.map(current).filter((p): p is Entry => p !== undefined && isActive(p))
+  // the pods it owns that are going but not gone (kube-controller-manager v1.35's terminatingReplicas, 0 included)
+  const terminating = [...new Set([...claimed, ...active])].map(current)
+    .filter((p) => p !== undefined && isDeleting(p) && !isFinished(p.obj)).length
   const nowMs = state.clock.now()
   const templateLabels = templateLabelsOf(spec.template)
   let ready = 0
@@ -182,6 +186,7 @@ const sync = (state: FakeState, key: string, queue: WorkQueue): void => {
       ...(ready > 0 ? { readyReplicas: ready } : {}),
       ...(available > 0 ? { availableReplicas: available } : {}),
       observedGeneration: latest.generation,
+      terminatingReplicas: terminating,
       ...(conditions.length > 0 ? { conditions } : {})
     }
   })

@@ -341,6 +341,14 @@ const customResourceDefinition: Defaulter = (obj, context) => {
       acceptedNames: { kind: "", plural: "" },
       storedVersions: storage !== undefined ? [storage.name] : []
     }
+  } else {
+    // the CRD registry records a new storage version as the update is written, not later
+    const storage = objectsOf(spec.versions).find((v) => v.storage === true)
+    const status = child(obj, "status")
+    const stored = Array.isArray(status.storedVersions) ? status.storedVersions : []
+    if (storage !== undefined && typeof storage.name === "string" && !stored.includes(storage.name)) {
+      status.storedVersions = [...stored, storage.name]
+    }
   }
 }
 

@@ -25,6 +25,9 @@ import type { FakeServer } from "./server.js"
 import { cutAfter, type Sink } from "./stream.js"
 import type { Listening, ListenOptions } from "../types.js"
 
+/** The token an https kubeconfig carries when the server takes any (it has no token of its own). */
+const anyToken = "effect-kube-fake-cluster"
+
 const kubeconfigText = (
   url: string,
   namespace: string,
@@ -37,7 +40,14 @@ const kubeconfigText = (
     ...(ca !== undefined ? [`    certificate-authority-data: ${Buffer.from(ca).toString("base64")}`] : []),
     ...(insecure ? ["    insecure-skip-tls-verify: true"] : [])
   ]
-  const user = token !== undefined ? [`    token: ${JSON.stringify(token)}`] : ["    {}"]
+  // kubectl asks a terminal for a username when an https cluster's user has no credentials at all: without a token of
+  // its own the fake accepts any, so the kubeconfig carries one that names it (plain http is never asked)
+  const tls = url.startsWith("https:")
+  const user = token !== undefined
+    ? [`    token: ${JSON.stringify(token)}`]
+    : tls
+    ? [`    token: ${JSON.stringify(anyToken)}`]
+    : ["    {}"]
   return [
     "apiVersion: v1",
     "kind: Config",

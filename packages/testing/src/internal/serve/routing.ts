@@ -135,8 +135,15 @@ const dispatch = async (
       )
     if (doc !== undefined) return json(200, doc)
   }
-  return { status: 404, headers: { "content-type": "text/plain; charset=utf-8" }, body: "404 page not found\n" }
+  return pageNotFound()
 }
+
+/** The 404 of a path no handler serves: Go's mux's plain text. */
+const pageNotFound = (): RawResponse => ({
+  status: 404,
+  headers: { "content-type": "text/plain; charset=utf-8" },
+  body: "404 page not found\n"
+})
 
 const plain: Target = { _tag: "Json" }
 
@@ -197,16 +204,28 @@ const dispatchGroup = (
   request: RawRequest,
   requester: Authz.Requester | undefined
 ): Promise<RawResponse> | RawResponse => {
+  // a group no built-in kind is in is kube-apiserver's CRD handler's: what it does not serve there (a version not
+  // served, a resource not defined, a group no CRD defines) falls through to the plain-text 404 of the mux
+  const builtIn = group === "" || state.registry.all().some((k) => k.group === group && !k.custom)
   if (rest.length === 0) {
     const doc = Discovery.apiResourceList(state.registry.all(), group, version)
-    if (doc === undefined) throw Status.pathNotFound()
+    if (doc === undefined) {
+      if (!builtIn) return pageNotFound()
+      throw Status.pathNotFound()
+    }
     return json(200, doc)
   }
   const proxied = group === "" ? Proxy.proxyRoute(rest, request.url.split("?")[0]!.endsWith("/")) : undefined
   if (proxied !== undefined) {
     return Proxy.serve(state, version, proxied, method, new URLSearchParams(query).toString(), request)
   }
-  const route = parseRoute(state, group, version, rest, requester)
+  let route: Route
+  try {
+    route = parseRoute(state, group, version, rest, requester)
+  } catch (e) {
+    if (!builtIn && e instanceof Status.StatusError && e.code === 404 && e.details?.name === undefined) return pageNotFound()
+    throw e
+  }
   const deprecation = deprecationOf(route)
   if (deprecation === undefined) return dispatchRoute(state, route, method, query, request)
   // kube-apiserver warns of a deprecated API on every request to it, answered or refused
@@ -392,7 +411,7 @@ const serveResource = (
   if (subresource === "eviction" || subresource === "token") {
     if (method !== "POST") throw Status.methodNotAllowed()
     return subresource === "token"
-      ? PodSubresources.token(state, route, request)
+      ? PodSubresources.token(state, route, request, Writes.fieldManagerOf(query, request))
       : PodSubresources.evict(state, route, request, (options) => Deletes.deleteWithOptions(state, route, options))
   }
   switch (method) {

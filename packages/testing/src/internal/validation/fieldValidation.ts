@@ -257,15 +257,119 @@ export const report = (
   read: Body,
   duplicates: Duplicates,
   unknown: ReadonlyArray<string>,
-  prefixed: boolean
+  prefixed: boolean,
+  patched?: () => string
 ): ReadonlyArray<string> => {
   if (mode === "Ignore" || (duplicates.fields.length === 0 && unknown.length === 0)) return []
   const messages = strictErrors(read.text, duplicates, unknown, prefixed && !route.kind.custom)
   if (mode === "Warn") return messages
   const strict = `strict decoding error: ${messages.join(", ")}`
+  // a patch's strict errors come from decoding what it made, which the patch handler reports as one invalid value of
+  // the field "patch" (in a Status without a kind: ` "" is invalid: patch: …`)
+  if (patched !== undefined) {
+    const cause = `Invalid value: ${JSON.stringify(patched())}: ${strict}`
+    throw new Status.StatusError(422, "Invalid", ` "" is invalid: patch: ${cause}`, {
+      causes: [{ reason: "FieldValueInvalid", message: cause, field: "patch" }]
+    })
+  }
   const kind = route.kind.kind
   throw Status.badRequest(prefixed ? `${kind} in version ${JSON.stringify(route.version)} cannot be handled as a ${kind}: ${strict}` : strict)
 }
+
+const sortedKeys = (o: JsonObject): JsonObject =>
+  Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]])) as JsonObject
+
+const isJsonObject = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v)
+
+/**
+ * A merge patch's result as the patch handler quotes it: json-patch re-encodes the maps the patch merged into (their
+ * keys sorted, as Go's encoder writes a map) and keeps the stored object's encoding of the rest.
+ *
+ * @internal
+ */
+export const mergePatchedText = (patched: unknown, patch: unknown): string => {
+  const along = (value: unknown, by: unknown): unknown => {
+    if (!isJsonObject(value) || !isJsonObject(by)) return value
+    const out = sortedKeys(value)
+    for (const k of Object.keys(out)) if (k in by) out[k] = along(out[k], by[k]) as JsonObject[string]
+    return out
+  }
+  const top = along(patched, patch)
+  // the stored object's metadata as Go encodes ObjectMeta (in its fields' order), unless the patch merged into it
+  if (isJsonObject(top) && isJsonObject(top.metadata) && !(isJsonObject(patch) && "metadata" in patch)) {
+    const metadata = inOrder(top.metadata, objectMetaOrder)
+    const entries: unknown = metadata.managedFields
+    if (Array.isArray(entries)) {
+      metadata.managedFields = entries.map((e: unknown) => isJsonObject(e) ? inOrder(e, managedFieldsOrder) : e) as JsonObject[string]
+    }
+    top.metadata = metadata
+  }
+  return JSON.stringify(top)
+}
+
+const objectMetaOrder = [
+  "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation", "creationTimestamp",
+  "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences", "finalizers",
+  "managedFields"
+]
+const managedFieldsOrder = ["manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource"]
+
+const inOrder = (o: JsonObject, order: ReadonlyArray<string>): JsonObject => {
+  const rank = (k: string) => {
+    const i = order.indexOf(k)
+    return i < 0 ? order.length : i
+  }
+  return Object.fromEntries(Object.keys(o).sort((a, b) => rank(a) - rank(b)).map((k) => [k, o[k]])) as JsonObject
+}
+
+/**
+ * A JSON patch's result as the patch handler quotes it: the top-level map and the containers an operation went
+ * through re-encoded (keys sorted), the rest as stored.
+ *
+ * @internal
+ */
+export const jsonPatchedText = (patched: unknown, patch: unknown): string => {
+  const paths = Array.isArray(patch)
+    ? patch.flatMap((op) => isJsonObject(op) && typeof op.path === "string" ? [op.path.split("/").slice(1, -1)] : [])
+    : []
+  const tree: Record<string, unknown> = {}
+  for (const p of paths) {
+    let at = tree
+    for (const seg of p) at = (at[seg.replace(/~1/g, "/").replace(/~0/g, "~")] ??= {}) as Record<string, unknown>
+  }
+  return mergePatchedText(patched, tree)
+}
+
+/** A value as Go's `%+v` prints what json decoding made of it (`map[a:1 b:[x y]]`). */
+const goValue = (v: unknown): string =>
+  v === null || v === undefined
+    ? "<nil>"
+    : Array.isArray(v)
+    ? `[${v.map(goValue).join(" ")}]`
+    : typeof v === "object"
+    ? `map[${Object.keys(v).sort().map((k) => `${k}:${goValue((v as Record<string, unknown>)[k])}`).join(" ")}]`
+    : typeof v === "number"
+    ? goNumber(v)
+    : String(v)
+
+/** Integers as int64, others as float64's `%v` (`%g` with the shortest digits, Go's exponent form). */
+const goNumber = (n: number): string => {
+  if (Number.isInteger(n) && Math.abs(n) < 2 ** 63) return BigInt(n).toString()
+  const exp = Math.floor(Math.log10(Math.abs(n)))
+  if (exp < -4 || exp >= 21) {
+    const [m, e] = n.toExponential().split("e")
+    const x = Number(e)
+    return `${m}e${x < 0 ? "-" : "+"}${String(Math.abs(x)).padStart(2, "0")}`
+  }
+  return String(n)
+}
+
+/**
+ * A strategic merge patch as the patch handler quotes it: the patch itself, decoded, printed with `%+v`.
+ *
+ * @internal
+ */
+export const strategicPatchText = (patch: unknown): string => goValue(patch)
 
 /**
  * An apply configuration's repeated fields, as the YAML decoder reports them: a 400 for

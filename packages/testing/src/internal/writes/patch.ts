@@ -98,8 +98,16 @@ export const jsonPatch = (document: unknown, operations: unknown): unknown => {
         break
       case "replace": {
         if (!("value" in op)) throw new PatchError(`missing value for replace at ${String(path)}`)
+        const segments = parsePointer(path)
+        const parent = segments.length === 0 ? undefined : parentOf(doc, segments, path as string)
+        // json-patch v4 (kube-apiserver's) replaces a missing key of an object as if it were there: a Scale's
+        // omitted `replicas: 0` can be replaced
+        if (isObject(parent) && !(segments[segments.length - 1]! in parent)) {
+          parent[segments[segments.length - 1]!] = clone(op.value)
+          break
+        }
         getAt(doc, path as string)
-        if (parsePointer(path).length === 0) {
+        if (segments.length === 0) {
           doc = clone(op.value)
         } else {
           doc = removeAt(doc, path as string)

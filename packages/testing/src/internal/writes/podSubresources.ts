@@ -151,6 +151,17 @@ const boundObject = (
   return { pod: bound, ...(node !== undefined ? { node: { name: node.name, uid: node.uid } } : {}) }
 }
 
+/** The fields a TokenRequest's spec sets, as FieldsV1 (its lists atomic, its boundObjectRef a struct). */
+const sentFields = (spec: JsonObject): JsonObject =>
+  Object.fromEntries(
+    Object.entries(spec).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => [
+      `f:${k}`,
+      isObject(v) && !Array.isArray(v)
+        ? { ...Object.fromEntries(Object.keys(v).map((f) => [`f:${f}`, {}])) }
+        : {}
+    ])
+  ) as JsonObject
+
 /**
  * POST of an authentication/v1 TokenRequest for a service account: a signed
  * service-account JWT (see `tokens.ts`) and its expiry: the requested life (at least 10
@@ -159,7 +170,12 @@ const boundObject = (
  *
  * @internal
  */
-export const token = async (state: FakeState, route: Route, request: RawRequest): Promise<RawResponse> => {
+export const token = async (
+  state: FakeState,
+  route: Route,
+  request: RawRequest,
+  manager = "unknown"
+): Promise<RawResponse> => {
   if (!(route.kind.group === "" && route.kind.kind === "ServiceAccount")) throw Status.pathNotFound()
   const body = await readBody(request)
   if (!isObject(body)) throw Status.badRequest("the body of a token request must be a TokenRequest")
@@ -193,7 +209,22 @@ export const token = async (state: FakeState, route: Route, request: RawRequest)
   return json(201, {
     kind: "TokenRequest",
     apiVersion: "authentication.k8s.io/v1",
-    metadata: { name: account.name, namespace: account.namespace, creationTimestamp: null },
+    // the create handler fills the TokenRequest's system fields and records the request's fields for its manager
+    metadata: {
+      name: account.name,
+      namespace: account.namespace,
+      uid: crypto.randomUUID(),
+      creationTimestamp: state.now(),
+      managedFields: [{
+        manager,
+        operation: "Update",
+        apiVersion: "authentication.k8s.io/v1",
+        time: state.now(),
+        fieldsType: "FieldsV1",
+        fieldsV1: { "f:spec": sentFields(spec) },
+        subresource: "token"
+      }]
+    },
     spec: {
       audiences,
       expirationSeconds: seconds,

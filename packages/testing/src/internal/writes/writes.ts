@@ -493,11 +493,13 @@ const createObject = (
   return FieldValidation.withWarnings(json(result.status, result.json), [...warnings, ...result.warnings])
 }
 
+// a built-in kind's registry prints the uint64 as %#v (0x0) under its Kind; the custom resource handler prints 0, under
+// the resource's plural
 const mustHaveResourceVersion = (route: Route, name: string): Status.StatusError =>
-  Status.invalid(route.kind, name, [{
+  Status.invalid(route.kind.custom ? { ...route.kind, kind: route.kind.plural } : route.kind, name, [{
     reason: "FieldValueInvalid",
     field: "metadata.resourceVersion",
-    message: "Invalid value: 0x0: must be specified for an update"
+    message: `Invalid value: ${route.kind.custom ? "0" : "0x0"}: must be specified for an update`
   }])
 
 /** The kinds a PUT without a resourceVersion creates when missing (`AllowCreateOnUpdate`), as in kube-apiserver v1.35. */
@@ -641,6 +643,14 @@ export const patch = async (
     throw e
   }
   if (!isObject(patched)) throw Status.badRequest("the patch did not produce an object")
+  // what a strict 422 quotes: the patched object before pruning (a strategic merge patch's, the patch itself)
+  const quoted = mode !== "Strict"
+    ? ""
+    : type === "application/json-patch+json"
+    ? FieldValidation.jsonPatchedText(patched, body)
+    : type === "application/merge-patch+json"
+    ? FieldValidation.mergePatchedText(patched, body)
+    : FieldValidation.strategicPatchText(body)
   const metadata = child(patched, "metadata")
   const prevMeta = prev.obj.metadata as JsonObject
   if (metadata.resourceVersion !== undefined && metadata.resourceVersion !== prevMeta.resourceVersion) {
@@ -661,13 +671,18 @@ export const patch = async (
   const unknown = await prune(state, route, patched)
   const known = unknown.length === 0 ? [] : await undeclared(state, route, prev.copy())
   const news = unknown.filter((f) => !known.includes(f))
-  const warnings = FieldValidation.report(route, mode, read, duplicates, news, false)
+  const warnings = FieldValidation.report(route, mode, read, duplicates, news, false, () => quoted)
   return commitUpdate(state, route, query, request, prev, patched, warnings)
 }
 
 /** `ns/name; group/version, Kind=Kind`, as the field manager names an object in its errors. */
-const objectName = (route: Route, name: string): string =>
-  `${route.kind.namespaced ? route.namespace ?? "" : ""}/${name}; ${route.kind.group}/${route.version}, Kind=${route.kind.kind}`
+const objectName = (route: Route, name: string, namespace = route.namespace ?? ""): string =>
+  `${route.kind.namespaced ? namespace : ""}/${name}; ${route.kind.group}/${route.version}, Kind=${route.kind.kind}`
+
+const appliedNamespace = (body: JsonObject): string => {
+  const metadata = body.metadata
+  return isObject(metadata) && typeof metadata.namespace === "string" ? metadata.namespace : ""
+}
 
 /** `.spec.foo`, `.spec.containers[name="app"].bar`: a pruned path as structured-merge-diff prints it. */
 const smdPath = (config: JsonObject, path: string): string => {
@@ -756,7 +771,8 @@ export const apply = async (
     throw new Status.StatusError(
       500,
       "",
-      `failed to create typed patch object (${objectName(route, route.name!)}): ${
+      // the field manager names the object by the apply configuration's own namespace (none when it has none)
+      `failed to create typed patch object (${objectName(route, route.name!, appliedNamespace(body))}): ${
         paths.length === 1 ? paths[0] : `errors:\n  ${paths.join("\n  ")}`
       }`
     )
@@ -775,16 +791,26 @@ export const apply = async (
   } else if (route.kind.hasStatus) drop(config, "status")
   const live = prev !== undefined ? prev.copy() : undefined
   if (live !== undefined) drop(live.metadata as JsonObject, "managedFields")
-  const result = Managed.apply({
-    live,
-    config,
-    manager,
-    apiVersion,
-    force: isTrue(query.force),
-    entries: prev?.managers ?? [],
-    subresource: toStatus ? "status" : undefined,
-    time: state.now()
-  })
+  const applyWith = (force: boolean) =>
+    Managed.apply({
+      live,
+      config,
+      manager,
+      apiVersion,
+      force,
+      entries: prev?.managers ?? [],
+      subresource: toStatus ? "status" : undefined,
+      time: state.now()
+    })
+  let result = applyWith(isTrue(query.force))
+  if (result._tag === "Conflicts" && manager === "kubectl" && live !== undefined) {
+    // kube-apiserver's last-applied manager: `kubectl apply --server-side` after client-side applies takes the fields
+    // the last-applied-configuration annotation names (a forced apply); only conflicts outside them remain
+    const allowed = lastAppliedFields(live)
+    const left = result.conflicts.filter((c) => !allowed.has(c.path))
+    if (left.length === 0) result = applyWith(true)
+    else result = { _tag: "Conflicts", conflicts: left }
+  }
   if (result._tag === "Conflicts") {
     throw new Status.StatusError(409, "Conflict", Managed.conflictMessage(result.conflicts), {
       causes: result.conflicts.map((c) => ({
@@ -807,6 +833,19 @@ export const apply = async (
   admit(state, route, obj, live)
   const committed = commit(state, route, prev, obj, result.entries, dryRun)
   return FieldValidation.withWarnings(json(committed.status, committed.json), [...warnings, ...committed.warnings])
+}
+
+/** The fields of an object's kubectl.kubernetes.io/last-applied-configuration (none without one). */
+const lastAppliedFields = (live: JsonObject): Set<string> => {
+  const annotations = isObject(live.metadata) && isObject(live.metadata.annotations) ? live.metadata.annotations : {}
+  const text = annotations["kubectl.kubernetes.io/last-applied-configuration"]
+  if (typeof text !== "string" || text === "") return new Set()
+  try {
+    const parsed: unknown = JSON.parse(text)
+    return isObject(parsed) ? Managed.fieldPaths(parsed) : new Set()
+  } catch {
+    return new Set()
+  }
 }
 
 /** A change made by the fake itself (controls, simulation): no field manager, no validation. */
