@@ -43,6 +43,28 @@ const run = (command, args, cwd) => {
 }
 
 const project = fs.mkdtempSync(path.join(os.tmpdir(), "effect-kube-install-"))
+
+// With effect-kube alone (its CEL packages are optional peers, not installed), CustomResource.validate of an object
+// with rules fails with the ValidationError that names what to install, not a crash.
+const validateWithoutCel = () => {
+  fs.writeFileSync(
+    path.join(project, "validate.mjs"),
+    [
+      `import { Effect, Schema } from "effect"`,
+      `import { CustomResource } from "effect-kube"`,
+      `const Backends = CustomResource.make({ group: "example.com", version: "v1", kind: "Backend", scope: "Namespaced",`,
+      `  spec: Schema.Struct({ replicas: Schema.Number }).annotate({ "x-kubernetes-validations": [{ rule: "self.replicas <= 10" }] }) })`,
+      `const object = { apiVersion: "example.com/v1", kind: "Backend", metadata: { name: "web" }, spec: { replicas: 12 } }`,
+      `const error = await Effect.runPromise(Effect.flip(CustomResource.validate(Backends, object)))`,
+      `console.log(error._tag + ": " + error.message)`
+    ].join("\n")
+  )
+  const said = run(process.execPath, ["validate.mjs"], project).trim()
+  if (!said.startsWith("ValidationError: ") || !said.includes("npm install @bufbuild/cel @bufbuild/protobuf @bufbuild/re2")) {
+    throw new Error(`check-install: CustomResource.validate without the CEL packages said ${said || "(nothing)"}`)
+  }
+  console.log(`check-install: without the CEL packages validate says ${said}`)
+}
 try {
   // As from a clone that was never built: no dist/ in either package, so the client's pack
   // builds both in its prepack (the fake's own prepack would do the same; it is skipped as
@@ -65,20 +87,25 @@ try {
   const tarballs = new Map([["effect-kube", pack("effect-kube", true)], ["@effect-kube/testing", pack("testing", false)]])
   fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "first-program", type: "module" }))
 
-  for (const line of installLines) {
+  for (const [index, line] of installLines.entries()) {
     const words = line.split(/\s+/)
     if (words[0] !== "npm" || words[1] !== "install") throw new Error(`check-install: not an npm install line: ${line}`)
     run("npm", [...words.slice(1).map((word) => (tarballs.get(word) ?? word)), "--no-audit", "--no-fund"], project)
+    if (index === 0) validateWithoutCel()
   }
   // The client's install holds none of the fake's packages (its CEL, protobuf and RE2), however
-  // deep: the packages effect-kube needs, followed through the project's lockfile.
+  // deep: the packages effect-kube needs, followed through the project's lockfile (the CEL ones are
+  // effect-kube's optional peers, which its install leaves out: checked above, before the fake's install).
   const lock = JSON.parse(fs.readFileSync(path.join(project, "package-lock.json"), "utf8")).packages
   const needed = new Set()
   const follow = (at) => {
     if (needed.has(at)) return
     needed.add(at)
     const entry = lock[at]
-    for (const name of Object.keys({ ...entry?.dependencies, ...entry?.peerDependencies, ...entry?.optionalDependencies })) {
+    // an optional peer (effect-kube's CEL packages) is the user's choice, not part of the install
+    const optionalPeers = new Set(Object.keys(entry?.peerDependenciesMeta ?? {}).filter((name) => entry.peerDependenciesMeta[name].optional))
+    const names = Object.keys({ ...entry?.dependencies, ...entry?.peerDependencies, ...entry?.optionalDependencies })
+    for (const name of names.filter((name) => !optionalPeers.has(name))) {
       // a package's own node_modules first, then each parent's, as Node resolves
       for (let dir = at; ; dir = dir.slice(0, Math.max(0, dir.lastIndexOf("/node_modules/")))) {
         const candidate = `${dir === "" ? "" : `${dir}/`}node_modules/${name}`

@@ -645,7 +645,9 @@ const schemaOf = (
  * object with its schema's defaults filled in. It is the engine `FakeCluster` uses, so the fake and this
  * answer alike, with the server's cost limits: the CRD's estimated cost (refused as the server refuses
  * the CRD: InvalidRules) and each rule's runtime cost (RuleCostExceeded). The CEL evaluator is loaded on
- * the first call, so a program that never validates does not carry it.
+ * the first call, so a program that never validates does not carry it; its packages are optional peer
+ * dependencies (`npm install @bufbuild/cel @bufbuild/protobuf @bufbuild/re2`; `@effect-kube/testing`
+ * brings them), and without them `validate` fails with a `ValidationError` saying so.
  *
  * The runtime cost follows Kubernetes' cost model over the object's sizes; it is an upper bound of cel-go's
  * count where `&&`, `||` or `?:` short-circuit (see docs/custom-resources.md).
@@ -682,6 +684,18 @@ export const validate = (
     const { field, kind, schema } = yield* Effect.fromResult(schemaOf(source, options?.version))
     const engine = yield* Effect.promise(() => import("./internal/cel/rules.js"))
     if (!engine.anyRules(schema)) return { warnings: [], cost: 0 }
+    // the evaluator's packages are optional peers: a client that never validates does not install them
+    const { runtime } = yield* Effect.promise(() => import("./internal/cel/runtime.js"))
+    yield* Effect.try({
+      try: runtime,
+      catch: (cause) =>
+        new ValidationError({
+          subject: "CustomResource.validate",
+          detail: "needs the CEL evaluator's packages, which effect-kube leaves optional: " +
+            "npm install @bufbuild/cel @bufbuild/protobuf @bufbuild/re2",
+          cause
+        })
+    })
     const rules = yield* Effect.sync(() => engine.compile(schema, field))
     const invalid: Array<RuleCause> = rules.errors.map((e) => ({
       field: e.field,
