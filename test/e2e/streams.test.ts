@@ -138,8 +138,14 @@ it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("streams",
       yield* pods.waitFor("echo", Condition.podReady, { timeout: "60 seconds" })
       const seen = yield* Effect.scoped(Effect.gen(function*() {
         const main = yield* pods.attach("echo", { stdin: true })
-        yield* main.write("hello\n")
-        return yield* textUntil(main.stdout, "got-hello\n")
+        // a line written as the node joins the session to the process may land before the process reads (a CI run
+        // waited 90 s for its echo): the line is sent again every 2 s until one comes back
+        const writer = yield* Effect.forkScoped(
+          Effect.repeat(main.write("hello\n"), Schedule.spaced("2 seconds"))
+        )
+        const echoed = yield* textUntil(main.stdout, "got-hello\n")
+        yield* Fiber.interrupt(writer)
+        return echoed
       }))
       assert.include(seen, "got-hello")
     }), 90_000)
