@@ -111,6 +111,29 @@ const checkTar = (
   )
 }
 
+/**
+ * Asked when a copy's exec lost its exit status: a command that never started (no tar) while the archive was still
+ * being written makes the server close with our bytes unread, and the reset that follows can discard the status
+ * frame already on its way. An exec without stdin has no writes to race with, so its answer says whether tar is
+ * there; anything but "missing" keeps the first failure.
+ */
+const probeForTar = (
+  pods: Exec.Target,
+  pod: string,
+  path: string,
+  container: string | undefined
+): Effect.Effect<Option.Option<CopyProblem>, never, Kube.Requirements> =>
+  Exec.exec(pods, pod, ["tar", "--version"], { container }).pipe(
+    Effect.exit,
+    Effect.flatMap((probe) =>
+      checkTar(pod, path, Exit.map(probe, (r) => r.exitCode), Exit.isSuccess(probe) ? probe.value.stderr : "").pipe(
+        Effect.flip,
+        Effect.map((problem) => problem instanceof CopyProblem && problem.reason === "NoTar" ? Option.some(problem) : Option.none()),
+        Effect.orElseSucceed(() => Option.none())
+      )
+    )
+  )
+
 const collectText = (stream: Stream.Stream<Uint8Array, Kube.Error>) =>
   Stream.runFold(stream, () => "", (text, chunk) => (text + new TextDecoder().decode(chunk)).slice(-tailLength * 4))
 
@@ -218,6 +241,10 @@ export const toPod = (
     const exit = yield* Effect.exit(shell.exit)
     const text = yield* Fiber.join(stderr).pipe(Effect.orElseSucceed(() => ""))
     yield* Effect.ignore(Fiber.join(stdout))
+    if (Exit.isFailure(exit) && !exit.cause.reasons.some((r) => r._tag === "Fail" && ApiError.is(r.error))) {
+      const noTar = yield* probeForTar(pods, pod, destination, options.container)
+      if (Option.isSome(noTar)) return yield* Effect.fail(noTar.value)
+    }
     yield* checkTar(pod, destination, exit, text)
     if (Exit.isFailure(fed)) return yield* Effect.failCause(fed.cause)
     const files = planned.filter((p) => p.header.type === "file").length
