@@ -301,7 +301,17 @@ func (rt *runtimeFor) runningContainer(name string) (*container, []string, error
 		return nil, nil, fmt.Errorf("container %q not found in pod %s", name, p.key())
 	}
 	if c.state != running {
-		return nil, nil, fmt.Errorf("container %s is not running in pod %s", name, p.key())
+		// what the container's last run ended with, so that a test that raced a restart says why
+		last := c.term
+		if last == nil {
+			last = c.last
+		}
+		if last != nil {
+			return nil, nil, fmt.Errorf("container %s is not running in pod %s (its run %d ended %s after %s: exit %d, %s %s; restarts %d, %s)",
+				name, p.key(), len(c.runs), last.finished.UTC().Format("15:04:05.000"), last.finished.Sub(last.started).Round(time.Millisecond),
+				last.code, last.reason, last.message, c.restarts, c.waitReason)
+		}
+		return nil, nil, fmt.Errorf("container %s is not running in pod %s (%s)", name, p.key(), c.waitReason)
 	}
 	return c, p.env[name], nil
 }
