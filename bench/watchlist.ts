@@ -3,8 +3,10 @@
  * watch cache's snapshot as events) or by list-then-watch (pages of 500): the client's wall
  * time until `ready`, its CPU and peak RSS, and the CPU the kube-apiserver and etcd spent on it
  * (their /proc/<pid>/stat utime + stime, read by the client just before the reflector starts
- * and once it is ready). One start a process, so that its peak is its own; the modes take
- * turns, and the medians are reported.
+ * and once it is ready), and the bytes the kube-apiserver allocated meanwhile (its /metrics
+ * `go_memstats_alloc_bytes_total`, read just before the start and once the child has ended; both
+ * reads count alike in either mode). One start a process, so that its peak is its own; the modes
+ * take turns, and the medians are reported.
  *
  *   tsx bench/watchlist.ts [--pods 10000] [--reps 3]     # starts cluster/'s control plane, seeds, measures, stops
  *   tsx bench/watchlist.ts start <namespace> auto|list <apiserver pid> <etcd pid>   # one start (KUBECONFIG=…)
@@ -71,6 +73,15 @@ interface StartFigures {
   /** The apiserver's CPU at its idle pace over the start's wall time, and its CPU over the start less that. */
   readonly apiserverIdleCpuMs?: number
   readonly apiserverNetCpuMs?: number
+  /** MiB the apiserver's Go heap allocated over the start (its garbage included). */
+  readonly apiserverAllocMiB?: number
+}
+
+/** The apiserver's cumulative heap allocations, from its own metrics. */
+const allocatedBytes = async (metrics: { must: (method: string, path: string) => Promise<{ text: string }> }) => {
+  const { text } = await metrics.must("GET", "/metrics")
+  const line = text.split("\n").find((l) => l.startsWith("go_memstats_alloc_bytes_total "))
+  return line === undefined ? Number.NaN : Number(line.split(" ")[1])
 }
 
 const runChild = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<StartFigures> =>
@@ -111,6 +122,7 @@ const bench = async () => {
     await real.inParallel(pods, realSizes.seedWidth, (i) => real.persist(admin, "POST", `/api/v1/namespaces/${ns}/pods`, realPod(i, ns)))
     const seedMs = performance.now() - seedBegan
     admin.close()
+    const metrics = real.adminSession(credentials)
     const apiserver = real.piecePid(cluster.pid, "apiserver")
     const etcd = real.piecePid(cluster.pid, "etcd")
     process.stderr.write(`watchlist: ${pods} pods seeded in ${(seedMs / 1000).toFixed(0)} s; apiserver ${apiserver}, etcd ${etcd}\n`)
@@ -125,11 +137,14 @@ const bench = async () => {
         const idleFrom = { at: performance.now(), cpu: await cpuOf(apiserver) }
         await new Promise((r) => setTimeout(r, 5_000))
         const idlePerMs = ((await cpuOf(apiserver)) - idleFrom.cpu) / (performance.now() - idleFrom.at)
+        const allocatedBefore = await allocatedBytes(metrics)
         const started = await runChild(["start", ns, mode, String(apiserver ?? ""), String(etcd ?? "")], {
           KUBECONFIG: cluster.kubeconfig
         })
+        const allocated = (await allocatedBytes(metrics)) - allocatedBefore
         const figures: StartFigures = {
           ...started,
+          apiserverAllocMiB: Math.round(allocated / 2 ** 20),
           apiserverIdleCpuMs: Math.round(idlePerMs * started.wallMs),
           apiserverNetCpuMs: Math.round(started.apiserverCpuMs - idlePerMs * started.wallMs)
         }
@@ -142,6 +157,7 @@ const bench = async () => {
     const keys: Array<[keyof StartFigures, string]> = [
       ["apiserverCpuMs", "kube-apiserver CPU, user + system (ms)"],
       ["apiserverNetCpuMs", "kube-apiserver CPU less its idle pace over the same wall time (ms)"],
+      ["apiserverAllocMiB", "kube-apiserver heap allocated over the start, from its /metrics (MiB)"],
       ["etcdCpuMs", "etcd CPU, user + system (ms)"],
       ["peakRssMiB", "client peak RSS (MiB)"],
       ["baseRssMiB", "client RSS before the start (MiB)"],
@@ -167,6 +183,7 @@ const bench = async () => {
     )
     Fs.mkdirSync(Path.join(here, "..", ".tmp"), { recursive: true })
     Fs.writeFileSync(Path.join(here, "..", ".tmp", "watchlist.json"), JSON.stringify({ version, pods, seedMs, samples, loads }, null, 1))
+    metrics.close()
   } finally {
     await cluster.stop()
   }
